@@ -1,0 +1,29 @@
+# Two commands on a fresh clone: `make demo` and `make test`. Both create .venv when needed.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+
+.PHONY: demo test bench lint clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "thoughtgraph needs Python 3.11+"'
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(VENV)/bin/thoughtgraph solve sorting --dataset sorting_032 --sample 21 --model sim:latency=0.3
+
+test: $(STAMP)
+	$(PY) -m pytest
+
+bench: $(STAMP)
+	$(PY) bench/latency.py
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check src tests bench
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

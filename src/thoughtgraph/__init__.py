@@ -1,0 +1,62 @@
+"""thoughtgraph: Graph of Thoughts (Besta et al., AAAI 2024) for long, exact LLM tasks.
+
+    >>> import thoughtgraph
+    >>> result = thoughtgraph.solve("sorting", [3, 1, 2, 1], model="sim:error=0")
+    >>> result.output, result.status
+    ([1, 1, 2, 3], 'clean')
+"""
+
+from .api import asolve, solve
+from .errors import (
+    BudgetExhausted,
+    GraphError,
+    InputError,
+    ModelError,
+    ThoughtgraphError,
+    UnknownNameError,
+)
+from .events import Event
+from .graph import Graph, Op
+from .models.base import Completion, FunctionModel, LanguageModel, as_model
+from .models.sim import SimulatedModel
+from .prompts import PromptTemplate
+from .result import Result
+from .schemes import got
+from .state import Call, RunState, Score, Thought, Usage
+from .tasks import BaseTask, ParseError, SortingTask, Task, get_task
+from . import schemes
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "BaseTask",
+    "BudgetExhausted",
+    "Call",
+    "Completion",
+    "Event",
+    "FunctionModel",
+    "Graph",
+    "GraphError",
+    "InputError",
+    "LanguageModel",
+    "ModelError",
+    "Op",
+    "ParseError",
+    "PromptTemplate",
+    "Result",
+    "RunState",
+    "Score",
+    "SimulatedModel",
+    "SortingTask",
+    "Task",
+    "Thought",
+    "ThoughtgraphError",
+    "UnknownNameError",
+    "Usage",
+    "as_model",
+    "asolve",
+    "get_task",
+    "got",
+    "schemes",
+    "solve",
+]

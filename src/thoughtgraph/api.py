@@ -1,0 +1,139 @@
+"""`solve` and `asolve`: run a Graph-of-Thoughts scheme on one problem and return a `Result`."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import logging
+import math
+import time
+from typing import Any
+
+from .errors import InputError
+from .events import EventHandler
+from .executor import execute
+from .graph import Graph
+from .models.base import ModelLike, as_model
+from .result import Result, count_calls
+from .schemes import got
+from .state import RunState, Thought
+from .tasks import Task, get_task
+from .tasks.base import check_parts
+
+logger = logging.getLogger("thoughtgraph")
+
+
+async def asolve(
+    task: str | Task,
+    input: Any,
+    model: ModelLike | None = "sim",
+    *,
+    parts: int | None = None,
+    max_regenerations: int = 2,
+    max_extra_merges: int = 1,
+    max_refines: int = 2,
+    concurrency: int = 16,
+    max_calls: int | None = None,
+    graph: Graph | None = None,
+    on_event: EventHandler | None = None,
+) -> Result:
+    """Solve one problem with the spec's GoT pattern (or your own `graph`). Awaitable anywhere.
+
+    `model` is a spec string (`"sim"`, `"sim:error=0"`), a `LanguageModel`, or any function
+    `prompt -> str` (sync or async). The run stops early only when `max_calls` is reached; then
+    the best thought so far is returned with status "not clean".
+    """
+    the_task, problem, graph = prepare(
+        task, input, graph, parts=parts, max_regenerations=max_regenerations,
+        max_extra_merges=max_extra_merges, max_refines=max_refines,
+    )
+    lm = as_model(model)
+    started = time.perf_counter()
+    state, ctx = await execute(graph, the_task, problem, lm, concurrency=concurrency,
+                               max_calls=max_calls, on_event=on_event)
+    wall = time.perf_counter() - started
+    final = _final_thought(graph, state, the_task, problem)
+    score = the_task.score(problem, final.content) if final.content is not None else (
+        the_task.score_unparsed(problem, "the final answer could not be parsed"))
+    calls = count_calls(state)
+    result = Result(
+        output=final.content,
+        text=final.text,
+        error_count=score.value,
+        errors=list(score.errors),
+        status="clean" if score.perfect else "not clean",
+        calls=len(state.calls),
+        calls_by_kind=calls,
+        depth=_depth(graph, state),
+        wall_seconds=wall,
+        graph=graph,
+        state=state,
+        model=getattr(lm, "name", type(lm).__name__),
+        simulated=bool(getattr(lm, "simulated", False)),
+        task=the_task.name,
+        final=final,
+        stop_reason=ctx.stop_reason,
+        tokens=sum(c.usage.total_tokens for c in state.calls.values()),
+    )
+    logger.info(
+        "%d model calls (%s); status %s", result.calls,
+        ", ".join(f"{k} {v}" for k, v in calls.items()), result.status,
+    )
+    return result
+
+
+def prepare(
+    task: str | Task,
+    input: Any,
+    graph: Graph | None = None,
+    *,
+    parts: int | None = None,
+    max_regenerations: int = 2,
+    max_extra_merges: int = 1,
+    max_refines: int = 2,
+) -> tuple[Task, Any, Graph]:
+    """Check the input and options and build the graph: everything that happens before a call."""
+    the_task = get_task(task)
+    problem = the_task.parse_input(input)
+    for name, value in (("max_regenerations", max_regenerations),
+                        ("max_extra_merges", max_extra_merges), ("max_refines", max_refines)):
+        if value < 0:
+            raise InputError(f"{name} must be 0 or more, got {value}")
+    if graph is None:
+        n_parts = the_task.default_parts(problem) if parts is None else parts
+        check_parts(n_parts, len(problem))
+        graph = got(n_parts, 2, max_regenerations, max_extra_merges, max_refines)
+    return the_task, problem, graph
+
+
+def solve(task: str | Task, input: Any, model: ModelLike | None = "sim", **options: Any) -> Result:
+    """Synchronous `asolve`. Inside a running event loop (Jupyter) it runs in a helper thread."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(asolve(task, input, model, **options))
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, asolve(task, input, model, **options)).result()
+
+
+def _final_thought(graph: Graph, state: RunState, task: Task, problem: Any) -> Thought:
+    """The output op's best thought; if the run stopped early, the best thought so far.
+
+    "Best so far" is judged against the whole problem, so a complete merge beats a lone part;
+    only model answers count (with none at all, the input comes back unchanged, not clean).
+    """
+    outputs = state.outputs(graph.output.id) if state.ops[graph.output.id].status == "done" else []
+    answers = [t for t in state.thoughts.values() if t.call_id and t.content is not None]
+    candidates = outputs or answers or [state.thoughts["input"]]
+
+    def whole_error(thought: Thought) -> tuple[float, int, str]:
+        if thought.content is None:
+            return (math.inf, 0, thought.id)
+        return (task.score(problem, thought.content).value, -thought.round, thought.id)
+
+    return min(candidates, key=whole_error)
+
+
+def _depth(graph: Graph, state: RunState) -> int:
+    """Model rounds on the critical path: the latest round any op finished at."""
+    return max((op.end_round for op in state.ops.values()), default=0)

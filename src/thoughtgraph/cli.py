@@ -1,0 +1,214 @@
+"""The `thoughtgraph` command line: solve a problem, print a graph.
+
+Every user mistake ends as one `error: ...` line on stderr and exit code 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from typer.exceptions import Abort, Exit, TyperException
+
+from .api import asolve, prepare
+from .errors import InputError, ThoughtgraphError
+from .evaluate.datasets import dataset_task, load_sample
+from .models.base import as_model
+from .result import Result, calls_by_op
+from .schemes import SCHEMES
+
+app = typer.Typer(
+    name="thoughtgraph",
+    help="Graph of Thoughts: solve long, exact tasks with a graph of scored model calls.",
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    no_args_is_help=True,
+)
+
+SIM_NOTE = "SIMULATED: the built-in offline stand-in, not a real LLM"
+
+
+def _read_input(text: str | None, file: str | None, dataset: str | None, sample: int) -> tuple[Any, Any]:
+    """Returns (raw input, dataset reference or None) from exactly one source."""
+    given = [name for name, value in (("--input", text), ("--input-file", file), ("--dataset", dataset)) if value is not None]
+    if len(given) != 1:
+        raise InputError("give exactly one of --input, --input-file or --dataset"
+                         + (f" (got {', '.join(given)})" if given else ""))
+    if text is not None:
+        return text, None
+    if file is not None:
+        if file == "-":
+            return sys.stdin.read(), None
+        try:
+            return Path(file).read_text(), None
+        except OSError as exc:
+            raise InputError(f"cannot read input file {file}: {exc.strerror or exc}") from None
+    assert dataset is not None
+    item = load_sample(dataset, sample)
+    return item.input, item.reference
+
+
+@app.command()
+def solve(
+    task: Annotated[str, typer.Argument(help="Task name, e.g. sorting.")],
+    input: Annotated[str | None, typer.Option("--input", "-i", help="The problem, e.g. '[3, 1, 2]'.")] = None,
+    input_file: Annotated[str | None, typer.Option("--input-file", help="Read the problem from a file ('-' for stdin).")] = None,
+    dataset: Annotated[str | None, typer.Option(help="A built-in dataset, e.g. sorting_032.")] = None,
+    sample: Annotated[int, typer.Option(help="Sample id within --dataset.")] = 0,
+    parts: Annotated[int | None, typer.Option(help="Number of parts (default: chunks of 8).")] = None,
+    model: Annotated[str, typer.Option("--model", "-m", help="Model spec: sim, sim:latency=0.05,error=0,seed=1.")] = "sim",
+    concurrency: Annotated[int, typer.Option(help="Most model calls in flight at once.")] = 16,
+    max_regenerations: Annotated[int, typer.Option(help="Extra Part attempts per part.")] = 2,
+    max_extra_merges: Annotated[int, typer.Option(help="Extra Merge attempts per pair.")] = 1,
+    max_refines: Annotated[int, typer.Option(help="Refine passes on the final thought.")] = 2,
+    max_calls: Annotated[int | None, typer.Option(help="Stop after this many model calls (best thought so far is returned).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the result as one JSON object.")] = False,
+    trace: Annotated[Path | None, typer.Option(help="Write the full run state as JSON to this path.")] = None,
+    progress: Annotated[bool, typer.Option(help="Live view on stderr (only when it is a terminal).")] = True,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log the graph and call totals to stderr.")] = False,
+) -> None:
+    """Solve one problem with the Graph-of-Thoughts pattern and print the result."""
+    if verbose:
+        logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s", stream=sys.stderr)
+    if dataset is not None and dataset_task(dataset) != task.strip().lower():
+        raise InputError(f"dataset {dataset} is for task {dataset_task(dataset)!r}, not {task!r}")
+    raw, reference = _read_input(input, input_file, dataset, sample)
+    the_task, problem, graph = prepare(
+        task, raw, parts=parts, max_regenerations=max_regenerations,
+        max_extra_merges=max_extra_merges, max_refines=max_refines,
+    )
+    lm = as_model(model)
+    if concurrency < 1:
+        raise InputError(f"--concurrency must be at least 1, got {concurrency}")
+    if trace is not None and not trace.parent.exists():
+        raise InputError(f"cannot write trace: folder {trace.parent} does not exist")
+    label = f"{lm.name} ({SIM_NOTE})" if getattr(lm, "simulated", False) else lm.name
+    title = f"thoughtgraph · {the_task.name} · {len(problem)} items · {label}"
+    live = progress and sys.stderr.isatty() and not verbose
+    options = dict(model=lm, graph=graph, concurrency=concurrency, max_calls=max_calls)
+    if live:
+        from .progress import LiveView
+
+        with LiveView(graph, title) as view:
+            result = asyncio.run(asolve(the_task, problem, on_event=view, **options))
+    else:
+        result = asyncio.run(asolve(the_task, problem, **options))
+    if trace is not None:
+        _write_trace(trace, result)
+    if as_json:
+        data = result.to_dict()
+        if reference is not None:
+            data["matches_reference"] = result.output == reference
+        typer.echo(json.dumps(data))
+    else:
+        typer.echo(_summary(result, title, reference))
+    if not result.clean and result.stop_reason:
+        raise Exit(1)
+
+
+def _write_trace(path: Path, result: Result) -> None:
+    data = {"result": result.to_dict(), **result.state.to_dict()}
+    try:
+        path.write_text(json.dumps(data, indent=1, default=str) + "\n")
+    except OSError as exc:
+        raise InputError(f"cannot write trace {path}: {exc.strerror or exc}") from None
+
+
+def _summary(result: Result, title: str, reference: Any) -> str:
+    by_kind = ", ".join(f"{kind} {n}" for kind, n in result.calls_by_kind.items())
+    status = result.status + (f" ({result.stop_reason})" if result.stop_reason else "")
+    lines = [
+        title,
+        f"graph:   {result.graph.summary()} ({len(result.graph.ops)} ops)",
+        f"status:  {status} · error scope {result.error_count:g}",
+        f"output:  {result.text if result.output is None else _short(result.output)}",
+    ]
+    if result.errors:
+        lines.append(f"errors:  {'; '.join(result.errors[:8])}")
+    if reference is not None:
+        lines.append(f"dataset: output {'matches' if result.output == reference else 'differs from'} the reference")
+    lines.append(
+        f"calls:   {result.calls} ({by_kind}) · depth {result.depth} rounds · "
+        f"{result.wall_seconds:.2f} s · {result.tokens:,} tokens"
+    )
+    retries = _retries(result)
+    if retries:
+        lines.append(f"retries: {retries}")
+    return "\n".join(lines)
+
+
+def _retries(result: Result) -> str:
+    notes = []
+    for op_id, n in calls_by_op(result.state).items():
+        kind = result.graph.op(op_id).kind
+        if kind == "refine":
+            kept = sum(t.kept for t in result.state.thoughts.values() if t.op_id == op_id)
+            notes.append(f"{op_id}: {n} pass{'es' if n > 1 else ''}, {kept} kept")
+        elif n > 1:
+            verb = "regenerated" if kind == "generate" else "merged again"
+            notes.append(f"{op_id} {verb} {n - 1}×")
+    return " · ".join(notes)
+
+
+def _short(items: Any, limit: int = 40) -> str:
+    if isinstance(items, list) and len(items) > limit:
+        return "[" + ", ".join(map(str, items[:limit])) + f", ... ({len(items)} items)]"
+    return json.dumps(items) if not isinstance(items, str) else items
+
+
+@app.command()
+def graph(
+    scheme: Annotated[str, typer.Argument(help="Scheme name: got.")] = "got",
+    size: Annotated[int, typer.Option(help="Input size the graph is built for.")] = 32,
+    parts: Annotated[int | None, typer.Option(help="Number of parts (default: chunks of 8).")] = None,
+    fmt: Annotated[str, typer.Option("--format", help="json or mermaid.")] = "json",
+) -> None:
+    """Print the graph of operations a scheme builds, before any model call."""
+    if scheme not in SCHEMES:
+        raise InputError(f"unknown scheme {scheme!r} (known: {', '.join(SCHEMES)})")
+    if size < 1:
+        raise InputError(f"--size must be at least 1, got {size}")
+    n_parts = parts if parts is not None else max(1, -(-size // 8))
+    if not 1 <= n_parts <= size:
+        raise InputError(f"--parts must be between 1 and --size ({size}), got {n_parts}")
+    built = SCHEMES[scheme](n_parts)
+    if fmt == "json":
+        typer.echo(built.to_json())
+    elif fmt == "mermaid":
+        typer.echo(built.to_mermaid(), nl=False)
+    else:
+        raise InputError(f"unknown --format {fmt!r} (json, mermaid)")
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: run the app and turn every user error into one line and exit code 2."""
+    command = typer.main.get_command(app)
+    try:
+        code = command.main(args=argv, prog_name="thoughtgraph", standalone_mode=False)
+    except ThoughtgraphError as exc:
+        _fail(str(exc))
+    except (Exit, SystemExit) as exc:
+        raise SystemExit(getattr(exc, "exit_code", getattr(exc, "code", 0)) or 0) from None
+    except Abort:
+        _fail("aborted", 130)
+    except KeyboardInterrupt:
+        _fail("interrupted", 130)
+    except TyperException as exc:
+        message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
+        _fail(" ".join(message.split()), getattr(exc, "exit_code", 2))
+    raise SystemExit(code if isinstance(code, int) else 0)
+
+
+def _fail(message: str, code: int = 2) -> None:
+    sys.stderr.write(f"error: {message}\n")
+    raise SystemExit(code)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,35 @@
+"""Errors thoughtgraph raises on purpose.
+
+Every error a user can cause (bad input, an invalid graph, an unknown task or model) is a
+`ThoughtgraphError`, so the CLI can print its message as one line and exit 2 instead of a traceback.
+"""
+
+from __future__ import annotations
+
+
+class ThoughtgraphError(Exception):
+    """Base class: a problem the user can fix; its message is one readable line."""
+
+
+class InputError(ThoughtgraphError, ValueError):
+    """The problem input (or an option about it) is malformed."""
+
+
+class GraphError(ThoughtgraphError, ValueError):
+    """A graph of operations is invalid (cycle, unknown input, duplicate id, unknown kind...)."""
+
+
+class UnknownNameError(ThoughtgraphError, LookupError):
+    """An unknown task, model, scheme or dataset name."""
+
+
+class ModelError(ThoughtgraphError):
+    """A model call failed in a way the op may retry (timeout, malformed answer, server error)."""
+
+
+class FatalModelError(ThoughtgraphError):
+    """A model failure that must stop the run (rejected key, unreachable endpoint)."""
+
+
+class BudgetExhausted(ThoughtgraphError):
+    """A budget cap (e.g. max_calls) forbids the next model call."""

@@ -1,0 +1,1 @@
+"""Datasets and (later) the evaluation harness."""

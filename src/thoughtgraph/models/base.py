@@ -1,0 +1,117 @@
+"""The model interface: anything that turns a prompt into one or more answers.
+
+A model is an object with `async complete(prompt, n=1) -> list[Completion]` and a `name`.
+Any plain function `prompt -> str` (sync or async) is adapted by `as_model`, so a user's own
+client, a stub in a test or a lambda all work wherever a model is accepted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from ..errors import UnknownNameError
+from ..state import Usage
+
+
+@dataclass(frozen=True)
+class Completion:
+    """One answer from a model, with the tokens it cost (0 when the model does not say)."""
+
+    text: str
+    usage: Usage = field(default_factory=Usage)
+    cached: bool = False
+
+
+@runtime_checkable
+class LanguageModel(Protocol):
+    """What the executor needs from a model."""
+
+    name: str
+    simulated: bool
+
+    async def complete(self, prompt: str, n: int = 1) -> list[Completion]: ...
+
+
+PromptFunction = Callable[[str], str] | Callable[[str], Awaitable[str]]
+ModelLike = LanguageModel | PromptFunction | str
+
+
+class FunctionModel:
+    """Adapts a plain `prompt -> str` function (sync or async) to `LanguageModel`.
+
+    Sync functions run in a private thread pool, so a blocking client still gets parallel calls.
+    """
+
+    simulated = False
+
+    def __init__(self, fn: PromptFunction, name: str | None = None, max_threads: int = 64) -> None:
+        self.fn = fn
+        self.name = name or f"function:{getattr(fn, '__name__', type(fn).__name__)}"
+        self._is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(
+            getattr(fn, "__call__", None)
+        )
+        self._max_threads = max_threads
+        self._pool: ThreadPoolExecutor | None = None
+
+    async def complete(self, prompt: str, n: int = 1) -> list[Completion]:
+        return list(await asyncio.gather(*(self._one(prompt) for _ in range(n))))
+
+    async def _one(self, prompt: str) -> Completion:
+        if self._is_async:
+            text = await self.fn(prompt)  # type: ignore[misc]
+        else:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(self._max_threads, thread_name_prefix="tg-model")
+            loop = asyncio.get_running_loop()
+            text = await loop.run_in_executor(self._pool, self.fn, prompt)
+        if inspect.isawaitable(text):  # a sync callable that returned a coroutine
+            text = await text
+        if not isinstance(text, str):
+            raise TypeError(f"model function returned {type(text).__name__}, expected str")
+        return Completion(text=text, usage=Usage(_tokens(prompt), _tokens(text)))
+
+
+def _tokens(text: str) -> int:
+    """A rough token estimate (4 characters a token) for models that do not report usage."""
+    return max(1, len(text) // 4)
+
+
+def as_model(model: ModelLike | None) -> LanguageModel:
+    """Turn a spec string, a model object or a plain function into a `LanguageModel`."""
+    if model is None or isinstance(model, str):
+        return from_spec(model or "sim")
+    if isinstance(model, LanguageModel):
+        return model
+    if callable(model):
+        return FunctionModel(model)
+    raise TypeError(f"not a model: {model!r}")
+
+
+def from_spec(spec: str) -> LanguageModel:
+    """Build a model from a spec string such as `sim` or `sim:latency=0.05,error=0,seed=1`."""
+    scheme, _, rest = spec.partition(":")
+    scheme = scheme.strip().lower()
+    if scheme == "sim":
+        from .sim import SimulatedModel
+
+        return SimulatedModel.from_options(_parse_options(rest, spec))
+    raise UnknownNameError(f"unknown model {spec!r} (known: sim, sim:latency=S,error=E,seed=N)")
+
+
+def _parse_options(text: str, spec: str) -> dict[str, str]:
+    options: dict[str, str] = {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise UnknownNameError(f"bad model option {item!r} in {spec!r} (expected key=value)")
+        options[key.strip()] = value.strip()
+    return options
+
+
+def describe_model(model: Any) -> str:
+    return getattr(model, "name", type(model).__name__)

@@ -1,0 +1,165 @@
+"""Thoughts, scores, model calls and the run state (the paper's Graph Reasoning State).
+
+Everything here is plain data. Ids are structural (derived from the op id, the item and the attempt),
+never from completion order, so the same graph and the same answers give the same state.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Score:
+    """A code (or model) judgement of a thought: `value` is an error count, 0 is perfect."""
+
+    value: float
+    errors: tuple[str, ...] = ()
+
+    @property
+    def perfect(self) -> bool:
+        return self.value == 0 and not self.errors
+
+
+@dataclass(frozen=True)
+class Thought:
+    """One node of the graph of thoughts: an input, a part, a model answer or a code result."""
+
+    id: str
+    op_id: str
+    kind: str  # "input", "split", "part", "merge", "refine", ... (the op kind or prompt kind)
+    content: Any  # parsed content (task specific), None when the answer could not be parsed
+    text: str  # the model's raw answer, or the rendered content for code-made thoughts
+    problem: Any = None  # the sub-problem this thought answers (used to score it)
+    parents: tuple[str, ...] = ()
+    previous_attempt: str | None = None
+    attempt: int = 1
+    score: Score | None = None
+    valid: bool = True  # False when the answer could not be parsed
+    prompt: str | None = None
+    call_id: str | None = None
+    round: int = 0  # model rounds on the critical path until this thought existed
+    kept: bool = True  # False for attempts that lost to a better one
+
+    @property
+    def error_count(self) -> float | None:
+        return None if self.score is None else self.score.value
+
+    def with_score(self, score: Score) -> Thought:
+        return replace(self, score=score)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["parents"] = list(self.parents)
+        data["score"] = None if self.score is None else self.score.value
+        data["errors"] = [] if self.score is None else list(self.score.errors)
+        return data
+
+
+@dataclass(frozen=True)
+class Usage:
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+@dataclass(frozen=True)
+class Call:
+    """One model request, recorded before its answer is used."""
+
+    id: str
+    op_id: str
+    kind: str  # prompt kind: "part", "merge", "refine", ...
+    prompt: str
+    texts: tuple[str, ...]
+    started: float  # seconds since the run started
+    ended: float
+    usage: Usage = field(default_factory=Usage)
+    error: str | None = None
+
+    @property
+    def latency(self) -> float:
+        return self.ended - self.started
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["texts"] = list(self.texts)
+        data["latency"] = round(self.latency, 6)
+        return data
+
+
+@dataclass
+class OpRecord:
+    """What happened to one op during a run."""
+
+    id: str
+    kind: str
+    status: str = "pending"  # pending, running, done, failed, skipped
+    outputs: list[str] = field(default_factory=list)  # ids of the thoughts passed on
+    end_round: int = 0
+    started: float | None = None
+    ended: float | None = None
+
+
+@dataclass
+class RunState:
+    """Every thought, op and call of one run. Export order is deterministic (graph order, ids)."""
+
+    graph: dict[str, Any]
+    ops: dict[str, OpRecord] = field(default_factory=dict)
+    thoughts: dict[str, Thought] = field(default_factory=dict)
+    calls: dict[str, Call] = field(default_factory=dict)
+
+    def add(self, thought: Thought) -> Thought:
+        self.thoughts[thought.id] = thought
+        return thought
+
+    def outputs(self, op_id: str) -> list[Thought]:
+        return [self.thoughts[t] for t in self.ops[op_id].outputs]
+
+    def edges(self) -> list[tuple[str, str]]:
+        """Thought-to-thought dependencies, including attempt-to-attempt."""
+        pairs: list[tuple[str, str]] = []
+        for thought in self._ordered_thoughts():
+            pairs.extend((p, thought.id) for p in thought.parents)
+            if thought.previous_attempt:
+                pairs.append((thought.previous_attempt, thought.id))
+        return pairs
+
+    def _op_order(self) -> dict[str, int]:
+        return {op["id"]: i for i, op in enumerate(self.graph.get("ops", []))}
+
+    def _ordered_thoughts(self) -> list[Thought]:
+        order = self._op_order()
+        return sorted(self.thoughts.values(), key=lambda t: (order.get(t.op_id, -1), _natural(t.id)))
+
+    def to_dict(self) -> dict[str, Any]:
+        order = self._op_order()
+        return {
+            "graph": self.graph,
+            "ops": [asdict(op) for op in sorted(self.ops.values(), key=lambda o: order[o.id])],
+            "thoughts": [t.to_dict() for t in self._ordered_thoughts()],
+            "calls": [
+                c.to_dict()
+                for c in sorted(
+                    self.calls.values(), key=lambda c: (order.get(c.op_id, -1), _natural(c.id))
+                )
+            ],
+            "edges": [list(e) for e in self.edges()],
+        }
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self.to_dict(), indent=1, default=str) + "\n")
+
+
+def _natural(text: str) -> list[Any]:
+    """Sort key that puts 'part_10' after 'part_9'."""
+    import re
+
+    return [int(tok) if tok.isdigit() else tok for tok in re.split(r"(\d+)", text)]

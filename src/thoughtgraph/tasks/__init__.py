@@ -1,0 +1,22 @@
+"""Built-in tasks and the name registry (`get_task("sorting")`)."""
+
+from __future__ import annotations
+
+from ..errors import UnknownNameError
+from .base import BaseTask, ParseError, Task
+from .sorting import SortingTask
+
+TASKS: dict[str, type] = {"sorting": SortingTask}
+
+
+def get_task(task: str | Task) -> Task:
+    """A task by name, or the task object itself."""
+    if not isinstance(task, str):
+        return task
+    try:
+        return TASKS[task.strip().lower()]()
+    except KeyError:
+        raise UnknownNameError(f"unknown task {task!r} (known: {', '.join(sorted(TASKS))})") from None
+
+
+__all__ = ["BaseTask", "ParseError", "SortingTask", "TASKS", "Task", "get_task"]

@@ -1,0 +1,118 @@
+"""The `Task` protocol: what the engine needs to know about a problem to run a graph on it.
+
+A task turns user input into a problem, describes it for the prompts, splits it into parts in
+code, joins parts back (so a merge knows what it must cover), parses model answers and scores
+them in code. Sorting is the first implementation; see docs/tasks.md for writing your own.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any, Protocol, runtime_checkable
+
+from ..errors import InputError
+from ..state import Score
+
+
+class ParseError(ValueError):
+    """A model answer holds no usable result. The op turns it into a scored failure."""
+
+
+@runtime_checkable
+class Task(Protocol):
+    """Everything task-specific. `problem` and `content` are whatever types the task chooses."""
+
+    name: str
+
+    def parse_input(self, raw: Any) -> Any:
+        """User input (text or object) -> problem. Raise `InputError` with one clear line."""
+
+    def describe(self, problem: Any) -> str:
+        """The `{{task}}` text of the prompts."""
+
+    def format(self) -> str:
+        """The `{{format}}` text: how the model must write its answer."""
+
+    def default_parts(self, problem: Any) -> int:
+        """How many parts `split` makes when the user does not say."""
+
+    def split(self, problem: Any, parts: int) -> list[Any]:
+        """Cut the problem into `parts` sub-problems, in code."""
+
+    def join(self, problems: list[Any]) -> Any:
+        """The problem that a merge of answers to `problems` must solve."""
+
+    def render(self, value: Any) -> str:
+        """Show a sub-problem or a parsed answer inside a prompt."""
+
+    def parse(self, text: str) -> Any:
+        """Model answer -> content. Raise `ParseError` when there is nothing usable."""
+
+    def score(self, problem: Any, content: Any) -> Score:
+        """Code check of `content` as an answer to `problem`: error count and actionable errors."""
+
+    def score_unparsed(self, problem: Any, reason: str) -> Score:
+        """The score of an answer that could not be parsed: worse than any parsed answer."""
+
+    def reference(self, problem: Any) -> Any:
+        """The exact answer, computed in code (for checks and tests; never used to choose)."""
+
+
+class BaseTask(ABC):
+    """Convenient base class: implement the abstract methods, inherit sensible defaults."""
+
+    name: str = "task"
+    part_size: int = 8
+
+    def parse_input(self, raw: Any) -> Any:
+        return raw
+
+    @abstractmethod
+    def describe(self, problem: Any) -> str: ...
+
+    @abstractmethod
+    def format(self) -> str: ...
+
+    def default_parts(self, problem: Any) -> int:
+        return max(1, -(-len(problem) // self.part_size))
+
+    def split(self, problem: Any, parts: int) -> list[Any]:
+        """Contiguous chunks of near-equal size (sizes differ by at most one)."""
+        check_parts(parts, len(problem))
+        size, extra = divmod(len(problem), parts)
+        chunks, start = [], 0
+        for index in range(parts):
+            end = start + size + (1 if index < extra else 0)
+            chunks.append(problem[start:end])
+            start = end
+        return chunks
+
+    def join(self, problems: list[Any]) -> Any:
+        joined = problems[0][:0]
+        for problem in problems:
+            joined = joined + problem
+        return joined
+
+    def render(self, value: Any) -> str:
+        return str(value)
+
+    @abstractmethod
+    def parse(self, text: str) -> Any: ...
+
+    @abstractmethod
+    def score(self, problem: Any, content: Any) -> Score: ...
+
+    def score_unparsed(self, problem: Any, reason: str) -> Score:
+        return Score(float(len(problem) + 1), (reason,))
+
+    def reference(self, problem: Any) -> Any:
+        raise NotImplementedError(f"task {self.name!r} has no reference solver")
+
+
+def check_parts(parts: int, size: int) -> None:
+    if not isinstance(parts, int) or isinstance(parts, bool):
+        raise InputError(f"parts must be an integer, got {parts!r}")
+    if parts < 1:
+        raise InputError(f"parts must be at least 1, got {parts}")
+    if parts > size:
+        raise InputError(f"parts ({parts}) cannot exceed the number of input items ({size})")

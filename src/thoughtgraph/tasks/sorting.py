@@ -1,0 +1,159 @@
+"""Sorting integers with duplicates: the paper's first use case and the spec's example.
+
+Score is the paper's error scope (section 5.1): adjacent pairs out of order plus, for every
+value, how far its count in the answer is from its count in the input. 0 means perfectly sorted.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from itertools import pairwise
+from typing import Any
+
+from ..errors import InputError
+from ..state import Score
+from .base import BaseTask, ParseError
+
+_LIST = re.compile(r"\[([^\[\]]*)\]")
+_MARKER = re.compile(r"(?i)\b(?:final\s+)?(?:output|answer|result|sorted(?:\s+list)?)\s*[:=]")
+_FENCE = re.compile(r"```[\w+-]*\s*\n?(.*?)```", re.DOTALL)
+_INT = re.compile(r"[+-]?\d+(?:\.0*)?")
+_BARE = re.compile(r"\s*[+-]?\d+(?:\s*[,;\s]\s*[+-]?\d+)*\s*\.?\s*")
+_WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
+MAX_LISTED_ORDER_ERRORS = 20
+
+
+class SortingTask(BaseTask):
+    """Sort a list of integers in ascending order, keeping every duplicate."""
+
+    name = "sorting"
+    part_size = 8
+
+    def parse_input(self, raw: Any) -> list[int]:
+        items = _input_items(raw)
+        if not items:
+            raise InputError("the input list is empty: give at least one integer")
+        return items
+
+    def describe(self, problem: list[int]) -> str:
+        return (
+            f"Sort a list of {len(problem)} integers in ascending order, keeping every duplicate: "
+            "the result must contain exactly the same numbers as the input, each as many times."
+        )
+
+    def format(self) -> str:
+        return "a list of integers in square brackets, ascending, such as [0, 1, 1, 4, 9]"
+
+    def render(self, value: Any) -> str:
+        return "[" + ", ".join(str(v) for v in value) + "]"
+
+    def parse(self, text: str) -> list[int]:
+        return parse_int_list(text)
+
+    def score(self, problem: list[int], content: list[int]) -> Score:
+        return error_scope(problem, content)
+
+    def reference(self, problem: list[int]) -> list[int]:
+        return sorted(problem)
+
+
+def _input_items(raw: Any) -> list[int]:
+    if isinstance(raw, str):
+        text = raw.strip()
+        if text.startswith("["):
+            try:
+                raw = json.loads(text)
+            except json.JSONDecodeError:
+                if not text.endswith("]") or "[" in text[1:]:
+                    raise InputError("the input is not a list: write it as [3, 1, 2]") from None
+                text = text[1:-1]  # not JSON, but maybe [3, 1, x]: report the bad item below
+        if isinstance(raw, str):
+            tokens = [tok for tok in re.split(r"[\s,;]+", text) if tok]
+            return [_as_int(tok, i) for i, tok in enumerate(tokens)]
+    if not isinstance(raw, list | tuple):
+        raise InputError(f"the input must be a list of integers, got {type(raw).__name__}")
+    return [_as_int(item, i) for i, item in enumerate(raw)]
+
+
+def _as_int(item: Any, index: int) -> int:
+    if isinstance(item, int) and not isinstance(item, bool):
+        return item
+    if isinstance(item, str) and re.fullmatch(r"[+-]?\d+", item.strip()):
+        return int(item)
+    raise InputError(f"input item {index + 1} is not an integer: {item!r}")
+
+
+def parse_int_list(text: str) -> list[int]:
+    """Find the answer list in a model's text: after `Output:`, in a code fence, or in prose."""
+    if not isinstance(text, str):
+        raise ParseError("the answer is not text")
+    markers = list(_MARKER.finditer(text))
+    if markers:
+        found = _lists(text[markers[-1].end() :])
+        if found:
+            return found[0]
+    for block in reversed(_FENCE.findall(text)):
+        found = _lists(block) or _bare(block)
+        if found:
+            return found[0]
+    found = _lists(text)
+    if found:
+        return found[-1]
+    bare = _bare(text)
+    if bare:
+        return bare[0]
+    raise ParseError("the answer contains no list of integers")
+
+
+def _lists(text: str) -> list[list[int]]:
+    found = []
+    for match in _LIST.finditer(text):
+        items = _items(match.group(1))
+        if items is not None:
+            found.append(items)
+    return found
+
+
+def _bare(text: str) -> list[list[int]]:
+    """A list written without brackets, e.g. `1, 2, 2, 5` (the whole text, nothing else)."""
+    if _BARE.fullmatch(text):
+        return [[int(float(tok)) for tok in _INT.findall(text)]]
+    return []
+
+
+def _items(body: str) -> list[int] | None:
+    body = body.strip()
+    if not body:
+        return []
+    tokens = [tok.strip().strip("'\"") for tok in re.split(r"[,\s]+", body) if tok.strip()]
+    if not all(_INT.fullmatch(tok) for tok in tokens):
+        return None
+    return [int(float(tok)) for tok in tokens]
+
+
+def error_scope(expected: list[int], output: list[int]) -> Score:
+    """The paper's error scope with error strings a model can act on."""
+    errors: list[str] = []
+    inversions = [(i, a, b) for i, (a, b) in enumerate(pairwise(output)) if a > b]
+    for i, a, b in inversions[:MAX_LISTED_ORDER_ERRORS]:
+        errors.append(f"{a} before {b} at positions {i + 1}-{i + 2}")
+    if len(inversions) > MAX_LISTED_ORDER_ERRORS:
+        errors.append(f"and {len(inversions) - MAX_LISTED_ORDER_ERRORS} more pairs out of order")
+    want, have = Counter(expected), Counter(output)
+    deviation = 0
+    for value in sorted(want.keys() | have.keys()):
+        diff = want[value] - have[value]
+        deviation += abs(diff)
+        if diff > 0:
+            errors.append(f"missing {_count(diff, value)}")
+        elif diff < 0:
+            errors.append(_count(-diff, value, extra=True))
+    return Score(float(len(inversions) + deviation), tuple(errors))
+
+
+def _count(n: int, value: int, extra: bool = False) -> str:
+    word = _WORDS[n] if n < len(_WORDS) else str(n)
+    noun = f"{value}" if n == 1 else f"{value}s"
+    return f"{word} extra {noun}" if extra else f"{word} {noun}"
