@@ -24,7 +24,7 @@ from .result import Result
 from .schemes import got
 from .state import Call, RunState, Score, Thought, Usage
 from .tasks import BaseTask, ParseError, SortingTask, Task, get_task
-from . import schemes
+from . import schemes, testing
 
 __version__ = "0.1.0"
 
@@ -59,4 +59,5 @@ __all__ = [
     "got",
     "schemes",
     "solve",
+    "testing",
 ]

@@ -200,6 +200,9 @@ def main(argv: list[str] | None = None) -> None:
     except KeyboardInterrupt:
         _fail("interrupted", 130)
     except TyperException as exc:
+        if type(exc).__name__ == "NoArgsIsHelpError":  # bare `thoughtgraph`: show the help
+            sys.stdout.write(exc.format_message() + "\n")
+            raise SystemExit(0) from None
         message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
         _fail(" ".join(message.split()), getattr(exc, "exit_code", 2))
     raise SystemExit(code if isinstance(code, int) else 0)

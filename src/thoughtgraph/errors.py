@@ -15,7 +15,7 @@ class InputError(ThoughtgraphError, ValueError):
     """The problem input (or an option about it) is malformed."""
 
 
-class GraphError(ThoughtgraphError, ValueError):
+class GraphError(ThoughtgraphError):
     """A graph of operations is invalid (cycle, unknown input, duplicate id, unknown kind...)."""
 
 

@@ -12,7 +12,14 @@ from collections import deque
 from graphlib import CycleError, TopologicalSorter
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 
 from .errors import GraphError
 
@@ -87,7 +94,7 @@ class Op(BaseModel):
     id: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_.-]*$", max_length=200)
     kind: str
     inputs: tuple[str, ...] = ()
-    params: dict[str, Any] = Field(default_factory=dict)
+    params: dict[str, Any] = Field(default_factory=dict, validate_default=True)
 
     @field_validator("kind")
     @classmethod
@@ -96,9 +103,16 @@ class Op(BaseModel):
             raise ValueError(f"unknown op kind {kind!r} (known: {', '.join(OP_PARAMS)})")
         return kind
 
-    def model_post_init(self, _context: Any) -> None:
-        params = OP_PARAMS[self.kind].model_validate(self.params)
-        object.__setattr__(self, "params", params.model_dump())
+    @field_validator("params")
+    @classmethod
+    def _valid_params(cls, params: dict[str, Any], info: ValidationInfo) -> dict[str, Any]:
+        kind = info.data.get("kind")
+        if kind not in OP_PARAMS:
+            return params  # the kind's own error is reported
+        try:
+            return OP_PARAMS[kind].model_validate(params).model_dump()
+        except ValidationError as exc:
+            raise ValueError(_first_error(exc)) from None
 
     @property
     def calls_model(self) -> bool:
@@ -216,6 +230,10 @@ def _first_error(exc: ValidationError) -> str:
     msg = err["msg"].removeprefix("Value error, ")
     if err["type"] == "extra_forbidden":
         msg = "unknown field"
+    if loc == "params" and err["type"] == "value_error":
+        return f"params.{msg}"  # the params model already named the field
+    if err["type"] == "missing":
+        msg = "required field missing"
     return f"{loc}: {msg}" if loc else msg
 
 

@@ -62,6 +62,8 @@ class SortingTask(BaseTask):
 def _input_items(raw: Any) -> list[int]:
     if isinstance(raw, str):
         text = raw.strip()
+        if text.startswith("{"):
+            raise InputError("the input must be a list of integers such as [3, 1, 2], not an object")
         if text.startswith("["):
             try:
                 raw = json.loads(text)

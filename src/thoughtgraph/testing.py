@@ -1,0 +1,105 @@
+"""Test doubles for your own tests: a scripted model that records every prompt it gets.
+
+    model = ScriptedModel(lambda prompt, n: "[1, 2, 3]")
+    thoughtgraph.solve("sorting", [3, 2, 1], model=model)
+    assert len(model.prompts_of("part")) == 1
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from .models.base import Completion, _tokens
+from .models.sim import apply_fixes
+from .state import Usage
+
+_FIRST_LINES = {
+    "Solve this part of a larger task.": "part",
+    "Combine the two partial results": "merge",
+    "The result below is close": "refine",
+}
+
+
+def prompt_kind(prompt: str) -> str | None:
+    """Which of the spec's prompts this is: "part", "merge", "refine" (None for others)."""
+    for start, kind in _FIRST_LINES.items():
+        if prompt.startswith(start):
+            return kind
+    return None
+
+
+def section(prompt: str, tag: str) -> str:
+    """The text between `<tag>` and `</tag>` in a prompt ("" when absent)."""
+    match = re.search(rf"<{tag}>(.*?)</{tag}>", prompt, re.DOTALL)
+    return match.group(1) if match else ""
+
+
+def ints(text: str) -> list[int]:
+    return [int(tok) for tok in re.findall(r"-?\d+", text)]
+
+
+def perfect_sorting_answer(prompt: str) -> list[int]:
+    """What a flawless model answers to the spec's sorting prompts."""
+    kind = prompt_kind(prompt)
+    if kind == "part":
+        return sorted(ints(section(prompt, "part")))
+    if kind == "merge":
+        return sorted(ints(section(prompt, "a")) + ints(section(prompt, "b")))
+    if kind == "refine":
+        return sorted(apply_fixes(ints(section(prompt, "result")), section(prompt, "errors")))
+    raise ValueError("not one of the spec's prompts")
+
+
+Responder = Callable[[str, int], str] | Callable[[str, int], Awaitable[str]]
+
+
+class ScriptedModel:
+    """Answers with `respond(prompt, call_number)`; records prompts and the peak of calls in flight.
+
+    `call_number` counts from 0 over all calls. `delay` (seconds, or a function of the prompt)
+    makes calls overlap so tests can observe concurrency.
+    """
+
+    simulated = False
+
+    def __init__(
+        self,
+        respond: Responder | None = None,
+        *,
+        delay: float | Callable[[str], float] = 0.0,
+        name: str = "scripted",
+    ) -> None:
+        self.respond = respond or (lambda prompt, _n: str(perfect_sorting_answer(prompt)))
+        self.delay = delay
+        self.name = name
+        self.prompts: list[str] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self.log: list[tuple[str, str, int]] = []  # (event, kind, call_number) in order
+
+    def prompts_of(self, kind: str) -> list[str]:
+        return [p for p in self.prompts if prompt_kind(p) == kind]
+
+    async def complete(self, prompt: str, n: int = 1) -> list[Completion]:
+        return [await self._one(prompt) for _ in range(n)]
+
+    async def _one(self, prompt: str) -> Completion:
+        number = len(self.prompts)
+        self.prompts.append(prompt)
+        kind = prompt_kind(prompt) or "other"
+        self.in_flight += 1
+        self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        self.log.append(("start", kind, number))
+        try:
+            delay = self.delay(prompt) if callable(self.delay) else self.delay
+            await asyncio.sleep(delay)
+            text: Any = self.respond(prompt, number)
+            if asyncio.iscoroutine(text):
+                text = await text
+        finally:
+            self.in_flight -= 1
+            self.log.append(("end", kind, number))
+        return Completion(str(text), Usage(_tokens(prompt), _tokens(str(text))))

@@ -1,0 +1,20 @@
+"""Shared fixtures: inputs used across the suite."""
+
+from __future__ import annotations
+
+import pytest
+
+INPUT_32 = [
+    0, 0, 5, 9, 0, 7, 9, 9, 1, 2, 6, 1, 1, 9, 0, 1,
+    3, 5, 2, 3, 5, 6, 0, 2, 7, 4, 6, 2, 9, 7, 5, 9,
+]  # sample 0 of the paper's sorting_032 dataset
+
+
+@pytest.fixture
+def input32() -> list[int]:
+    return list(INPUT_32)
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"

@@ -1,0 +1,172 @@
+"""The executor: real overlap of calls, readiness, the concurrency limit, order and determinism."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+import thoughtgraph
+from thoughtgraph.events import Event
+from thoughtgraph.executor import execute
+from thoughtgraph.graph import Graph
+from thoughtgraph.schemes import got
+from thoughtgraph.tasks import SortingTask
+from thoughtgraph.testing import ScriptedModel, ints, prompt_kind, section
+
+from .conftest import INPUT_32
+
+
+def test_parts_run_concurrently_and_merges_of_a_level_overlap():
+    model = ScriptedModel(delay=0.02)
+    thoughtgraph.solve("sorting", INPUT_32, model=model, parts=4)
+    starts = [kind for event, kind, _ in model.log[:4]]
+    assert model.max_in_flight == 4
+    assert [e for e, _, _ in model.log[:4]] == ["start"] * 4 and starts == ["part"] * 4
+    # both level-1 merges are in flight at the same time
+    in_flight, peak = 0, 0
+    for event, kind, _ in model.log:
+        if kind == "merge":
+            in_flight += 1 if event == "start" else -1
+            peak = max(peak, in_flight)
+    assert peak == 2
+
+
+def test_a_merge_starts_as_soon_as_its_two_inputs_are_ready():
+    slow = set(INPUT_32[16:24])  # part 3 is slow
+
+    def delay(prompt: str) -> float:
+        if prompt_kind(prompt) == "part" and ints(section(prompt, "part")) == INPUT_32[16:24]:
+            return 0.2
+        return 0.01
+
+    model = ScriptedModel(delay=delay)
+    thoughtgraph.solve("sorting", INPUT_32, model=model, parts=4)
+    assert slow  # sanity
+    order = [(event, kind, n) for event, kind, n in model.log]
+    slow_end = next(i for i, (e, k, n) in enumerate(order) if e == "end" and n == 2)
+    first_merge_start = next(i for i, (e, k, _) in enumerate(order) if e == "start" and k == "merge")
+    assert first_merge_start < slow_end  # merge_1_1 did not wait for part 3
+
+
+def test_concurrency_limit_bounds_calls_in_flight():
+    model = ScriptedModel(delay=0.01)
+    thoughtgraph.solve("sorting", list(range(64, 0, -1)), model=model, parts=8, concurrency=3)
+    assert model.max_in_flight == 3
+
+
+def test_default_concurrency_runs_sixteen_parts_in_one_round():
+    model = ScriptedModel(delay=0.02)
+    result = thoughtgraph.solve("sorting", list(range(128, 0, -1)), model=model, parts=16)
+    assert model.max_in_flight == 16
+    assert result.depth == 5  # 1 round of parts + 4 merge levels
+
+
+def test_depth_counts_sequential_model_rounds_on_the_critical_path():
+    tries = {"n": 0}
+
+    def respond(prompt, _n):
+        answer = sorted(ints(section(prompt, "part")) or ints(section(prompt, "a") + section(prompt, "b")))
+        if prompt_kind(prompt) == "part" and ints(section(prompt, "part")) == INPUT_32[:8]:
+            tries["n"] += 1
+            if tries["n"] < 3:
+                return str(answer[1:])
+        return str(answer)
+
+    result = thoughtgraph.solve("sorting", INPUT_32, model=ScriptedModel(respond), parts=4)
+    assert result.clean
+    assert result.depth == 3 + 2  # part_1 took 3 sequential attempts, then 2 merge levels
+
+
+def _spy(graph: Graph, concurrency: int) -> tuple[list[str], dict]:
+    started: list[str] = []
+
+    def on_event(event: Event) -> None:
+        if event.kind == "op_started":
+            started.append(event.op_id)
+
+    state, _ = asyncio.run(execute(graph, SortingTask(), INPUT_32, ScriptedModel(),
+                                   concurrency=concurrency, on_event=on_event))
+    return started, state.to_dict()
+
+
+def test_concurrency_one_runs_ops_in_the_controllers_bfs_order():
+    graph = got(parts=4)
+    started, _ = _spy(graph, 1)
+    assert started == graph.bfs_order()
+    assert started[:5] == ["split", "select_1", "select_2", "select_3", "select_4"]
+
+
+def test_run_state_is_identical_whatever_the_concurrency_and_completion_order():
+    graph = got(parts=8)
+    problem = list(range(64, 0, -1))
+    reference = None
+    for concurrency, jitter in ((1, 0), (32, 1), (4, 2)):
+        def delay(prompt: str, jitter=jitter) -> float:
+            return (hash(prompt) % 7) * 0.002 * jitter  # completion order varies with jitter
+
+        state, _ = asyncio.run(execute(graph, SortingTask(), problem, ScriptedModel(delay=delay),
+                                       concurrency=concurrency))
+        data = state.to_dict()
+        for call in data["calls"]:
+            call.pop("started"), call.pop("ended"), call.pop("latency")
+        for op in data["ops"]:
+            op.pop("started"), op.pop("ended")
+        if reference is None:
+            reference = data
+        assert data == reference
+
+
+def test_the_graph_is_logged_before_the_first_call_and_the_call_total_at_the_end(caplog):
+    caplog.set_level("INFO", logger="thoughtgraph")
+    model = ScriptedModel()
+    thoughtgraph.solve("sorting", INPUT_32, model=model)
+    messages = [r.getMessage() for r in caplog.records]
+    assert messages[0].startswith("graph of operations: {\"ops\"")
+    assert "run finished: 7 model calls" in messages
+    assert any(m.startswith("7 model calls (part 4, merge 3, refine 0)") for m in messages)
+
+
+def test_events_cover_the_run():
+    events: list[Event] = []
+    thoughtgraph.solve("sorting", INPUT_32, model=ScriptedModel(), on_event=events.append)
+    kinds = [e.kind for e in events]
+    assert kinds[0] == "run_started" and kinds[-1] == "run_finished"
+    assert kinds.count("call_started") == kinds.count("call_finished") == 7
+    assert kinds.count("op_started") == kinds.count("op_finished") == len(got(4).ops)
+
+
+@pytest.mark.anyio
+async def test_asolve_works_inside_a_running_event_loop():
+    result = await thoughtgraph.asolve("sorting", [3, 1, 2], model=ScriptedModel())
+    assert result.output == [1, 2, 3]
+
+
+@pytest.mark.anyio
+async def test_sync_solve_works_inside_a_running_event_loop():
+    result = thoughtgraph.solve("sorting", [3, 1, 2], model=ScriptedModel())
+    assert result.output == [1, 2, 3]
+
+
+def test_model_exceptions_that_are_not_model_errors_propagate():
+    def broken(prompt: str) -> str:
+        raise RuntimeError("bug in the user's model function")
+
+    with pytest.raises(RuntimeError, match="bug in the user's model"):
+        thoughtgraph.solve("sorting", [3, 1, 2], model=broken)
+
+
+def test_model_errors_are_failed_attempts():
+    calls = {"n": 0}
+
+    def flaky(prompt: str) -> str:
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise thoughtgraph.ModelError("timed out")
+        return str(sorted(ints(section(prompt, "part"))))
+
+    result = thoughtgraph.solve("sorting", [3, 1, 2], model=flaky)
+    first = result.state.thoughts["part_1:0.1"]
+    assert not first.valid and "the model call failed: timed out" in first.score.errors[0]
+    assert result.clean and result.calls_by_kind["part"] == 2
+    assert result.state.calls["part_1:0.1"].error == "timed out"

@@ -1,0 +1,122 @@
+"""The graph of operations as data: validation errors, JSON round-trip, Mermaid, the got builder."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from thoughtgraph.errors import GraphError
+from thoughtgraph.graph import Graph, Op
+from thoughtgraph.schemes import got
+
+
+def graph(*ops: dict) -> Graph:
+    return Graph.from_dict({"ops": list(ops)})
+
+
+def test_a_cycle_is_refused_and_named():
+    with pytest.raises(GraphError, match="cycle") as info:
+        graph(
+            {"id": "split", "kind": "split", "params": {"parts": 2}},
+            {"id": "a", "kind": "generate", "inputs": ["split", "c"]},
+            {"id": "b", "kind": "generate", "inputs": ["a"]},
+            {"id": "c", "kind": "generate", "inputs": ["b"]},
+            {"id": "out", "kind": "refine", "inputs": ["c"]},
+        )
+    for op_id in ("a", "b", "c"):
+        assert op_id in str(info.value)
+
+
+def test_a_self_loop_is_a_cycle():
+    with pytest.raises(GraphError, match="cycle: a"):
+        graph({"id": "a", "kind": "generate", "inputs": ["a"]})
+
+
+def test_unknown_input_is_refused():
+    with pytest.raises(GraphError, match="op 'b' has unknown input 'nope'"):
+        graph({"id": "a", "kind": "generate"}, {"id": "b", "kind": "refine", "inputs": ["nope"]})
+
+
+def test_duplicate_id_is_refused():
+    with pytest.raises(GraphError, match="duplicate op id 'a'"):
+        graph({"id": "a", "kind": "generate"}, {"id": "a", "kind": "refine", "inputs": ["a"]})
+
+
+def test_unknown_kind_is_refused_with_the_known_ones():
+    with pytest.raises(GraphError, match=r"op 1 \('a'\): kind: unknown op kind 'dance'"):
+        graph({"id": "a", "kind": "dance"})
+
+
+def test_unknown_or_bad_params_are_refused():
+    with pytest.raises(GraphError, match="params.tries: unknown field"):
+        graph({"id": "a", "kind": "generate", "params": {"tries": 3}})
+    with pytest.raises(GraphError, match="params.max_regenerations"):
+        graph({"id": "a", "kind": "generate", "params": {"max_regenerations": -1}})
+    with pytest.raises(GraphError, match="params.parts"):
+        graph({"id": "a", "kind": "split", "params": {}})
+
+
+def test_unknown_op_field_and_bad_shape_are_refused():
+    with pytest.raises(GraphError, match="colour: unknown field"):
+        graph({"id": "a", "kind": "generate", "colour": "red"})
+    with pytest.raises(GraphError, match='list "ops"'):
+        Graph.from_dict({"operations": []})
+    with pytest.raises(GraphError, match="invalid"):
+        Graph.from_json("{not json")
+
+
+def test_a_graph_needs_exactly_one_output():
+    with pytest.raises(GraphError, match="exactly one output op.*found 2: a, b"):
+        graph({"id": "a", "kind": "generate"}, {"id": "b", "kind": "generate"})
+    with pytest.raises(GraphError, match="at least one op"):
+        graph()
+
+
+def test_params_get_their_defaults():
+    op = Op(id="p", kind="generate")
+    assert op.params == {"prompt": "part", "max_regenerations": 2, "bar": 0}
+
+
+def test_json_round_trip_is_lossless():
+    built = got(parts=5, max_regenerations=1, max_extra_merges=0, max_refines=3)
+    again = Graph.from_json(built.to_json())
+    assert again == built
+    assert json.loads(again.to_json()) == json.loads(built.to_json())
+
+
+def test_got_builder_shape():
+    built = got(parts=4)
+    kinds = [op.kind for op in built.ops]
+    assert kinds.count("generate") == 4 and kinds.count("aggregate") == 3
+    assert built.output.id == "refine"
+    assert built.op("merge_2_1").inputs == ("merge_1_1", "merge_1_2")
+    assert built.op("part_2").params["max_regenerations"] == 2
+    assert built.op("merge_1_1").params["max_extra_merges"] == 1
+    assert built.op("refine").params["max_refines"] == 2
+    assert built.summary() == "split → 4 × generate → 3 × aggregate → refine"
+
+
+def test_got_builder_with_odd_parts_carries_the_odd_one_up():
+    built = got(parts=5)
+    merges = [op for op in built.ops if op.kind == "aggregate"]
+    assert len(merges) == 4  # pairwise merges of 5 thoughts always take 4
+    assert built.op("merge_3_1").inputs == ("merge_2_1", "part_5")
+
+
+def test_got_builder_with_arity_three():
+    built = got(parts=9, arity=3)
+    assert built.op("merge_1_1").inputs == ("part_1", "part_2", "part_3")
+    assert built.op("merge_2_1").inputs == ("merge_1_1", "merge_1_2", "merge_1_3")
+
+
+def test_mermaid_export_draws_every_op_and_edge():
+    text = got(parts=2).to_mermaid()
+    assert text.startswith("flowchart TD")
+    assert "op_part_1 --> op_merge_1_1" in text and "op_merge_1_1 --> op_refine" in text
+    assert text.count("-->") == sum(len(op.inputs) for op in got(parts=2).ops)
+
+
+def test_bfs_order_matches_the_reference_controller():
+    order = got(parts=2).bfs_order()
+    assert order == ["split", "select_1", "select_2", "part_1", "part_2", "merge_1_1", "refine"]
