@@ -24,7 +24,7 @@ def run(capsys, *args: str) -> tuple[int, str, str]:
 
 
 def test_solve_prints_a_readable_summary_labelled_simulated(capsys):
-    code, out, err = run(capsys, "solve", "sorting", "--input", str(INPUT_32), "--model", "sim:error=0")
+    code, out, _err = run(capsys, "solve", "sorting", "--input", str(INPUT_32), "--model", "sim:error=0")
     assert code == 0
     assert "SIMULATED" in out and "status:  clean" in out
     assert f"output:  {json.dumps(sorted(INPUT_32))}" in out
@@ -115,7 +115,7 @@ def test_bad_input_is_one_line_on_stderr_and_exit_2(capsys, args, message):
 def test_installed_command_reports_errors_without_traceback():
     proc = subprocess.run(
         [sys.executable, "-m", "thoughtgraph.cli", "solve", "sorting", "--input", "[1, two]"],
-        capture_output=True, text=True, timeout=60,
+        capture_output=True, text=True, timeout=60, check=False,
     )
     assert proc.returncode == 2
     assert proc.stderr == "error: input item 2 is not an integer: 'two'\n"

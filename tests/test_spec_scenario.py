@@ -50,7 +50,7 @@ def test_regeneration_prompt_carries_the_errors_of_the_failed_attempt():
     chunk2_prompts = [p for p in model.prompts_of("part") if ints(section(p, "part")) == CHUNK_2]
     assert len(chunk2_prompts) == 2
     assert "previous attempt" not in chunk2_prompts[0]
-    dropped = sorted(CHUNK_2)[0]
+    dropped = min(CHUNK_2)
     assert section(chunk2_prompts[1], "errors") == f"missing one {dropped}"
 
 
@@ -84,7 +84,7 @@ def test_scenario_with_an_async_function_model():
 
 
 def test_scenario_with_a_language_model_object():
-    stub, calls, _ = make_stub()
+    stub, _calls, _ = make_stub()
     model = thoughtgraph.testing.ScriptedModel(lambda prompt, _n: stub(prompt))
     result = thoughtgraph.solve("sorting", INPUT_32, model=model)  # default parts: chunks of 8
     assert len(model.prompts_of("part")) == 5

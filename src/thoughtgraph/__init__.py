@@ -6,6 +6,7 @@
     ([1, 1, 2, 3], 'clean')
 """
 
+from . import schemes, testing
 from .api import asolve, solve
 from .errors import (
     BudgetExhausted,
@@ -24,7 +25,6 @@ from .result import Result
 from .schemes import got
 from .state import Call, RunState, Score, Thought, Usage
 from .tasks import BaseTask, ParseError, SortingTask, Task, get_task
-from . import schemes, testing
 
 __version__ = "0.1.0"
 

@@ -91,7 +91,7 @@ def solve(
     label = f"{lm.name} ({SIM_NOTE})" if getattr(lm, "simulated", False) else lm.name
     title = f"thoughtgraph · {the_task.name} · {len(problem)} items · {label}"
     live = progress and sys.stderr.isatty() and not verbose
-    options = dict(model=lm, graph=graph, concurrency=concurrency, max_calls=max_calls)
+    options = {"model": lm, "graph": graph, "concurrency": concurrency, "max_calls": max_calls}
     if live:
         from .progress import LiveView
 

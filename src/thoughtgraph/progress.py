@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Self
 
 from rich.console import Console, Group
 from rich.live import Live
@@ -39,11 +39,11 @@ class LiveView:
         self._live = Live(console=self.console, refresh_per_second=10, transient=False,
                           get_renderable=self._render)
 
-    def __enter__(self) -> LiveView:
+    def __enter__(self) -> Self:
         self._live.__enter__()
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self._live.__exit__(*exc)
 
     def __call__(self, event: Event) -> None:

@@ -17,7 +17,6 @@ import hashlib
 import random
 import re
 from collections import Counter
-from collections.abc import Callable
 from typing import Any
 
 from ..errors import UnknownNameError

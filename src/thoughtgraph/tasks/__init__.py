@@ -19,4 +19,4 @@ def get_task(task: str | Task) -> Task:
         raise UnknownNameError(f"unknown task {task!r} (known: {', '.join(sorted(TASKS))})") from None
 
 
-__all__ = ["BaseTask", "ParseError", "SortingTask", "TASKS", "Task", "get_task"]
+__all__ = ["TASKS", "BaseTask", "ParseError", "SortingTask", "Task", "get_task"]
