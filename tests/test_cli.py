@@ -100,7 +100,11 @@ BAD = [
     (["solve", "sorting", "--input", "[1]", "--max-refines", "-1"], "max_refines"),
     (["solve", "sorting", "--input", "[1]", "--trace", "/no/such/dir/t.json"], "cannot write trace"),
     (["solve", "sorting", "--input", "[1]", "--frobnicate"], "No such option"),
-    (["graph", "tot"], "unknown scheme"),
+    (["graph", "quantum"], "unknown scheme"),
+    (["graph", "got", "--format", "png"], "unknown --format"),
+    (["graph", "got", "--task", "knitting"], "unknown task"),
+    (["solve", "sorting", "--input", "[1, 2]", "--scheme", "magic"], "unknown scheme"),
+    (["solve", "sorting", "--input", "[1, 2]", "--graph", "/no/graph.json"], "cannot read graph file"),
 ]
 
 

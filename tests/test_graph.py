@@ -75,7 +75,7 @@ def test_a_graph_needs_exactly_one_output():
 
 def test_params_get_their_defaults():
     op = Op(id="p", kind="generate")
-    assert op.params == {"prompt": "part", "max_regenerations": 2, "bar": 0}
+    assert op.params == {"prompt": "part", "n": 1, "repeat": 1, "max_regenerations": 0, "bar": 0}
 
 
 def test_json_round_trip_is_lossless():

@@ -9,13 +9,14 @@ import math
 import time
 from typing import Any
 
-from .errors import InputError
+from . import schemes
+from .context import template_for
+from .errors import GraphError, InputError, ThoughtgraphError
 from .events import EventHandler
 from .executor import execute
 from .graph import Graph
 from .models.base import ModelLike, as_model
 from .result import Result, count_calls
-from .schemes import got
 from .state import RunState, Thought
 from .tasks import Task, get_task
 from .tasks.base import check_parts
@@ -34,17 +35,20 @@ async def asolve(
     max_refines: int = 2,
     concurrency: int = 16,
     max_calls: int | None = None,
+    scheme: str = "got",
     graph: Graph | None = None,
     on_event: EventHandler | None = None,
 ) -> Result:
     """Solve one problem with the spec's GoT pattern (or your own `graph`). Awaitable anywhere.
 
     `model` is a spec string (`"sim"`, `"sim:error=0"`), a `LanguageModel`, or any function
-    `prompt -> str` (sync or async). The run stops early only when `max_calls` is reached; then
-    the best thought so far is returned with status "not clean".
+    `prompt -> str` (sync or async). `scheme` picks a built-in graph (`got`, `got_paper`, `io`,
+    `cot`, `cot_sc`, `tot`, `tot2`); `graph` runs your own instead. The caps apply to `got`.
+    The run stops early only when `max_calls` is reached; then the best thought so far is
+    returned with status "not clean".
     """
     the_task, problem, graph = prepare(
-        task, input, graph, parts=parts, max_regenerations=max_regenerations,
+        task, input, graph, scheme=scheme, parts=parts, max_regenerations=max_regenerations,
         max_extra_merges=max_extra_merges, max_refines=max_refines,
     )
     lm = as_model(model)
@@ -56,6 +60,7 @@ async def asolve(
     score = the_task.score(problem, final.content) if final.content is not None else (
         the_task.score_unparsed(problem, "the final answer could not be parsed"))
     calls = count_calls(state)
+    metrics = state.metrics()[final.id]
     result = Result(
         output=final.content,
         text=final.text,
@@ -63,7 +68,10 @@ async def asolve(
         errors=list(score.errors),
         status="clean" if score.perfect else "not clean",
         calls=len(state.calls),
+        completions=sum(len(c.texts) for c in state.calls.values()),
         calls_by_kind=calls,
+        volume=metrics.volume,
+        latency=metrics.latency,
         depth=_depth(graph, state),
         wall_seconds=wall,
         graph=graph,
@@ -87,6 +95,7 @@ def prepare(
     input: Any,
     graph: Graph | None = None,
     *,
+    scheme: str = "got",
     parts: int | None = None,
     max_regenerations: int = 2,
     max_extra_merges: int = 1,
@@ -100,10 +109,28 @@ def prepare(
         if value < 0:
             raise InputError(f"{name} must be 0 or more, got {value}")
     if graph is None:
-        n_parts = the_task.default_parts(problem) if parts is None else parts
-        check_parts(n_parts, len(problem))
-        graph = got(n_parts, 2, max_regenerations, max_extra_merges, max_refines)
+        options = {}
+        if scheme == "got":
+            parts = the_task.default_parts(problem) if parts is None else parts
+            options = {"max_regenerations": max_regenerations,
+                       "max_extra_merges": max_extra_merges, "max_refines": max_refines}
+        if parts is not None:
+            check_parts(parts, len(problem))
+        graph = schemes.build(scheme, the_task.name, len(problem), parts=parts, **options)
+    check_graph(graph, the_task, problem)
     return the_task, problem, graph
+
+
+def check_graph(graph: Graph, task: Task, problem: Any) -> None:
+    """Refuse, before any call, a graph this task cannot run (unknown prompt, too many parts)."""
+    for op in graph.ops:
+        try:
+            if op.prompt is not None:
+                template_for(task, op.prompt)
+            if op.kind == "split":
+                check_parts(op.params["parts"], len(problem))
+        except ThoughtgraphError as exc:
+            raise GraphError(f"op {op.id!r}: {exc}") from None
 
 
 def solve(task: str | Task, input: Any, model: ModelLike | None = "sim", **options: Any) -> Result:

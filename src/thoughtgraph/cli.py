@@ -15,11 +15,13 @@ from typing import Annotated, Any
 import typer
 from typer.exceptions import Abort, Exit, TyperException
 
+from . import schemes
 from .api import asolve, prepare
 from .errors import InputError, ThoughtgraphError
 from .evaluate.datasets import dataset_task, load_sample
+from .graph import Graph, json_schema
 from .models.base import as_model
-from .result import Result, calls_by_op
+from .result import CALL_KINDS, Result, calls_by_op
 from .schemes import SCHEMES
 
 app = typer.Typer(
@@ -63,6 +65,8 @@ def solve(
     sample: Annotated[int, typer.Option(help="Sample id within --dataset.")] = 0,
     parts: Annotated[int | None, typer.Option(help="Number of parts (default: chunks of 8).")] = None,
     model: Annotated[str, typer.Option("--model", "-m", help="Model spec: sim, sim:latency=0.05,error=0,seed=1.")] = "sim",
+    scheme: Annotated[str, typer.Option(help="Built-in scheme: " + ", ".join(SCHEMES) + ".")] = "got",
+    graph_file: Annotated[Path | None, typer.Option("--graph", help="Run your own graph file (JSON or YAML) instead of a scheme.")] = None,
     concurrency: Annotated[int, typer.Option(help="Most model calls in flight at once.")] = 16,
     max_regenerations: Annotated[int, typer.Option(help="Extra Part attempts per part.")] = 2,
     max_extra_merges: Annotated[int, typer.Option(help="Extra Merge attempts per pair.")] = 1,
@@ -79,8 +83,11 @@ def solve(
     if dataset is not None and dataset_task(dataset) != task.strip().lower():
         raise InputError(f"dataset {dataset} is for task {dataset_task(dataset)!r}, not {task!r}")
     raw, reference = _read_input(input, input_file, dataset, sample)
+    if graph_file is not None and scheme != "got":
+        raise InputError("give either --scheme or --graph, not both")
+    user_graph = Graph.load(graph_file) if graph_file is not None else None
     the_task, problem, graph = prepare(
-        task, raw, parts=parts, max_regenerations=max_regenerations,
+        task, raw, user_graph, scheme=scheme, parts=parts, max_regenerations=max_regenerations,
         max_extra_merges=max_extra_merges, max_refines=max_refines,
     )
     lm = as_model(model)
@@ -121,7 +128,9 @@ def _write_trace(path: Path, result: Result) -> None:
 
 
 def _summary(result: Result, title: str, reference: Any) -> str:
-    by_kind = ", ".join(f"{kind} {n}" for kind, n in result.calls_by_kind.items())
+    spec = any(result.calls_by_kind.get(k) for k in CALL_KINDS)  # the spec's kinds, even at 0
+    shown = {k: n for k, n in result.calls_by_kind.items() if n or (spec and k in CALL_KINDS)}
+    by_kind = ", ".join(f"{kind} {n}" for kind, n in shown.items())
     status = result.status + (f" ({result.stop_reason})" if result.stop_reason else "")
     lines = [
         title,
@@ -133,10 +142,12 @@ def _summary(result: Result, title: str, reference: Any) -> str:
         lines.append(f"errors:  {'; '.join(result.errors[:8])}")
     if reference is not None:
         lines.append(f"dataset: output {'matches' if result.output == reference else 'differs from'} the reference")
+    answers = f", {result.completions} answers" if result.completions != result.calls else ""
     lines.append(
-        f"calls:   {result.calls} ({by_kind}) · depth {result.depth} rounds · "
+        f"calls:   {result.calls} ({by_kind}{answers}) · depth {result.depth} rounds · "
         f"{result.wall_seconds:.2f} s · {result.tokens:,} tokens"
     )
+    lines.append(f"final:   {result.final.id} · volume {result.volume} · latency {result.latency}")
     retries = _retries(result)
     if retries:
         lines.append(f"retries: {retries}")
@@ -146,7 +157,10 @@ def _summary(result: Result, title: str, reference: Any) -> str:
 def _retries(result: Result) -> str:
     notes = []
     for op_id, n in calls_by_op(result.state).items():
-        kind = result.graph.op(op_id).kind
+        op = result.graph.op(op_id)
+        kind = op.kind
+        if op.params.get("n", 1) > 1 or op.params.get("repeat", 1) > 1 or kind in ("score", "split"):
+            continue
         if kind == "refine":
             kept = sum(t.kept for t in result.state.thoughts.values() if t.op_id == op_id)
             notes.append(f"{op_id}: {n} pass{'es' if n > 1 else ''}, {kept} kept")
@@ -164,26 +178,28 @@ def _short(items: Any, limit: int = 40) -> str:
 
 @app.command()
 def graph(
-    scheme: Annotated[str, typer.Argument(help="Scheme name: got.")] = "got",
+    scheme: Annotated[str, typer.Argument(help="Scheme: " + ", ".join(SCHEMES) + ".")] = "got",
+    task: Annotated[str, typer.Option(help="Task the graph is for.")] = "sorting",
     size: Annotated[int, typer.Option(help="Input size the graph is built for.")] = 32,
-    parts: Annotated[int | None, typer.Option(help="Number of parts (default: chunks of 8).")] = None,
-    fmt: Annotated[str, typer.Option("--format", help="json or mermaid.")] = "json",
+    parts: Annotated[int | None, typer.Option(help="Number of parts (got, got_paper).")] = None,
+    fmt: Annotated[str, typer.Option("--format", help="json, yaml, mermaid or dot.")] = "json",
 ) -> None:
-    """Print the graph of operations a scheme builds, before any model call."""
-    if scheme not in SCHEMES:
-        raise InputError(f"unknown scheme {scheme!r} (known: {', '.join(SCHEMES)})")
-    if size < 1:
-        raise InputError(f"--size must be at least 1, got {size}")
-    n_parts = parts if parts is not None else max(1, -(-size // 8))
-    if not 1 <= n_parts <= size:
-        raise InputError(f"--parts must be between 1 and --size ({size}), got {n_parts}")
-    built = SCHEMES[scheme](n_parts)
-    if fmt == "json":
-        typer.echo(built.to_json())
-    elif fmt == "mermaid":
-        typer.echo(built.to_mermaid(), nl=False)
-    else:
-        raise InputError(f"unknown --format {fmt!r} (json, mermaid)")
+    """Print the graph of operations a scheme builds for a task and size, before any call."""
+    from .tasks import get_task
+
+    the_task = get_task(task)
+    if fmt not in ("json", "yaml", "mermaid", "dot"):
+        raise InputError(f"unknown --format {fmt!r} (json, yaml, mermaid, dot)")
+    built = schemes.build(scheme, the_task.name, size, parts=parts)
+    text = {"json": built.to_json, "yaml": built.to_yaml, "mermaid": built.to_mermaid,
+            "dot": built.to_dot}[fmt]()
+    typer.echo(text, nl=not text.endswith("\n"))
+
+
+@app.command()
+def schema() -> None:
+    """Print the JSON Schema of graph files."""
+    typer.echo(json.dumps(json_schema(), indent=2))
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -9,14 +9,26 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import BudgetExhausted, ModelError
+from .errors import BudgetExhausted, GraphError, ModelError
 from .events import Event, EventHandler
 from .graph import Op
 from .models.base import LanguageModel
+from .prompts import TEMPLATES, PromptTemplate
 from .state import Call, RunState, Score, Thought, Usage
 from .tasks.base import ParseError, Task
 
 logger = logging.getLogger("thoughtgraph")
+
+
+def template_for(task: Task, name: str) -> PromptTemplate:
+    """The task's own template of that name, else the spec's (part, merge, refine, ...)."""
+    own = getattr(task, "prompts", None) or {}
+    if name in own:
+        return own[name]
+    if name in TEMPLATES:
+        return TEMPLATES[name]
+    known = sorted(set(own) | set(TEMPLATES))
+    raise GraphError(f"task {task.name!r} has no prompt {name!r} (known: {', '.join(known)})")
 
 
 @dataclass
@@ -44,9 +56,12 @@ class RunContext:
         if self.on_event is not None:
             self.on_event(Event(event, self.now(), op_id, data))
 
+    def render(self, name: str, **values: Any) -> str:
+        return template_for(self.task, name).render(values)
+
     # --- model calls -----------------------------------------------------------------------
-    async def ask(self, op: Op, call_id: str, kind: str, prompt: str) -> str:
-        """One model call, recorded in the state before its answer is used.
+    async def ask(self, op: Op, call_id: str, kind: str, prompt: str, n: int = 1) -> tuple[str, ...]:
+        """One model request for `n` completions, recorded in the state before it is used.
 
         Raises `BudgetExhausted` before the call when a cap forbids it, `ModelError` when the
         call failed in a way the op may retry.
@@ -58,102 +73,106 @@ class RunContext:
         assert self._semaphore is not None
         async with self._semaphore:
             started = self.now()
-            self.emit("call_started", op.id, call_id=call_id, kind=kind)
+            self.emit("call_started", op.id, call_id=call_id, kind=kind, n=n)
             try:
-                completions = await self.model.complete(prompt)
+                completions = await self.model.complete(prompt, n)
                 if not completions:
                     raise ModelError("the model returned no answer")
             except ModelError as exc:
-                self._record(Call(call_id, op.id, kind, prompt, (), started, self.now(), error=str(exc)))
+                self._record(Call(call_id, op.id, kind, prompt, (), started, self.now(),
+                                  error=str(exc), n=n))
                 raise
             usage = Usage(
-                sum(c.usage.prompt_tokens for c in completions[:1]),
+                max(c.usage.prompt_tokens for c in completions),
                 sum(c.usage.completion_tokens for c in completions),
             )
             texts = tuple(c.text for c in completions)
-            self._record(Call(call_id, op.id, kind, prompt, texts, started, self.now(), usage))
-            return texts[0]
+            cached = all(c.cached for c in completions)
+            self._record(Call(call_id, op.id, kind, prompt, texts, started, self.now(), usage,
+                              n=n, cached=cached))
+            return texts
 
     def _record(self, call: Call) -> None:
         self.state.calls[call.id] = call
         self.emit(
-            "call_finished",
-            call.op_id,
-            call_id=call.id,
-            kind=call.kind,
-            latency=call.latency,
-            error=call.error,
-            tokens=call.usage.total_tokens,
+            "call_finished", call.op_id, call_id=call.id, kind=call.kind, latency=call.latency,
+            error=call.error, tokens=call.usage.total_tokens, cached=call.cached,
         )
 
-    async def model_thought(
+    async def model_thoughts(
         self,
         op: Op,
         *,
-        thought_id: str,
+        call_id: str,
+        thought_ids: Sequence[str],
         kind: str,
         prompt: str,
         problem: Any,
         parents: Sequence[Thought],
-        previous: Thought | None,
-        attempt: int,
-        base_round: int,
-    ) -> Thought:
-        """Ask the model, parse and score its answer in code: always returns a scored thought."""
-        valid = True
+        previous: Thought | None = None,
+        attempt: int = 1,
+        base_round: int = 0,
+    ) -> list[Thought]:
+        """One request for len(thought_ids) answers; each is parsed and scored in code.
+
+        A failed call or a missing answer becomes a scored failure, never an exception (budget
+        caps aside), so an op's retry logic can decide what to do next.
+        """
         try:
-            text = await self.ask(op, thought_id, kind, prompt)
+            texts: tuple[str, ...] = await self.ask(op, call_id, kind, prompt, len(thought_ids))
+            failure = "the model gave fewer answers than asked for"
         except ModelError as exc:
-            text, content, valid = "", None, False
-            score = self.task.score_unparsed(problem, f"the model call failed: {exc}")
-        else:
-            try:
-                content = self.task.parse(text)
-            except ParseError as exc:
-                content, valid = None, False
-                score = self.task.score_unparsed(problem, str(exc))
-            else:
-                score = self.task.score(problem, content)
-        thought = Thought(
-            id=thought_id,
-            op_id=op.id,
-            kind=kind,
-            content=content,
-            text=text,
-            problem=problem,
-            parents=tuple(p.id for p in parents),
-            previous_attempt=previous.id if previous else None,
-            attempt=attempt,
-            score=score,
-            valid=valid,
-            prompt=prompt,
-            call_id=thought_id,
-            round=(previous.round if previous else base_round) + 1,
-        )
-        self.state.add(thought)
-        self.op_rounds[op.id] = max(self.op_rounds.get(op.id, 0), thought.round)
-        self.emit("thought", op.id, thought_id=thought.id, kind=kind, score=score.value, attempt=attempt)
-        return thought
+            texts, failure = (), f"the model call failed: {exc}"
+        made = []
+        for index, thought_id in enumerate(thought_ids):
+            text = texts[index] if index < len(texts) else None
+            content, score, valid = self._judge(problem, text, failure)
+            thought = Thought(
+                id=thought_id, op_id=op.id, kind=kind, content=content, text=text or "",
+                problem=problem, parents=tuple(p.id for p in parents),
+                previous_attempt=previous.id if previous else None, attempt=attempt,
+                score=score, valid=valid, prompt=prompt, call_id=call_id,
+                round=(previous.round if previous else base_round) + 1,
+            )
+            made.append(self.add(thought))
+            self.emit("thought", op.id, thought_id=thought.id, kind=kind,
+                      score=None if score is None else score.value, attempt=attempt)
+        return made
+
+    async def model_thought(self, op: Op, *, thought_id: str, **kwargs: Any) -> Thought:
+        """One request for one answer; the call shares the thought's id."""
+        return (await self.model_thoughts(op, call_id=thought_id, thought_ids=[thought_id], **kwargs))[0]
+
+    def _judge(self, problem: Any, text: str | None, failure: str) -> tuple[Any, Score | None, bool]:
+        if text is None:
+            return None, self.task.score_unparsed(problem, failure), False
+        try:
+            content = self.task.parse(text)
+        except ParseError as exc:
+            return None, self.task.score_unparsed(problem, str(exc)), False
+        return content, self.task.score(problem, content), True
+
+    def add(self, thought: Thought) -> Thought:
+        """Record a thought; model-made thoughts move their op's end round."""
+        if thought.call_id:
+            self.op_rounds[thought.op_id] = max(self.op_rounds.get(thought.op_id, 0), thought.round)
+        return self.state.add(thought)
 
     def code_thought(self, op: Op, thought_id: str, content: Any, problem: Any,
                      parents: Sequence[Thought], base_round: int) -> Thought:
         thought = Thought(
-            id=thought_id,
-            op_id=op.id,
-            kind=op.kind,
-            content=content,
-            text=self.task.render(content),
-            problem=problem,
-            parents=tuple(p.id for p in parents),
-            round=base_round,
+            id=thought_id, op_id=op.id, kind=op.kind, content=content,
+            text=self.task.render(content), problem=problem,
+            parents=tuple(p.id for p in parents), round=base_round,
         )
         return self.state.add(thought)
 
-    def rescore(self, thought: Thought) -> Thought:
-        if thought.score is not None:
+    def rescore(self, thought: Thought, force: bool = False) -> Thought:
+        """Score a thought in code (kept as is when already scored, unless `force`)."""
+        if thought.score is not None and not force:
             return thought
         if thought.content is None:
-            score: Score = self.task.score_unparsed(thought.problem, "no content to score")
+            score: Score | None = self.task.score_unparsed(thought.problem, "no content to score")
         else:
             score = self.task.score(thought.problem, thought.content)
         return self.state.add(thought.with_score(score))

@@ -7,10 +7,12 @@ op. Graphs round-trip through JSON and draw as Mermaid.
 
 from __future__ import annotations
 
+import inspect
 import json
 from collections import deque
 from graphlib import CycleError, TopologicalSorter
-from typing import Any
+from pathlib import Path
+from typing import Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -19,6 +21,7 @@ from pydantic import (
     ValidationError,
     ValidationInfo,
     field_validator,
+    model_validator,
 )
 
 from .errors import GraphError
@@ -29,9 +32,16 @@ class Params(BaseModel):
 
 
 class SplitParams(Params):
-    """Cut the problem into `parts` sub-problems in code (`Task.split`)."""
+    """Cut the problem into `parts` sub-problems: in code (`Task.split`) or by the model.
+
+    `by="model"` asks the task's `split` prompt (one request) and parses the parts from the
+    answer, as the paper's GoT configuration does; if the answer cannot be used, the code split
+    stands in and the split thought records the error.
+    """
 
     parts: int = Field(ge=1)
+    by: Literal["code", "model"] = "code"
+    prompt: str = "split"
 
 
 class SelectParams(Params):
@@ -41,37 +51,92 @@ class SelectParams(Params):
 
 
 class GenerateParams(Params):
-    """One model answer per input thought; regenerate while its error count is above `bar`."""
+    """Model answers for every input thought: `repeat` requests of `n` completions each.
+
+    With `max_regenerations` > 0 (only for one answer per input: n = repeat = 1), an answer whose
+    error count is above `bar` is asked for again with its errors in `previous_errors`, and the
+    best attempt is passed on. Otherwise every answer is passed on (follow with `keep_best`).
+    """
 
     prompt: str = "part"
-    max_regenerations: int = Field(default=2, ge=0)
+    n: int = Field(default=1, ge=1)
+    repeat: int = Field(default=1, ge=1)
+    max_regenerations: int = Field(default=0, ge=0)
     bar: float = Field(default=0, ge=0)
+
+    @model_validator(mode="after")
+    def _regenerate_one(self) -> GenerateParams:
+        if self.max_regenerations and self.n * self.repeat > 1:
+            raise ValueError("max_regenerations needs n = repeat = 1 (use keep_best after branches)")
+        return self
 
 
 class AggregateParams(Params):
-    """Merge all input thoughts into one; merge again while the result has errors."""
+    """Merge all input thoughts into one answer: `repeat` requests of `n` completions each.
+
+    With `max_extra_merges` > 0 (only for n = repeat = 1) a merge with errors is asked for again
+    and the best one is passed on; otherwise every answer is passed on.
+    """
 
     prompt: str = "merge"
-    max_extra_merges: int = Field(default=1, ge=0)
+    n: int = Field(default=1, ge=1)
+    repeat: int = Field(default=1, ge=1)
+    max_extra_merges: int = Field(default=0, ge=0)
+
+    @model_validator(mode="after")
+    def _retry_one(self) -> AggregateParams:
+        if self.max_extra_merges and self.n * self.repeat > 1:
+            raise ValueError("max_extra_merges needs n = repeat = 1 (use keep_best after branches)")
+        return self
 
 
 class RefineParams(Params):
-    """While the thought has errors, ask for a fix; keep a fix only if it scores strictly better."""
+    """Improve: while a thought has errors, ask for a fix, at most `max_refines` passes.
+
+    With `keep_if_better` a fix replaces the thought only if it scores strictly better.
+    """
 
     prompt: str = "refine"
     max_refines: int = Field(default=2, ge=0)
     keep_if_better: bool = True
 
 
+class ValidateAndImproveParams(Params):
+    """Validate each thought (`Task.validate`); while invalid, improve it, at most `tries` times.
+
+    The last answer is passed on whether or not it is better (the paper's ValidateAndImprove).
+    """
+
+    prompt: str = "refine"
+    tries: int = Field(default=3, ge=1)
+
+
 class ScoreParams(Params):
-    """Score input thoughts in code (`Task.score`); already scored thoughts keep their score."""
+    """Score input thoughts: `scorer="code"` (`Task.score`) or `"model"`.
+
+    The model scorer sends the task's `prompt` once with `samples` completions and averages the
+    parsed scores; use it only where code cannot check. `force` re-scores scored thoughts.
+    """
+
+    scorer: Literal["code", "model"] = "code"
+    samples: int = Field(default=1, ge=1)
+    prompt: str = "score"
+    force: bool = False
 
 
 class KeepBestParams(Params):
-    """Keep the `n` best input thoughts; ties go to the earlier thought id."""
+    """Keep the `n` best input thoughts; ties go to the earlier input."""
 
     n: int = Field(default=1, ge=1)
     higher_is_better: bool = False
+
+
+class KeepValidParams(Params):
+    """Keep only the input thoughts that parsed (and passed validation where validated)."""
+
+
+class GroundTruthParams(Params):
+    """Compare each input thought with `Task.reference`: recorded as `solved`, never used to choose."""
 
 
 OP_PARAMS: dict[str, type[Params]] = {
@@ -80,10 +145,12 @@ OP_PARAMS: dict[str, type[Params]] = {
     "generate": GenerateParams,
     "aggregate": AggregateParams,
     "refine": RefineParams,
+    "validate_and_improve": ValidateAndImproveParams,
     "score": ScoreParams,
     "keep_best": KeepBestParams,
+    "keep_valid": KeepValidParams,
+    "ground_truth": GroundTruthParams,
 }
-MODEL_KINDS = frozenset({"generate", "aggregate", "refine"})
 
 
 class Op(BaseModel):
@@ -115,8 +182,13 @@ class Op(BaseModel):
             raise ValueError(_first_error(exc)) from None
 
     @property
-    def calls_model(self) -> bool:
-        return self.kind in MODEL_KINDS
+    def prompt(self) -> str | None:
+        """The template this op sends to the model, if it may call the model at all."""
+        if self.kind == "split" and self.params["by"] == "code":
+            return None
+        if self.kind == "score" and self.params["scorer"] == "code":
+            return None
+        return self.params.get("prompt")
 
 
 class Graph(BaseModel):
@@ -208,16 +280,97 @@ class Graph(BaseModel):
             raise GraphError(f"graph JSON is invalid: {exc.msg} at line {exc.lineno}") from None
         return cls.from_dict(data)
 
+    def to_yaml(self) -> str:
+        import yaml
+
+        return yaml.safe_dump(self.to_dict(), sort_keys=False)
+
+    @classmethod
+    def from_yaml(cls, text: str) -> Graph:
+        import yaml
+
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            where = f" at line {mark.line + 1}" if mark else ""
+            raise GraphError(f"graph YAML is invalid{where}") from None
+        return cls.from_dict(data)
+
+    @classmethod
+    def load(cls, path: str | Path) -> Graph:
+        """Read a graph file: JSON (`.json`) or YAML (`.yaml`, `.yml`)."""
+        path = Path(path)
+        try:
+            text = path.read_text()
+        except OSError as exc:
+            raise GraphError(f"cannot read graph file {path}: {exc.strerror or exc}") from None
+        try:
+            if path.suffix.lower() in (".yaml", ".yml"):
+                return cls.from_yaml(text)
+            return cls.from_json(text)
+        except GraphError as exc:
+            raise GraphError(f"{path}: {exc}") from None
+
+    def to_dot(self) -> str:
+        lines = ["digraph graph_of_operations {", "    rankdir=TB;", "    node [shape=box];"]
+        for op in self.ops:
+            lines.append(f'    "{op.id}" [label="{op.id}\\n{op.kind}{_detail(op, ", ")}"];')
+        for op in self.ops:
+            lines.extend(f'    "{source}" -> "{op.id}";' for source in op.inputs)
+        return "\n".join([*lines, "}"]) + "\n"
+
     def to_mermaid(self) -> str:
         lines = ["flowchart TD"]
         for op in self.ops:
-            detail = ", ".join(f"{k}={v}" for k, v in op.params.items() if k != "prompt")
-            label = f"{op.id}<br/><i>{op.kind}</i>" + (f"<br/>{detail}" if detail else "")
+            label = f"{op.id}<br/><i>{op.kind}</i>" + _detail(op, "<br/>")
             lines.append(f'    {_mermaid_id(op.id)}["{label}"]')
         for op in self.ops:
             for source in op.inputs:
                 lines.append(f"    {_mermaid_id(source)} --> {_mermaid_id(op.id)}")
         return "\n".join(lines) + "\n"
+
+
+def _detail(op: Op, prefix: str) -> str:
+    """The params that differ from their defaults, for drawings."""
+    defaults = OP_PARAMS[op.kind].model_fields
+    shown = [
+        f"{key}={value}"
+        for key, value in op.params.items()
+        if key == "prompt" and op.prompt
+        or key != "prompt" and (defaults[key].is_required() or defaults[key].default != value)
+    ]
+    return prefix + ", ".join(shown) if shown else ""
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema of graph files: one entry per op kind with its params."""
+    variants = []
+    for kind, params in OP_PARAMS.items():
+        schema = params.model_json_schema()
+        schema.pop("title", None)
+        variants.append({
+            "title": kind,
+            "description": inspect.cleandoc(params.__doc__ or ""),
+            "type": "object",
+            "properties": {
+                "id": {"type": "string", "pattern": r"^[A-Za-z_][A-Za-z0-9_.-]*$"},
+                "kind": {"const": kind},
+                "inputs": {"type": "array", "items": {"type": "string"}, "default": []},
+                "params": schema,
+            },
+            "required": ["id", "kind"],
+            "additionalProperties": False,
+        })
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://thoughtgraph.dev/schemas/graph.json",
+        "title": "thoughtgraph graph of operations",
+        "type": "object",
+        "properties": {"ops": {"type": "array", "minItems": 1, "items": {"oneOf": variants}}},
+        "required": ["ops"],
+        "additionalProperties": False,
+    }
 
 
 def _mermaid_id(op_id: str) -> str:

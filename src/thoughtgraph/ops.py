@@ -1,8 +1,8 @@
 """One async function per op kind: `(ctx, op, inputs, base_round) -> output thoughts`.
 
-Bounded loops (regenerate, merge again, refine) live inside one op, capped by its params, so the
-graph itself stays a static DAG. Every attempt is recorded in the run state; only the best is
-passed on.
+Bounded loops (regenerate, merge again, refine, validate-and-improve) live inside one op, capped
+by its params, so the graph itself stays a static DAG. Every attempt is recorded in the run
+state; only what the op passes on reaches the next op.
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from dataclasses import replace
 from typing import Any
 
 from .context import RunContext
-from .errors import GraphError
+from .errors import GraphError, ModelError
 from .graph import Op
-from .prompts import render
-from .state import Thought
+from .state import Score, Thought
+from .tasks.base import ParseError
 
 OpFunction = Callable[[RunContext, Op, list[Thought], int], Awaitable[list[Thought]]]
 
@@ -37,42 +37,45 @@ def _shown(ctx: RunContext, thought: Thought) -> str:
     return thought.text if thought.content is None else ctx.task.render(thought.content)
 
 
-def _errors(thought: Thought) -> str:
-    return "; ".join(thought.score.errors) if thought.score else ""
+def _errors(thought: Thought | None) -> str:
+    return "; ".join(thought.score.errors) if thought and thought.score else ""
+
+
+def _values(ctx: RunContext, thought: Thought, **extra: Any) -> dict[str, Any]:
+    """Every value a template may use about one thought (templates take what they need)."""
+    problem = thought.problem
+    values: dict[str, Any] = {
+        "task": ctx.task.describe(ctx.problem),
+        "format": ctx.task.format(),
+        "part": _shown(ctx, thought),
+        "input": _shown(ctx, thought),
+        "current": _shown(ctx, thought),
+        "result": _shown(ctx, thought),
+        "original": ctx.task.render(problem) if problem is not None else "",
+        "length": len(problem) if hasattr(problem, "__len__") else "",
+        "errors": _errors(thought),
+        "previous_errors": "",
+    }
+    return values | extra
 
 
 def _discard(ctx: RunContext, attempts: list[Thought], kept: Thought) -> None:
     for attempt in attempts:
         if attempt.id != kept.id:
-            ctx.state.add(replace(attempt, kept=False))
+            ctx.state.add(replace(ctx.state.thoughts[attempt.id], kept=False))
 
 
 async def _until_good(
-    ctx: RunContext,
-    op: Op,
-    *,
-    item: int,
-    kind: str,
-    tries: int,
-    bar: float,
-    problem: Any,
-    parents: list[Thought],
-    base_round: int,
-    make_prompt: Callable[[Thought | None], str],
+    ctx: RunContext, op: Op, *, item: int, kind: str, tries: int, bar: float, problem: Any,
+    parents: list[Thought], base_round: int, make_prompt: Callable[[Thought | None], str],
 ) -> Thought:
     """Ask up to `tries` times while the answer's error count is above `bar`; keep the best."""
     attempts: list[Thought] = []
     previous: Thought | None = None
     for attempt in range(1, tries + 1):
         previous = await ctx.model_thought(
-            op,
-            thought_id=f"{op.id}:{item}.{attempt}",
-            kind=kind,
-            prompt=make_prompt(previous),
-            problem=problem,
-            parents=parents,
-            previous=previous,
-            attempt=attempt,
+            op, thought_id=f"{op.id}:{item}.{attempt}", kind=kind, prompt=make_prompt(previous),
+            problem=problem, parents=parents, previous=previous, attempt=attempt,
             base_round=base_round,
         )
         attempts.append(previous)
@@ -83,13 +86,65 @@ async def _until_good(
     return ctx.state.thoughts[best.id]
 
 
+async def _branches(
+    ctx: RunContext, op: Op, *, item: int, kind: str, prompt: str, problem: Any,
+    parents: list[Thought], base_round: int,
+) -> list[Thought]:
+    """`repeat` concurrent requests of `n` answers each; every answer is passed on."""
+    n, repeat = op.params["n"], op.params["repeat"]
+    if n * repeat == 1:
+        return [await ctx.model_thought(op, thought_id=f"{op.id}:{item}.1", kind=kind,
+                                        prompt=prompt, problem=problem, parents=parents,
+                                        base_round=base_round)]
+    requests = [
+        ctx.model_thoughts(
+            op, call_id=f"{op.id}:{item}.r{r}",
+            thought_ids=[f"{op.id}:{item}.r{r}.{c}" for c in range(1, n + 1)],
+            kind=kind, prompt=prompt, problem=problem, parents=parents, base_round=base_round,
+        )
+        for r in range(1, repeat + 1)
+    ]
+    return [t for batch in await asyncio.gather(*requests) for t in batch]
+
+
 async def split(ctx: RunContext, op: Op, inputs: list[Thought], base_round: int) -> list[Thought]:
     parts = op.params["parts"]
     out = []
-    for source in inputs:
-        for index, chunk in enumerate(ctx.task.split(source.content, parts)):
-            out.append(ctx.code_thought(op, f"{op.id}:{index}", chunk, chunk, [source], base_round))
+    for item, source in enumerate(inputs):
+        chunks = None
+        parent = source
+        if op.params["by"] == "model":
+            parent, chunks = await _model_split(ctx, op, item, source, parts, base_round)
+        if chunks is None:
+            chunks = ctx.task.split(source.content, parts)
+        prefix = f"{op.id}:{item}." if len(inputs) > 1 else f"{op.id}:"
+        for index, chunk in enumerate(chunks):
+            out.append(ctx.code_thought(op, f"{prefix}{index}", chunk, chunk, [parent],
+                                        parent.round if parent is not source else base_round))
     return out
+
+
+async def _model_split(ctx: RunContext, op: Op, item: int, source: Thought, parts: int,
+                       base_round: int) -> tuple[Thought, list[Any] | None]:
+    """Ask the model to split; its parts stand only if there are exactly `parts` of them."""
+    length = len(source.content) // parts if hasattr(source.content, "__len__") else ""
+    prompt = ctx.render(op.params["prompt"], **_values(ctx, source, parts=parts, length=length))
+    call_id = f"{op.id}:{item}.answer"
+    texts: tuple[str, ...] = ()
+    error = None
+    try:
+        texts = await ctx.ask(op, call_id, op.params["prompt"], prompt)
+        chunks = ctx.task.parse_split(texts[0], parts)
+    except (ModelError, ParseError) as exc:  # an unusable answer: the code split stands in
+        chunks, error = None, f"the model's split could not be used ({exc}); split in code"
+    score = Score(0.0) if error is None else Score(1.0, (error,))
+    answer = Thought(
+        id=call_id, op_id=op.id, kind=op.params["prompt"], content=chunks,
+        text=texts[0] if texts else "", problem=source.problem, parents=(source.id,),
+        score=score, valid=error is None, prompt=prompt, call_id=call_id, round=base_round + 1,
+    )
+    ctx.add(answer)
+    return answer, chunks
 
 
 async def select(ctx: RunContext, op: Op, inputs: list[Thought], base_round: int) -> list[Thought]:
@@ -100,58 +155,63 @@ async def select(ctx: RunContext, op: Op, inputs: list[Thought], base_round: int
 
 
 async def generate(ctx: RunContext, op: Op, inputs: list[Thought], base_round: int) -> list[Thought]:
-    """The spec's Part step, for every input thought concurrently."""
-    whole = ctx.task.describe(ctx.problem)
+    """Answers for every input thought, concurrently: branches, or the spec's Part with retries."""
+    name = op.params["prompt"]
 
-    async def one(item: int, source: Thought) -> Thought:
-        def prompt(previous: Thought | None) -> str:
-            return render(
-                op.params["prompt"],
-                task=whole,
-                part=_shown(ctx, source),
-                previous_errors=_errors(previous) if previous else "",
-                format=ctx.task.format(),
-            )
+    async def one(item: int, source: Thought) -> list[Thought]:
+        if op.params["max_regenerations"]:
+            def prompt(previous: Thought | None) -> str:
+                return ctx.render(name, **_values(ctx, source, previous_errors=_errors(previous)))
 
-        return await _until_good(
-            ctx, op, item=item, kind=op.params["prompt"], tries=op.params["max_regenerations"] + 1,
-            bar=op.params["bar"], problem=source.problem, parents=[source], base_round=base_round,
-            make_prompt=prompt,
-        )
+            return [await _until_good(
+                ctx, op, item=item, kind=name, tries=op.params["max_regenerations"] + 1,
+                bar=op.params["bar"], problem=source.problem, parents=[source],
+                base_round=base_round, make_prompt=prompt,
+            )]
+        return await _branches(ctx, op, item=item, kind=name,
+                               prompt=ctx.render(name, **_values(ctx, source)),
+                               problem=source.problem, parents=[source], base_round=base_round)
 
-    return list(await asyncio.gather(*(one(i, t) for i, t in enumerate(inputs))))
+    batches = await asyncio.gather(*(one(i, t) for i, t in enumerate(inputs)))
+    return [t for batch in batches for t in batch]
 
 
 async def aggregate(ctx: RunContext, op: Op, inputs: list[Thought], base_round: int) -> list[Thought]:
-    """The spec's Merge step: all inputs into one; merge again while the result has errors."""
+    """The spec's Merge: all inputs into one answer; merged again while it has errors."""
     if len(inputs) < 2:
         raise GraphError(f"op {op.id!r} merges {len(inputs)} thought(s); it needs at least 2")
+    name = op.params["prompt"]
     shown = [_shown(ctx, t) for t in inputs]
-    values: dict[str, Any] = {"task": ctx.task.describe(ctx.problem), "format": ctx.task.format()}
-    if len(inputs) == 2 and op.params["prompt"] == "merge":
-        template = "merge"
-        values |= {"result_a": shown[0], "result_b": shown[1]}
-    else:
-        template = "merge_many" if op.params["prompt"] == "merge" else op.params["prompt"]
-        letters = string.ascii_lowercase
-        values |= {
-            "count": len(inputs),
-            "results": "\n".join(
-                f"<{letters[i % 26]}{i // 26 or ''}>{text}</{letters[i % 26]}{i // 26 or ''}>"
-                for i, text in enumerate(shown)
-            ),
-        }
-    prompt = render(template, **values)
-    merged = await _until_good(
-        ctx, op, item=0, kind="merge", tries=op.params["max_extra_merges"] + 1, bar=0,
-        problem=ctx.task.join([t.problem for t in inputs]), parents=inputs,
-        base_round=base_round, make_prompt=lambda _previous: prompt,
-    )
-    return [merged]
+    problem = ctx.task.join([t.problem for t in inputs])
+    values = {
+        "task": ctx.task.describe(ctx.problem),
+        "format": ctx.task.format(),
+        "original": ctx.task.render(problem),
+        "count": len(inputs),
+        "result_a": shown[0],
+        "result_b": shown[1],
+        "results": "\n".join(f"<{_tag(i)}>{text}</{_tag(i)}>" for i, text in enumerate(shown)),
+    }
+    if len(inputs) > 2 and name == "merge":
+        name = "merge_many"
+    prompt = ctx.render(name, **values)
+    if op.params["max_extra_merges"]:
+        return [await _until_good(
+            ctx, op, item=0, kind="merge", tries=op.params["max_extra_merges"] + 1, bar=0,
+            problem=problem, parents=inputs, base_round=base_round,
+            make_prompt=lambda _previous: prompt,
+        )]
+    return await _branches(ctx, op, item=0, kind="merge" if name == "merge_many" else name,
+                           prompt=prompt, problem=problem, parents=inputs, base_round=base_round)
+
+
+def _tag(index: int) -> str:
+    letters = string.ascii_lowercase
+    return letters[index % 26] + (str(index // 26) if index >= 26 else "")
 
 
 async def refine(ctx: RunContext, op: Op, inputs: list[Thought], base_round: int) -> list[Thought]:
-    """The spec's Refine step and stop rule: at most `max_refines` passes while errors remain."""
+    """The spec's Refine and stop rule: at most `max_refines` passes while errors remain."""
     out = []
     for item, source in enumerate(inputs):
         best = ctx.rescore(source)
@@ -159,21 +219,13 @@ async def refine(ctx: RunContext, op: Op, inputs: list[Thought], base_round: int
         for attempt in range(1, op.params["max_refines"] + 1):
             if best.score is None or best.score.perfect:
                 break
-            prompt = render(
-                op.params["prompt"],
-                task=ctx.task.describe(ctx.problem),
-                result=_shown(ctx, best),
-                errors=_errors(best),
-                format=ctx.task.format(),
-            )
             candidate = await ctx.model_thought(
-                op, thought_id=f"{op.id}:{item}.{attempt}", kind="refine", prompt=prompt,
-                problem=best.problem, parents=[best], previous=None, attempt=attempt,
-                base_round=last_round,
+                op, thought_id=f"{op.id}:{item}.{attempt}", kind=op.params["prompt"],
+                prompt=ctx.render(op.params["prompt"], **_values(ctx, best)),
+                problem=best.problem, parents=[best], attempt=attempt, base_round=last_round,
             )
             last_round = candidate.round
-            better = _error_value(candidate) < _error_value(best)
-            if better or not op.params["keep_if_better"]:
+            if _error_value(candidate) < _error_value(best) or not op.params["keep_if_better"]:
                 best = candidate
             else:
                 ctx.state.add(replace(candidate, kept=False))
@@ -181,15 +233,89 @@ async def refine(ctx: RunContext, op: Op, inputs: list[Thought], base_round: int
     return out
 
 
+async def validate_and_improve(ctx: RunContext, op: Op, inputs: list[Thought],
+                               base_round: int) -> list[Thought]:
+    """Validate; while invalid, improve (at most `tries` times); pass on the last answer."""
+
+    async def one(item: int, source: Thought) -> Thought:
+        current = _validated(ctx, source)
+        last_round = base_round
+        for attempt in range(1, op.params["tries"] + 1):
+            if current.valid:
+                break
+            current = await ctx.model_thought(
+                op, thought_id=f"{op.id}:{item}.{attempt}", kind=op.params["prompt"],
+                prompt=ctx.render(op.params["prompt"], **_values(ctx, current)),
+                problem=current.problem, parents=[current], attempt=attempt,
+                base_round=last_round,
+            )
+            last_round = current.round
+            current = _validated(ctx, current)
+        return current
+
+    return list(await asyncio.gather(*(one(i, t) for i, t in enumerate(inputs))))
+
+
+def _validated(ctx: RunContext, thought: Thought) -> Thought:
+    validate = getattr(ctx.task, "validate", None)
+    if thought.content is None:
+        ok = False
+    elif validate is not None:
+        ok = bool(validate(thought.problem, thought.content))
+    else:
+        ok = bool(ctx.rescore(thought).score and ctx.rescore(thought).score.perfect)
+    return ctx.state.add(replace(ctx.state.thoughts[thought.id], validated=True, valid=ok))
+
+
 async def score(ctx: RunContext, op: Op, inputs: list[Thought], base_round: int) -> list[Thought]:
-    return [ctx.rescore(t) for t in inputs]
+    if op.params["scorer"] == "code":
+        return [ctx.rescore(t, force=op.params["force"]) for t in inputs]
+
+    async def by_model(item: int, thought: Thought) -> Thought:
+        if thought.score is not None and not op.params["force"]:
+            return thought
+        name = op.params["prompt"]
+        prompt = ctx.render(name, **_values(ctx, thought))
+        call_id = f"{op.id}:{item}.score"
+        try:
+            texts = await ctx.ask(op, call_id, name, prompt, op.params["samples"])
+        except ModelError:  # a failed scoring call leaves the thought with the worst score
+            texts = ()
+        values = []
+        for text in texts:
+            try:
+                values.append(float(ctx.task.parse_score(text)))
+            except (ParseError, ValueError, TypeError):
+                continue
+        result = Score(sum(values) / len(values)) if values else Score(
+            0.0, ("the model's score could not be parsed",))
+        ctx.op_rounds[op.id] = max(ctx.op_rounds.get(op.id, 0), base_round + 1)
+        return ctx.state.add(thought.with_score(result))
+
+    return list(await asyncio.gather(*(by_model(i, t) for i, t in enumerate(inputs))))
 
 
 async def keep_best(ctx: RunContext, op: Op, inputs: list[Thought], base_round: int) -> list[Thought]:
     sign = -1 if op.params["higher_is_better"] else 1
     scored = [ctx.rescore(t) for t in inputs]
     ranked = sorted(enumerate(scored), key=lambda it: (sign * _error_value(it[1]), it[0]))
-    return [t for _, t in ranked[: op.params["n"]]]
+    unique: dict[str, Thought] = {}
+    for _, thought in ranked:
+        unique.setdefault(thought.id, thought)
+    return list(unique.values())[: op.params["n"]]
+
+
+async def keep_valid(ctx: RunContext, op: Op, inputs: list[Thought], base_round: int) -> list[Thought]:
+    return [t for t in inputs if t.valid]
+
+
+async def ground_truth(ctx: RunContext, op: Op, inputs: list[Thought], base_round: int) -> list[Thought]:
+    """Record whether each thought equals the reference answer; never changes what is passed on."""
+    out = []
+    for thought in inputs:
+        solved = thought.content is not None and thought.content == ctx.task.reference(thought.problem)
+        out.append(ctx.state.add(replace(ctx.state.thoughts[thought.id], solved=solved)))
+    return out
 
 
 OPS: dict[str, OpFunction] = {
@@ -198,6 +324,9 @@ OPS: dict[str, OpFunction] = {
     "generate": generate,
     "aggregate": aggregate,
     "refine": refine,
+    "validate_and_improve": validate_and_improve,
     "score": score,
     "keep_best": keep_best,
+    "keep_valid": keep_valid,
+    "ground_truth": ground_truth,
 }

@@ -21,7 +21,8 @@ class Result:
     error_count: float
     errors: list[str]
     status: str
-    calls: int
+    calls: int  # model requests
+    completions: int  # answers received (a request may ask for n of them)
     calls_by_kind: dict[str, int]
     depth: int
     wall_seconds: float
@@ -33,6 +34,8 @@ class Result:
     final: Thought
     stop_reason: str | None = None
     tokens: int = 0
+    volume: int = 0  # model thoughts the final thought can be reached from (itself included)
+    latency: int = 0  # hops from the input to the final thought
 
     @property
     def clean(self) -> bool:
@@ -50,7 +53,10 @@ class Result:
             "error_count": self.error_count,
             "errors": self.errors,
             "calls": self.calls,
+            "completions": self.completions,
             "calls_by_kind": self.calls_by_kind,
+            "volume": self.volume,
+            "latency": self.latency,
             "tokens": self.tokens,
             "depth": self.depth,
             "wall_seconds": round(self.wall_seconds, 4),

@@ -38,7 +38,9 @@ class Thought:
     previous_attempt: str | None = None
     attempt: int = 1
     score: Score | None = None
-    valid: bool = True  # False when the answer could not be parsed
+    valid: bool = True  # False when the answer could not be parsed or failed validation
+    validated: bool = False  # True once a validate op checked it
+    solved: bool | None = None  # set by ground_truth: equal to the task's reference answer
     prompt: str | None = None
     call_id: str | None = None
     round: int = 0  # model rounds on the critical path until this thought existed
@@ -48,8 +50,17 @@ class Thought:
     def error_count(self) -> float | None:
         return None if self.score is None else self.score.value
 
-    def with_score(self, score: Score) -> Thought:
+    def with_score(self, score: Score | None) -> Thought:
         return replace(self, score=score)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Thought:
+        data = dict(data)
+        value, errors = data.pop("score"), data.pop("errors", [])
+        data.pop("volume", None), data.pop("latency", None)
+        data["parents"] = tuple(data.get("parents", ()))
+        score = None if value is None else Score(value, tuple(errors))
+        return cls(**data, score=score)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -82,6 +93,8 @@ class Call:
     ended: float
     usage: Usage = field(default_factory=Usage)
     error: str | None = None
+    n: int = 1  # completions asked for
+    cached: bool = False
 
     @property
     def latency(self) -> float:
@@ -92,6 +105,14 @@ class Call:
         data["texts"] = list(self.texts)
         data["latency"] = round(self.latency, 6)
         return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Call:
+        data = dict(data)
+        data.pop("latency", None)
+        data["texts"] = tuple(data.get("texts", ()))
+        data["usage"] = Usage(**data.get("usage", {}))
+        return cls(**data)
 
 
 @dataclass
@@ -115,6 +136,7 @@ class RunState:
     ops: dict[str, OpRecord] = field(default_factory=dict)
     thoughts: dict[str, Thought] = field(default_factory=dict)
     calls: dict[str, Call] = field(default_factory=dict)
+    cost: float = 0.0  # money spent on calls, when the model has a price
 
     def add(self, thought: Thought) -> Thought:
         self.thoughts[thought.id] = thought
@@ -139,12 +161,23 @@ class RunState:
         order = self._op_order()
         return sorted(self.thoughts.values(), key=lambda t: (order.get(t.op_id, -1), _natural(t.id)))
 
+    def metrics(self) -> dict[str, Any]:
+        from .metrics import thought_metrics
+
+        return thought_metrics(self._ordered_thoughts())
+
     def to_dict(self) -> dict[str, Any]:
         order = self._op_order()
+        metrics = self.metrics()
+        thoughts = []
+        for thought in self._ordered_thoughts():
+            data = thought.to_dict()
+            data["volume"], data["latency"] = metrics[thought.id].volume, metrics[thought.id].latency
+            thoughts.append(data)
         return {
             "graph": self.graph,
             "ops": [asdict(op) for op in sorted(self.ops.values(), key=lambda o: order[o.id])],
-            "thoughts": [t.to_dict() for t in self._ordered_thoughts()],
+            "thoughts": thoughts,
             "calls": [
                 c.to_dict()
                 for c in sorted(
@@ -152,10 +185,68 @@ class RunState:
                 )
             ],
             "edges": [list(e) for e in self.edges()],
+            "cost": self.cost,
+            "output_graph": self.output_graph(),
         }
+
+    def output_graph(self) -> list[dict[str, Any]]:
+        """The reference implementation's `output_graph` layout: one entry per op, then totals."""
+        entries: list[dict[str, Any]] = []
+        for op in self.graph.get("ops", []):
+            record = self.ops.get(op["id"])
+            thoughts = [self.thoughts[t] for t in (record.outputs if record else [])]
+            entry: dict[str, Any] = {
+                "operation": REFERENCE_OP_NAMES.get(op["kind"], op["kind"]),
+                "op_id": op["id"],
+                "thoughts": [{"id": t.id, "current": t.content, "text": t.text} for t in thoughts],
+            }
+            if any(t.score is not None for t in thoughts):
+                entry["scored"] = [t.score is not None for t in thoughts]
+                entry["scores"] = [None if t.score is None else t.score.value for t in thoughts]
+            if any(t.validated for t in thoughts):
+                entry["validated"] = [t.validated for t in thoughts]
+                entry["validity"] = [t.valid for t in thoughts]
+            if any(t.solved is not None for t in thoughts):
+                entry["compared_to_ground_truth"] = [t.solved is not None for t in thoughts]
+                entry["problem_solved"] = [bool(t.solved) for t in thoughts]
+            entries.append(entry)
+        entries.append({
+            "prompt_tokens": sum(c.usage.prompt_tokens for c in self.calls.values()),
+            "completion_tokens": sum(c.usage.completion_tokens for c in self.calls.values()),
+            "cost": self.cost,
+        })
+        return entries
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(json.dumps(self.to_dict(), indent=1, default=str) + "\n")
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RunState:
+        state = cls(graph=data["graph"], cost=data.get("cost", 0.0))
+        state.ops = {op["id"]: OpRecord(**op) for op in data.get("ops", [])}
+        state.thoughts = {t["id"]: Thought.from_dict(t) for t in data.get("thoughts", [])}
+        state.calls = {c["id"]: Call.from_dict(c) for c in data.get("calls", [])}
+        return state
+
+    @classmethod
+    def load(cls, path: str | Path) -> RunState:
+        """Load a run state written by `save` or by the CLI's `--trace`."""
+        return cls.from_dict(json.loads(Path(path).read_text()))
+
+
+# Our op kinds -> the reference implementation's OperationType names, for its plotting scripts.
+REFERENCE_OP_NAMES = {
+    "generate": "generate",
+    "aggregate": "aggregate",
+    "refine": "improve",
+    "validate_and_improve": "validate_and_improve",
+    "score": "score",
+    "keep_best": "keep_best_n",
+    "keep_valid": "keep_valid",
+    "ground_truth": "ground_truth_evaluator",
+    "select": "selector",
+    "split": "generate",
+}
 
 
 def _natural(text: str) -> list[Any]:

@@ -57,9 +57,9 @@ Responder = Callable[[str, int], str] | Callable[[str, int], Awaitable[str]]
 
 
 class ScriptedModel:
-    """Answers with `respond(prompt, call_number)`; records prompts and the peak of calls in flight.
+    """Answers with `respond(prompt, answer_number)`; records prompts and the peak of calls in flight.
 
-    `call_number` counts from 0 over all calls. `delay` (seconds, or a function of the prompt)
+    `answer_number` counts from 0 over all answers given. `delay` (seconds, or a function of the prompt)
     makes calls overlap so tests can observe concurrency.
     """
 
@@ -75,7 +75,8 @@ class ScriptedModel:
         self.respond = respond or (lambda prompt, _n: str(perfect_sorting_answer(prompt)))
         self.delay = delay
         self.name = name
-        self.prompts: list[str] = []
+        self.prompts: list[str] = []  # one per request
+        self.answers = 0  # answers given so far (a request may ask for n)
         self.in_flight = 0
         self.max_in_flight = 0
         self.log: list[tuple[str, str, int]] = []  # (event, kind, call_number) in order
@@ -84,9 +85,7 @@ class ScriptedModel:
         return [p for p in self.prompts if prompt_kind(p) == kind]
 
     async def complete(self, prompt: str, n: int = 1) -> list[Completion]:
-        return [await self._one(prompt) for _ in range(n)]
-
-    async def _one(self, prompt: str) -> Completion:
+        """One request: the prompt is recorded once, `respond` is called for each of n answers."""
         number = len(self.prompts)
         self.prompts.append(prompt)
         kind = prompt_kind(prompt) or "other"
@@ -96,10 +95,14 @@ class ScriptedModel:
         try:
             delay = self.delay(prompt) if callable(self.delay) else self.delay
             await asyncio.sleep(delay)
-            text: Any = self.respond(prompt, number)
-            if asyncio.iscoroutine(text):
-                text = await text
+            texts = []
+            for _ in range(n):
+                text: Any = self.respond(prompt, self.answers)
+                self.answers += 1
+                if asyncio.iscoroutine(text):
+                    text = await text
+                texts.append(str(text))
         finally:
             self.in_flight -= 1
             self.log.append(("end", kind, number))
-        return Completion(str(text), Usage(_tokens(prompt), _tokens(str(text))))
+        return [Completion(t, Usage(_tokens(prompt), _tokens(t))) for t in texts]

@@ -53,7 +53,7 @@ class FunctionModel:
         self.fn = fn
         self.name = name or f"function:{getattr(fn, '__name__', type(fn).__name__)}"
         self._is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(
-            getattr(fn, "__call__", None)
+            getattr(type(fn), "__call__", None)  # noqa: B004 - objects with async __call__
         )
         self._max_threads = max_threads
         self._pool: ThreadPoolExecutor | None = None
@@ -93,14 +93,21 @@ def as_model(model: ModelLike | None) -> LanguageModel:
 
 
 def from_spec(spec: str) -> LanguageModel:
-    """Build a model from a spec string such as `sim` or `sim:latency=0.05,error=0,seed=1`."""
+    """Build a model from a spec string such as `sim`, `sim:latency=0.05,error=0,seed=1` or
+    `openai:gpt-4o-mini` (base URL and key from OPENAI_BASE_URL / OPENAI_API_KEY)."""
     scheme, _, rest = spec.partition(":")
     scheme = scheme.strip().lower()
     if scheme == "sim":
         from .sim import SimulatedModel
 
         return SimulatedModel.from_options(_parse_options(rest, spec))
-    raise UnknownNameError(f"unknown model {spec!r} (known: sim, sim:latency=S,error=E,seed=N)")
+    if scheme == "openai":
+        from .openai import OpenAIModel
+
+        return OpenAIModel.from_spec(rest, spec)
+    raise UnknownNameError(
+        f"unknown model {spec!r} (known: sim, sim:latency=S,error=E,seed=N, openai:MODEL)"
+    )
 
 
 def _parse_options(text: str, spec: str) -> dict[str, str]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import random
 import re
 from collections import Counter
@@ -24,7 +25,10 @@ from ..state import Usage
 from .base import Completion, _tokens
 
 BASE_SLIP = 0.01
-_SECTION = re.compile(r"<(task|part|a|b|result|errors)>(.*?)</\1>", re.DOTALL)
+_SECTION = re.compile(
+    r"<(task|part|a|b|result|errors|input|incorrectly_sorted|parts)>((?:(?!<\1>).)*?)</\1>",
+    re.DOTALL,
+)  # the innermost <tag>...</tag>: instructions may name a tag before the tagged data
 _INTS = re.compile(r"-?\d+")
 _COUNT_WORDS = {w: i for i, w in enumerate(
     ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"])}
@@ -74,6 +78,8 @@ class SimulatedModel:
         truth = sort_answer(kind, sections, prompt)
         if truth is None:
             return "I could not find a list of numbers to work on in this prompt."
+        if kind == "split":
+            return _render_split(self.slip(truth, rng), int(sections["parts"]))
         return _render(self.slip(truth, rng), rng)
 
     def slip(self, items: list[Any], rng: random.Random) -> list[Any]:
@@ -96,12 +102,19 @@ class SimulatedModel:
 
 
 def _prompt_kind(sections: dict[str, str]) -> str:
+    """Which job the prompt asks for, read from its tagged sections."""
     if "part" in sections:
         return "part"
     if "a" in sections and "b" in sections:
         return "merge"
     if "result" in sections:
         return "refine"
+    if "incorrectly_sorted" in sections and "input" in sections:
+        return "improve"
+    if "parts" in sections and "input" in sections:
+        return "split"
+    if "input" in sections:
+        return "sort"
     return "direct"
 
 
@@ -117,6 +130,10 @@ def sort_answer(kind: str, sections: dict[str, str], prompt: str) -> list[int] |
         return sorted(_ints(sections["a"]) + _ints(sections["b"]))
     if kind == "refine":
         return sorted(apply_fixes(_ints(sections["result"]), sections.get("errors", "")))
+    if kind in ("improve", "sort"):
+        return sorted(_ints(sections["input"]))
+    if kind == "split":
+        return _ints(sections["input"])  # the split keeps the order
     lists = re.findall(r"\[([-\d,\s]+)\]", prompt)
     return sorted(_ints(lists[-1])) if lists else None
 
@@ -140,6 +157,17 @@ def apply_fixes(items: list[int], errors: str) -> list[int]:
 
 def _count(word: str) -> int:
     return _COUNT_WORDS.get(word, int(word) if word.isdigit() else 1)
+
+
+def _render_split(items: list[Any], parts: int) -> str:
+    size, extra = divmod(len(items), parts)
+    chunks, start = {}, 0
+    for index in range(parts):
+        end = start + size + (1 if index < extra else 0)
+        chunks[f"List {index + 1}"] = items[start:end]
+        start = end
+
+    return json.dumps(chunks)
 
 
 def _render(items: list[Any], rng: random.Random) -> str:

@@ -7,6 +7,7 @@ them in code. Sorting is the first implementation; see docs/tasks.md for writing
 
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
 from typing import Any, Protocol, runtime_checkable
 
@@ -56,6 +57,9 @@ class Task(Protocol):
 
     def reference(self, problem: Any) -> Any:
         """The exact answer, computed in code (for checks and tests; never used to choose)."""
+
+    def validate(self, problem: Any, content: Any) -> bool:
+        """Is this answer acceptable as it is? (`validate_and_improve`, `keep_valid`)"""
 
 
 class BaseTask(ABC):
@@ -107,6 +111,22 @@ class BaseTask(ABC):
 
     def reference(self, problem: Any) -> Any:
         raise NotImplementedError(f"task {self.name!r} has no reference solver")
+
+    prompts: dict[str, Any] = {}  # noqa: RUF012 - the task's own templates by name (io, cot, ...)
+
+    def validate(self, problem: Any, content: Any) -> bool:
+        score = self.score(problem, content)
+        return score is not None and score.perfect
+
+    def parse_split(self, text: str, parts: int) -> list[Any]:
+        raise ParseError(f"task {self.name!r} cannot read a split from the model")
+
+    def parse_score(self, text: str) -> float:
+        """A model scorer's answer -> a number (the first number in the text)."""
+        match = re.search(r"-?\d+(?:\.\d+)?", text)
+        if not match:
+            raise ParseError("the score answer holds no number")
+        return float(match.group(0))
 
 
 def check_parts(parts: int, size: int) -> None:

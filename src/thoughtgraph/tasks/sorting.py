@@ -15,6 +15,7 @@ from typing import Any
 from ..errors import InputError
 from ..state import Score
 from .base import BaseTask, ParseError
+from .sorting_prompts import PROMPTS
 
 _LIST = re.compile(r"\[([^\[\]]*)\]")
 _MARKER = re.compile(r"(?i)\b(?:final\s+)?(?:output|answer|result|sorted(?:\s+list)?)\s*[:=]")
@@ -30,6 +31,7 @@ class SortingTask(BaseTask):
 
     name = "sorting"
     part_size = 8
+    prompts = PROMPTS
 
     def parse_input(self, raw: Any) -> list[int]:
         items = _input_items(raw)
@@ -57,6 +59,27 @@ class SortingTask(BaseTask):
 
     def reference(self, problem: list[int]) -> list[int]:
         return sorted(problem)
+
+    def parse_split(self, text: str, parts: int) -> list[list[int]]:
+        """The model's split: a JSON object of lists ("List 1", "List 2", ...), in key order."""
+        match = re.search(r"\{.*\}", text, re.DOTALL)
+        if not match:
+            raise ParseError("the split answer holds no JSON object")
+        try:
+            data = json.loads(match.group(0))
+        except json.JSONDecodeError:
+            raise ParseError("the split answer is not valid JSON") from None
+        lists = [v for _, v in sorted(data.items(), key=lambda kv: _natural_key(str(kv[0])))]
+        if len(lists) != parts or not all(isinstance(v, list) for v in lists):
+            raise ParseError(f"the split answer does not hold {parts} lists")
+        try:
+            return [[_as_int(x, i) for i, x in enumerate(v)] for v in lists]
+        except InputError as exc:
+            raise ParseError(str(exc)) from None
+
+
+def _natural_key(text: str) -> list[Any]:
+    return [int(tok) if tok.isdigit() else tok for tok in re.split(r"(\d+)", text)]
 
 
 def _input_items(raw: Any) -> list[int]:

@@ -1,0 +1,199 @@
+"""A persistent answer cache: rerun an interrupted or repeated run without paying twice.
+
+`CachedModel(inner, path)` wraps any model. The cache is one SQLite file, always at the `path`
+you give (there is no default location); to clear it, delete that file (and its `-wal` / `-shm`
+companions if present). Every answer is committed before it is returned, so a run killed with
+`kill -9` and started again pays only for the calls whose answers had not yet arrived.
+
+Keys are the SHA-256 of the canonical request: model name, prompt, the inner model's answer-
+relevant `settings` (e.g. temperature, max_tokens) and the *sample index*. The sample index
+counts the answers this `CachedModel` has handed out for that prompt so far: `complete(p, n=3)`
+is samples 0, 1, 2; asking `p` again in the same run gives samples 3, 4, ... (so k samples or a
+retry of the same prompt stay different answers, as they would from the live model), while a
+rerun (a new `CachedModel` on the same file) replays samples 0, 1, 2, ... identically. The index
+is taken when a call starts, before any await, so it follows the executor's deterministic call
+order, not completion order; a call that fails gives its indices back to the next call of that
+prompt, so the answers recorded line up with a rerun in which that call succeeds.
+
+Wrap the cache outermost (`CachedModel(RateLimitedModel(OpenAIModel(...)))`) so that hits cost
+neither rate limit nor budget.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import heapq
+import json
+import sqlite3
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Self
+
+from ..errors import ThoughtgraphError
+from ..state import Usage
+from .base import Completion, LanguageModel
+
+KEY_VERSION = 1  # bump if the canonical request changes: old entries then simply miss
+
+Migration = Callable[[sqlite3.Connection], None]
+MIGRATIONS: list[tuple[str, Migration]] = []
+
+
+def migration(fn: Migration) -> Migration:
+    """Register a schema step; steps run once each, in definition order, and are recorded."""
+    MIGRATIONS.append((fn.__name__, fn))
+    return fn
+
+
+@migration
+def m001_answers(db: sqlite3.Connection) -> None:
+    db.execute(
+        """CREATE TABLE answers (
+            key TEXT PRIMARY KEY,
+            model TEXT NOT NULL,
+            sample INTEGER NOT NULL,
+            prompt TEXT NOT NULL,
+            settings TEXT NOT NULL,
+            text TEXT NOT NULL,
+            prompt_tokens INTEGER NOT NULL,
+            completion_tokens INTEGER NOT NULL,
+            created REAL NOT NULL
+        )"""
+    )
+
+
+def migrate(db: sqlite3.Connection) -> None:
+    """Bring the schema up to date; the `_migrations` table records the steps applied."""
+    db.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied REAL)")
+    done = {row[0] for row in db.execute("SELECT name FROM _migrations")}
+    for name, step in MIGRATIONS:
+        if name not in done:
+            with db:  # each step and its record commit together
+                step(db)
+                db.execute("INSERT INTO _migrations VALUES (?, ?)", (name, time.time()))
+
+
+class CachedModel:
+    """A `LanguageModel` that answers from the cache file when it can and records what it cannot.
+
+    `hits` and `misses` count answers (samples), not requests.
+    """
+
+    def __init__(self, inner: LanguageModel, path: str | Path) -> None:
+        self.inner = inner
+        self.path = Path(path)
+        self.name = inner.name
+        self.simulated = inner.simulated
+        self.hits = 0
+        self.misses = 0
+        self._asked: Counter[str] = Counter()  # sample indices handed out per prompt
+        self._free: dict[str, list[int]] = {}  # indices released by failed calls (heaps)
+        self._lock = threading.Lock()
+        self._db = _open(self.path)
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        return dict(getattr(self.inner, "settings", None) or {})
+
+    def __repr__(self) -> str:
+        return f"CachedModel({self.inner!r}, {str(self.path)!r})"
+
+    async def complete(self, prompt: str, n: int = 1) -> list[Completion]:
+        if n < 1:
+            raise ValueError(f"n must be at least 1, got {n}")
+        samples = self._claim(prompt, n)  # before any await: follows the call order
+        keys = [self.key(prompt, s) for s in samples]
+        found = self._load(keys)
+        missing = [i for i, key in enumerate(keys) if key not in found]
+        self.hits += n - len(missing)
+        self.misses += len(missing)
+        try:
+            fresh = await self.inner.complete(prompt, len(missing)) if missing else []
+            if len(fresh) < len(missing):
+                raise ThoughtgraphError(
+                    f"{self.name} returned {len(fresh)} of {len(missing)} answers")
+        except BaseException:
+            self._release(prompt, [samples[i] for i in missing])
+            raise
+        self._store(prompt, [(samples[i], keys[i], fresh[j]) for j, i in enumerate(missing)])
+        by_position = dict(zip(missing, fresh, strict=True))
+        return [by_position[i] if i in by_position else found[key] for i, key in enumerate(keys)]
+
+    def _claim(self, prompt: str, n: int) -> list[int]:
+        """The next n sample indices of this prompt, reusing those of failed calls first."""
+        with self._lock:
+            free = self._free.setdefault(prompt, [])
+            reused = [heapq.heappop(free) for _ in range(min(n, len(free)))]
+            start = self._asked[prompt]
+            self._asked[prompt] += n - len(reused)
+        return sorted(reused + list(range(start, start + n - len(reused))))
+
+    def _release(self, prompt: str, samples: list[int]) -> None:
+        """A failed call got no answer: its indices go to the next call, so that a rerun, which
+        may not fail there, still lines up with the answers recorded."""
+        with self._lock:
+            for sample in samples:
+                heapq.heappush(self._free.setdefault(prompt, []), sample)
+
+    def key(self, prompt: str, sample: int) -> str:
+        """SHA-256 of the canonical request (what determines this answer)."""
+        request = {
+            "v": KEY_VERSION,
+            "model": self.name,
+            "prompt": prompt,
+            "settings": self.settings,
+            "sample": sample,
+        }
+        canonical = json.dumps(request, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        return hashlib.sha256(canonical.encode()).hexdigest()
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- storage (short, synchronous, under a lock: safe from any thread or task) -----------
+    def _load(self, keys: list[str]) -> dict[str, Completion]:
+        marks = ",".join("?" * len(keys))
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT key, text, prompt_tokens, completion_tokens FROM answers "
+                f"WHERE key IN ({marks})",
+                keys,
+            ).fetchall()
+        return {k: Completion(text, Usage(p, c), cached=True) for k, text, p, c in rows}
+
+    def _store(self, prompt: str, rows: list[tuple[int, str, Completion]]) -> None:
+        if not rows:
+            return
+        settings = json.dumps(self.settings, sort_keys=True)
+        now = time.time()
+        with self._lock, self._db:  # one transaction, committed before the answers are returned
+            self._db.executemany(
+                "INSERT OR IGNORE INTO answers VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (key, self.name, sample, prompt, settings, c.text,
+                     c.usage.prompt_tokens, c.usage.completion_tokens, now)
+                    for sample, key, c in rows
+                ],
+            )
+
+
+def _open(path: Path) -> sqlite3.Connection:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        db = sqlite3.connect(path, check_same_thread=False, timeout=30)
+        db.execute("PRAGMA journal_mode=WAL")  # readers never block the writer; crash safe
+        db.execute("PRAGMA synchronous=NORMAL")  # survives a killed process (not a power cut)
+        migrate(db)
+    except (sqlite3.Error, OSError) as exc:
+        raise ThoughtgraphError(f"cannot open the answer cache at {path}: {exc}") from None
+    return db

@@ -1,0 +1,92 @@
+"""Rate limits (requests and tokens per minute) shared by every run that uses the same model.
+
+Providers publish two caps, and going over either costs 429s and retries:
+
+- requests per minute: requests are spaced evenly, `period / rpm` apart. Providers enforce the
+  cap over sub-minute windows, so a burst of a minute's worth at once would be refused anyway.
+- tokens per minute: a leaky bucket holding one period's worth. A request's cost is estimated
+  before it is sent as len(prompt) / 4 + n * max_tokens (when the inner model exposes
+  `max_tokens` in its `settings`); an estimate above the cap is clamped to it.
+
+How many in flight at once is a different limit (the executor's concurrency semaphore).
+Limiters are shared through a registry keyed by model name (which names the endpoint host for
+non-default endpoints), limit and period, per event loop: concurrent runs in one loop share
+them; aiolimiter limiters cannot cross event loops, so a new loop starts with fresh ones.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import threading
+import weakref
+from typing import Any
+
+from aiolimiter import AsyncLimiter
+
+from .base import Completion, LanguageModel
+
+_registry: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[Any, ...], AsyncLimiter]]
+_registry = weakref.WeakKeyDictionary()
+_registry_lock = threading.Lock()
+
+
+def shared_limiter(name: str, kind: str, limit: float, period: float) -> AsyncLimiter:
+    """The process-wide limiter for (model name, kind, limit, period) in the running loop."""
+    loop = asyncio.get_running_loop()
+    with _registry_lock:
+        limiters = _registry.setdefault(loop, {})
+        key = (name, kind, limit, period)
+        if key not in limiters:
+            if kind == "rpm":  # capacity 1: requests evenly spaced
+                limiters[key] = AsyncLimiter(1, period / limit)
+            else:  # tokens: a bucket holding one period's worth
+                limiters[key] = AsyncLimiter(limit, period)
+        return limiters[key]
+
+
+class RateLimitedModel:
+    """Wraps a model so that its calls respect `rpm` and `tpm` (None: no limit).
+
+    `period` is the window in seconds (60 for "per minute"; tests use shorter ones).
+    """
+
+    def __init__(self, inner: LanguageModel, rpm: float | None = None,
+                 tpm: float | None = None, *, period: float = 60.0) -> None:
+        for label, value in (("rpm", rpm), ("tpm", tpm), ("period", period)):
+            if value is not None and value <= 0:
+                raise ValueError(f"{label} must be positive, got {value}")
+        self.inner, self.rpm, self.tpm, self.period = inner, rpm, tpm, period
+        self.name = inner.name
+        self.simulated = inner.simulated
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        return dict(getattr(self.inner, "settings", None) or {})
+
+    def __repr__(self) -> str:
+        return f"RateLimitedModel({self.inner!r}, rpm={self.rpm}, tpm={self.tpm})"
+
+    def requests_needed(self, n: int) -> int:
+        needed = getattr(self.inner, "requests_needed", None)
+        return needed(n) if callable(needed) else 1
+
+    def estimate_tokens(self, prompt: str, n: int = 1) -> int:
+        """What a request will count against the token limit, before it is sent."""
+        max_tokens = self.settings.get("max_tokens") or 0
+        return math.ceil(len(prompt) / 4) + n * max_tokens
+
+    async def complete(self, prompt: str, n: int = 1) -> list[Completion]:
+        if n > 1 and self.requests_needed(n) > 1:
+            # The endpoint ignores `n`: make the single calls here, each one rate limited.
+            singles = await asyncio.gather(*(self._limited(prompt, 1) for _ in range(n)))
+            return [answers[0] for answers in singles]
+        return await self._limited(prompt, n)
+
+    async def _limited(self, prompt: str, n: int) -> list[Completion]:
+        if self.rpm is not None:
+            await shared_limiter(self.name, "rpm", self.rpm, self.period).acquire()
+        if self.tpm is not None:
+            tokens = min(self.estimate_tokens(prompt, n), self.tpm)
+            await shared_limiter(self.name, "tpm", self.tpm, self.period).acquire(tokens)
+        return await self.inner.complete(prompt, n)

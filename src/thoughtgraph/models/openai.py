@@ -1,0 +1,375 @@
+"""Any OpenAI-compatible chat-completions endpoint (OpenAI, vLLM, Ollama, llama.cpp, LM Studio).
+
+Built on the official SDK's `AsyncOpenAI`, which already retries 408/409/429/5xx (honouring
+Retry-After), timeouts and dropped connections with backoff. This module adds what the engine
+needs on top:
+
+- one request with `n` choices, topped up with parallel single calls when the endpoint returns
+  fewer choices or rejects `n` (local servers often do); the endpoint is then remembered as
+  ignoring `n`, and later calls go straight to parallel singles;
+- errors mapped to the engine's two kinds: `ModelError` (this attempt failed, the op may retry)
+  and `FatalModelError` (rejected key, unreachable endpoint, bad request: stop the run);
+- the API key kept out of every message, repr, log line and name.
+
+`openai` is imported only when a model is created, so `import thoughtgraph` stays fast.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import re
+import weakref
+from typing import Any
+from urllib.parse import urlsplit
+
+from ..errors import FatalModelError, ModelError, ThoughtgraphError, UnknownNameError
+from ..state import Usage
+from .base import Completion, _parse_options
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+KEY_ENV = "OPENAI_API_KEY"
+BASE_URL_ENV = "OPENAI_BASE_URL"
+# Sent to key-less local servers: the SDK insists on some key, and they ignore it.
+_KEYLESS_PLACEHOLDER = "sk-no-key-required"
+_REASON_CHARS = 160
+
+# (base_url, model) pairs seen returning fewer choices than asked or rejecting `n`.
+N_IGNORED: set[tuple[str, str]] = set()
+
+
+class _Secret:
+    """Holds the API key so that no repr, `vars()` dump or f-string can show it."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str | None) -> None:
+        self._value = value or None
+
+    @property
+    def present(self) -> bool:
+        return self._value is not None
+
+    def reveal(self) -> str:
+        return self._value or _KEYLESS_PLACEHOLDER
+
+    def scrub(self, text: str) -> str:
+        return text.replace(self._value, "***") if self._value else text
+
+    def __repr__(self) -> str:
+        return "<secret>" if self._value else "<no key>"
+
+
+class _NRejected(Exception):
+    """The endpoint answered 400 to a request with n > 1 because of `n`."""
+
+
+class OpenAIModel:
+    """`openai:MODEL`: a chat model behind an OpenAI-compatible API.
+
+    `base_url` defaults to $OPENAI_BASE_URL, else OpenAI's. The key comes from `api_key`, else
+    the variable named by `api_key_env` (default OPENAI_API_KEY). A local endpoint needs no key;
+    OpenAI's own endpoint does, and is refused here rather than on the first call.
+    """
+
+    simulated = False
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        api_key_env: str | None = None,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        timeout: float = 120.0,
+        max_retries: int = 3,
+    ) -> None:
+        import openai  # noqa: F401  (lazy: fail here, clearly, if the SDK is missing)
+
+        if not model.strip():
+            raise UnknownNameError("an openai model needs a model name, e.g. openai:gpt-4o-mini")
+        if timeout <= 0 or max_retries < 0:
+            raise UnknownNameError("openai options: timeout must be > 0 and max_retries >= 0")
+        self.model = model.strip()
+        self.base_url = (base_url or os.environ.get(BASE_URL_ENV) or DEFAULT_BASE_URL).rstrip("/")
+        self._key = _Secret(_resolve_key(api_key, api_key_env, self.base_url))
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self.name = f"openai:{self.model}" + _host_suffix(self.base_url)
+        self._sdk: Any = None
+        self._sdk_loop: weakref.ref[asyncio.AbstractEventLoop] | None = None
+
+    @classmethod
+    def from_spec(cls, rest: str, spec: str) -> OpenAIModel:
+        """`MODEL[,key=value...]` with keys base_url, api_key_env, temperature, max_tokens,
+        timeout, max_retries. (No api_key option: keys do not belong in command lines.)"""
+        model, _, text = rest.partition(",")
+        if not model.strip():
+            raise UnknownNameError(f"{spec!r}: expected openai:MODEL, e.g. openai:gpt-4o-mini")
+        converters: dict[str, Any] = {
+            "base_url": str, "api_key_env": str, "temperature": float,
+            "max_tokens": int, "timeout": float, "max_retries": int,
+        }
+        values: dict[str, Any] = {}
+        for key, value in _parse_options(text, spec).items():
+            if key not in converters:
+                known = ", ".join(converters)
+                raise UnknownNameError(f"unknown openai option {key!r} in {spec!r} (known: {known})")
+            try:
+                values[key] = converters[key](value)
+            except ValueError:
+                raise UnknownNameError(f"openai option {key}={value!r} is not valid") from None
+        return cls(model, **values)
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        """What besides the model and prompt changes the answer (part of a cache key)."""
+        return {"temperature": self.temperature, "max_tokens": self.max_tokens}
+
+    @property
+    def n_honoured(self) -> bool:
+        """False once this endpoint has returned fewer choices than asked or rejected `n`."""
+        return (self.base_url, self.model) not in N_IGNORED
+
+    def requests_needed(self, n: int) -> int:
+        """HTTP requests `complete(prompt, n)` will make (as far as known): for rate limits."""
+        return 1 if n == 1 or self.n_honoured else n
+
+    def __repr__(self) -> str:
+        return f"OpenAIModel({self.name!r})"
+
+    # --- the protocol ---------------------------------------------------------------------
+    async def complete(self, prompt: str, n: int = 1) -> list[Completion]:
+        """`n` answers to `prompt`; raises `ModelError` or `FatalModelError` (see module doc)."""
+        if n < 1:
+            raise ValueError(f"n must be at least 1, got {n}")
+        if n == 1 or not self.n_honoured:
+            return await self._singles(prompt, n)
+        try:
+            answers = await self._request(prompt, n)
+        except _NRejected:
+            self._forget_n("rejected n")
+            return await self._singles(prompt, n)
+        if len(answers) < n:
+            self._forget_n(f"returned {len(answers)} of {n} choices")
+            answers += await self._singles(prompt, n - len(answers))
+        return answers[:n]
+
+    async def aclose(self) -> None:
+        """Close the HTTP connections (optional: they are also closed when the loop ends)."""
+        if self._sdk is not None:
+            await self._sdk.close()
+            self._sdk = None
+
+    # --- internals ------------------------------------------------------------------------
+    def _forget_n(self, why: str) -> None:
+        if self.n_honoured:
+            logger.info("%s %s; using parallel single calls from now on", self.name, why)
+        N_IGNORED.add((self.base_url, self.model))
+
+    async def _singles(self, prompt: str, count: int) -> list[Completion]:
+        results = await asyncio.gather(
+            *(self._request(prompt, 1) for _ in range(count)), return_exceptions=True
+        )
+        failures = [r for r in results if isinstance(r, BaseException)]
+        if failures:  # a fatal failure wins over a retryable one
+            raise next((f for f in failures if isinstance(f, FatalModelError)), failures[0])
+        return [answers[0] for answers in results if isinstance(answers, list)]
+
+    async def _request(self, prompt: str, n: int) -> list[Completion]:
+        import openai
+
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "messages": [{"role": "user", "content": prompt}],
+        }
+        if n > 1:
+            kwargs["n"] = n
+        if self.temperature is not None:
+            kwargs["temperature"] = self.temperature
+        if self.max_tokens is not None:
+            kwargs["max_tokens"] = self.max_tokens
+        try:
+            raw = await self._client().chat.completions.with_raw_response.create(**kwargs)
+            body = raw.text
+        except openai.BadRequestError as exc:
+            if n > 1 and _mentions_n(exc):
+                raise _NRejected() from None
+            raise self._translate(exc) from None
+        except openai.OpenAIError as exc:
+            raise self._translate(exc) from None
+        return self._parse(body)
+
+    def _client(self) -> Any:
+        """One SDK client per event loop: its connection pool cannot outlive its loop."""
+        loop = asyncio.get_running_loop()
+        if self._sdk is None or self._sdk_loop is None or self._sdk_loop() is not loop:
+            from openai import AsyncOpenAI
+
+            self._sdk = AsyncOpenAI(
+                api_key=self._key.reveal(),
+                base_url=self.base_url,
+                timeout=self.timeout,
+                max_retries=self.max_retries,
+            )
+            self._sdk_loop = weakref.ref(loop)
+        return self._sdk
+
+    def _parse(self, body: str) -> list[Completion]:
+        """The answers of a chat-completions body; a malformed one is a retryable failure."""
+        try:
+            data = json.loads(body)
+        except ValueError:
+            raise ModelError(f"{self._where()} sent a body that is not JSON") from None
+        choices = data.get("choices") if isinstance(data, dict) else None
+        if not isinstance(choices, list) or not choices:
+            raise ModelError(f"{self._where()} sent an answer with no choices")
+        choices = sorted(choices, key=lambda c: c.get("index", 0) if isinstance(c, dict) else 0)
+        texts = [_content(c) for c in choices]
+        if any(t is None for t in texts):
+            raise ModelError(f"{self._where()} sent a choice with no text content")
+        usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+        return _with_usage([t for t in texts if t is not None], usage)
+
+    def _where(self) -> str:
+        return f"the endpoint at {self.base_url}"
+
+    def _translate(self, exc: Exception) -> ThoughtgraphError:
+        """One readable line for an SDK error, with the key scrubbed from anything quoted."""
+        import openai
+
+        where, retries = self._where(), f"after {self.max_retries} retries"
+        if isinstance(exc, openai.APITimeoutError):
+            error: ThoughtgraphError = ModelError(
+                f"{where} did not answer within {self.timeout:g}s ({retries})")
+        elif isinstance(exc, openai.APIConnectionError):
+            if _refused(exc):
+                error = FatalModelError(f"cannot reach the endpoint at {self.base_url} "
+                                        "(connection refused or host not found)")
+            else:
+                error = ModelError(f"the connection to {self.base_url} failed "
+                                   f"({_cause_name(exc)}, {retries})")
+        elif isinstance(exc, openai.APIStatusError):
+            error = self._status_error(exc, retries)
+        else:
+            error = ModelError(f"{where} sent an unusable answer ({type(exc).__name__})")
+        return type(error)(self._key.scrub(str(error)))
+
+    def _status_error(self, exc: Any, retries: str) -> ThoughtgraphError:
+        status, where, reason = exc.status_code, self._where(), _reason(exc)
+        if status in (401, 403):
+            if not self._key.present:
+                return FatalModelError(f"{where} requires an API key (HTTP {status}); set "
+                                       f"{KEY_ENV} or name another variable with api_key_env")
+            return FatalModelError(f"{where} rejected the API key (HTTP {status})")
+        if status == 429 and _code(exc) == "insufficient_quota":
+            return FatalModelError(f"{where} says the account is out of quota (HTTP 429)")
+        if status == 429:
+            return ModelError(f"{where} is rate limiting (HTTP 429, {retries})")
+        if status >= 500 or status in (408, 409):
+            return ModelError(f"{where} failed (HTTP {status}, {retries}): {reason}")
+        return FatalModelError(f"{where} refused the request (HTTP {status}): {reason}")
+
+
+def _resolve_key(api_key: str | None, api_key_env: str | None, base_url: str) -> str | None:
+    if api_key:
+        return api_key
+    variable = api_key_env or KEY_ENV
+    value = os.environ.get(variable)
+    if value:
+        return value
+    if api_key_env:
+        raise FatalModelError(f"the environment variable {variable} (api_key_env) is not set")
+    if base_url == DEFAULT_BASE_URL:
+        raise FatalModelError(f"{KEY_ENV} is not set; it is needed for {DEFAULT_BASE_URL} "
+                              f"(set {BASE_URL_ENV} or base_url for a local server)")
+    return None  # a key-less local endpoint
+
+
+def _host_suffix(base_url: str) -> str:
+    if base_url == DEFAULT_BASE_URL:
+        return ""
+    parts = urlsplit(base_url)
+    host = parts.hostname or base_url  # hostname drops any user:password@
+    return f"@{host}:{parts.port}" if parts.port else f"@{host}"
+
+
+def _content(choice: Any) -> str | None:
+    message = choice.get("message") if isinstance(choice, dict) else None
+    content = message.get("content") if isinstance(message, dict) else None
+    return content if isinstance(content, str) else None
+
+
+def _with_usage(texts: list[str], usage: dict[str, Any]) -> list[Completion]:
+    """Spread the response's usage over its choices so that their sum is what was billed:
+    prompt tokens evenly, completion tokens in proportion to each answer's length."""
+    prompt = _int(usage.get("prompt_tokens"))
+    completion = _int(usage.get("completion_tokens"))
+    prompt_shares = _spread(prompt, [1] * len(texts))
+    completion_shares = _spread(completion, [max(1, len(t)) for t in texts])
+    return [
+        Completion(text, Usage(p, c))
+        for text, p, c in zip(texts, prompt_shares, completion_shares, strict=True)
+    ]
+
+
+def _spread(total: int, weights: list[int]) -> list[int]:
+    shares = [total * w // sum(weights) for w in weights]
+    for i in range(total - sum(shares)):  # integer remainders go to the first answers
+        shares[i % len(shares)] += 1
+    return shares
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and value >= 0 else 0
+
+
+def _mentions_n(exc: Any) -> bool:
+    if getattr(exc, "param", None) == "n":
+        return True
+    return re.search(r"(?<![\w-])n(?![\w-])", _reason(exc, limit=10_000)) is not None
+
+
+def _reason(exc: Any, limit: int = _REASON_CHARS) -> str:
+    """The server's own short explanation, on one line."""
+    body = getattr(exc, "body", None)
+    text = body.get("message") if isinstance(body, dict) else body
+    if not isinstance(text, str) or not text.strip():
+        text = getattr(exc, "message", "") or type(exc).__name__
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _code(exc: Any) -> str | None:
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        return body.get("code") or body.get("type")
+    return None
+
+
+def _refused(exc: BaseException) -> bool:
+    """True when no connection could be made at all (vs. one that broke mid-request).
+
+    Matched by class name: openai 1.x/2.x raise httpx.ConnectError, 3.x httpx2.ConnectError.
+    """
+    seen: BaseException | None = exc
+    for _ in range(10):  # the chain is short; the bound only guards against cycles
+        if seen is None:
+            break
+        if isinstance(seen, ConnectionRefusedError) or type(seen).__name__ == "ConnectError":
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def _cause_name(exc: BaseException) -> str:
+    cause = exc.__cause__ or exc.__context__
+    return type(cause).__name__ if cause is not None else type(exc).__name__

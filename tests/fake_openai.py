@@ -1,0 +1,287 @@
+"""A real OpenAI-compatible chat-completions server on 127.0.0.1, for tests.
+
+The SDK talks to it over a loopback socket exactly as it would to a provider (the openai 3.x SDK
+uses httpx2, so transport mocks such as respx cannot intercept it). It answers sorting prompts
+with the simulated model's logic, honours `n`, reports `usage`, records every request, and plays
+a script of faults, one per request, so each test can stage the failure it is about:
+
+    with FakeOpenAI() as server:
+        server.script(Fault("429", seconds=0.2), Fault("500"))
+        model = OpenAIModel("sim", base_url=server.base_url)
+
+`fake_openai` below is a fixture giving a fresh server per test; to share it with every test
+module, import it in tests/conftest.py (`from .fake_openai import fake_openai  # noqa: F401`).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+import time
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Self
+
+import pytest
+
+from thoughtgraph.models.sim import SimulatedModel
+
+PATHS = ("/v1/chat/completions", "/chat/completions")
+
+FAULT_KINDS = {
+    "429": "rate limited; Retry-After: `seconds` (when > 0)",
+    "500": "internal server error; Retry-After: `seconds` (when > 0)",
+    "delay": "sleep `seconds`, then answer normally (longer than the client timeout: a timeout)",
+    "malformed": "200 with a JSON content type and a body that is not JSON",
+    "empty": "200 with an empty `choices` list",
+    "null": "200 with a choice whose content is null",
+    "few": "200 with one choice whatever `n` was",
+    "reject_n": "400 invalid_request_error about `n`",
+    "401": "authentication error",
+    "403": "permission denied",
+    "404": "model not found",
+    "reset": "close the connection without answering",
+}
+
+
+@dataclass(frozen=True)
+class Fault:
+    """One scripted misbehaviour, used for the next request (see FAULT_KINDS)."""
+
+    kind: str
+    seconds: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.kind not in FAULT_KINDS:
+            raise ValueError(f"unknown fault {self.kind!r} (known: {', '.join(FAULT_KINDS)})")
+
+
+@dataclass(frozen=True)
+class Request:
+    """What the server received. The Authorization header is not kept, only whether it matched."""
+
+    time: float  # time.monotonic() when the request arrived
+    path: str
+    body: Any
+    headers: dict[str, str]
+    had_key: bool  # an Authorization header was sent
+    fault: str | None = None
+
+    @property
+    def n(self) -> int:
+        return self.body.get("n", 1) if isinstance(self.body, dict) else 1
+
+
+@dataclass
+class FakeOpenAI:
+    """The server. Options:
+
+    honour_n: answer n choices when asked for n (False: always one, like many local servers).
+    reject_n: answer 400 to any request with n > 1.
+    require_key: answer 401 unless `Authorization: Bearer <require_key>` is sent.
+    echo_key: put the presented Authorization header into error messages (a hostile server,
+        to prove our errors scrub the key).
+    report_usage: include `usage` in answers.
+    error: the simulated model's slip scale (0: always the correct answer).
+    """
+
+    honour_n: bool = True
+    reject_n: bool = False
+    require_key: str | None = None
+    echo_key: bool = False
+    report_usage: bool = True
+    error: float = 0.0
+    requests: list[Request] = field(default_factory=list)
+    _faults: deque[Fault] = field(default_factory=deque)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _httpd: ThreadingHTTPServer | None = None
+    _thread: threading.Thread | None = None
+    _answers: int = 0
+
+    # --- lifecycle ------------------------------------------------------------------------
+    def start(self) -> Self:
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        self._httpd.daemon_threads = True  # a handler sleeping in a "delay" fault never blocks
+        self._httpd.fake = self  # type: ignore[attr-defined]
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        assert self._httpd is not None, "the server is not running"
+        return self._httpd.server_address[1]
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    # --- test controls --------------------------------------------------------------------
+    def script(self, *faults: Fault | str) -> None:
+        """Queue faults; each request consumes one, then requests are answered normally."""
+        with self._lock:
+            self._faults.extend(f if isinstance(f, Fault) else Fault(f) for f in faults)
+
+    @property
+    def pending_faults(self) -> int:
+        return len(self._faults)
+
+    def times(self) -> list[float]:
+        return [r.time for r in self.requests]
+
+    # --- used by the handler --------------------------------------------------------------
+    def _record(self, request: Request) -> None:
+        with self._lock:
+            self.requests.append(request)
+
+    def _next_fault(self) -> Fault | None:
+        with self._lock:
+            return self._faults.popleft() if self._faults else None
+
+    def _answer(self, prompt: str) -> str:
+        with self._lock:
+            self._answers += 1
+            rng = random.Random(self._answers)
+        return SimulatedModel(error=self.error).answer(prompt, rng)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server_version = "FakeOpenAI/1.0"
+
+    def log_message(self, format: str, *args: Any) -> None:  # keep tests quiet
+        pass
+
+    def do_POST(self) -> None:
+        fake: FakeOpenAI = self.server.fake  # type: ignore[attr-defined]
+        arrived = time.monotonic()
+        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        try:
+            body: Any = json.loads(raw)
+        except ValueError:
+            body = None
+        auth = self.headers.get("Authorization", "")
+        fault = fault_kind = None
+        if self.path in PATHS and not self._key_rejected(fake, auth):
+            fault = fake._next_fault()
+            fault_kind = fault.kind if fault else None
+        headers = {k: v for k, v in self.headers.items() if k.lower() != "authorization"}
+        fake._record(Request(arrived, self.path, body, headers, bool(auth), fault_kind))
+        try:
+            self._respond(fake, body, auth, fault)
+        except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout)
+            pass
+
+    def _key_rejected(self, fake: FakeOpenAI, auth: str) -> bool:
+        return fake.require_key is not None and auth != f"Bearer {fake.require_key}"
+
+    def _respond(self, fake: FakeOpenAI, body: Any, auth: str, fault: Fault | None) -> None:
+        echo = f" (you sent {auth!r})" if fake.echo_key else ""
+        if self.path not in PATHS:
+            return self._error(404, f"no route {self.path}", "not_found")
+        if self._key_rejected(fake, auth):
+            return self._error(401, f"Incorrect API key provided{echo}", "invalid_api_key")
+        if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
+            return self._error(400, "messages is required", "invalid_request_error")
+        n = body.get("n", 1)
+        kind = fault.kind if fault else None
+        if kind == "reset":
+            self.close_connection = True
+            return None
+        if kind == "delay":
+            time.sleep(fault.seconds)  # type: ignore[union-attr]
+        if kind in ("429", "500"):
+            headers = {"Retry-After": f"{fault.seconds:g}"} if fault and fault.seconds else {}
+            status = int(kind)
+            return self._error(status, f"simulated {status}{echo}", "server_error", headers)
+        if kind in ("401", "403"):
+            return self._error(int(kind), f"Incorrect API key provided{echo}", "invalid_api_key")
+        if kind == "404":
+            return self._error(404, f"The model does not exist{echo}", "model_not_found")
+        if (kind == "reject_n" or fake.reject_n) and n > 1:
+            return self._error(400, f"n must be 1 for this model (got {n}){echo}",
+                               "invalid_request_error", param="n")
+        if kind == "malformed":
+            return self._send(200, b'{"id": "chatcmpl-1", "choices": [', {})
+        count = n if fake.honour_n and kind != "few" else 1
+        prompt = _user_text(body["messages"])
+        texts = [fake._answer(prompt) for _ in range(count)]
+        return self._json(200, _completion(body, prompt, texts, kind, fake.report_usage))
+
+    def _error(self, status: int, message: str, code: str,
+               headers: dict[str, str] | None = None, param: str | None = None) -> None:
+        error = {"message": message, "type": code, "param": param, "code": code}
+        self._json(status, {"error": error}, headers)
+
+    def _json(self, status: int, data: Any, headers: dict[str, str] | None = None) -> None:
+        self._send(status, json.dumps(data).encode(), headers or {})
+
+    def _send(self, status: int, payload: bytes, headers: dict[str, str]) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(payload)
+
+
+def _user_text(messages: list[Any]) -> str:
+    for message in reversed(messages):
+        if isinstance(message, dict) and message.get("role") == "user":
+            content = message.get("content")
+            if isinstance(content, list):  # content parts
+                return "".join(p.get("text", "") for p in content if isinstance(p, dict))
+            return str(content or "")
+    return ""
+
+
+def _completion(body: dict[str, Any], prompt: str, texts: list[str], kind: str | None,
+                report_usage: bool) -> dict[str, Any]:
+    choices = [
+        {"index": i, "message": {"role": "assistant", "content": t}, "finish_reason": "stop"}
+        for i, t in enumerate(texts)
+    ]
+    if kind == "empty":
+        choices = []
+    if kind == "null":
+        choices[0]["message"]["content"] = None
+    data: dict[str, Any] = {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": body.get("model", "fake"),
+        "choices": choices,
+    }
+    if report_usage:
+        prompt_tokens = max(1, len(prompt) // 4)
+        completion_tokens = sum(max(1, len(t) // 4) for t in texts)
+        data["usage"] = {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        }
+    return data
+
+
+@pytest.fixture
+def fake_openai() -> Iterator[FakeOpenAI]:
+    """A fresh server per test (starting one takes about a millisecond)."""
+    with FakeOpenAI() as server:
+        yield server

@@ -1,0 +1,113 @@
+"""RateLimitedModel: request spacing seen by the server, token budgets, shared limiters.
+
+Windows are shortened with `period` (1 s instead of 60) so each test takes well under a second;
+timing assertions read the server's (or the inner model's) arrival times, never the test's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+
+import pytest
+
+from thoughtgraph.models import openai as openai_module
+from thoughtgraph.models.base import Completion
+from thoughtgraph.models.limits import RateLimitedModel, shared_limiter
+from thoughtgraph.models.openai import OpenAIModel
+from thoughtgraph.state import Usage
+
+from .fake_openai import FakeOpenAI
+
+pytestmark = pytest.mark.anyio
+
+PROMPT = "Sort the list.\n<part>[2, 1]</part>"
+SLACK = 0.02  # seconds: scheduling and loopback jitter
+
+
+class StampingModel:
+    """Records when each call reaches it (like a server would)."""
+
+    simulated = False
+
+    def __init__(self, name: str = "stamp", max_tokens: int | None = None,
+                 requests_per_n: bool = False) -> None:
+        self.name = name
+        self.settings = {"max_tokens": max_tokens}
+        self.stamps: list[float] = []
+        self.requests_per_n = requests_per_n
+
+    def requests_needed(self, n: int) -> int:
+        return n if self.requests_per_n else 1
+
+    async def complete(self, prompt: str, n: int = 1) -> list[Completion]:
+        self.stamps.append(asyncio.get_running_loop().time())
+        return [Completion("ok", Usage(1, 1)) for _ in range(n)]
+
+
+def gaps(times: list[float]) -> list[float]:
+    ordered = sorted(times)
+    return [b - a for a, b in itertools.pairwise(ordered)]
+
+
+async def test_rpm_spaces_requests_at_the_server() -> None:
+    openai_module.N_IGNORED.clear()
+    with FakeOpenAI() as server:
+        inner = OpenAIModel("rpm-test", base_url=server.base_url, max_retries=0)
+        await inner.complete(PROMPT)  # warm up: the SDK's first request is slow to set up
+        server.requests.clear()
+        limited = RateLimitedModel(inner, rpm=10, period=1.0)  # one request per 0.1 s
+        answers = await asyncio.gather(*(limited.complete(PROMPT) for _ in range(6)))
+        assert all("[1, 2]" in a[0].text for a in answers)
+        times = server.times()
+    assert len(times) == 6
+    assert min(gaps(times)) >= 0.1 - SLACK
+    for start in times:  # never more than rpm requests in any window of `period`
+        assert sum(start <= t < start + 1.0 for t in times) <= 10
+
+
+async def test_endpoint_ignoring_n_spends_one_request_slot_per_answer() -> None:
+    inner = StampingModel(name="per-n", requests_per_n=True)
+    limited = RateLimitedModel(inner, rpm=20, period=1.0)  # one per 0.05 s
+    answers = await limited.complete(PROMPT, n=4)
+    assert len(answers) == 4 and len(inner.stamps) == 4  # four single calls, each limited
+    assert min(gaps(inner.stamps)) >= 0.05 - SLACK
+
+
+async def test_models_of_one_name_share_their_limiters() -> None:
+    a = RateLimitedModel(StampingModel(name="shared"), rpm=20, period=1.0)
+    b = RateLimitedModel(StampingModel(name="shared"), rpm=20, period=1.0)
+    assert shared_limiter("shared", "rpm", 20, 1.0) is shared_limiter("shared", "rpm", 20, 1.0)
+    await asyncio.gather(*(m.complete(PROMPT) for m in (a, b, a, b, a, b)))
+    stamps = a.inner.stamps + b.inner.stamps  # type: ignore[attr-defined]
+    assert min(gaps(stamps)) >= 0.05 - SLACK  # together, not each on its own
+
+
+async def test_tpm_limits_estimated_tokens() -> None:
+    inner = StampingModel(name="tpm", max_tokens=50)
+    limited = RateLimitedModel(inner, tpm=200, period=0.5)
+    prompt = "x" * 200  # 50 prompt tokens + 50 max_tokens = 100 per call
+    assert limited.estimate_tokens(prompt) == 100
+    await asyncio.gather(*(limited.complete(prompt) for _ in range(4)))
+    start = min(inner.stamps)
+    late = sorted(t - start for t in inner.stamps)
+    assert late[1] < SLACK * 5  # the bucket holds 200: two at once
+    assert late[2] >= 0.25 - SLACK and late[3] >= 0.5 - SLACK  # then 100 tokens per 0.25 s
+
+
+async def test_an_estimate_above_the_cap_is_clamped() -> None:
+    limited = RateLimitedModel(StampingModel(name="huge"), tpm=10, period=1.0)
+    assert len(await limited.complete("y" * 1000)) == 1  # waits at most one window, no error
+
+
+async def test_no_limits_pass_through() -> None:
+    inner = StampingModel(name="free")
+    limited = RateLimitedModel(inner)
+    await asyncio.gather(*(limited.complete(PROMPT) for _ in range(5)))
+    assert len(inner.stamps) == 5
+    assert (limited.name, limited.simulated, limited.settings) == ("free", False, inner.settings)
+
+
+def test_bad_limits_are_refused() -> None:
+    with pytest.raises(ValueError, match="rpm must be positive"):
+        RateLimitedModel(StampingModel(), rpm=0)
