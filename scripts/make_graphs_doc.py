@@ -2,10 +2,15 @@
 
     .venv/bin/python scripts/make_graphs_doc.py
 """
-import subprocess, inspect
+import inspect
+import subprocess
+from pathlib import Path
+
 from thoughtgraph.graph import OP_PARAMS
+
+
 def mer(s, size=32):
-    return subprocess.run(['.venv/bin/thoughtgraph','graph',s,'--size',str(size),'--format','mermaid'],capture_output=True,text=True).stdout
+    return subprocess.run(['.venv/bin/thoughtgraph','graph',s,'--size',str(size),'--format','mermaid'],capture_output=True,text=True,check=True).stdout
 ops_rows=[]
 for kind, model in OP_PARAMS.items():
     params = []
@@ -44,13 +49,13 @@ for name, text in schemes:
     out += [f"### `{name}`", "", text, "", "```mermaid", mer(name).rstrip(), "```", ""]
 out += ["## Your own graph file", "",
 "Write the ops as JSON or YAML (the [JSON Schema](graph.schema.json) lists every kind and param; `thoughtgraph schema` prints it). For example, a small tree of thoughts (`examples/tot_small.json`):", "",
-"```json", open('examples/tot_small.json').read().rstrip(), "```", "",
+"```json", Path('examples/tot_small.json').read_text().rstrip(), "```", "",
 "```bash",
 ".venv/bin/thoughtgraph solve sorting --dataset sorting_032 --graph examples/tot_small.json",
 ".venv/bin/thoughtgraph graph got_paper --size 64 --format yaml > my_graph.yaml   # start from a scheme",
 ".venv/bin/thoughtgraph solve sorting --dataset sorting_064 --graph my_graph.yaml --trace run.json",
 "```", "",
-"A broken file (unknown op kind or param, a cycle, a dangling input, a wrong type, an unknown prompt) is refused before any model call with one line that names the op and the field, for example `error: g.json: op 2 ('b'): params.n: Input should be a valid integer`.",
+"A broken file (unknown op kind or param, a cycle, a dangling input, a wrong type, an unknown prompt) is refused before any model call with one line that names the op and the field, for example `error: g.json: op 2 ('b'): params.n: Input should be a valid integer, unable to parse string as an integer`.",
 "", "In Python the same graph is a `Graph` object:", "",
 "```python",
 "from thoughtgraph import Graph, Op, solve",
@@ -68,4 +73,4 @@ out += ["## Your own graph file", "",
 "- **latency** of a thought: hops on the longest path from the input (the input is 0; split chunks count as hops).",
 "- **volume** of a thought: the model-made thoughts from which it can be reached along parents and previous attempts, **counting itself**; the input and code-made chunks are not counted. A chain of N answers ends with latency N and volume N, as in the paper's Table 2.",
 "", "The result and the CLI summary report both for the final thought.", ""]
-open('docs/graphs.md','w').write("\n".join(out))
+Path('docs/graphs.md').write_text("\n".join(out))
