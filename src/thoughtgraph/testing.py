@@ -8,12 +8,13 @@
 from __future__ import annotations
 
 import asyncio
+import random
 import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from .models.base import Completion, _tokens
-from .models.sim import apply_fixes
+from .models.sim import _SECTION, SimulatedModel, _prompt_kind, sort_answer
 from .state import Usage
 
 _FIRST_LINES = {
@@ -42,16 +43,20 @@ def ints(text: str) -> list[int]:
 
 
 def perfect_sorting_answer(prompt: str) -> list[int]:
-    """What a flawless model answers to the spec's sorting prompts."""
-    kind = prompt_kind(prompt)
-    if kind == "part":
-        return sorted(ints(section(prompt, "part")))
-    if kind == "merge":
-        return sorted(ints(section(prompt, "a")) + ints(section(prompt, "b")))
-    if kind == "refine":
-        return sorted(apply_fixes(ints(section(prompt, "result")), section(prompt, "errors")))
-    raise ValueError("not one of the spec's prompts")
+    """What a flawless model answers to a sorting prompt (the spec's or the paper-style ones)."""
+    sections = {name: body for name, body in _SECTION.findall(prompt)}
+    answer = sort_answer(_prompt_kind(sections), sections, prompt)
+    if answer is None:
+        raise ValueError("not a sorting prompt")
+    return answer
 
+
+def perfect_sorting_text(prompt: str) -> str:
+    """A flawless answer as text; a split prompt gets the JSON object it asks for."""
+    return _FLAWLESS.answer(prompt, random.Random(0))
+
+
+_FLAWLESS = SimulatedModel(error=0)
 
 Responder = Callable[[str, int], str] | Callable[[str, int], Awaitable[str]]
 
@@ -72,7 +77,7 @@ class ScriptedModel:
         delay: float | Callable[[str], float] = 0.0,
         name: str = "scripted",
     ) -> None:
-        self.respond = respond or (lambda prompt, _n: str(perfect_sorting_answer(prompt)))
+        self.respond = respond or (lambda prompt, _n: perfect_sorting_text(prompt))
         self.delay = delay
         self.name = name
         self.prompts: list[str] = []  # one per request

@@ -1,0 +1,104 @@
+"""The evaluation harness on a tiny run: files, summary numbers, resume, plots."""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import json
+import statistics
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from thoughtgraph.evaluate.report import summarise, write_reports
+from thoughtgraph.evaluate.runner import PairResult, evaluate, load_results, plan
+from thoughtgraph.testing import ScriptedModel
+
+SCHEMES = ("io", "got")
+
+
+def run(out, model="sim", samples=3, **options):
+    the_plan = plan("sorting", 32, SCHEMES, samples)
+    return asyncio.run(evaluate(the_plan, model, out, **options))
+
+
+def test_tiny_run_writes_one_line_per_pair_and_reports(tmp_path):
+    results = run(tmp_path)
+    lines = (tmp_path / "results.jsonl").read_text().splitlines()
+    assert len(lines) == len(results) == 6
+    rows = [json.loads(line) for line in lines]
+    assert {(r["scheme"], r["sample"]) for r in rows} == {(s, i) for s in SCHEMES for i in range(3)}
+    for row in rows:
+        assert row["clipped_error"] == min(row["error"], 32)
+        assert row["simulated"] is True and row["requests"] >= 1
+    written = write_reports(results, SCHEMES, 32, "sorting 32", "simulated model", tmp_path)
+    assert {p.name for p in written} == {"summary.md", "summary.csv", "errors.png", "errors.svg"}
+
+
+def test_summary_equals_what_results_jsonl_recomputes(tmp_path):
+    results = run(tmp_path)
+    write_reports(results, SCHEMES, 32, "t", "n", tmp_path)
+    table = {row["scheme"]: row for row in csv.DictReader((tmp_path / "summary.csv").open())}
+    raw = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
+    for scheme in SCHEMES:
+        mine = [r for r in raw if r["scheme"] == scheme]
+        errors = [r["error"] for r in mine]
+        assert float(table[scheme]["median_error"]) == pytest.approx(statistics.median(errors))
+        assert int(table[scheme]["solved"]) == sum(r["solved"] for r in mine)
+        assert float(table[scheme]["mean_requests"]) == pytest.approx(
+            sum(r["requests"] for r in mine) / len(mine))
+        assert float(table[scheme]["mean_completions"]) == pytest.approx(
+            sum(r["completions"] for r in mine) / len(mine), abs=1e-6)
+    md = (tmp_path / "summary.md").read_text()
+    assert all(f"| {s} |" in md for s in SCHEMES)
+
+
+def test_resume_skips_finished_pairs(tmp_path):
+    first = ScriptedModel()
+    run(tmp_path, model=first, samples=2)
+    assert len(load_results(tmp_path)) == 4
+    again = ScriptedModel()
+    results = run(tmp_path, model=again, samples=3)  # one more sample: only its pairs run
+    assert len(results) == 6 and len(load_results(tmp_path)) == 6
+    io_and_got_for_one_sample = 1 + 7
+    assert len(again.prompts) == io_and_got_for_one_sample
+
+
+def test_an_interrupted_last_line_is_run_again(tmp_path):
+    run(tmp_path, samples=1)
+    path = tmp_path / "results.jsonl"
+    lines = path.read_text().splitlines()
+    path.write_text(lines[0] + "\n" + lines[1][: len(lines[1]) // 2])  # cut mid-line
+    results = run(tmp_path, samples=1)
+    assert len(results) == 2
+    assert all(json.loads(line) for line in path.read_text().splitlines()[-1:])
+
+
+def test_shared_call_budget_stops_new_pairs(tmp_path):
+    results = run(tmp_path, model=ScriptedModel(), samples=3, max_calls=10, parallel=1)
+    assert sum(r.requests for r in results) <= 10
+    assert len(results) < 6
+
+
+def test_plot_files_are_valid_images(tmp_path):
+    results = run(tmp_path, samples=2)
+    write_reports(results, SCHEMES, 32, "t", "n", tmp_path)
+    assert (tmp_path / "errors.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    root = ET.parse(tmp_path / "errors.svg").getroot()
+    assert root.tag.endswith("svg")
+
+
+def test_unknown_names_are_refused_before_running(tmp_path):
+    with pytest.raises(LookupError, match="unknown scheme"):
+        plan("sorting", 32, ["io", "magic"], 3)
+    with pytest.raises(Exception, match="no sorting dataset of size 48"):
+        plan("sorting", 48, ["io"], 3)
+
+
+def test_summarise_quartiles_by_hand():
+    def pair(error):
+        return PairResult("io", 0, error, error, error == 0, "x", 1, 1, 10, 0.0, 0.1, 1, 1, "m", True)
+
+    rows = summarise([pair(e) for e in (0, 2, 4, 6, 8)], ["io"])
+    assert (rows[0].q1_error, rows[0].median_error, rows[0].q3_error) == (2, 4, 6)
+    assert rows[0].solved == 1
