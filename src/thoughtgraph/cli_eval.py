@@ -1,0 +1,71 @@
+"""`thoughtgraph eval`: the paper's comparison on a dataset, resumable, with reports and plots."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from .errors import InputError
+from .evaluate.report import write_reports
+from .evaluate.runner import PairResult, evaluate, load_results, plan
+from .models.base import as_model
+
+DEFAULT_SCHEMES = "io,cot,tot,tot2,got,got_paper"
+
+
+def eval_command(
+    task: Annotated[str, typer.Argument(help="Task name, e.g. sorting.")],
+    size: Annotated[int, typer.Option(help="Problem size (picks the dataset, e.g. 32 -> sorting_032).")] = 32,
+    schemes: Annotated[str, typer.Option(help="Comma-separated schemes.")] = DEFAULT_SCHEMES,
+    samples: Annotated[int, typer.Option(help="First N samples of the dataset.")] = 100,
+    dataset: Annotated[str | None, typer.Option(help="Dataset name (default: the task's at --size).")] = None,
+    model: Annotated[str, typer.Option("--model", "-m", help="Model spec (default: the simulated model).")] = "sim",
+    out: Annotated[Path | None, typer.Option(help="Output folder (default runs/eval-TASK-SIZE).")] = None,
+    parallel: Annotated[int, typer.Option(help="(scheme, sample) pairs running at once.")] = 8,
+    concurrency: Annotated[int, typer.Option(help="Model calls in flight per pair.")] = 16,
+    max_calls: Annotated[int | None, typer.Option(help="Requests for the whole evaluation; no pair starts beyond it.")] = None,
+    progress: Annotated[bool, typer.Option(help="Progress bar on stderr (only when it is a terminal).")] = True,
+) -> None:
+    """Run every (scheme, sample) pair, then write results.jsonl, summary.md/csv and errors.png/svg."""
+    names = [s.strip() for s in schemes.split(",") if s.strip()]
+    the_plan = plan(task, size, names, samples, dataset)
+    if parallel < 1 or concurrency < 1:
+        raise InputError("--parallel and --concurrency must be at least 1")
+    lm = as_model(model)  # refuse an unknown model before anything runs
+    folder = out or Path("runs") / f"eval-{the_plan.task}-{size}"
+    done_before = len(load_results(folder)) if folder.exists() else 0
+    total = len(the_plan.schemes) * len(the_plan.samples)
+    simulated = bool(getattr(lm, "simulated", False))
+    label = f"{lm.name} (SIMULATED: the built-in offline stand-in, not a real LLM)" if simulated else lm.name
+    sys.stderr.write(f"eval {the_plan.task} on {the_plan.dataset}: {len(the_plan.schemes)} schemes x "
+                     f"{len(the_plan.samples)} samples, {done_before} pairs already done; model {label}\n")
+    results = asyncio.run(_run(the_plan, model if simulated else lm, folder, parallel, concurrency,
+                               max_calls, total, done_before, progress and sys.stderr.isatty()))
+    title = f"{the_plan.task} {size}: {len(the_plan.samples)} samples, model {lm.name}"
+    note = ("Figures from the simulated model: they test the engine and the schemes, not any real "
+            "model." if simulated else f"Model: {lm.name}.")
+    written = write_reports(results, the_plan.schemes, size, title, note, folder)
+    typer.echo((folder / "summary.md").read_text())
+    typer.echo("wrote " + ", ".join(str(p) for p in [folder / "results.jsonl", *written]))
+    if len(results) < total:
+        typer.echo(f"{total - len(results)} pairs not run (the call budget ran out)", err=True)
+        raise typer.Exit(1)
+
+
+async def _run(the_plan, model, folder, parallel, concurrency, max_calls, total, done_before,
+               show) -> list[PairResult]:
+    if not show:
+        return await evaluate(the_plan, model, folder, parallel=parallel,
+                              concurrency=concurrency, max_calls=max_calls)
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=Console(stderr=True)) as bar:
+        job = bar.add_task("pairs", total=total, completed=done_before)
+        return await evaluate(the_plan, model, folder, parallel=parallel, concurrency=concurrency,
+                              max_calls=max_calls, on_result=lambda _r: bar.advance(job))

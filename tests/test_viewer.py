@@ -1,0 +1,285 @@
+"""The trace viewer: one self-contained page, laid out by level, safe with any model text, and
+clicked through in a real headless Chromium (a thought is clicked, its details appear)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import os
+import random
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import thoughtgraph
+from thoughtgraph.cli_trace import trace_app
+from thoughtgraph.errors import InputError
+from thoughtgraph.testing import ScriptedModel, ints, perfect_sorting_answer, prompt_kind, section
+from thoughtgraph.viewer import csp, load_trace, page_data, render_html, write_html
+
+from .conftest import INPUT_32
+
+ROOT = Path(__file__).resolve().parents[1]
+ARTIFACTS = Path(__file__).resolve().parent / "artifacts"  # git-ignored (its own .gitignore)
+EVIL = '</script><img src=x onerror="window.__xss=1"><script>window.__xss=2</script>'
+
+
+def with_retries(prompt: str, _n: int, seen: dict[str, int]) -> str:
+    """part_3 is right on its second attempt; the final merge drops one number, then two (merged
+    again, discarded); the refine fixes it."""
+    answer = perfect_sorting_answer(prompt)
+    key = f"{prompt_kind(prompt)}:{len(answer)}:{ints(section(prompt, 'part'))}"
+    seen[key] = seen.get(key, 0) + 1
+    if prompt_kind(prompt) == "part" and answer == sorted(INPUT_32[16:24]) and seen[key] == 1:
+        return str(answer[1:])
+    if prompt_kind(prompt) == "merge" and len(answer) == 32:
+        return str(answer[seen[key]:])
+    return "Here is the sorted result:\n```\n" + str(answer) + "\n```"
+
+
+@pytest.fixture(scope="module")
+def retries_run() -> thoughtgraph.Result:
+    """A run with a regenerated part, an extra merge and a kept refine."""
+    seen: dict[str, int] = {}
+    model = ScriptedModel(lambda prompt, n: with_retries(prompt, n, seen))
+    result = thoughtgraph.solve("sorting", INPUT_32, model=model, parts=4)
+    by_id = result.state.thoughts
+    assert by_id["part_3:0.2"].previous_attempt == "part_3:0.1"
+    assert not by_id["merge_2_1:0.2"].kept and by_id["refine:0.1"].kept and result.clean
+    return result
+
+
+@pytest.fixture(scope="module")
+def evil_run() -> thoughtgraph.Result:
+    """The first Part answer is an XSS attempt (unparseable, so the part is regenerated)."""
+
+    def respond(prompt: str, number: int) -> str:
+        if number == 0:
+            return EVIL
+        return str(perfect_sorting_answer(prompt))
+
+    return thoughtgraph.solve("sorting", INPUT_32, model=ScriptedModel(respond), parts=4,
+                              concurrency=1)
+
+
+def embedded(page: str) -> dict:
+    match = re.search(r'<script type="application/json" id="trace-data">(.*?)</script>', page,
+                      re.DOTALL)
+    assert match, "no data block"
+    return json.loads(match.group(1))
+
+
+# --- the page, without a browser -----------------------------------------------------------
+def test_page_is_one_self_contained_file(retries_run):
+    page = render_html(retries_run)
+    assert "<link" not in page and " src=" not in page  # nothing loaded from anywhere
+    assert set(re.findall(r"https?://[^\s\"'<>)]+", page)) <= {"http://www.w3.org/2000/svg"}
+    css = re.search(r"<style>(.*?)</style>", page, re.DOTALL).group(1)
+    js = re.search(r"<script>(.*?)</script>", page, re.DOTALL).group(1)
+    assert f'content="{csp(css, js)}"' in page  # only our own style and script may run
+    assert "default-src 'none'" in csp(css, js)
+
+
+def test_thoughts_are_laid_out_by_level_with_every_dependency(retries_run):
+    trace = {"result": retries_run.to_dict(), **retries_run.state.to_dict()}
+    data = page_data(trace)
+    nodes = {n["id"]: n for n in data["nodes"]}
+    assert len(nodes) == len(trace["thoughts"])
+    for thought in trace["thoughts"]:
+        assert nodes[thought["id"]]["level"] == thought["latency"]  # the paper's latency
+    for parent, child in trace["edges"]:  # includes part_3:0.1 -> part_3:0.2
+        assert nodes[parent]["level"] < nodes[child]["level"]
+    assert nodes["part_3:0.2"]["prev"] == "part_3:0.1"
+    by_level: dict[int, list[float]] = {}
+    for node in data["nodes"]:
+        by_level.setdefault(node["level"], []).append(node["x"])
+    for xs in by_level.values():
+        xs.sort()
+        assert all(b - a >= 1 - 1e-6 for a, b in itertools.pairwise(xs))  # no overlap
+    assert data["summary"]["status"] == "clean" and data["summary"]["final_thought"] == "refine:0.1"
+    assert data["summary"]["calls_by_kind"] == {"part": 5, "merge": 4, "refine": 1}
+    assert [row["id"] for row in data["ops"]] == [op.id for op in retries_run.graph.ops]
+    part_3 = next(row for row in data["ops"] if row["id"] == "part_3")
+    assert part_3["calls"] == 2 and part_3["thoughts"] == 2 and part_3["best"] == 0
+
+
+def test_model_text_cannot_escape_the_data_block(evil_run):
+    page = render_html(evil_run)
+    assert "<img" not in page and "onerror=\"window" not in page
+    assert page.count("</script>") == 2  # the data block's and the script's own
+    texts = [n["text"] for n in embedded(page)["nodes"]]
+    assert EVIL in texts  # carried intact, shown by the page as text
+
+
+def test_result_runstate_and_dict_all_render(retries_run, tmp_path):
+    saved = tmp_path / "state.json"
+    retries_run.state.save(saved)  # RunState.save: no "result" block
+    for source in (retries_run, retries_run.state, load_trace(saved)):
+        data = embedded(render_html(source))
+        assert len(data["nodes"]) == len(retries_run.state.thoughts)
+    derived = embedded(render_html(retries_run.state))["summary"]
+    assert derived["status"] == "unknown"  # no result: not invented
+    assert derived["final_thought"] == "refine:0.1"  # the output op's best thought
+    assert derived["calls"] == retries_run.calls and derived["tokens"] == retries_run.tokens
+
+
+def test_older_or_partial_traces_still_render():
+    minimal = {"thoughts": [{"id": "input"}, {"id": "a", "parents": ["input", "gone"]},
+                            {"id": "b", "previous_attempt": "a", "score": math.inf}]}
+    data = embedded(render_html(minimal))
+    assert [n["level"] for n in data["nodes"]] == [0, 1, 2]
+    assert data["nodes"][2]["score"] == "inf"  # strict JSON: no Infinity literal
+    assert data["summary"]["status"] == "unknown"
+    cyclic = {"thoughts": [{"id": "x", "parents": ["y"]}, {"id": "y", "parents": ["x"]}]}
+    assert len(embedded(render_html(cyclic))["nodes"]) == 2
+
+
+def test_bad_trace_files_are_one_line_errors(tmp_path):
+    with pytest.raises(InputError, match="cannot read trace"):
+        load_trace(tmp_path / "missing.json")
+    (tmp_path / "bad.json").write_text("{not json")
+    with pytest.raises(InputError, match="not valid JSON"):
+        load_trace(tmp_path / "bad.json")
+    (tmp_path / "other.json").write_text('{"ops": []}')
+    with pytest.raises(InputError, match="not a thoughtgraph trace"):
+        load_trace(tmp_path / "other.json")
+
+
+# --- the command ---------------------------------------------------------------------------
+def test_trace_view_command_writes_the_page(retries_run, tmp_path):
+    trace = tmp_path / "run.json"
+    trace.write_text(json.dumps({"result": retries_run.to_dict(), **retries_run.state.to_dict()},
+                                default=str))
+    runner = CliRunner()
+    result = runner.invoke(trace_app, ["view", str(trace), "-o", str(tmp_path / "page.html")])
+    assert result.exit_code == 0, result.output
+    assert "page.html (15 thoughts)" in result.output
+    assert embedded((tmp_path / "page.html").read_text())["summary"]["status"] == "clean"
+    result = runner.invoke(trace_app, ["view", str(trace)])  # default: next to the trace
+    assert result.exit_code == 0 and (tmp_path / "run.html").exists()
+    result = runner.invoke(trace_app, ["view", str(tmp_path / "nope.json")])
+    assert isinstance(result.exception, InputError)
+
+
+def test_trace_view_through_the_main_cli(retries_run, tmp_path, capsys):
+    from thoughtgraph import cli
+
+    if not any(group.name == "trace" for group in cli.app.registered_groups):
+        pytest.skip("trace_app is not registered in cli.py yet (the lead wires it)")
+    trace = tmp_path / "run.json"
+    retries_run.state.save(trace)
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["trace", "view", str(trace), "-o", str(tmp_path / "p.html")])
+    assert exit_info.value.code == 0 and (tmp_path / "p.html").exists()
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["trace", "view", str(tmp_path / "missing.json")])
+    assert exit_info.value.code == 2 and "error: cannot read trace" in capsys.readouterr().err
+
+
+# --- in a real browser ---------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def browser():
+    from .chromium import Browser, find_or_install
+
+    binary, why = find_or_install()
+    if binary is None:
+        pytest.skip(f"no headless Chromium here: {why}")
+    pytest.importorskip("websocket", reason="websocket-client (dev extra) drives Chromium")
+    chromium = Browser(binary)
+    yield chromium
+    chromium.close()
+
+
+def node_center(browser, thought_id: str) -> tuple[float, float]:
+    rect = browser.evaluate(
+        "(() => { const r = [...document.querySelectorAll('.node')].find("
+        f"g => g.dataset.id === {json.dumps(thought_id)}).getBoundingClientRect();"
+        " return [r.x + r.width / 2, r.y + r.height / 2]; })()"
+    )
+    return rect[0], rect[1]
+
+
+def details_text(browser) -> str:
+    return browser.evaluate("document.getElementById('details').innerText")
+
+
+def test_clicking_a_thought_shows_its_details(browser, retries_run, tmp_path):
+    page = write_html(retries_run, tmp_path / "run.html")
+    browser.open(page.as_uri())
+    state = retries_run.state
+    assert browser.evaluate("document.querySelectorAll('#nodes .node').length") == len(state.thoughts)
+    assert browser.evaluate("document.querySelectorAll('#edges .edge').length") == len(state.edges())
+    assert browser.evaluate("document.querySelectorAll('#edges .edge.attempt').length") == 2
+    classes = browser.evaluate(
+        "Object.fromEntries([...document.querySelectorAll('.node')].map(g => [g.dataset.id,"
+        " g.getAttribute('class')]))"
+    )
+    assert "unscored" in classes["input"] and "unscored" in classes["split:2"]
+    assert "clean" in classes["part_1:0.1"]
+    assert "errors" in classes["part_3:0.1"] and "discarded" in classes["part_3:0.1"]
+    assert "errors" in classes["merge_2_1:0.1"] and "discarded" not in classes["merge_2_1:0.1"]
+    assert "final" in classes["refine:0.1"]
+    header = browser.evaluate("document.getElementById('summary').innerText")
+    for fact in ("clean", "10 (part 5, merge 4, refine 1)", f"{retries_run.tokens:,}",
+                 f"{retries_run.depth} rounds", "refine:0.1"):
+        assert fact in header
+
+    browser.click(*node_center(browser, "part_3:0.2"))  # real mouse events
+    assert browser.evaluate("document.querySelector('#details h2').textContent") == "part_3:0.2"
+    thought, call = state.thoughts["part_3:0.2"], state.calls["part_3:0.2"]
+    shown = details_text(browser)
+    assert thought.prompt.splitlines()[0] in shown and "<part>" in shown  # prompt, as text
+    assert browser.evaluate("document.querySelector('#details .answer pre').textContent") == thought.text
+    assert browser.evaluate("document.querySelector('#details .content pre').textContent") == str(thought.content)
+    assert f"{call.usage.prompt_tokens} / {call.usage.completion_tokens}" in shown  # tokens
+    facts = browser.evaluate(
+        "Object.fromEntries([...document.querySelectorAll('#details dl.facts dt')]"
+        ".map(dt => [dt.textContent, dt.nextElementSibling.textContent]))"
+    )
+    assert facts["cache hit"] == "no" and facts["call latency"].endswith(" s")
+    assert facts["score (errors)"] == "0" and facts["kept"] == "yes" and facts["call"] == "part_3:0.2"
+    history = browser.evaluate("[...document.querySelectorAll('#details ol.history li')].map(li => li.innerText)")
+    assert history == ["part_3:0.1 · 1 error · discarded", "part_3:0.2 · clean · kept"]
+    ARTIFACTS.mkdir(exist_ok=True)
+    shot = browser.screenshot(ARTIFACTS / "viewer.png")
+    if os.environ.get("TG_DOCS_SCREENSHOT"):  # refresh the picture in docs/tracing.md
+        shutil.copy(shot, ROOT / "docs" / "viewer.png")
+
+    # the attempt history links move the selection; errors are listed
+    browser.evaluate("[...document.querySelectorAll('#details ol.history button')][0].click()")
+    assert browser.evaluate("document.querySelector('#details h2').textContent") == "part_3:0.1"
+    assert state.thoughts["part_3:0.1"].score.errors[0] in details_text(browser)
+
+
+def test_model_text_is_shown_never_run(browser, evil_run, tmp_path):
+    page = write_html(evil_run, tmp_path / "evil.html")
+    browser.open(page.as_uri())
+    evil_id = next(t.id for t in evil_run.state.thoughts.values() if t.text == EVIL)
+    browser.click(*node_center(browser, evil_id))
+    assert browser.evaluate("document.querySelector('#details .answer pre').textContent") == EVIL
+    assert browser.evaluate("typeof window.__xss") == "undefined"
+    assert browser.evaluate("document.querySelectorAll('img').length") == 0
+
+
+def test_a_thousand_thought_run_opens_and_clicks(browser, tmp_path):
+    numbers = random.Random(1).choices(range(10), k=2048)
+    result = thoughtgraph.solve("sorting", numbers, model="sim:error=3", parts=256)
+    assert len(result.state.thoughts) > 1000
+    page = write_html(result, tmp_path / "big.html")
+    seconds = browser.open(page.as_uri())
+    drawn = browser.evaluate("window.thoughtgraphViewer.renderMs")
+    print(f"\n{len(result.state.thoughts)} thoughts: {page.stat().st_size / 1e6:.1f} MB page, "
+          f"ready in {seconds:.2f} s, drawn in {drawn} ms")
+    assert browser.evaluate("document.querySelectorAll('#nodes .node').length") == len(result.state.thoughts)
+    assert browser.evaluate("document.getElementById('minimap').hidden") is False
+    retried = next(t.id for t in result.state.thoughts.values() if t.id.startswith("part_") and t.attempt == 2)
+    browser.evaluate(f"window.thoughtgraphViewer.select({json.dumps(retried)}, true)")  # centre it
+    browser.evaluate("window.thoughtgraphViewer.select('input', false)")
+    browser.click(*node_center(browser, retried))
+    assert browser.evaluate("document.querySelector('#details h2').textContent") == retried
+    assert "Attempt history" in details_text(browser) or "ATTEMPT HISTORY" in details_text(browser)
+    browser.screenshot(ARTIFACTS / "viewer-1000.png")
