@@ -10,6 +10,7 @@ from . import schemes, testing
 from .api import asolve, solve
 from .errors import (
     BudgetExhausted,
+    FatalModelError,
     GraphError,
     InputError,
     ModelError,
@@ -34,6 +35,7 @@ __all__ = [
     "Call",
     "Completion",
     "Event",
+    "FatalModelError",
     "FunctionModel",
     "Graph",
     "GraphError",

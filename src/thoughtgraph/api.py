@@ -7,15 +7,21 @@ import concurrent.futures
 import logging
 import math
 import time
+from pathlib import Path
 from typing import Any
 
 from . import schemes
-from .context import template_for
-from .errors import GraphError, InputError, ThoughtgraphError
+from .accounting import spend, spend_by_kind
+from .budget import Budget
+from .context import RunContext, template_for
+from .errors import FatalModelError, GraphError, InputError, ThoughtgraphError
 from .events import EventHandler
 from .executor import execute
 from .graph import Graph
-from .models.base import ModelLike, as_model
+from .models.base import LanguageModel, ModelLike, as_model
+from .models.cache import CachedModel
+from .models.limits import RateLimitedModel
+from .models.pricing import Price, price_for
 from .result import Result, count_calls
 from .state import RunState, Thought
 from .tasks import Task, get_task
@@ -35,33 +41,88 @@ async def asolve(
     max_refines: int = 2,
     concurrency: int = 16,
     max_calls: int | None = None,
+    max_tokens: int | None = None,
+    max_cost: float | None = None,
+    price_in: float | None = None,
+    price_out: float | None = None,
+    cache: str | Path | None = None,
+    rpm: float | None = None,
+    tpm: float | None = None,
     scheme: str = "got",
     graph: Graph | None = None,
     on_event: EventHandler | None = None,
 ) -> Result:
     """Solve one problem with the spec's GoT pattern (or your own `graph`). Awaitable anywhere.
 
-    `model` is a spec string (`"sim"`, `"sim:error=0"`), a `LanguageModel`, or any function
-    `prompt -> str` (sync or async). `scheme` picks a built-in graph (`got`, `got_paper`, `io`,
-    `cot`, `cot_sc`, `tot`, `tot2`); `graph` runs your own instead. The caps apply to `got`.
-    The run stops early only when `max_calls` is reached; then the best thought so far is
-    returned with status "not clean".
+    `model` is a spec string (`"sim"`, `"sim:error=0"`, `"openai:gpt-4o-mini"`), a
+    `LanguageModel`, or any function `prompt -> str` (sync or async). `scheme` picks a built-in
+    graph (`got`, `got_paper`, `io`, `cot`, `cot_sc`, `tot`, `tot2`); `graph` runs your own
+    instead. The caps apply to `got`.
+
+    Spending: `max_calls`, `max_tokens` (paid tokens) and `max_cost` (USD; needs a price) are
+    checked before every paid call; when one is reached the best thought so far is returned
+    with status "not clean" and `stop_reason` "budget exhausted". The price is
+    `price_in`/`price_out` (USD per million tokens) or the built-in table's for OpenAI models.
+    `cache` is an answer-cache file (SQLite): answers in it are free and a rerun resumes.
+    `rpm`/`tpm` cap requests/tokens per minute, and `concurrency` the calls in flight, for every
+    run in the process using the same model. A fatal model error (rejected key, unreachable
+    endpoint, bad request) stops the run and raises `FatalModelError` whose `result` holds the
+    run so far.
     """
     the_task, problem, graph = prepare(
         task, input, graph, scheme=scheme, parts=parts, max_regenerations=max_regenerations,
         max_extra_merges=max_extra_merges, max_refines=max_refines,
     )
     lm = as_model(model)
+    name = getattr(lm, "name", type(lm).__name__)
+    price = price_for(name, price_in, price_out)
+    Budget(max_calls, max_tokens, max_cost)  # refuse bad caps before opening anything
+    if max_cost is not None and price is None:
+        raise InputError(f"max_cost needs a price: {name} is not in the built-in price table; "
+                         "give price_in and price_out (--price-in/--price-out, USD per million "
+                         "tokens)")
+    if rpm is not None or tpm is not None:
+        lm = _rate_limited(lm, rpm, tpm)
+    cached = CachedModel(lm, cache) if cache is not None else None
     started = time.perf_counter()
-    state, ctx = await execute(graph, the_task, problem, lm, concurrency=concurrency,
-                               max_calls=max_calls, on_event=on_event)
-    wall = time.perf_counter() - started
-    final = _final_thought(graph, state, the_task, problem)
-    score = the_task.score(problem, final.content) if final.content is not None else (
-        the_task.score_unparsed(problem, "the final answer could not be parsed"))
-    calls = count_calls(state)
+    try:
+        state, ctx = await execute(
+            graph, the_task, problem, cached or lm, concurrency=concurrency,
+            max_calls=max_calls, max_tokens=max_tokens, max_cost=max_cost, price=price,
+            on_event=on_event,
+        )
+    finally:
+        if cached is not None:
+            cached.close()
+    result = _result(graph, state, ctx, the_task, problem, lm, price,
+                     time.perf_counter() - started)
+    logger.info(
+        "%d model calls (%s); %s tokens paid%s; status %s", result.calls,
+        ", ".join(f"{k} {v}" for k, v in result.calls_by_kind.items()), f"{result.tokens:,}",
+        f", ${result.cost:.4f}" if price else "", result.status,
+    )
+    if ctx.stop_reason == "fatal model error":
+        error = FatalModelError(ctx.stop_detail or "the model failed")
+        error.result = result
+        raise error
+    return result
+
+
+def _rate_limited(model: LanguageModel, rpm: float | None, tpm: float | None) -> LanguageModel:
+    try:
+        return RateLimitedModel(model, rpm, tpm)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+
+
+def _result(graph: Graph, state: RunState, ctx: RunContext, task: Task, problem: Any,
+            model: LanguageModel, price: Price | None, wall: float) -> Result:
+    final = _final_thought(graph, state, task, problem)
+    score = task.score(problem, final.content) if final.content is not None else (
+        task.score_unparsed(problem, "the final answer could not be parsed"))
     metrics = state.metrics()[final.id]
-    result = Result(
+    total = spend(state.calls.values(), price)
+    return Result(
         output=final.content,
         text=final.text,
         error_count=score.value,
@@ -69,25 +130,25 @@ async def asolve(
         status="clean" if score.perfect else "not clean",
         calls=len(state.calls),
         completions=sum(len(c.texts) for c in state.calls.values()),
-        calls_by_kind=calls,
+        calls_by_kind=count_calls(state),
         volume=metrics.volume,
         latency=metrics.latency,
         depth=_depth(graph, state),
         wall_seconds=wall,
         graph=graph,
         state=state,
-        model=getattr(lm, "name", type(lm).__name__),
-        simulated=bool(getattr(lm, "simulated", False)),
-        task=the_task.name,
+        model=getattr(model, "name", type(model).__name__),
+        simulated=bool(getattr(model, "simulated", False)),
+        task=task.name,
         final=final,
         stop_reason=ctx.stop_reason,
-        tokens=sum(c.usage.total_tokens for c in state.calls.values()),
+        stop_detail=ctx.stop_detail,
+        tokens=total.tokens,
+        spend=total,
+        spend_by_kind=spend_by_kind(state, price),
+        budget=ctx.budget,
+        price=price,
     )
-    logger.info(
-        "%d model calls (%s); status %s", result.calls,
-        ", ".join(f"{k} {v}" for k, v in calls.items()), result.status,
-    )
-    return result
 
 
 def prepare(

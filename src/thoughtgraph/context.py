@@ -5,14 +5,17 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import BudgetExhausted, GraphError, ModelError
+from .budget import Budget, Meter, Ticket, estimate_tokens
+from .errors import BudgetExhausted, FatalModelError, GraphError, ModelError
 from .events import Event, EventHandler
 from .graph import Op
 from .models.base import LanguageModel
+from .models.limits import shared_semaphore
+from .models.pricing import Price
 from .prompts import TEMPLATES, PromptTemplate
 from .state import Call, RunState, Score, Thought, Usage
 from .tasks.base import ParseError, Task
@@ -38,16 +41,22 @@ class RunContext:
     model: LanguageModel
     state: RunState
     concurrency: int = 16
-    max_calls: int | None = None
+    budget: Budget = field(default_factory=Budget)
+    price: Price | None = None
     on_event: EventHandler | None = None
     started: float = field(default_factory=time.perf_counter)
-    calls_started: int = 0
-    stop_reason: str | None = None
+    stop_reason: str | None = None  # "budget exhausted" or "fatal model error"
+    stop_detail: str | None = None  # the one-line why, e.g. "max_calls=5 reached (5 paid)"
     op_rounds: dict[str, int] = field(default_factory=dict)  # latest model round per op
-    _semaphore: asyncio.Semaphore | None = None
+    meter: Meter = field(init=False)
+    closed: bool = False  # set when the run has ended: no call may start after that
+    _in_flight: int = 0
+    _idle: asyncio.Event = field(init=False)
 
     def __post_init__(self) -> None:
-        self._semaphore = asyncio.Semaphore(self.concurrency)
+        self.meter = Meter(self.budget, self.price)
+        self._idle = asyncio.Event()
+        self._idle.set()
 
     def now(self) -> float:
         return time.perf_counter() - self.started
@@ -63,40 +72,97 @@ class RunContext:
     async def ask(self, op: Op, call_id: str, kind: str, prompt: str, n: int = 1) -> tuple[str, ...]:
         """One model request for `n` completions, recorded in the state before it is used.
 
-        Raises `BudgetExhausted` before the call when a cap forbids it, `ModelError` when the
-        call failed in a way the op may retry.
+        Raises `BudgetExhausted` before a paid call that a cap forbids (cache hits are free),
+        `FatalModelError` when the run must stop (and for every call after that), and
+        `ModelError` when the call failed in a way the op may retry.
         """
-        if self.max_calls is not None and self.calls_started >= self.max_calls:
-            self.stop_reason = "budget exhausted"
-            raise BudgetExhausted(f"max_calls={self.max_calls} reached")
-        self.calls_started += 1
-        assert self._semaphore is not None
-        async with self._semaphore:
-            started = self.now()
-            self.emit("call_started", op.id, call_id=call_id, kind=kind, n=n)
+        self._check_open()
+        async with shared_semaphore(_name(self.model), self.concurrency):
+            self._check_open()
+            ticket = None if self._cache_would_answer(prompt, n) else self._reserve(prompt, n)
+            self._in_flight += 1
+            self._idle.clear()
             try:
-                completions = await self.model.complete(prompt, n)
-                if not completions:
-                    raise ModelError("the model returned no answer")
-            except ModelError as exc:
-                self._record(Call(call_id, op.id, kind, prompt, (), started, self.now(),
-                                  error=str(exc), n=n))
-                raise
-            usage = Usage(
-                max(c.usage.prompt_tokens for c in completions),
-                sum(c.usage.completion_tokens for c in completions),
-            )
-            texts = tuple(c.text for c in completions)
-            cached = all(c.cached for c in completions)
-            self._record(Call(call_id, op.id, kind, prompt, texts, started, self.now(), usage,
-                              n=n, cached=cached))
-            return texts
+                return await self._call(op, call_id, kind, prompt, n, ticket)
+            finally:
+                self._in_flight -= 1
+                if not self._in_flight:
+                    self._idle.set()
+
+    async def _call(self, op: Op, call_id: str, kind: str, prompt: str, n: int,
+                    ticket: Ticket | None) -> tuple[str, ...]:
+        started = self.now()
+        self.emit("call_started", op.id, call_id=call_id, kind=kind, n=n)
+        try:
+            completions = await self.model.complete(prompt, n)
+            if not completions:
+                raise ModelError("the model returned no answer")
+        except (ModelError, FatalModelError) as exc:
+            if ticket is not None:
+                self.meter.settle(ticket, Usage(), 0.0)
+            self._record(Call(call_id, op.id, kind, prompt, (), started, self.now(),
+                              error=str(exc), n=n))
+            if isinstance(exc, FatalModelError):
+                self._stop("fatal model error", str(exc))
+            raise
+        except BaseException:  # cancelled: nothing was received
+            if ticket is not None:
+                self.meter.settle(ticket, Usage(), 0.0, paid=False)
+            raise
+        paid = [c for c in completions if not c.cached]
+        usage = _sum(c.usage for c in paid)
+        cost = self.price.cost(usage) if self.price and paid else 0.0
+        if ticket is not None:
+            self.meter.settle(ticket, usage, cost, paid=bool(paid))
+        elif paid:  # not foreseen as a cache hit after all: count it anyway
+            self.meter.add(usage, cost)
+        texts = tuple(c.text for c in completions)
+        self._record(Call(call_id, op.id, kind, prompt, texts, started, self.now(), usage,
+                          n=n, cached=not paid, cost=cost,
+                          saved=_sum(c.usage for c in completions if c.cached)))
+        return texts
+
+    def _check_open(self) -> None:
+        """After a fatal error no call starts; after the run's end none at all."""
+        if self.stop_reason == "fatal model error":
+            raise FatalModelError(self.stop_detail or "the model failed")
+        if self.closed:
+            raise BudgetExhausted("the run has ended")
+
+    def _cache_would_answer(self, prompt: str, n: int) -> bool:
+        would_answer = getattr(self.model, "would_answer", None)
+        return bool(would_answer(prompt, n)) if callable(would_answer) else False
+
+    def _reserve(self, prompt: str, n: int) -> Ticket:
+        settings = getattr(self.model, "settings", None) or {}
+        expected = estimate_tokens(prompt, n, settings.get("max_tokens"))
+        try:
+            return self.meter.reserve(expected)
+        except BudgetExhausted as exc:
+            self._stop("budget exhausted", str(exc))
+            raise
+
+    def _stop(self, reason: str, detail: str) -> None:
+        """The first reason to stop is the one reported."""
+        if self.stop_reason is None:
+            self.stop_reason, self.stop_detail = reason, detail
+            logger.info("run stopping: %s (%s)", reason, detail)
+        elif reason == "fatal model error" and self.stop_reason != reason:
+            self.stop_reason, self.stop_detail = reason, detail  # a fatal error outranks a budget
+
+    async def drain(self) -> None:
+        """Wait for the calls still in flight (their answers are paid for), then admit no more."""
+        await self._idle.wait()
+        self.closed = True
 
     def _record(self, call: Call) -> None:
         self.state.calls[call.id] = call
+        self.state.cost += call.cost
         self.emit(
             "call_finished", call.op_id, call_id=call.id, kind=call.kind, latency=call.latency,
-            error=call.error, tokens=call.usage.total_tokens, cached=call.cached,
+            error=call.error, tokens=call.usage.total_tokens,
+            prompt_tokens=call.usage.prompt_tokens, completion_tokens=call.usage.completion_tokens,
+            cached=call.cached, cost=call.cost,
         )
 
     async def model_thoughts(
@@ -176,3 +242,16 @@ class RunContext:
         else:
             score = self.task.score(thought.problem, thought.content)
         return self.state.add(thought.with_score(score))
+
+
+def _sum(usages: Iterable[Usage]) -> Usage:
+    """Total usage: each answer carries its share of what its response billed (prompt included)."""
+    prompt = completion = 0
+    for usage in usages:
+        prompt += usage.prompt_tokens
+        completion += usage.completion_tokens
+    return Usage(prompt, completion)
+
+
+def _name(model: Any) -> str:
+    return getattr(model, "name", None) or type(model).__name__

@@ -6,6 +6,8 @@ Every error a user can cause (bad input, an invalid graph, an unknown task or mo
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class ThoughtgraphError(Exception):
     """Base class: a problem the user can fix; its message is one readable line."""
@@ -28,7 +30,13 @@ class ModelError(ThoughtgraphError):
 
 
 class FatalModelError(ThoughtgraphError):
-    """A model failure that must stop the run (rejected key, unreachable endpoint)."""
+    """A model failure that must stop the run (rejected key, unreachable endpoint, bad request).
+
+    When `solve` raises it, the run has already stopped cleanly and `result` holds the run so
+    far (best thought, every call, status "not clean"), so no paid answer is lost.
+    """
+
+    result: Any = None
 
 
 class BudgetExhausted(ThoughtgraphError):

@@ -12,11 +12,13 @@ import asyncio
 import logging
 from typing import Any
 
+from .budget import Budget
 from .context import RunContext
-from .errors import BudgetExhausted, InputError
+from .errors import BudgetExhausted, FatalModelError, InputError
 from .events import EventHandler
 from .graph import Graph, Op
 from .models.base import LanguageModel
+from .models.pricing import Price
 from .ops import OPS
 from .state import OpRecord, RunState, Thought
 from .tasks.base import Task
@@ -32,16 +34,23 @@ async def execute(
     *,
     concurrency: int = 16,
     max_calls: int | None = None,
+    max_tokens: int | None = None,
+    max_cost: float | None = None,
+    price: Price | None = None,
     on_event: EventHandler | None = None,
 ) -> tuple[RunState, RunContext]:
-    """Run every op of `graph`; returns the run state and the context (calls, stop reason)."""
+    """Run every op of `graph`; returns the run state and the context (calls, stop reason).
+
+    A budget cap or a fatal model error stops the run the same way: the op that met it stops,
+    no further op or paid call starts, the calls in flight finish and are recorded, and the
+    reason is in `ctx.stop_reason` / `ctx.stop_detail`.
+    """
     if concurrency < 1:
         raise InputError(f"concurrency must be at least 1, got {concurrency}")
-    if max_calls is not None and max_calls < 0:
-        raise InputError(f"max_calls must be 0 or more, got {max_calls}")
+    budget = Budget(max_calls, max_tokens, max_cost)
     state = RunState(graph=graph.to_dict())
     state.ops = {op.id: OpRecord(op.id, op.kind) for op in graph.ops}
-    ctx = RunContext(task, problem, model, state, concurrency, max_calls, on_event)
+    ctx = RunContext(task, problem, model, state, concurrency, budget, price, on_event)
     logger.info("graph of operations: %s", graph.to_json(indent=None))
     ctx.emit("run_started", graph=state.graph, model=getattr(model, "name", "model"))
     source = Thought(
@@ -55,8 +64,11 @@ async def execute(
             await runner.run_in_order()
         else:
             await runner.run_concurrently()
+        await ctx.drain()
     finally:
-        ctx.emit("run_finished", calls=len(state.calls), stop_reason=ctx.stop_reason)
+        ctx.closed = True
+        ctx.emit("run_finished", calls=len(state.calls), stop_reason=ctx.stop_reason,
+                 cost=state.cost)
         logger.info("run finished: %d model calls", len(state.calls))
     return state, ctx
 
@@ -66,6 +78,7 @@ class _Runner:
         self.graph, self.ctx, self.source = graph, ctx, source
         self.succ = graph.successors()
         self.waiting = {op.id: len(set(op.inputs)) for op in graph.ops}
+        self._output_cache: dict[str, list[Thought]] = {}
 
     def _roots(self) -> list[str]:
         return [op.id for op in self.graph.ops if not op.inputs]
@@ -88,25 +101,28 @@ class _Runner:
             queue.extend(self._ready_after(op_id))
 
     async def run_concurrently(self) -> None:
-        """Start every op the moment its inputs are done; stop launching once the budget is out."""
-        order = {op.id: i for i, op in enumerate(self.graph.ops)}
-        running: dict[asyncio.Task[bool], str] = {}
+        """Start every op the moment its inputs are done; stop launching once the run stops."""
+        finished: asyncio.Queue[tuple[str, asyncio.Task[bool]]] = asyncio.Queue()
+        running: set[asyncio.Task[bool]] = set()
 
         def launch(op_ids: list[str]) -> None:
+            # a done-callback queue, not asyncio.wait over every running task: wait() costs
+            # O(running) per wake-up, which made big graphs quadratic
             for op_id in op_ids:
-                running[asyncio.create_task(self._run_op(self.graph.op(op_id)))] = op_id
+                task = asyncio.create_task(self._run_op(self.graph.op(op_id)))
+                task.add_done_callback(lambda t, op_id=op_id: finished.put_nowait((op_id, t)))
+                running.add(task)
 
         launch(self._roots())
         stopped = False
         try:
             while running:
-                done, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
-                for task in sorted(done, key=lambda t: order[running[t]]):
-                    op_id = running.pop(task)
-                    if not task.result():
-                        stopped = True
-                    elif not stopped:
-                        launch(self._ready_after(op_id))
+                op_id, task = await finished.get()
+                running.discard(task)
+                if not task.result():
+                    stopped = True
+                elif not stopped:
+                    launch(self._ready_after(op_id))
         finally:
             for task in running:
                 task.cancel()
@@ -114,7 +130,8 @@ class _Runner:
                 await asyncio.gather(*running, return_exceptions=True)
 
     async def _run_op(self, op: Op) -> bool:
-        """Run one op; False when a budget cap stopped it (its attempts stay in the state)."""
+        """Run one op; False when a budget cap or a fatal model error stopped it (its attempts
+        stay in the state)."""
         record = self.ctx.state.ops[op.id]
         inputs = self._inputs(op)
         base_round = max((self.ctx.state.ops[i].end_round for i in op.inputs), default=0)
@@ -122,7 +139,7 @@ class _Runner:
         self.ctx.emit("op_started", op.id, kind=op.kind)
         try:
             outputs = await OPS[op.kind](self.ctx, op, inputs, base_round)
-        except BudgetExhausted:
+        except (BudgetExhausted, FatalModelError):
             record.status = "stopped"
             self._finish(op, record, base_round)
             return False
@@ -143,5 +160,14 @@ class _Runner:
     def _inputs(self, op: Op) -> list[Thought]:
         if not op.inputs:
             return [self.source]
-        thoughts = self.ctx.state.thoughts
-        return [thoughts[t] for source in op.inputs for t in self.ctx.state.ops[source].outputs]
+        inputs: list[Thought] = []
+        for source in op.inputs:
+            inputs.extend(self._outputs(source))
+        return inputs
+
+    def _outputs(self, op_id: str) -> list[Thought]:
+        """An op's output thoughts, looked up once (a split's 1,000 outputs feed 1,000 selects)."""
+        if op_id not in self._output_cache:
+            thoughts = self.ctx.state.thoughts
+            self._output_cache[op_id] = [thoughts[t] for t in self.ctx.state.ops[op_id].outputs]
+        return self._output_cache[op_id]

@@ -18,6 +18,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PrivateAttr,
     ValidationError,
     ValidationInfo,
     field_validator,
@@ -197,16 +198,15 @@ class Graph(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     ops: tuple[Op, ...]
+    _index: dict[str, Op] = PrivateAttr(default_factory=dict)
 
     def model_post_init(self, _context: Any) -> None:
         _validate(self.ops)
+        self._index = {op.id: op for op in self.ops}
 
     # --- structure -------------------------------------------------------------------------
     def op(self, op_id: str) -> Op:
-        return self._by_id()[op_id]
-
-    def _by_id(self) -> dict[str, Op]:
-        return {op.id: op for op in self.ops}
+        return self._index[op_id]
 
     def successors(self) -> dict[str, list[str]]:
         succ: dict[str, list[str]] = {op.id: [] for op in self.ops}

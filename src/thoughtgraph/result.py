@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from .accounting import CALL_KINDS, Spend
+from .budget import Budget
 from .graph import Graph
+from .models.pricing import Price
 from .state import RunState, Thought
 
-CALL_KINDS = ("part", "merge", "refine")
+__all__ = ["CALL_KINDS", "Result", "calls_by_op", "count_calls"]
 
 
-@dataclass
+@dataclass(repr=False)
 class Result:
     """What `solve` returns. `status` is "clean" only when the final thought scores perfectly."""
 
@@ -32,14 +35,37 @@ class Result:
     simulated: bool
     task: str
     final: Thought
-    stop_reason: str | None = None
-    tokens: int = 0
+    stop_reason: str | None = None  # None, "budget exhausted" or "fatal model error"
+    tokens: int = 0  # paid tokens (prompt + completion); cached answers are in `spend`
     volume: int = 0  # model thoughts the final thought can be reached from (itself included)
     latency: int = 0  # hops from the input to the final thought
+    stop_detail: str | None = None  # why it stopped, one line: "max_cost=$0.5 reached (...)"
+    spend: Spend = field(default_factory=Spend)  # calls, paid/cached, tokens, cost, saved
+    spend_by_kind: dict[str, Spend] = field(default_factory=dict)  # the same per call kind
+    budget: Budget = field(default_factory=Budget)
+    price: Price | None = None  # USD per million tokens; None: cost not known (counted as 0)
 
     @property
     def clean(self) -> bool:
         return self.status == "clean"
+
+    def __repr__(self) -> str:
+        # short on purpose: asyncio may repr a finished task's result, and the full state of a
+        # large run takes seconds to print
+        return (f"Result(status={self.status!r}, error_count={self.error_count:g}, "
+                f"calls={self.calls}, output={_short(self.output)})")
+
+    @property
+    def cost(self) -> float:
+        return self.spend.cost
+
+    @property
+    def paid_calls(self) -> int:
+        return self.spend.paid_calls
+
+    @property
+    def cached_calls(self) -> int:
+        return self.spend.cached_calls
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready summary (the full state is in `state.to_dict()`)."""
@@ -50,6 +76,7 @@ class Result:
             "clean": self.clean,
             "status": self.status,
             "stop_reason": self.stop_reason,
+            "stop_detail": self.stop_detail,
             "error_count": self.error_count,
             "errors": self.errors,
             "calls": self.calls,
@@ -57,7 +84,10 @@ class Result:
             "calls_by_kind": self.calls_by_kind,
             "volume": self.volume,
             "latency": self.latency,
-            "tokens": self.tokens,
+            **{key: value for key, value in self.spend.to_dict().items() if key != "calls"},
+            "spend_by_kind": {kind: s.to_dict() for kind, s in self.spend_by_kind.items()},
+            "budget": self.budget.to_dict(),
+            "price": None if self.price is None else self.price.to_dict(),
             "depth": self.depth,
             "wall_seconds": round(self.wall_seconds, 4),
             "model": self.model,
@@ -65,6 +95,11 @@ class Result:
             "final_thought": self.final.id,
             "graph": self.graph.to_dict(),
         }
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def count_calls(state: RunState) -> dict[str, int]:

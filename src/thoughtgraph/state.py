@@ -82,7 +82,11 @@ class Usage:
 
 @dataclass(frozen=True)
 class Call:
-    """One model request, recorded before its answer is used."""
+    """One model request, recorded before its answer is used.
+
+    `usage` and `cost` are what this run paid; answers served from the cache are counted in
+    `saved` instead, so budgets and totals count only paid tokens.
+    """
 
     id: str
     op_id: str
@@ -94,7 +98,9 @@ class Call:
     usage: Usage = field(default_factory=Usage)
     error: str | None = None
     n: int = 1  # completions asked for
-    cached: bool = False
+    cached: bool = False  # every answer came from the answer cache (nothing was paid)
+    saved: Usage = field(default_factory=Usage)  # tokens of answers served from the cache
+    cost: float = 0.0  # USD paid for this call (0 without a price, and for cached answers)
 
     @property
     def latency(self) -> float:
@@ -112,6 +118,7 @@ class Call:
         data.pop("latency", None)
         data["texts"] = tuple(data.get("texts", ()))
         data["usage"] = Usage(**data.get("usage", {}))
+        data["saved"] = Usage(**data.get("saved", {}))
         return cls(**data)
 
 
@@ -128,7 +135,7 @@ class OpRecord:
     ended: float | None = None
 
 
-@dataclass
+@dataclass(repr=False)
 class RunState:
     """Every thought, op and call of one run. Export order is deterministic (graph order, ids)."""
 
@@ -137,6 +144,9 @@ class RunState:
     thoughts: dict[str, Thought] = field(default_factory=dict)
     calls: dict[str, Call] = field(default_factory=dict)
     cost: float = 0.0  # money spent on calls, when the model has a price
+
+    def __repr__(self) -> str:
+        return f"RunState({len(self.ops)} ops, {len(self.thoughts)} thoughts, {len(self.calls)} calls)"
 
     def add(self, thought: Thought) -> Thought:
         self.thoughts[thought.id] = thought

@@ -92,19 +92,27 @@ def as_model(model: ModelLike | None) -> LanguageModel:
     raise TypeError(f"not a model: {model!r}")
 
 
-def from_spec(spec: str) -> LanguageModel:
+def from_spec(spec: str, **overrides: Any) -> LanguageModel:
     """Build a model from a spec string such as `sim`, `sim:latency=0.05,error=0,seed=1` or
-    `openai:gpt-4o-mini` (base URL and key from OPENAI_BASE_URL / OPENAI_API_KEY)."""
+    `openai:gpt-4o-mini` (base URL and key from OPENAI_BASE_URL / OPENAI_API_KEY).
+
+    `overrides` are openai options (base_url, api_key_env, temperature, max_tokens, timeout,
+    max_retries) that win over the spec's own; None values are ignored.
+    """
     scheme, _, rest = spec.partition(":")
     scheme = scheme.strip().lower()
+    overrides = {k: v for k, v in overrides.items() if v is not None}
+    if scheme == "openai":
+        from .openai import OpenAIModel
+
+        return OpenAIModel.from_spec(rest, spec, **overrides)
+    if overrides:
+        raise UnknownNameError(f"{', '.join(overrides)}: only openai:MODEL models take "
+                               f"{'this option' if len(overrides) == 1 else 'these options'}")
     if scheme == "sim":
         from .sim import SimulatedModel
 
         return SimulatedModel.from_options(_parse_options(rest, spec))
-    if scheme == "openai":
-        from .openai import OpenAIModel
-
-        return OpenAIModel.from_spec(rest, spec)
     raise UnknownNameError(
         f"unknown model {spec!r} (known: sim, sim:latency=S,error=E,seed=N, openai:MODEL)"
     )

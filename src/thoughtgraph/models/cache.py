@@ -21,6 +21,7 @@ neither rate limit nor budget.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import heapq
 import json
@@ -28,11 +29,11 @@ import sqlite3
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Self
 
-from ..errors import ThoughtgraphError
+from ..errors import FatalModelError, ModelError, ThoughtgraphError
 from ..state import Usage
 from .base import Completion, LanguageModel
 
@@ -113,14 +114,28 @@ class CachedModel:
         try:
             fresh = await self.inner.complete(prompt, len(missing)) if missing else []
             if len(fresh) < len(missing):
-                raise ThoughtgraphError(
-                    f"{self.name} returned {len(fresh)} of {len(missing)} answers")
+                raise ModelError(f"{self.name} returned {len(fresh)} of {len(missing)} answers")
         except BaseException:
             self._release(prompt, [samples[i] for i in missing])
             raise
         self._store(prompt, [(samples[i], keys[i], fresh[j]) for j, i in enumerate(missing)])
         by_position = dict(zip(missing, fresh, strict=True))
         return [by_position[i] if i in by_position else found[key] for i, key in enumerate(keys)]
+
+    def would_answer(self, prompt: str, n: int = 1) -> bool:
+        """True when the next `complete(prompt, n)` will be answered wholly from the file.
+
+        Exact when nothing else calls `complete` in between (the executor asks right before
+        calling, with no await between): that is how cache hits skip the budget check.
+        """
+        keys = [self.key(prompt, s) for s in self._next_samples(prompt, n)]
+        return len(self._load(keys)) == n
+
+    def _next_samples(self, prompt: str, n: int) -> list[int]:
+        with self._lock:
+            reused = sorted(self._free.get(prompt, []))[:n]
+            start = self._asked[prompt]
+        return sorted(reused + list(range(start, start + n - len(reused))))
 
     def _claim(self, prompt: str, n: int) -> list[int]:
         """The next n sample indices of this prompt, reusing those of failed calls first."""
@@ -163,7 +178,7 @@ class CachedModel:
     # --- storage (short, synchronous, under a lock: safe from any thread or task) -----------
     def _load(self, keys: list[str]) -> dict[str, Completion]:
         marks = ",".join("?" * len(keys))
-        with self._lock:
+        with self._lock, self._failing("read"):
             rows = self._db.execute(
                 f"SELECT key, text, prompt_tokens, completion_tokens FROM answers "
                 f"WHERE key IN ({marks})",
@@ -176,7 +191,8 @@ class CachedModel:
             return
         settings = json.dumps(self.settings, sort_keys=True)
         now = time.time()
-        with self._lock, self._db:  # one transaction, committed before the answers are returned
+        # one transaction, committed before the answers are returned
+        with self._lock, self._failing("write"), self._db:
             self._db.executemany(
                 "INSERT OR IGNORE INTO answers VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
@@ -185,6 +201,15 @@ class CachedModel:
                     for sample, key, c in rows
                 ],
             )
+
+
+    @contextlib.contextmanager
+    def _failing(self, what: str) -> Iterator[None]:
+        """A cache that cannot be read or written stops the run: answers could be lost."""
+        try:
+            yield
+        except sqlite3.Error as exc:
+            raise FatalModelError(f"cannot {what} the answer cache at {self.path}: {exc}") from None
 
 
 def _open(path: Path) -> sqlite3.Connection:

@@ -8,10 +8,11 @@ Providers publish two caps, and going over either costs 429s and retries:
   before it is sent as len(prompt) / 4 + n * max_tokens (when the inner model exposes
   `max_tokens` in its `settings`); an estimate above the cap is clamped to it.
 
-How many in flight at once is a different limit (the executor's concurrency semaphore).
-Limiters are shared through a registry keyed by model name (which names the endpoint host for
-non-default endpoints), limit and period, per event loop: concurrent runs in one loop share
-them; aiolimiter limiters cannot cross event loops, so a new loop starts with fresh ones.
+How many in flight at once is a different limit: `shared_semaphore`, which the executor takes
+around every call. Limiters and semaphores are shared through a registry keyed by model name
+(which names the endpoint host for non-default endpoints) and limit, per event loop: concurrent
+runs in one loop share them; asyncio primitives cannot cross event loops, so a new loop starts
+with fresh ones.
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ from aiolimiter import AsyncLimiter
 
 from .base import Completion, LanguageModel
 
-_registry: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[Any, ...], AsyncLimiter]]
+_Limit = AsyncLimiter | asyncio.Semaphore
+_registry: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[Any, ...], _Limit]]
 _registry = weakref.WeakKeyDictionary()
 _registry_lock = threading.Lock()
 
@@ -42,7 +44,23 @@ def shared_limiter(name: str, kind: str, limit: float, period: float) -> AsyncLi
                 limiters[key] = AsyncLimiter(1, period / limit)
             else:  # tokens: a bucket holding one period's worth
                 limiters[key] = AsyncLimiter(limit, period)
-        return limiters[key]
+        limiter = limiters[key]
+        assert isinstance(limiter, AsyncLimiter)
+        return limiter
+
+
+def shared_semaphore(name: str, limit: int) -> asyncio.Semaphore:
+    """The process-wide cap on calls in flight to model `name` (per limit) in the running loop,
+    so that runs started side by side (an evaluation) stay within one `concurrency` together."""
+    loop = asyncio.get_running_loop()
+    with _registry_lock:
+        limits = _registry.setdefault(loop, {})
+        key = (name, "in_flight", limit)
+        if key not in limits:
+            limits[key] = asyncio.Semaphore(limit)
+        semaphore = limits[key]
+        assert isinstance(semaphore, asyncio.Semaphore)
+        return semaphore
 
 
 class RateLimitedModel:

@@ -38,6 +38,12 @@ BASE_URL_ENV = "OPENAI_BASE_URL"
 _KEYLESS_PLACEHOLDER = "sk-no-key-required"
 _REASON_CHARS = 160
 
+# The options an `openai:MODEL,key=value` spec (or its overrides) may set, and their types.
+SPEC_OPTIONS: dict[str, Any] = {
+    "base_url": str, "api_key_env": str, "temperature": float,
+    "max_tokens": int, "timeout": float, "max_retries": int,
+}
+
 # (base_url, model) pairs seen returning fewer choices than asked or rejecting `n`.
 N_IGNORED: set[tuple[str, str]] = set()
 
@@ -108,23 +114,20 @@ class OpenAIModel:
         self._sdk_loop: weakref.ref[asyncio.AbstractEventLoop] | None = None
 
     @classmethod
-    def from_spec(cls, rest: str, spec: str) -> OpenAIModel:
+    def from_spec(cls, rest: str, spec: str, **overrides: Any) -> OpenAIModel:
         """`MODEL[,key=value...]` with keys base_url, api_key_env, temperature, max_tokens,
-        timeout, max_retries. (No api_key option: keys do not belong in command lines.)"""
+        timeout, max_retries. (No api_key option: keys do not belong in command lines.)
+        `overrides` (e.g. from command-line flags) win over the spec's options."""
         model, _, text = rest.partition(",")
         if not model.strip():
             raise UnknownNameError(f"{spec!r}: expected openai:MODEL, e.g. openai:gpt-4o-mini")
-        converters: dict[str, Any] = {
-            "base_url": str, "api_key_env": str, "temperature": float,
-            "max_tokens": int, "timeout": float, "max_retries": int,
-        }
         values: dict[str, Any] = {}
-        for key, value in _parse_options(text, spec).items():
-            if key not in converters:
-                known = ", ".join(converters)
+        for key, value in [*_parse_options(text, spec).items(), *overrides.items()]:
+            if key not in SPEC_OPTIONS:
+                known = ", ".join(SPEC_OPTIONS)
                 raise UnknownNameError(f"unknown openai option {key!r} in {spec!r} (known: {known})")
             try:
-                values[key] = converters[key](value)
+                values[key] = SPEC_OPTIONS[key](value)
             except ValueError:
                 raise UnknownNameError(f"openai option {key}={value!r} is not valid") from None
         return cls(model, **values)
@@ -133,6 +136,14 @@ class OpenAIModel:
     def settings(self) -> dict[str, Any]:
         """What besides the model and prompt changes the answer (part of a cache key)."""
         return {"temperature": self.temperature, "max_tokens": self.max_tokens}
+
+    @property
+    def url(self) -> str:
+        """The endpoint as shown in messages: any user:password@ in the URL left out."""
+        parts = urlsplit(self.base_url)
+        if "@" not in parts.netloc:
+            return self.base_url
+        return parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]).geturl()
 
     @property
     def n_honoured(self) -> bool:
@@ -240,7 +251,7 @@ class OpenAIModel:
         return _with_usage([t for t in texts if t is not None], usage)
 
     def _where(self) -> str:
-        return f"the endpoint at {self.base_url}"
+        return f"the endpoint at {self.url}"
 
     def _translate(self, exc: Exception) -> ThoughtgraphError:
         """One readable line for an SDK error, with the key scrubbed from anything quoted."""
@@ -252,10 +263,10 @@ class OpenAIModel:
                 f"{where} did not answer within {self.timeout:g}s ({retries})")
         elif isinstance(exc, openai.APIConnectionError):
             if _refused(exc):
-                error = FatalModelError(f"cannot reach the endpoint at {self.base_url} "
+                error = FatalModelError(f"cannot reach the endpoint at {self.url} "
                                         "(connection refused or host not found)")
             else:
-                error = ModelError(f"the connection to {self.base_url} failed "
+                error = ModelError(f"the connection to {self.url} failed "
                                    f"({_cause_name(exc)}, {retries})")
         elif isinstance(exc, openai.APIStatusError):
             error = self._status_error(exc, retries)
