@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(VENV)/bin/thoughtgraph solve sorting --dataset sorting_032 --sample 21 --model sim:latency=0.3
+	$(VENV)/bin/thoughtgraph solve sorting --dataset sorting_032 --sample 29 --model sim:latency=0.3
 
 test: $(STAMP)
 	$(PY) -m pytest

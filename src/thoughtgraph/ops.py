@@ -18,7 +18,7 @@ from .context import RunContext
 from .errors import GraphError, ModelError
 from .graph import Op
 from .state import Score, Thought
-from .tasks.base import ParseError
+from .tasks.base import ParseError, model_score, model_split
 
 OpFunction = Callable[[RunContext, Op, list[Thought], int], Awaitable[list[Thought]]]
 
@@ -134,7 +134,7 @@ async def _model_split(ctx: RunContext, op: Op, item: int, source: Thought, part
     error = None
     try:
         texts = await ctx.ask(op, call_id, op.params["prompt"], prompt)
-        chunks = ctx.task.parse_split(texts[0], parts)
+        chunks = model_split(ctx.task, source.content, texts[0], parts)
     except (ModelError, ParseError) as exc:  # an unusable answer: the code split stands in
         chunks, error = None, f"the model's split could not be used ({exc}); split in code"
     score = Score(0.0) if error is None else Score(1.0, (error,))
@@ -281,14 +281,7 @@ async def score(ctx: RunContext, op: Op, inputs: list[Thought], base_round: int)
             texts = await ctx.ask(op, call_id, name, prompt, op.params["samples"])
         except ModelError:  # a failed scoring call leaves the thought with the worst score
             texts = ()
-        values = []
-        for text in texts:
-            try:
-                values.append(float(ctx.task.parse_score(text)))
-            except (ParseError, ValueError, TypeError):
-                continue
-        result = Score(sum(values) / len(values)) if values else Score(
-            0.0, ("the model's score could not be parsed",))
+        result = model_score(ctx.task, texts)
         ctx.op_rounds[op.id] = max(ctx.op_rounds.get(op.id, 0), base_round + 1)
         return ctx.state.add(thought.with_score(result))
 

@@ -8,6 +8,12 @@
   pairwise Merge with extra merges, Refine kept only if better).
 - `got_paper`: the paper's fixed GoT configuration (model split; sort with Repeat 5 + keep best;
   merge with Repeat 10 + keep best; fix with Repeat 5, or 10 for the final merge, + keep best).
+  Its params cover the other tasks' configurations too: no fixes (set intersection), merges
+  validated and improved (keyword counting), one part whose best answers are merged together and
+  a model scorer (document merging).
+
+Every builder scores in code by default; `score_samples=k` scores with the task's model scorer
+instead (k samples per thought, higher is better, no ground-truth op: document merging).
 
 `build(name, task, size)` picks the paper's configuration for a task and input size.
 """
@@ -22,68 +28,85 @@ from .graph import Graph, Op
 
 
 class _Builder:
-    """Accumulates ops; `add` returns the new op's id so graphs read top to bottom."""
+    """Accumulates ops; `add` returns the new op's id so graphs read top to bottom.
 
-    def __init__(self) -> None:
+    `score_samples` > 0 makes every score op the task's model scorer (that many samples per
+    thought, re-scoring the code score every thought gets) and every keep_best prefer higher.
+    """
+
+    def __init__(self, score_samples: int = 0) -> None:
+        if score_samples < 0:
+            raise GraphError(f"score_samples must be 0 or more, got {score_samples}")
         self.ops: list[Op] = []
+        self.score_samples = score_samples
 
     def add(self, op_id: str, kind: str, inputs: tuple[str, ...] = (), **params: object) -> str:
         self.ops.append(Op(id=op_id, kind=kind, inputs=inputs, params=params))
         return op_id
 
+    def score(self, op_id: str, source: str) -> str:
+        if self.score_samples:
+            return self.add(op_id, "score", (source,), scorer="model",
+                            samples=self.score_samples, force=True)
+        return self.add(op_id, "score", (source,))
+
     def scored_best(self, prefix: str, source: str, *also: str, n: int = 1) -> str:
-        """score `source` (code), then keep the best of it and of `also`."""
-        score = self.add(f"{prefix}_score", "score", (source,))
+        """score `source`, then keep the best of it and of `also`."""
+        score = self.score(f"{prefix}_score", source)
+        if self.score_samples:
+            return self.add(f"{prefix}_best", "keep_best", (score, *also), n=n,
+                            higher_is_better=True)
         return self.add(f"{prefix}_best", "keep_best", (score, *also), n=n)
+
+    def finish(self, last: str) -> Graph:
+        """Record whether the answer equals the reference, when the score is a code check."""
+        if not self.score_samples:
+            self.add("ground_truth", "ground_truth", (last,))
+        return Graph(ops=tuple(self.ops))
 
     def graph(self) -> Graph:
         return Graph(ops=tuple(self.ops))
 
 
-def io() -> Graph:
+def io(score_samples: int = 0) -> Graph:
     """Input-output: one request for the whole answer."""
-    b = _Builder()
+    b = _Builder(score_samples)
     answer = b.add("answer", "generate", prompt="io")
-    score = b.add("score", "score", (answer,))
-    b.add("ground_truth", "ground_truth", (score,))
-    return b.graph()
+    return b.finish(b.score("score", answer))
 
 
-def cot() -> Graph:
+def cot(score_samples: int = 0) -> Graph:
     """Chain of thought: one request, the task's step-by-step prompt."""
-    b = _Builder()
+    b = _Builder(score_samples)
     answer = b.add("answer", "generate", prompt="cot")
-    score = b.add("score", "score", (answer,))
-    b.add("ground_truth", "ground_truth", (score,))
-    return b.graph()
+    return b.finish(b.score("score", answer))
 
 
-def cot_sc(k: int = 5) -> Graph:
+def cot_sc(k: int = 5, score_samples: int = 0) -> Graph:
     """Self-consistency over chains of thought: k answers in one request, the best kept."""
     _positive(k=k)
-    b = _Builder()
+    b = _Builder(score_samples)
     answers = b.add("answers", "generate", prompt="cot", n=k)
-    best = b.scored_best("answers", answers)
-    b.add("ground_truth", "ground_truth", (best,))
-    return b.graph()
+    return b.finish(b.scored_best("answers", answers))
 
 
-def tot(k: int = 20, levels: int = 2) -> Graph:
-    """Tree of thoughts: k answers, keep the best; then levels-1 rounds of k fixes of the best."""
+def tot(k: int = 20, levels: int = 2, prompt: str = "io", score_samples: int = 0) -> Graph:
+    """Tree of thoughts: k answers (`prompt`), keep the best; then levels-1 rounds of k fixes of
+    the best (the task's `improve` prompt), each time keeping the best of the fixes and the
+    previous best."""
     _positive(k=k, levels=levels)
-    b = _Builder()
-    answers = b.add("level_1", "generate", prompt="io", n=k)
+    b = _Builder(score_samples)
+    answers = b.add("level_1", "generate", prompt=prompt, n=k)
     best = b.scored_best("level_1", answers)
     for level in range(2, levels + 1):
         fixes = b.add(f"level_{level}", "generate", (best,), prompt="improve", n=k)
         best = b.scored_best(f"level_{level}", fixes, best)
-    b.add("ground_truth", "ground_truth", (best,))
-    return b.graph()
+    return b.finish(best)
 
 
-def tot2(levels: int = 3) -> Graph:
+def tot2(levels: int = 3, k: int = 10, prompt: str = "io", score_samples: int = 0) -> Graph:
     """The paper's second ToT variant: a narrower (k = 10), deeper tree."""
-    return tot(k=10, levels=levels)
+    return tot(k=k, levels=levels, prompt=prompt, score_samples=score_samples)
 
 
 def got(
@@ -114,32 +137,58 @@ def got(
 
 
 def got_paper(parts: int = 2, sort_n: int = 5, merge_n: int = 10, fix_n: int = 5,
-              final_fix_n: int = 10) -> Graph:
-    """The paper's GoT configuration for sorting-like tasks (reference implementation's counts).
+              final_fix_n: int = 10, part_prompt: str = "io", split_by: str = "model",
+              keep: int = 1, improve_tries: int = 0, score_samples: int = 0) -> Graph:
+    """The paper's GoT configuration (the reference implementation's counts).
 
-    Model split into `parts`; each part answered `sort_n` times, best kept; pairwise merges
-    answered `merge_n` times, best kept, then fixed `fix_n` times (`final_fix_n` for the last
-    merge) with the unfixed merge kept if no fix beats it.
+    Sorting: model split into `parts`; each part answered `sort_n` times (`part_prompt`), best
+    kept; pairwise merges answered `merge_n` times, best kept, then fixed `fix_n` times
+    (`final_fix_n` for the last merge) with the unfixed merge kept if no fix beats it.
+    Other tasks: `fix_n = final_fix_n = 0` skips the fixes (set intersection); `improve_tries`
+    validates every merge answer and improves it while invalid (keyword counting);
+    `split_by="code"` splits in code, and with one part no split op is made; with one part,
+    its `keep` best answers are merged together (document merging).
     """
-    _positive(parts=parts, sort_n=sort_n, merge_n=merge_n, fix_n=fix_n, final_fix_n=final_fix_n)
-    b = _Builder()
-    b.add("split", "split", parts=parts, by="model")
+    _positive(parts=parts, sort_n=sort_n, merge_n=merge_n, keep=keep)
+    for name, value in (("fix_n", fix_n), ("final_fix_n", final_fix_n),
+                        ("improve_tries", improve_tries)):
+        if value < 0:
+            raise GraphError(f"{name} must be 0 or more, got {value}")
+    if split_by not in ("model", "code"):
+        raise GraphError(f"split_by must be 'model' or 'code', got {split_by!r}")
+    b = _Builder(score_samples)
     level = []
-    for i in range(1, parts + 1):
-        b.add(f"select_{i}", "select", ("split",), index=i - 1)
-        answers = b.add(f"part_{i}", "generate", (f"select_{i}",), prompt="io", n=sort_n)
-        level.append(b.scored_best(f"part_{i}", answers))
+    if parts == 1 and split_by == "code":
+        answers = b.add("part_1", "generate", prompt=part_prompt, n=sort_n)
+        level.append(b.scored_best("part_1", answers, n=keep))
+    else:
+        b.add("split", "split", parts=parts, by=split_by)
+        for i in range(1, parts + 1):
+            b.add(f"select_{i}", "select", ("split",), index=i - 1)
+            answers = b.add(f"part_{i}", "generate", (f"select_{i}",), prompt=part_prompt,
+                            n=sort_n)
+            level.append(b.scored_best(f"part_{i}", answers, n=keep if parts == 1 else 1))
 
     def merge(op_id: str, inputs: tuple[str, ...], final: bool) -> str:
         merged = b.add(op_id, "aggregate", inputs, prompt="paper_merge", n=merge_n)
-        best = b.scored_best(op_id, merged)
-        fixes = b.add(f"{op_id}_fix", "generate", (best,), prompt="improve",
-                      n=final_fix_n if final else fix_n)
+        if improve_tries:
+            merged = b.add(f"{op_id}_improve", "validate_and_improve", (merged,),
+                           prompt="improve_merge", tries=improve_tries)
+        alternatives = inputs if len(inputs) == 1 else ()  # merged alternatives compete on
+        best = b.scored_best(op_id, merged, *alternatives)
+        fixes_n = final_fix_n if final else fix_n
+        if not fixes_n:
+            return best
+        fixes = b.add(f"{op_id}_fix", "generate", (best,), prompt="improve", n=fixes_n)
         return b.scored_best(f"{op_id}_fix", fixes, best)
 
-    top = _merge_tree(level, 2, merge) if parts > 1 else level[0]
-    b.add("ground_truth", "ground_truth", (top,))
-    return b.graph()
+    if parts > 1:
+        top = _merge_tree(level, 2, merge)
+    elif keep > 1:
+        top = merge("merge_1_1", (level[0],), True)
+    else:
+        top = level[0]
+    return b.finish(top)
 
 
 def _merge_tree(level: list[str], arity: int, merge: Callable[[str, tuple[str, ...], bool], str]) -> str:
@@ -178,31 +227,59 @@ SCHEMES: dict[str, SchemeInfo] = {
     "got_paper": SchemeInfo(got_paper, "the paper's fixed Graph-of-Thoughts configuration"),
 }
 
-# Per task: input size -> paper configuration (tot levels, tot2 levels, got_paper parts),
-# as in the reference implementation's examples.
-PAPER_CONFIG: dict[str, dict[int, dict[str, dict[str, int]]]] = {
+_NO_FIX = {"fix_n": 0, "final_fix_n": 0}
+_KEYWORD_GOT = {"parts": 4, "sort_n": 10, "part_prompt": "cot", "merge_n": 3, **_NO_FIX,
+                "improve_tries": 3}  # GoT4; parts=8 gives GoT8, parts=size (one sentence each) GoTx
+_MODEL_SCORED = {"score_samples": 3}
+
+# Per task: input size -> paper configuration, as in the reference implementation's examples.
+# A task with one size has one configuration for every input size (its size is only a label).
+PAPER_CONFIG: dict[str, dict[int, dict[str, dict[str, object]]]] = {
     "sorting": {
         32: {"tot": {"levels": 2}, "tot2": {"levels": 3}, "got_paper": {"parts": 2}},
         64: {"tot": {"levels": 4}, "tot2": {"levels": 7}, "got_paper": {"parts": 4}},
         128: {"tot": {"levels": 4}, "tot2": {"levels": 10}, "got_paper": {"parts": 8}},
     },
+    "set-intersection": {
+        32: {"tot": {"levels": 2}, "tot2": {"levels": 3}, "got_paper": {"parts": 2, **_NO_FIX}},
+        64: {"tot": {"levels": 4}, "tot2": {"levels": 7}, "got_paper": {"parts": 4, **_NO_FIX}},
+        128: {"tot": {"k": 25, "levels": 4}, "tot2": {"levels": 9},
+              "got_paper": {"parts": 8, "merge_n": 5, **_NO_FIX}},
+    },
+    "keyword-counting": {
+        16: {"tot": {"levels": 4, "prompt": "cot"}, "tot2": {"levels": 6, "prompt": "cot"},
+             "got_paper": _KEYWORD_GOT},
+    },
+    "doc-merge": {
+        4: {"io": _MODEL_SCORED, "cot": _MODEL_SCORED, "cot_sc": _MODEL_SCORED,
+            "tot": {"k": 10, "levels": 3, **_MODEL_SCORED},
+            "tot2": {"k": 5, "levels": 6, **_MODEL_SCORED},  # ours: the paper has no ToT2 here
+            "got_paper": {"parts": 1, "split_by": "code", "sort_n": 5, "keep": 3, "merge_n": 5,
+                          "fix_n": 10, "final_fix_n": 10, **_MODEL_SCORED}},
+    },
 }
 
 
-def paper_options(name: str, task: str, size: int) -> dict[str, int]:
-    """The paper's options for `name` on `task` at `size` (nearest configured size)."""
+def paper_options(name: str, task: str, size: int) -> dict[str, object]:
+    """The paper's options for `name` on `task` at `size` (nearest configured size).
+
+    Where the paper scales GoT with the size (sorting, set intersection: 16 items a part), a size
+    it did not run gets `round(size / 16)` parts; parts never exceed the size.
+    """
     table = PAPER_CONFIG.get(task)
     if not table:
         return {}
     nearest = min(table, key=lambda s: (abs(s - size), s))
     options = dict(table[nearest].get(name, {}))
-    if name == "got_paper" and "parts" in options and size not in table:
-        options["parts"] = max(1, min(size, round(size / 16)))
+    if name == "got_paper" and "parts" in options:
+        if size not in table and len(table) > 1:
+            options["parts"] = round(size / 16)
+        options["parts"] = max(1, min(size, int(options["parts"])))  # type: ignore[call-overload]
     return options
 
 
 def build(name: str, task: str = "sorting", size: int = 32, parts: int | None = None,
-          **options: int) -> Graph:
+          **options: object) -> Graph:
     """The graph of scheme `name` for `task` at input `size` (the paper's configuration)."""
     if name not in SCHEMES:
         raise UnknownNameError(f"unknown scheme {name!r} (known: {', '.join(SCHEMES)})")

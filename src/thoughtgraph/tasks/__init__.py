@@ -4,9 +4,17 @@ from __future__ import annotations
 
 from ..errors import UnknownNameError
 from .base import BaseTask, ParseError, Task
+from .docmerge import DocMergeTask
+from .keywords import KeywordCountingTask
+from .sets import SetIntersectionTask, SetProblem
 from .sorting import SortingTask
 
-TASKS: dict[str, type] = {"sorting": SortingTask}
+TASKS: dict[str, type] = {
+    "sorting": SortingTask,
+    "set-intersection": SetIntersectionTask,
+    "keyword-counting": KeywordCountingTask,
+    "doc-merge": DocMergeTask,
+}
 
 
 def get_task(task: str | Task) -> Task:
@@ -19,4 +27,15 @@ def get_task(task: str | Task) -> Task:
         raise UnknownNameError(f"unknown task {task!r} (known: {', '.join(sorted(TASKS))})") from None
 
 
-__all__ = ["TASKS", "BaseTask", "ParseError", "SortingTask", "Task", "get_task"]
+__all__ = [
+    "TASKS",
+    "BaseTask",
+    "DocMergeTask",
+    "KeywordCountingTask",
+    "ParseError",
+    "SetIntersectionTask",
+    "SetProblem",
+    "SortingTask",
+    "Task",
+    "get_task",
+]

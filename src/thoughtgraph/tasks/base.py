@@ -121,12 +121,50 @@ class BaseTask(ABC):
     def parse_split(self, text: str, parts: int) -> list[Any]:
         raise ParseError(f"task {self.name!r} cannot read a split from the model")
 
+    def parts_from_split(self, problem: Any, pieces: list[Any]) -> list[Any]:
+        """The sub-problems for the pieces of a model's split (default: the pieces themselves).
+
+        A task whose sub-problems need more than the split pieces (set intersection: the first
+        set travels with every piece of the second) rebuilds them here.
+        """
+        return pieces
+
     def parse_score(self, text: str) -> float:
         """A model scorer's answer -> a number (the first number in the text)."""
         match = re.search(r"-?\d+(?:\.\d+)?", text)
         if not match:
             raise ParseError("the score answer holds no number")
         return float(match.group(0))
+
+    def combine_scores(self, texts: list[str]) -> Score:
+        """The model scorer's samples -> one score (default: the mean of `parse_score`)."""
+        return mean_score(self, texts)
+
+
+def mean_score(task: Any, texts: list[str] | tuple[str, ...]) -> Score:
+    """The mean of the samples `task.parse_score` can read; unreadable samples are skipped."""
+    values = []
+    for text in texts:
+        try:
+            values.append(float(task.parse_score(text)))
+        except (ParseError, ValueError, TypeError):
+            continue
+    if not values:
+        return Score(0.0, ("the model's score could not be parsed",))
+    return Score(sum(values) / len(values))
+
+
+def model_score(task: Any, texts: list[str] | tuple[str, ...]) -> Score:
+    """What the model scorer op records: the task's `combine_scores`, else the mean."""
+    combine = getattr(task, "combine_scores", None)
+    return combine(list(texts)) if combine is not None else mean_score(task, texts)
+
+
+def model_split(task: Any, problem: Any, text: str, parts: int) -> list[Any]:
+    """A model's split answer -> sub-problems (`parse_split`, then `parts_from_split`)."""
+    pieces = task.parse_split(text, parts)
+    rebuild = getattr(task, "parts_from_split", None)
+    return rebuild(problem, pieces) if rebuild is not None else pieces
 
 
 def check_parts(parts: int, size: int) -> None:

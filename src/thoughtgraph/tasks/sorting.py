@@ -49,7 +49,7 @@ class SortingTask(BaseTask):
         return "a list of integers in square brackets, ascending, such as [0, 1, 1, 4, 9]"
 
     def render(self, value: Any) -> str:
-        return "[" + ", ".join(str(v) for v in value) + "]"
+        return "[" + ", ".join(map(str, value)) + "]"
 
     def parse(self, text: str) -> list[int]:
         return parse_int_list(text)
@@ -152,6 +152,12 @@ def _items(body: str) -> list[int] | None:
     body = body.strip()
     if not body:
         return []
+    try:  # the common case, at C speed: plain comma-separated integers
+        fast = json.loads("[" + body + "]")
+        if all(type(v) is int for v in fast):
+            return fast
+    except json.JSONDecodeError:
+        pass
     tokens = [tok.strip().strip("'\"") for tok in re.split(r"[,\s]+", body) if tok.strip()]
     if not all(_INT.fullmatch(tok) for tok in tokens):
         return None

@@ -1,0 +1,68 @@
+"""How the simulated model reads a prompt: which task, which job, the right answer, its length.
+
+Each task module has `read(prompt, sections) -> Job | None`. A `Job` knows the correct answer
+and how to write it with a given number of slips; the model (`models/sim.py`) decides how many
+slips, from the job's task, kind and length. Readers look only at the prompt text, as a model
+would: the tagged sections (`<input>`, `<part>`, `<a>`, ...) and the instructions around them.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+# the innermost <tag>...</tag>: instructions may name a tag before the tagged data
+SECTION = re.compile(r"<(\w+)>((?:(?!<\1>).)*?)</\1>", re.DOTALL)
+
+Writer = Callable[[int, random.Random, float], str]
+
+
+@dataclass(frozen=True)
+class Job:
+    """One answer to write. `write(slips, rng, error)` returns the answer text with that many
+    slips (`error` scales anything else that is noisy, such as a scorer's numbers)."""
+
+    task: str
+    kind: str  # solve, cot, part, merge, refine, fix, split, score
+    length: int  # units of output the answer must get right
+    write: Writer
+
+
+def sections(prompt: str) -> dict[str, str]:
+    """Tag -> body for every tagged section (the last one wins when a tag repeats)."""
+    return {name: body for name, body in SECTION.findall(prompt)}
+
+
+def is_cot(prompt: str) -> bool:
+    return "step by step" in prompt
+
+
+def poisson(mean: float, rng: random.Random) -> int:
+    """A Poisson draw (normal approximation above a mean of 50)."""
+    if mean <= 0:
+        return 0
+    if mean > 50:
+        return max(0, round(rng.gauss(mean, math.sqrt(mean))))
+    limit, k, p = math.exp(-mean), 0, 1.0
+    while True:
+        p *= rng.random()
+        if p <= limit:
+            return k
+        k += 1
+
+
+def read_prompt(prompt: str) -> Job | None:
+    """The job this prompt asks for, or None when no task reads it."""
+    from . import docmerge, keywords, sets, sorting
+
+    found = sections(prompt)
+    if "<Doc1>" in prompt or re.search(r"\bNDA", prompt):
+        return docmerge.read(prompt, found)
+    if re.search(r"(?i)\bcountr(?:y|ies)\b", prompt):
+        return keywords.read(prompt, found)
+    if "Set 2" in prompt or "both sets" in prompt:
+        return sets.read(prompt, found)
+    return sorting.read(prompt, found)

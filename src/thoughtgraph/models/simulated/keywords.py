@@ -1,0 +1,128 @@
+"""The simulated model on keyword-counting prompts.
+
+Slips on a count dictionary: count a country once too few or once too often, forget a country,
+or name one the text does not. Slips on a split: drop a sentence or copy one twice. The length
+of a count is the number of mentions it stands for; of a split, its sentences.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+
+from ...tasks.base import ParseError
+from ...tasks.countries import COUNTRIES, count_countries
+from ...tasks.keywords import parse_counts, split_sentences
+from . import Job, is_cot
+
+_WEIGHTS = (("under", 0.35), ("over", 0.25), ("forget", 0.2), ("invent", 0.2))
+
+
+def read(prompt: str, found: dict[str, str]) -> Job | None:
+    if "part" in found:
+        return _count("part", found["part"])
+    if "a" in found and "b" in found:
+        a, b = _dict(found["a"]), _dict(found["b"])
+        if a is None or b is None:
+            return None
+        total = dict(a)
+        for country, n in b.items():
+            total[country] = total.get(country, 0) + n
+        return _job("merge", total)
+    if "result" in found:
+        current = _dict(found["result"])
+        if current is None:
+            return None
+        return _job("refine", apply_fixes(current, found.get("errors", "")))
+    if "input" not in found:
+        return None
+    text = found["input"].strip()
+    if "parts" in found:
+        return _split(text, int(found["parts"]))
+    fixing = "incorrect" in found or "merged" in found
+    return _count("fix" if fixing else "cot" if is_cot(prompt) else "solve", text)
+
+
+def _dict(text: str) -> dict[str, int] | None:
+    try:
+        return parse_counts(text)
+    except ParseError:
+        return None
+
+
+def _count(kind: str, text: str) -> Job:
+    return _job(kind, count_countries(text))
+
+
+def _job(kind: str, truth: dict[str, int]) -> Job:
+    def write(slips: int, rng: random.Random, _error: float) -> str:
+        counts = slip_counts(truth, slips, rng)
+        return render_counts(counts, rng, output_line=kind in ("cot", "fix"))
+
+    return Job("keyword-counting", kind, sum(truth.values()), write)
+
+
+def slip_counts(truth: dict[str, int], slips: int, rng: random.Random) -> dict[str, int]:
+    counts = dict(truth)
+    moves, weights = zip(*_WEIGHTS, strict=True)
+    for _ in range(slips):
+        move = rng.choices(moves, weights)[0]
+        if move == "invent" or not counts:
+            stranger = rng.choice([c for c in COUNTRIES if c not in counts][:60])
+            counts[stranger] = 1
+            continue
+        country = rng.choice(sorted(counts))
+        if move == "over":
+            counts[country] += 1
+        elif move == "under":
+            counts[country] -= 1
+        else:
+            counts[country] = 0
+        counts = {c: n for c, n in counts.items() if n > 0}
+    return counts
+
+
+def render_counts(counts: dict[str, int], rng: random.Random, output_line: bool) -> str:
+    style = rng.random()
+    body = json.dumps(counts, indent=4) if style < 0.5 else json.dumps(counts)
+    if output_line:
+        return f"I went through the text and counted each country again.\nOutput: {body}"
+    if style < 0.9:
+        return body
+    return f"Here are the counts:\n```json\n{body}\n```"
+
+
+def _split(text: str, parts: int) -> Job:
+    sentences = list(split_sentences(text))
+
+    def write(slips: int, rng: random.Random, _error: float) -> str:
+        kept = list(sentences)
+        for _ in range(slips):
+            i = rng.randrange(len(kept))
+            if rng.random() < 0.7 and len(kept) > parts:
+                kept.pop(i)
+            else:
+                kept.insert(i, kept[i])
+        size, extra = divmod(len(kept), parts)
+        passages, start = {}, 0
+        for index in range(parts):
+            end = start + size + (1 if index < extra else 0)
+            passages[f"Passage {index + 1}"] = " ".join(kept[start:end])
+            start = end
+        return json.dumps(passages, indent=2)
+
+    return Job("keyword-counting", "split", len(sentences), write)
+
+
+def apply_fixes(counts: dict[str, int], errors: str) -> dict[str, int]:
+    """Act on the scorer's errors: set the counts it names, remove what it says to remove."""
+    fixed = dict(counts)
+    for clause in errors.split(";"):
+        clause = clause.strip()
+        if match := re.fullmatch(r"(.+?) is named (\d+) times?(?:, not \d+| but is missing)",
+                                 clause):
+            fixed[match.group(1)] = int(match.group(2))
+        elif match := re.fullmatch(r"(.+?) is not named in the text: remove it", clause):
+            fixed.pop(match.group(1), None)
+    return fixed

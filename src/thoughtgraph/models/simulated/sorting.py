@@ -1,0 +1,149 @@
+"""The simulated model on sorting prompts: the spec's Part/Merge/Refine and the paper-style ones.
+
+Slips on a list: drop an item, write one twice, or swap two neighbours.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from typing import Any
+
+from . import Job, is_cot
+
+SECTION = re.compile(
+    r"<(task|part|a|b|result|errors|input|incorrectly_sorted|parts)>((?:(?!<\1>).)*?)</\1>",
+    re.DOTALL,
+)  # the innermost <tag>...</tag>: instructions may name a tag before the tagged data
+_INTS = re.compile(r"-?\d+")
+_COUNT_WORDS = {w: i for i, w in enumerate(
+    ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"])}
+_MOVES, _MOVE_WEIGHTS, _REACH = ("drop", "duplicate", "misplace"), (0.5, 0.2, 0.3), 8
+# the job kind of each prompt kind, for the error law
+_LAW_KIND = {"part": "part", "merge": "merge", "refine": "refine", "improve": "fix",
+             "split": "split", "sort": "solve", "cot": "cot", "direct": "solve"}
+
+
+def read(prompt: str, _sections: dict[str, str]) -> Job | None:
+    found = {name: body for name, body in SECTION.findall(prompt)}
+    kind = prompt_kind(found)
+    if kind == "sort" and is_cot(prompt):
+        kind = "cot"
+    truth = sort_answer(kind, found, prompt)
+    if truth is None:
+        return None
+
+    def write(slips: int, rng: random.Random, _error: float) -> str:
+        items = slip_list(truth, slips, rng)
+        if kind == "split":
+            return render_split(items, int(found["parts"]))
+        if kind == "cot":
+            return f"Sorting the two halves and merging them gives {len(items)} numbers.\n" \
+                   f"Output: {_show(items)}"
+        return render_list(items, rng)
+
+    return Job("sorting", _LAW_KIND[kind], len(truth), write)
+
+
+def prompt_kind(sections: dict[str, str]) -> str:
+    """Which job the prompt asks for, read from its tagged sections."""
+    if "part" in sections:
+        return "part"
+    if "a" in sections and "b" in sections:
+        return "merge"
+    if "result" in sections:
+        return "refine"
+    if "incorrectly_sorted" in sections and "input" in sections:
+        return "improve"
+    if "parts" in sections and "input" in sections:
+        return "split"
+    if "input" in sections:
+        return "sort"
+    return "direct"
+
+
+def ints(text: str) -> list[int]:
+    return [int(tok) for tok in _INTS.findall(text)]
+
+
+def sort_answer(kind: str, sections: dict[str, str], prompt: str) -> list[int] | None:
+    """What a careful model would answer to a sorting prompt of this kind."""
+    if kind == "part":
+        return sorted(ints(sections["part"]))
+    if kind == "merge":
+        return sorted(ints(sections["a"]) + ints(sections["b"]))
+    if kind == "refine":
+        return sorted(apply_fixes(ints(sections["result"]), sections.get("errors", "")))
+    if kind in ("improve", "sort", "cot"):
+        return sorted(ints(sections["input"]))
+    if kind == "split":
+        return ints(sections["input"])  # the split keeps the order
+    lists = re.findall(r"\[([-\d,\s]+)\]", prompt)
+    return sorted(ints(lists[-1])) if lists else None
+
+
+def apply_fixes(items: list[int], errors: str) -> list[int]:
+    """Act on 'missing one 7' and 'two extra 3s'; order errors are fixed by sorting."""
+    fixed = list(items)
+    for clause in errors.split(";"):
+        clause = clause.strip()
+        match = re.fullmatch(r"missing (\w+) (-?\d+)s?", clause)
+        if match:
+            fixed.extend([int(match.group(2))] * _count(match.group(1)))
+            continue
+        match = re.fullmatch(r"(\w+) extra (-?\d+)s?", clause)
+        if match:
+            for _ in range(_count(match.group(1))):
+                if int(match.group(2)) in fixed:
+                    fixed.remove(int(match.group(2)))
+    return fixed
+
+
+def _count(word: str) -> int:
+    return _COUNT_WORDS.get(word, int(word) if word.isdigit() else 1)
+
+
+def slip_list(items: list[Any], slips: int, rng: random.Random) -> list[Any]:
+    """`slips` slips, each at a random place: drop an item (half of the slips), write one twice,
+    or put one a few places away from where it belongs."""
+    out = list(items)
+    for _ in range(slips):
+        if not out:
+            break
+        i = rng.randrange(len(out))
+        move = rng.choices(_MOVES, _MOVE_WEIGHTS)[0]
+        if move == "drop":
+            out.pop(i)
+        elif move == "duplicate":
+            out.insert(i, out[i])
+        else:
+            item = out.pop(i)
+            j = i + rng.choice((-1, 1)) * rng.randint(1, _REACH)
+            out.insert(min(len(out), max(0, j)), item)
+    return out
+
+
+def render_split(items: list[Any], parts: int) -> str:
+    size, extra = divmod(len(items), parts)
+    chunks, start = {}, 0
+    for index in range(parts):
+        end = start + size + (1 if index < extra else 0)
+        chunks[f"List {index + 1}"] = items[start:end]
+        start = end
+    return json.dumps(chunks)
+
+
+def _show(items: list[Any]) -> str:
+    return "[" + ", ".join(str(v) for v in items) + "]"
+
+
+def render_list(items: list[Any], rng: random.Random) -> str:
+    """A list as models write it: mostly bare, sometimes after `Output:` or in a code fence."""
+    body = _show(items)
+    style = rng.random()
+    if style < 0.8:
+        return body
+    if style < 0.9:
+        return f"Output: {body}"
+    return f"Here is the result:\n```\n{body}\n```"

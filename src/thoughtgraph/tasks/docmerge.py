@@ -1,0 +1,167 @@
+"""Document merging: the paper's fourth use case (section 5.4): four overlapping NDAs into one.
+
+No code can tell whether a merged contract keeps the *meaning* of its sources, so the paper
+scores a merge with the model: redundancy (0-10, 10 = nothing said twice) and retention (0-10,
+10 = everything kept), each sampled 3 times and averaged, combined by their harmonic mean;
+higher is better. `combine_scores` implements that rule for the `score` op's model scorer.
+
+`score` (the code check every thought gets) is a lexical proxy (`clauses.py`): source clauses
+no clause of the merge covers, plus clauses that repeat an earlier one. It lets the spec's `got`
+run (its loops need an error count, lower is better), but it sees words, not meaning; the
+paper-style graphs (`io`, `cot`, `tot`, `got_paper` for this task) rank thoughts by the model's
+score instead.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from ..errors import InputError
+from ..state import Score
+from .base import BaseTask, ParseError
+from .clauses import measures, merge_clauses, missing, repeats
+from .docmerge_prompts import PROMPTS
+
+_MERGED = re.compile(r"<merged>(.*?)(?:</merged>|$)", re.DOTALL | re.IGNORECASE)
+_FENCE = re.compile(r"```[\w+-]*\s*\n?(.*?)```", re.DOTALL)
+_OUTPUT = re.compile(r"(?i)^\s*(?:output|merged nda|answer)\s*:\s*")
+_DOCS = re.compile(r"<Doc\d+>\s*(.*?)\s*</Doc\d+>", re.DOTALL)
+_NUMBER = r"\d+(?:\.\d+)?"
+MAX_LISTED_ERRORS = 20
+
+
+class DocMergeTask(BaseTask):
+    """Merge several overlapping NDAs into one that keeps everything and says it once."""
+
+    name = "doc-merge"
+    part_size = 2  # documents per part in the spec's `got`
+    prompts = PROMPTS
+
+    def parse_input(self, raw: Any) -> tuple[str, ...]:
+        documents = _documents(raw)
+        if len(documents) < 1 or not all(d.strip() for d in documents):
+            raise InputError("give at least one non-empty document")
+        return tuple(d.strip() for d in documents)
+
+    def describe(self, problem: tuple[str, ...]) -> str:
+        return (
+            f"Merge {len(problem)} NDA documents into a single NDA that keeps every piece of "
+            "information they contain and states each piece only once."
+        )
+
+    def format(self) -> str:
+        return "the merged NDA as plain text between the tags <Merged> and </Merged>"
+
+    def render(self, value: Any) -> str:
+        if isinstance(value, list | tuple):
+            return "\n".join(f"<Doc{i}>\n{doc}\n</Doc{i}>" for i, doc in enumerate(value, 1))
+        return str(value)
+
+    def join(self, problems: list[tuple[str, ...]]) -> tuple[str, ...]:
+        """The documents of all the problems, each once, in order (merges of alternative
+        answers to the same documents do not double them)."""
+        return tuple(dict.fromkeys(doc for problem in problems for doc in problem))
+
+    def parse(self, text: str) -> str:
+        return parse_document(text)
+
+    def score(self, problem: tuple[str, ...], content: str) -> Score:
+        return clause_errors(problem, content)
+
+    def score_unparsed(self, problem: tuple[str, ...], reason: str) -> Score:
+        return Score(float(len(merge_clauses(problem)) + 1), (reason,))
+
+    def reference(self, problem: tuple[str, ...]) -> str:
+        """One ideal merge under the lexical proxy (not the only right answer)."""
+        return "\n".join(merge_clauses(problem))
+
+    def parse_score(self, text: str) -> float:
+        """One scorer answer -> the harmonic mean of its two numbers."""
+        redundancy, retention = parse_two_scores(text)
+        return harmonic(redundancy, retention)
+
+    def combine_scores(self, texts: list[str]) -> Score:
+        """The paper's rule: average each score over the samples, then the harmonic mean."""
+        pairs = []
+        for text in texts:
+            try:
+                pairs.append(parse_two_scores(text))
+            except ParseError:
+                continue
+        if not pairs:
+            return Score(0.0, ("the model's scores could not be parsed",))
+        redundancy = sum(p[0] for p in pairs) / len(pairs)
+        retention = sum(p[1] for p in pairs) / len(pairs)
+        note = (f"model score: redundancy {redundancy:.1f}/10 (10: nothing said twice), "
+                f"retention {retention:.1f}/10 (10: everything kept), over {len(pairs)} samples")
+        return Score(harmonic(redundancy, retention), (note,))
+
+
+def _documents(raw: Any) -> list[str]:
+    """A list of documents, {"documents": [...]}, their JSON, <DocN> blocks or `---` lines."""
+    if isinstance(raw, str):
+        text = raw.strip()
+        if text.startswith(("[", "{")):
+            try:
+                raw = json.loads(text)
+            except json.JSONDecodeError:
+                raise InputError("the input looks like JSON but is not valid JSON") from None
+        elif _DOCS.search(text):
+            return _DOCS.findall(text)
+        else:
+            return [d for d in re.split(r"(?m)^\s*-{3,}\s*$", text) if d.strip()]
+    if isinstance(raw, dict):
+        raw = raw.get("documents")
+    if not isinstance(raw, list | tuple) or not all(isinstance(d, str) for d in raw):
+        raise InputError('the input must be a list of documents (strings) or {"documents": [...]}')
+    return list(raw)
+
+
+def parse_document(text: str) -> str:
+    """The merged document: between the last <Merged> tags, else in a fence, else the answer."""
+    if not isinstance(text, str):
+        raise ParseError("the answer is not text")
+    found = _MERGED.findall(text)
+    body = found[-1] if found else None
+    if body is None:
+        fenced = _FENCE.findall(text)
+        body = fenced[-1] if fenced else text
+    body = _OUTPUT.sub("", body.strip()).strip()
+    if not body:
+        raise ParseError("the answer holds no merged document")
+    return body
+
+
+def parse_two_scores(text: str) -> tuple[float, float]:
+    """(redundancy, retention) from a scorer's answer: tags first, then `Redundancy: 7` lines."""
+    values = []
+    for tag, words in (("Redundancy", "redundan"), ("Retained", "retain|retention")):
+        found = (re.findall(rf"<{tag}>\s*(-?{_NUMBER})", text, re.IGNORECASE)
+                 or re.findall(rf"(?i)(?:{words})\w*[^:\n]{{0,40}}:\s*(-?{_NUMBER})", text)
+                 or re.findall(rf"(?i)(?:{words})\w*[^0-9\n]{{0,30}}?({_NUMBER})", text))
+        if not found:
+            raise ParseError(f"the score answer holds no {tag.lower()} score")
+        values.append(min(10.0, max(0.0, float(found[-1]))))
+    return values[0], values[1]
+
+
+def harmonic(a: float, b: float) -> float:
+    return 0.0 if a + b == 0 else 2 * a * b / (a + b)
+
+
+def clause_errors(documents: tuple[str, ...] | list[str], merged: str) -> Score:
+    """The lexical proxy as an error count: clauses lost plus clauses said twice."""
+    lost = missing(documents, merged)
+    twice = repeats(merged)
+    errors = [f'add the missing clause "{c}"' for c in lost]
+    errors += [f'remove the repeated clause "{c}" (it repeats "{e}")' for c, e in twice]
+    if len(errors) > MAX_LISTED_ERRORS:
+        errors = errors[:MAX_LISTED_ERRORS] + [f"and {len(errors) - MAX_LISTED_ERRORS} more"]
+    return Score(float(len(lost) + len(twice)), tuple(errors))
+
+
+def proxy_scores(documents: tuple[str, ...] | list[str], merged: str) -> tuple[float, float]:
+    """The proxy's (redundancy, retention) on the paper's 0-10 scales."""
+    return measures(documents, merged)

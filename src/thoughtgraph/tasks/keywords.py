@@ -1,0 +1,182 @@
+"""Keyword counting: the paper's third use case (section 5.3): how often is each country named?
+
+The problem is a text kept as its sentences, so code can split it into passages of whole
+sentences (or one sentence each, the paper's GoTx). An answer is a dictionary country -> count;
+a merge adds two dictionaries. Score: the sum over countries of |counted - true|, where the true
+counts come from `countries.count_countries` on the text the thought answers.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from ..errors import InputError
+from ..state import Score
+from .base import BaseTask, ParseError
+from .countries import canonical, count_countries
+from .keywords_prompts import PROMPTS
+
+_MARKER = re.compile(r"(?i)\b(?:final\s+)?(?:output|answer|result|counts?)\s*[:=]")
+_FENCE = re.compile(r"```[\w+-]*\s*\n?(.*?)```", re.DOTALL)
+_PAIR = re.compile(r"""["']?([A-Za-z][^"':{}\[\],\n]*?)["']?\s*[:=]\s*["']?(\d+)""")
+_LINE_PAIR = re.compile(r"(?m)^\s*(?:[-*•]\s*)?([A-Z][A-Za-z .'-]*?)\s*(?::|-|–)\s*(\d+)\s*$")
+_NONE = re.compile(r"(?i)\bno (?:countr(?:y|ies))\b|\bnone\b")
+_END = re.compile(r"[.!?]+[\"')\]]*\s*")
+_START = re.compile(r"[\"'(\[]?[A-Z0-9]")
+_ABBREVIATIONS = {"mr", "mrs", "ms", "dr", "st", "vs", "etc", "inc", "ltd", "co", "jr", "sr"}
+
+
+def split_sentences(text: str) -> tuple[str, ...]:
+    """Sentences of a text: a cut after . ! or ? (and closing quotes) before a capital or a digit,
+    except after a one-letter initial (`U.S.`) or a common abbreviation (`Mr.`)."""
+    pieces, start = [], 0
+    for match in _END.finditer(text):
+        if not _START.match(text, match.end()):
+            continue
+        word = re.search(r"(\w+)$", text[: match.start()])
+        if word and (len(word.group(1)) == 1 and word.group(1).isupper()
+                     or word.group(1).lower() in _ABBREVIATIONS):
+            continue
+        pieces.append(text[start : match.end()].strip())
+        start = match.end()
+    pieces.append(text[start:].strip())
+    return tuple(p for p in pieces if p)
+
+
+class KeywordCountingTask(BaseTask):
+    """Count how many times each country is named in a text."""
+
+    name = "keyword-counting"
+    part_size = 4  # sentences per passage in the spec's `got`
+    prompts = PROMPTS
+
+    def parse_input(self, raw: Any) -> tuple[str, ...]:
+        if isinstance(raw, str):
+            sentences = split_sentences(raw.strip())
+        elif isinstance(raw, list | tuple) and all(isinstance(s, str) for s in raw):
+            sentences = tuple(s.strip() for s in raw if s.strip())
+        else:
+            raise InputError(f"the input must be a text, got {type(raw).__name__}")
+        if not sentences:
+            raise InputError("the text is empty: give at least one sentence")
+        return sentences
+
+    def describe(self, problem: tuple[str, ...]) -> str:
+        return (
+            f"Count how many times each country is named in a text of {len(problem)} sentences: "
+            "give every country named at least once with the number of times it is named, "
+            "spelled as in the text."
+        )
+
+    def format(self) -> str:
+        return 'a JSON object mapping each country to its count, such as {"Peru": 2, "Chile": 1}'
+
+    def render(self, value: Any) -> str:
+        if isinstance(value, dict):
+            return json.dumps(value)
+        if isinstance(value, list | tuple):
+            return " ".join(value)
+        return str(value)
+
+    def parse(self, text: str) -> dict[str, int]:
+        return parse_counts(text)
+
+    def score(self, problem: tuple[str, ...], content: dict[str, int]) -> Score:
+        return count_errors(self.render(problem), content)
+
+    def score_unparsed(self, problem: tuple[str, ...], reason: str) -> Score:
+        return Score(float(sum(self.reference(problem).values()) + 1), (reason,))
+
+    def reference(self, problem: tuple[str, ...]) -> dict[str, int]:
+        return count_countries(self.render(problem))
+
+    def parse_split(self, text: str, parts: int) -> list[tuple[str, ...]]:
+        """The model's passages: a JSON object of strings ("Passage 1": "...", ...), in order."""
+        passages = _json_strings(text)
+        if len(passages) != parts:
+            raise ParseError(f"the split answer does not hold {parts} passages")
+        return [split_sentences(p) for p in passages]
+
+
+def _json_strings(text: str) -> list[str]:
+    match = re.search(r"\{.*\}", text, re.DOTALL)
+    if not match:
+        raise ParseError("the split answer holds no JSON object")
+    try:
+        data = json.loads(match.group(0), strict=False)
+    except json.JSONDecodeError:
+        pairs = re.findall(r'"[^"]*"\s*:\s*"((?:[^"\\]|\\.)*)"', match.group(0))
+        if not pairs:
+            raise ParseError("the split answer is not valid JSON") from None
+        return [json.loads(f'"{p}"', strict=False) for p in pairs]
+    if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):
+        raise ParseError("the split answer must map names to passages of text")
+    return list(data.values())
+
+
+def parse_counts(text: str) -> dict[str, int]:
+    """A model's count dictionary, from JSON or JSON-like text, prose around it, an `Output:`
+    line or a code fence. Repeated keys are added up (a model that lists a country twice has
+    counted both); zero counts are dropped; country spellings are normalised where known."""
+    if not isinstance(text, str):
+        raise ParseError("the answer is not text")
+    region = _region(text)
+    start = region.rfind("{")
+    end = region.find("}", start) if start >= 0 else -1
+    if start >= 0 and end > start:
+        body = region[start + 1 : end]
+        pairs = _PAIR.findall(body)
+        if pairs or not body.strip():
+            return _counts(pairs)
+        raise ParseError("the answer's dictionary holds no country: count pairs")
+    pairs = _LINE_PAIR.findall(region)
+    if pairs:
+        return _counts(pairs)
+    if _NONE.search(text):
+        return {}
+    raise ParseError("the answer contains no dictionary of country counts")
+
+
+def _region(text: str) -> str:
+    """Where the answer is: after the last `Output:` marker, else the last fenced block."""
+    markers = [m for m in _MARKER.finditer(text) if "{" in text[m.end():] or
+               _LINE_PAIR.search(text[m.end():])]
+    if markers:
+        return text[markers[-1].end():]
+    for block in reversed(_FENCE.findall(text)):
+        if "{" in block or _LINE_PAIR.search(block):
+            return block
+    return text
+
+
+def _counts(pairs: list[tuple[str, str]]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for name, number in pairs:
+        key = canonical(name)
+        counts[key] = counts.get(key, 0) + int(number)
+    return {k: v for k, v in counts.items() if v > 0}
+
+
+def count_errors(text: str, counted: dict[str, int]) -> Score:
+    """Sum over countries of |counted - true|, with errors a model can act on."""
+    truth = count_countries(text)
+    errors: list[str] = []
+    total = 0
+    for country in [*truth, *(c for c in counted if c not in truth)]:
+        want, have = truth.get(country, 0), counted.get(country, 0)
+        if want == have:
+            continue
+        total += abs(want - have)
+        if want == 0:
+            errors.append(f"{country} is not named in the text: remove it")
+        elif have == 0:
+            errors.append(f"{country} is named {_times(want)} but is missing")
+        else:
+            errors.append(f"{country} is named {_times(want)}, not {have}")
+    return Score(float(total), tuple(errors))
+
+
+def _times(n: int) -> str:
+    return "1 time" if n == 1 else f"{n} times"

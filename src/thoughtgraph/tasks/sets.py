@@ -1,0 +1,187 @@
+"""Set intersection: the paper's second use case (section 5.2).
+
+The problem is two sets of integers; the answer lists every number found in both, once. GoT
+splits the *second* set into parts and intersects each part with the whole first set, so every
+sub-problem carries the first set along. Merging is a union: the parts of the second set are
+disjoint, so their intersections are too.
+
+Score (the paper's error scope): X1 numbers that should not be there + X2 numbers missing +
+Xd duplicates. An answer's content is its numbers in ascending order (duplicates kept), so two
+answers with the same numbers in another order are the same answer.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import InputError
+from ..state import Score
+from .base import BaseTask, ParseError, check_parts
+from .sets_prompts import PROMPTS
+from .sorting import SortingTask, parse_int_list
+
+_BRACED = re.compile(r"\{([-\d,\s]*)\}")
+_NONE = re.compile(r"(?i)\b(?:no (?:common )?numbers?|none|empty (?:set|list)|nothing in common)\b")
+_LISTS = SortingTask()  # reads a JSON object of integer lists
+_WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
+
+
+@dataclass(frozen=True)
+class SetProblem:
+    """Two sets of integers (kept in input order). `len` is the size of the second set: the
+    one GoT splits."""
+
+    set1: tuple[int, ...]
+    set2: tuple[int, ...]
+
+    def __len__(self) -> int:
+        return len(self.set2)
+
+    def intersection(self) -> list[int]:
+        first = set(self.set1)
+        return sorted({x for x in self.set2 if x in first})
+
+
+class SetIntersectionTask(BaseTask):
+    """List every number that is in both sets, once."""
+
+    name = "set-intersection"
+    part_size = 8
+    prompts = PROMPTS
+
+    def parse_input(self, raw: Any) -> SetProblem:
+        problem = _as_problem(raw)
+        if not problem.set1 or not problem.set2:
+            raise InputError("both sets must hold at least one integer")
+        return problem
+
+    def describe(self, problem: SetProblem) -> str:
+        return (
+            f"Find the intersection of two sets of integers (Set 1 has {len(problem.set1)} "
+            f"numbers, Set 2 has {len(problem.set2)}): list every number that is in both sets, "
+            "each once, in any order."
+        )
+
+    def format(self) -> str:
+        return "a list of integers in square brackets, such as [3, 11, 14]"
+
+    def render(self, value: Any) -> str:
+        if isinstance(value, SetProblem):
+            return f"Set 1: {_show(value.set1)}\nSet 2: {_show(value.set2)}"
+        return _show(value)
+
+    def split(self, problem: SetProblem, parts: int) -> list[SetProblem]:
+        """Contiguous chunks of the second set, each with the whole first set."""
+        check_parts(parts, len(problem.set2))
+        return [SetProblem(problem.set1, tuple(chunk))
+                for chunk in BaseTask.split(self, list(problem.set2), parts)]
+
+    def join(self, problems: list[SetProblem]) -> SetProblem:
+        set2: list[int] = []
+        for problem in problems:
+            set2.extend(problem.set2)
+        return SetProblem(problems[0].set1, tuple(set2))
+
+    def parse(self, text: str) -> list[int]:
+        return parse_set(text)
+
+    def score(self, problem: SetProblem, content: list[int]) -> Score:
+        return intersection_errors(problem, content)
+
+    def score_unparsed(self, problem: SetProblem, reason: str) -> Score:
+        return Score(float(len(problem.intersection()) + 1), (reason,))
+
+    def reference(self, problem: SetProblem) -> list[int]:
+        return problem.intersection()
+
+    def parse_split(self, text: str, parts: int) -> list[list[int]]:
+        """The model's split of the second set: a JSON object of lists, read as sorting's is."""
+        return _LISTS.parse_split(text, parts)
+
+    def parts_from_split(self, problem: SetProblem, pieces: list[Any]) -> list[SetProblem]:
+        return [SetProblem(problem.set1, tuple(piece)) for piece in pieces]
+
+
+def _show(items: Any) -> str:
+    return "[" + ", ".join(str(v) for v in items) + "]"
+
+
+def _as_problem(raw: Any) -> SetProblem:
+    """Accept a SetProblem, {"set1": [...], "set2": [...]}, [[...], [...]] or their JSON."""
+    if isinstance(raw, SetProblem):
+        return raw
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw)
+        except json.JSONDecodeError:
+            raise InputError('write the input as {"set1": [1, 2], "set2": [2, 3]} '
+                             "or [[1, 2], [2, 3]]") from None
+    if isinstance(raw, dict):
+        missing = {"set1", "set2"} - set(raw)
+        if missing:
+            raise InputError(f"the input object needs the keys set1 and set2 (missing "
+                             f"{', '.join(sorted(missing))})")
+        first, second = raw["set1"], raw["set2"]
+    elif isinstance(raw, list | tuple) and len(raw) == 2:
+        first, second = raw
+    else:
+        raise InputError("the input must be two sets: {\"set1\": [...], \"set2\": [...]} "
+                         "or [[...], [...]]")
+    return SetProblem(_ints(first, "set1"), _ints(second, "set2"))
+
+
+def _ints(items: Any, name: str) -> tuple[int, ...]:
+    if not isinstance(items, list | tuple):
+        raise InputError(f"{name} must be a list of integers, got {type(items).__name__}")
+    out = []
+    for index, item in enumerate(items):
+        if isinstance(item, bool) or not isinstance(item, int | str):
+            raise InputError(f"{name} item {index + 1} is not an integer: {item!r}")
+        if isinstance(item, str) and not re.fullmatch(r"\s*[+-]?\d+\s*", item):
+            raise InputError(f"{name} item {index + 1} is not an integer: {item!r}")
+        out.append(int(item))
+    if len(set(out)) != len(out):
+        dup = next(x for x, n in Counter(out).items() if n > 1)
+        raise InputError(f"{name} is a set: {dup} appears more than once")
+    return tuple(out)
+
+
+def parse_set(text: str) -> list[int]:
+    """The answer's numbers, ascending (duplicates kept so the score can count them).
+
+    Copes with what `parse_int_list` copes with (code fences, `Output:`, prose), with sets
+    written in braces (`{3, 11}`) and with answers saying there is no common number.
+    """
+    if not isinstance(text, str):
+        raise ParseError("the answer is not text")
+    try:
+        return sorted(parse_int_list(_BRACED.sub(r"[\1]", text)))
+    except ParseError:
+        if _NONE.search(text):
+            return []
+        raise ParseError("the answer contains no list of integers") from None
+
+
+def intersection_errors(problem: SetProblem, output: list[int]) -> Score:
+    """The paper's error scope for set intersection, with errors a model can act on."""
+    first, second = set(problem.set1), set(problem.set2)
+    want = first & second
+    counts = Counter(output)
+    errors: list[str] = []
+    extra = sorted(set(counts) - want)
+    for value in extra:
+        where = "either set" if value not in first | second else (
+            "Set 1" if value not in first else "Set 2")
+        errors.append(f"{value} is not in {where}: remove it")
+    missing = sorted(want - set(counts))
+    errors.extend(f"missing {value} (it is in both sets)" for value in missing)
+    duplicates = 0
+    for value in sorted(v for v, n in counts.items() if n > 1):
+        duplicates += counts[value] - 1
+        times = _WORDS[counts[value]] if counts[value] < len(_WORDS) else str(counts[value])
+        errors.append(f"{value} is listed {times} times: list it once")
+    return Score(float(len(extra) + len(missing) + duplicates), tuple(errors))
