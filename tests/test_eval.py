@@ -102,3 +102,29 @@ def test_summarise_quartiles_by_hand():
     rows = summarise([pair(e) for e in (0, 2, 4, 6, 8)], ["io"])
     assert (rows[0].q1_error, rows[0].median_error, rows[0].q3_error) == (2, 4, 6)
     assert rows[0].solved == 1
+
+
+def test_eval_command_writes_every_file_and_resumes(tmp_path, capsys):
+    from thoughtgraph.cli import main
+
+    def run_cli(*args):
+        try:
+            main(list(args))
+        except SystemExit as exc:
+            return exc.code or 0
+        return 0
+
+    out = tmp_path / "ev"
+    code = run_cli("eval", "sorting", "--size", "32", "--schemes", "io,got", "--samples", "2",
+                   "--out", str(out))
+    captured = capsys.readouterr()
+    assert code == 0 and "| io | 2 |" in captured.out and "SIMULATED" in captured.err
+    for name in ("results.jsonl", "summary.md", "summary.csv", "errors.png", "errors.svg"):
+        assert (out / name).exists(), name
+    code = run_cli("eval", "sorting", "--size", "32", "--schemes", "io,got", "--samples", "2",
+                   "--out", str(out))
+    assert code == 0 and "4 pairs already done" in capsys.readouterr().err
+    assert len((out / "results.jsonl").read_text().splitlines()) == 4
+    code = run_cli("eval", "sorting", "--schemes", "io,nope", "--out", str(out))
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("error: unknown scheme 'nope'")

@@ -1,4 +1,4 @@
-"""The `thoughtgraph` command line: solve a problem, print a graph.
+"""The `thoughtgraph` command line: solve, eval, graph, schema, trace view.
 
 Every user mistake ends as one `error: ...` line on stderr and exit code 2, never a traceback.
 """
@@ -9,6 +9,7 @@ import asyncio
 import json
 import logging
 import sys
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -17,10 +18,14 @@ from typer.exceptions import Abort, Exit, TyperException
 
 from . import schemes
 from .api import asolve, prepare
-from .errors import InputError, ThoughtgraphError
+from .cli_eval import eval_command
+from .cli_trace import trace_app
+from .errors import FatalModelError, InputError, ThoughtgraphError
 from .evaluate.datasets import dataset_task, load_sample
+from .eventlog import EventLog, combine
+from .events import EventHandler
 from .graph import Graph, json_schema
-from .models.base import as_model
+from .models.base import LanguageModel, from_spec
 from .result import CALL_KINDS, Result, calls_by_op
 from .schemes import SCHEMES
 
@@ -32,6 +37,9 @@ app = typer.Typer(
     rich_markup_mode=None,
     no_args_is_help=True,
 )
+
+app.add_typer(trace_app, name="trace")
+app.command("eval")(eval_command)
 
 SIM_NOTE = "SIMULATED: the built-in offline stand-in, not a real LLM"
 
@@ -64,16 +72,32 @@ def solve(
     dataset: Annotated[str | None, typer.Option(help="A built-in dataset, e.g. sorting_032.")] = None,
     sample: Annotated[int, typer.Option(help="Sample id within --dataset.")] = 0,
     parts: Annotated[int | None, typer.Option(help="Number of parts (default: chunks of 8).")] = None,
-    model: Annotated[str, typer.Option("--model", "-m", help="Model spec: sim, sim:latency=0.05,error=0,seed=1.")] = "sim",
+    model: Annotated[str, typer.Option("--model", "-m", help="Model spec: sim, sim:latency=0.05,error=0,seed=1, openai:MODEL.")] = "sim",
+    base_url: Annotated[str | None, typer.Option(help="openai: the endpoint, e.g. http://127.0.0.1:8000/v1 (default $OPENAI_BASE_URL, else OpenAI's).")] = None,
+    api_key_env: Annotated[str | None, typer.Option(help="openai: the environment variable holding the API key (default OPENAI_API_KEY; a key is never a flag).")] = None,
+    temperature: Annotated[float | None, typer.Option(help="openai: sampling temperature.")] = None,
+    max_completion_tokens: Annotated[int | None, typer.Option(help="openai: most tokens per answer (the API's max_tokens; not a budget).")] = None,
+    timeout: Annotated[float | None, typer.Option(help="openai: seconds to wait for one response (default 120).")] = None,
+    max_retries: Annotated[int | None, typer.Option(help="openai: retries of 429/5xx/timeouts per request (default 3).")] = None,
+    rpm: Annotated[float | None, typer.Option(help="Most requests per minute to the model.")] = None,
+    tpm: Annotated[float | None, typer.Option(help="Most tokens per minute to the model (estimated before each request).")] = None,
+    cache: Annotated[Path | None, typer.Option(envvar="THOUGHTGRAPH_CACHE", help="Answer cache (SQLite file; no default): cached answers are free, so a rerun resumes.")] = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Use no answer cache (overrides --cache and THOUGHTGRAPH_CACHE).")] = False,
     scheme: Annotated[str, typer.Option(help="Built-in scheme: " + ", ".join(SCHEMES) + ".")] = "got",
     graph_file: Annotated[Path | None, typer.Option("--graph", help="Run your own graph file (JSON or YAML) instead of a scheme.")] = None,
     concurrency: Annotated[int, typer.Option(help="Most model calls in flight at once.")] = 16,
     max_regenerations: Annotated[int, typer.Option(help="Extra Part attempts per part.")] = 2,
     max_extra_merges: Annotated[int, typer.Option(help="Extra Merge attempts per pair.")] = 1,
     max_refines: Annotated[int, typer.Option(help="Refine passes on the final thought.")] = 2,
-    max_calls: Annotated[int | None, typer.Option(help="Stop after this many model calls (best thought so far is returned).")] = None,
+    max_calls: Annotated[int | None, typer.Option(help="Budget: no paid call beyond this many (best thought so far is returned).")] = None,
+    max_tokens: Annotated[int | None, typer.Option(help="Budget: no call once this many tokens are paid (prompt + completion).")] = None,
+    max_cost: Annotated[float | None, typer.Option(help="Budget in USD: no call once this much is paid (needs a price).")] = None,
+    price_in: Annotated[float | None, typer.Option(help="USD per million prompt tokens (default: built-in table for OpenAI models).")] = None,
+    price_out: Annotated[float | None, typer.Option(help="USD per million completion tokens.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as one JSON object.")] = False,
     trace: Annotated[Path | None, typer.Option(help="Write the full run state as JSON to this path.")] = None,
+    events: Annotated[str | None, typer.Option("--events", help="Write each run event as one JSON line to this file ('-' for stderr), flushed as it happens: follow it with tail -f.")] = None,
+    otel: Annotated[bool, typer.Option("--otel", help="Send OpenTelemetry spans (needs thoughtgraph[otel]; OTEL_* variables choose the exporter).")] = False,
     progress: Annotated[bool, typer.Option(help="Live view on stderr (only when it is a terminal).")] = True,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log the graph and call totals to stderr.")] = False,
 ) -> None:
@@ -90,24 +114,45 @@ def solve(
         task, raw, user_graph, scheme=scheme, parts=parts, max_regenerations=max_regenerations,
         max_extra_merges=max_extra_merges, max_refines=max_refines,
     )
-    lm = as_model(model)
+    lm = _model(model, {"--base-url": base_url, "--api-key-env": api_key_env,
+                        "--temperature": temperature, "--max-completion-tokens": max_completion_tokens,
+                        "--timeout": timeout, "--max-retries": max_retries})
     if concurrency < 1:
         raise InputError(f"--concurrency must be at least 1, got {concurrency}")
     if trace is not None and not trace.parent.exists():
         raise InputError(f"cannot write trace: folder {trace.parent} does not exist")
     label = f"{lm.name} ({SIM_NOTE})" if getattr(lm, "simulated", False) else lm.name
     title = f"thoughtgraph · {the_task.name} · {len(problem)} items · {label}"
-    live = progress and sys.stderr.isatty() and not verbose
-    options = {"model": lm, "graph": graph, "concurrency": concurrency, "max_calls": max_calls}
-    if live:
-        from .progress import LiveView
+    live = progress and sys.stderr.isatty() and not verbose and events != "-"
+    options = {"model": lm, "graph": graph, "concurrency": concurrency, "max_calls": max_calls,
+               "max_tokens": max_tokens, "max_cost": max_cost, "price_in": price_in,
+               "price_out": price_out, "rpm": rpm, "tpm": tpm,
+               "cache": None if no_cache else cache}
+    fatal: FatalModelError | None = None
+    try:
+        with ExitStack() as stack:
+            handlers: list[EventHandler] = []
+            if events is not None:
+                handlers.append(stack.enter_context(EventLog.open(events)))
+            if otel:
+                from .otel import from_env
 
-        with LiveView(graph, title) as view:
-            result = asyncio.run(asolve(the_task, problem, on_event=view, **options))
-    else:
-        result = asyncio.run(asolve(the_task, problem, **options))
+                spans = from_env()
+                stack.callback(spans.shutdown)
+                handlers.append(spans)
+            if live:
+                from .progress import LiveView
+
+                handlers.append(stack.enter_context(LiveView(graph, title)))
+            result = asyncio.run(asolve(the_task, problem, on_event=combine(*handlers), **options))
+    except FatalModelError as exc:
+        if exc.result is None:  # failed before the run started: nothing to keep
+            raise
+        fatal, result = exc, exc.result
     if trace is not None:
         _write_trace(trace, result)
+    if fatal is not None and not result.completions:
+        raise fatal  # no answer came back: the error line says it all
     if as_json:
         data = result.to_dict()
         if reference is not None:
@@ -115,8 +160,23 @@ def solve(
         typer.echo(json.dumps(data))
     else:
         typer.echo(_summary(result, title, reference))
+    if fatal is not None:
+        raise fatal  # one `error:` line on stderr, exit 2, after the work was kept
     if not result.clean and result.stop_reason:
         raise Exit(1)
+
+
+OPENAI_FLAGS = {"--base-url": "base_url", "--api-key-env": "api_key_env",
+                "--temperature": "temperature", "--max-completion-tokens": "max_tokens",
+                "--timeout": "timeout", "--max-retries": "max_retries"}
+
+
+def _model(spec: str, flags: dict[str, Any]) -> LanguageModel:
+    """The model of `--model`, with the openai flags given applied over the spec's options."""
+    given = {flag: value for flag, value in flags.items() if value is not None}
+    if given and spec.partition(":")[0].strip().lower() != "openai":
+        raise InputError(f"{', '.join(given)}: only for openai:MODEL models, not {spec!r}")
+    return from_spec(spec, **{OPENAI_FLAGS[flag]: value for flag, value in given.items()})
 
 
 def _write_trace(path: Path, result: Result) -> None:
@@ -131,7 +191,8 @@ def _summary(result: Result, title: str, reference: Any) -> str:
     spec = any(result.calls_by_kind.get(k) for k in CALL_KINDS)  # the spec's kinds, even at 0
     shown = {k: n for k, n in result.calls_by_kind.items() if n or (spec and k in CALL_KINDS)}
     by_kind = ", ".join(f"{kind} {n}" for kind, n in shown.items())
-    status = result.status + (f" ({result.stop_reason})" if result.stop_reason else "")
+    stop = ": ".join(filter(None, (result.stop_reason, result.stop_detail)))
+    status = result.status + (f" ({stop})" if stop else "")
     lines = [
         title,
         f"graph:   {result.graph.summary()} ({len(result.graph.ops)} ops)",
@@ -143,15 +204,27 @@ def _summary(result: Result, title: str, reference: Any) -> str:
     if reference is not None:
         lines.append(f"dataset: output {'matches' if result.output == reference else 'differs from'} the reference")
     answers = f", {result.completions} answers" if result.completions != result.calls else ""
+    failed = result.spend.failed_calls
+    answers += f", {failed} failed" if failed else ""
     lines.append(
         f"calls:   {result.calls} ({by_kind}{answers}) · depth {result.depth} rounds · "
-        f"{result.wall_seconds:.2f} s · {result.tokens:,} tokens"
+        f"{result.wall_seconds:.2f} s · {result.tokens:,} tokens{_money(result)}"
     )
+    if result.cached_calls:
+        calls = f"{result.cached_calls} call{'s' if result.cached_calls != 1 else ''}"
+        lines.append(f"cache:   {calls} answered from the cache "
+                     f"({result.spend.saved_tokens:,} tokens not paid again"
+                     + (f", ${result.spend.saved_cost:.4f}" if result.price else "") + ")")
     lines.append(f"final:   {result.final.id} · volume {result.volume} · latency {result.latency}")
     retries = _retries(result)
     if retries:
         lines.append(f"retries: {retries}")
     return "\n".join(lines)
+
+
+def _money(result: Result) -> str:
+    """The cost when a price is known (never shown as $0 for a model we cannot price)."""
+    return "" if result.price is None else f" · ${result.cost:.4f}"
 
 
 def _retries(result: Result) -> str:

@@ -12,7 +12,6 @@ import typer
 from .errors import InputError
 from .evaluate.report import write_reports
 from .evaluate.runner import PairResult, evaluate, load_results, plan
-from .models.base import as_model
 
 DEFAULT_SCHEMES = "io,cot,tot,tot2,got,got_paper"
 
@@ -28,6 +27,15 @@ def eval_command(
     parallel: Annotated[int, typer.Option(help="(scheme, sample) pairs running at once.")] = 8,
     concurrency: Annotated[int, typer.Option(help="Model calls in flight per pair.")] = 16,
     max_calls: Annotated[int | None, typer.Option(help="Requests for the whole evaluation; no pair starts beyond it.")] = None,
+    base_url: Annotated[str | None, typer.Option(help="openai: endpoint (default $OPENAI_BASE_URL).")] = None,
+    api_key_env: Annotated[str | None, typer.Option(help="openai: variable holding the key (default OPENAI_API_KEY).")] = None,
+    temperature: Annotated[float | None, typer.Option(help="openai: sampling temperature.")] = None,
+    max_completion_tokens: Annotated[int | None, typer.Option(help="openai: most tokens per answer.")] = None,
+    cache: Annotated[Path | None, typer.Option(help="Answer cache (SQLite): nothing is paid twice across reruns.")] = None,
+    rpm: Annotated[float | None, typer.Option(help="Requests per minute, shared by every pair.")] = None,
+    tpm: Annotated[float | None, typer.Option(help="Tokens per minute, shared by every pair.")] = None,
+    price_in: Annotated[float | None, typer.Option(help="USD per million prompt tokens.")] = None,
+    price_out: Annotated[float | None, typer.Option(help="USD per million completion tokens.")] = None,
     progress: Annotated[bool, typer.Option(help="Progress bar on stderr (only when it is a terminal).")] = True,
 ) -> None:
     """Run every (scheme, sample) pair, then write results.jsonl, summary.md/csv and errors.png/svg."""
@@ -35,7 +43,12 @@ def eval_command(
     the_plan = plan(task, size, names, samples, dataset)
     if parallel < 1 or concurrency < 1:
         raise InputError("--parallel and --concurrency must be at least 1")
-    lm = as_model(model)  # refuse an unknown model before anything runs
+    from .cli import _model  # the same model flags as `solve`
+
+    lm = _model(model, {"--base-url": base_url, "--api-key-env": api_key_env,
+                        "--temperature": temperature,
+                        "--max-completion-tokens": max_completion_tokens})
+    options = {"cache": cache, "rpm": rpm, "tpm": tpm, "price_in": price_in, "price_out": price_out}
     folder = out or Path("runs") / f"eval-{the_plan.task}-{size}"
     done_before = len(load_results(folder)) if folder.exists() else 0
     total = len(the_plan.schemes) * len(the_plan.samples)
@@ -43,8 +56,9 @@ def eval_command(
     label = f"{lm.name} (SIMULATED: the built-in offline stand-in, not a real LLM)" if simulated else lm.name
     sys.stderr.write(f"eval {the_plan.task} on {the_plan.dataset}: {len(the_plan.schemes)} schemes x "
                      f"{len(the_plan.samples)} samples, {done_before} pairs already done; model {label}\n")
+    show = progress and sys.stderr.isatty()
     results = asyncio.run(_run(the_plan, model if simulated else lm, folder, parallel, concurrency,
-                               max_calls, total, done_before, progress and sys.stderr.isatty()))
+                               max_calls, total, done_before, show, options))
     title = f"{the_plan.task} {size}: {len(the_plan.samples)} samples, model {lm.name}"
     note = ("Figures from the simulated model: they test the engine and the schemes, not any real "
             "model." if simulated else f"Model: {lm.name}.")
@@ -57,10 +71,10 @@ def eval_command(
 
 
 async def _run(the_plan, model, folder, parallel, concurrency, max_calls, total, done_before,
-               show) -> list[PairResult]:
+               show, options) -> list[PairResult]:
     if not show:
-        return await evaluate(the_plan, model, folder, parallel=parallel,
-                              concurrency=concurrency, max_calls=max_calls)
+        return await evaluate(the_plan, model, folder, parallel=parallel, concurrency=concurrency,
+                              max_calls=max_calls, solve_options=options)
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
@@ -68,4 +82,5 @@ async def _run(the_plan, model, folder, parallel, concurrency, max_calls, total,
                   TimeElapsedColumn(), console=Console(stderr=True)) as bar:
         job = bar.add_task("pairs", total=total, completed=done_before)
         return await evaluate(the_plan, model, folder, parallel=parallel, concurrency=concurrency,
-                              max_calls=max_calls, on_result=lambda _r: bar.advance(job))
+                              max_calls=max_calls, solve_options=options,
+                              on_result=lambda _r: bar.advance(job))

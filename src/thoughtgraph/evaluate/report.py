@@ -80,8 +80,9 @@ def to_markdown(rows: Sequence[SchemeSummary], title: str, note: str) -> str:
 
 def plot(results: Sequence[PairResult], schemes: Sequence[str], size: int, title: str,
          out: Path) -> list[Path]:
-    """Box plots of the clipped error per scheme, total cost as bars on a second axis
-    (like the paper's Figure 5). Needs matplotlib (the `plot` extra); returns the files written."""
+    """Box plots of the clipped error per scheme, total cost as bars on a second axis (like the
+    paper's Figure 5; total tokens when no price is known). Needs matplotlib (the `plot` extra);
+    returns the files written."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -90,6 +91,10 @@ def plot(results: Sequence[PairResult], schemes: Sequence[str], size: int, title
     present = [s for s in schemes if any(r.scheme == s for r in results)]
     errors = [[r.clipped_error for r in results if r.scheme == s] for s in present]
     costs = [sum(r.cost for r in results if r.scheme == s) for s in present]
+    bar_label = "total cost (USD)"
+    if not any(costs):  # no price known (e.g. the simulated model): show tokens instead
+        costs = [sum(r.tokens for r in results if r.scheme == s) / 1000 for s in present]
+        bar_label = "total tokens (thousands; no price known)"
     fig, ax = plt.subplots(figsize=(1.4 * len(present) + 2.5, 4.2))
     ax.boxplot(errors, tick_labels=present, widths=0.55)
     ax.set_ylabel(f"error (clipped at {size})")
@@ -97,7 +102,8 @@ def plot(results: Sequence[PairResult], schemes: Sequence[str], size: int, title
     ax.set_title(title, fontsize=10)
     cost_axis = ax.twinx()
     cost_axis.bar(range(1, len(present) + 1), costs, alpha=0.25, color="tab:orange", width=0.6)
-    cost_axis.set_ylabel("total cost (USD)")
+    cost_axis.set_ylabel(bar_label)
+    cost_axis.set_ylim(bottom=0)
     fig.tight_layout()
     written = []
     for suffix in ("png", "svg"):
