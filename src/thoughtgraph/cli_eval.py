@@ -59,7 +59,8 @@ def eval_command(
     show = progress and sys.stderr.isatty()
     results = asyncio.run(_run(the_plan, model if simulated else lm, folder, parallel, concurrency,
                                max_calls, total, done_before, show, options))
-    title = f"{the_plan.task} {size}: {len(the_plan.samples)} samples, model {lm.name}"
+    title = (f"{the_plan.task} {size}: {len(the_plan.samples)} samples, model {lm.name}"
+             + (" (simulated)" if simulated else ""))
     note = ("Figures from the simulated model: they test the engine and the schemes, not any real "
             "model." if simulated else f"Model: {lm.name}.")
     written = write_reports(results, the_plan.schemes, size, title, note, folder)

@@ -12,7 +12,8 @@ from pathlib import Path
 from .runner import PairResult
 
 COLUMNS = ("scheme", "samples", "median_error", "q1_error", "q3_error", "solved",
-           "mean_requests", "mean_completions", "mean_tokens", "mean_cost", "total_cost")
+           "mean_requests", "mean_completions", "mean_tokens", "mean_cost", "total_cost",
+           "median_final_score")
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,7 @@ class SchemeSummary:
     mean_tokens: float
     mean_cost: float
     total_cost: float
+    median_final_score: float | None = None
 
 
 def quartiles(values: Sequence[float]) -> tuple[float, float, float]:
@@ -51,8 +53,13 @@ def summarise(results: Sequence[PairResult], schemes: Sequence[str]) -> list[Sch
             sum(r.requests for r in mine) / n, sum(r.completions for r in mine) / n,
             sum(r.tokens for r in mine) / n, sum(r.cost for r in mine) / n,
             sum(r.cost for r in mine),
+            _median([r.final_score for r in mine if r.final_score is not None]),
         ))
     return rows
+
+
+def _median(values: Sequence[float]) -> float | None:
+    return statistics.median(values) if values else None
 
 
 def to_csv(rows: Sequence[SchemeSummary]) -> str:
@@ -60,20 +67,27 @@ def to_csv(rows: Sequence[SchemeSummary]) -> str:
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(COLUMNS)
     for row in rows:
-        writer.writerow([getattr(row, c) if not isinstance(getattr(row, c), float)
-                         else round(getattr(row, c), 6) for c in COLUMNS])
+        writer.writerow(["" if getattr(row, c) is None else
+                         round(getattr(row, c), 6) if isinstance(getattr(row, c), float)
+                         else getattr(row, c) for c in COLUMNS])
     return buffer.getvalue()
 
 
-def to_markdown(rows: Sequence[SchemeSummary], title: str, note: str) -> str:
+def to_markdown(rows: Sequence[SchemeSummary], title: str, note: str,
+                score_column: bool = False) -> str:
+    """The summary table; `score_column` adds the median final score (doc-merge's model score)."""
+    extra_head, extra_rule = (" median score |", "---:|") if score_column else ("", "")
     lines = [f"# {title}", "", note, "",
-             "| scheme | samples | median error | Q1-Q3 | solved | requests | completions | tokens | cost (USD) |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             ("| scheme | samples | median error | Q1-Q3 | solved | requests | completions | tokens "
+             f"| cost (USD) |{extra_head}"),
+             f"|---|---:|---:|---:|---:|---:|---:|---:|---:|{extra_rule}"]
     for r in rows:
+        score = f" {r.median_final_score:.2f} |" if score_column and r.median_final_score is not None else (
+            " |" if score_column else "")
         lines.append(
             f"| {r.scheme} | {r.samples} | {r.median_error:g} | {r.q1_error:g}-{r.q3_error:g} | "
             f"{r.solved} | {r.mean_requests:.1f} | {r.mean_completions:.1f} | "
-            f"{r.mean_tokens:,.0f} | {r.total_cost:.4f} |"
+            f"{r.mean_tokens:,.0f} | {r.total_cost:.4f} |{score}"
         )
     return "\n".join(lines) + "\n"
 
@@ -104,6 +118,8 @@ def plot(results: Sequence[PairResult], schemes: Sequence[str], size: int, title
     cost_axis.bar(range(1, len(present) + 1), costs, alpha=0.25, color="tab:orange", width=0.6)
     cost_axis.set_ylabel(bar_label)
     cost_axis.set_ylim(bottom=0)
+    ax.set_zorder(cost_axis.get_zorder() + 1)  # boxes in front of the cost bars
+    ax.patch.set_visible(False)
     fig.tight_layout()
     written = []
     for suffix in ("png", "svg"):
@@ -118,8 +134,9 @@ def write_reports(results: Sequence[PairResult], schemes: Sequence[str], size: i
                   note: str, out: Path) -> list[Path]:
     """summary.md, summary.csv and (when matplotlib is installed) errors.png / errors.svg."""
     rows = summarise(results, schemes)
+    score_column = any(r.final_score is not None and r.final_score != r.error for r in results)
     (out / "summary.csv").write_text(to_csv(rows))
-    (out / "summary.md").write_text(to_markdown(rows, title, note))
+    (out / "summary.md").write_text(to_markdown(rows, title, note, score_column))
     written = [out / "summary.md", out / "summary.csv"]
     try:
         written += plot(results, schemes, size, title, out)

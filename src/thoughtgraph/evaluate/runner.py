@@ -44,6 +44,8 @@ class PairResult:
     model: str
     simulated: bool
     stop_reason: str | None = None
+    final_score: float | None = None  # the final thought's own score: for doc-merge the model's
+    # harmonic mean of redundancy and retention (0-10, higher is better); else equal to error
 
 
 @dataclass(frozen=True)
@@ -171,4 +173,5 @@ async def _solve_pair(the_plan: EvalPlan, scheme: str, sample: Sample, model: An
         wall_seconds=round(time.perf_counter() - started, 4), depth=result.depth,
         volume=result.volume, model=result.model, simulated=result.simulated,
         stop_reason=result.stop_reason,
+        final_score=None if result.final.score is None else result.final.score.value,
     )
