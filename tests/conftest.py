@@ -10,6 +10,19 @@ INPUT_32 = [
 ]  # sample 0 of the paper's sorting_032 dataset
 
 
+def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    """Run the CLI in-process: (exit code, stdout, stderr)."""
+    from thoughtgraph.cli import main
+
+    try:
+        main(list(args))
+        code = 0
+    except SystemExit as exc:
+        code = exc.code or 0
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
 @pytest.fixture
 def input32() -> list[int]:
     return list(INPUT_32)

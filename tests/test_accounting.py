@@ -9,12 +9,11 @@ from pathlib import Path
 import pytest
 
 import thoughtgraph
-from thoughtgraph.cli import main
 from thoughtgraph.models import openai as openai_module
 from thoughtgraph.models.pricing import PRICES_AS_OF, Price, model_id, price_for, table_price
 from thoughtgraph.state import RunState, Usage
 
-from .conftest import INPUT_32
+from .conftest import INPUT_32, run_cli
 from .fake_openai import FakeOpenAI
 
 
@@ -25,14 +24,6 @@ def _no_real_endpoint(monkeypatch: pytest.MonkeyPatch) -> None:
     openai_module.N_IGNORED.clear()
 
 
-def run(capsys, *args: str) -> tuple[int, str, str]:
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = exc.code or 0
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 # --- prices ---------------------------------------------------------------------------------
@@ -101,7 +92,7 @@ def test_json_and_trace_carry_totals_per_run_and_per_kind(capsys, tmp_path: Path
     trace, cache = tmp_path / "run.json", tmp_path / "answers.sqlite"
     args = ["solve", "sorting", "--input", str(INPUT_32), "--json", "--price-in", "1",
             "--price-out", "4", "--cache", str(cache), "--trace", str(trace)]
-    code, out, _ = run(capsys, *args)
+    code, out, _ = run_cli(capsys, *args)
     first = json.loads(out)
     assert code == 0
     for key in ("paid_calls", "cached_calls", "failed_calls", "prompt_tokens",
@@ -118,7 +109,7 @@ def test_json_and_trace_carry_totals_per_run_and_per_kind(capsys, tmp_path: Path
     assert sum(c["cost"] for c in data["calls"]) == pytest.approx(first["cost"])
     assert RunState.load(trace).cost == pytest.approx(first["cost"])  # the trace loads back
 
-    code, out, _ = run(capsys, *args[:-2])  # again, on the now full cache
+    code, out, _ = run_cli(capsys, *args[:-2])  # again, on the now full cache
     again = json.loads(out)
     assert again["cached_calls"] == again["calls"] and again["paid_calls"] == 0
     assert again["cost"] == 0 and again["saved_cost"] == pytest.approx(first["cost"])
@@ -127,8 +118,8 @@ def test_json_and_trace_carry_totals_per_run_and_per_kind(capsys, tmp_path: Path
 
 def test_summary_shows_cost_only_with_a_price_and_cache_hits(capsys, tmp_path: Path):
     cache = tmp_path / "answers.sqlite"
-    _, out, _ = run(capsys, "solve", "sorting", "--input", "[3, 1, 2]", "--cache", str(cache))
+    _, out, _ = run_cli(capsys, "solve", "sorting", "--input", "[3, 1, 2]", "--cache", str(cache))
     assert "$" not in out and "cache:" not in out
-    _, out, _ = run(capsys, "solve", "sorting", "--input", "[3, 1, 2]", "--cache", str(cache),
+    _, out, _ = run_cli(capsys, "solve", "sorting", "--input", "[3, 1, 2]", "--cache", str(cache),
                     "--price-in", "1", "--price-out", "1")
     assert " · $0.0000" in out and "cache:   1 call answered from the cache" in out

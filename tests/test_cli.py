@@ -8,23 +8,11 @@ import sys
 
 import pytest
 
-from thoughtgraph.cli import main
-
-from .conftest import INPUT_32
-
-
-def run(capsys, *args: str) -> tuple[int, str, str]:
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = exc.code or 0
-    out, err = capsys.readouterr()
-    return code, out, err
+from .conftest import INPUT_32, run_cli
 
 
 def test_solve_prints_a_readable_summary_labelled_simulated(capsys):
-    code, out, _err = run(capsys, "solve", "sorting", "--input", str(INPUT_32), "--model", "sim:error=0")
+    code, out, _err = run_cli(capsys, "solve", "sorting", "--input", str(INPUT_32), "--model", "sim:error=0")
     assert code == 0
     assert "SIMULATED" in out and "status:  clean" in out
     assert f"output:  {json.dumps(sorted(INPUT_32))}" in out
@@ -32,7 +20,7 @@ def test_solve_prints_a_readable_summary_labelled_simulated(capsys):
 
 
 def test_solve_json_has_the_documented_fields(capsys):
-    code, out, _ = run(capsys, "solve", "sorting", "--input", "[3, 1, 2, 2]", "--json", "--model", "sim:error=0")
+    code, out, _ = run_cli(capsys, "solve", "sorting", "--input", "[3, 1, 2, 2]", "--json", "--model", "sim:error=0")
     data = json.loads(out)
     assert code == 0
     for key in ("output", "clean", "status", "errors", "calls", "calls_by_kind", "depth",
@@ -43,7 +31,7 @@ def test_solve_json_has_the_documented_fields(capsys):
 
 
 def test_solve_from_a_dataset_checks_the_reference(capsys):
-    code, out, _ = run(capsys, "solve", "sorting", "--dataset", "sorting_064", "--sample", "3",
+    code, out, _ = run_cli(capsys, "solve", "sorting", "--dataset", "sorting_064", "--sample", "3",
                        "--model", "sim:error=0", "--json")
     data = json.loads(out)
     assert code == 0 and data["matches_reference"] is True and len(data["output"]) == 64
@@ -53,16 +41,16 @@ def test_solve_from_a_dataset_checks_the_reference(capsys):
 def test_solve_from_a_file_and_from_stdin(capsys, tmp_path, monkeypatch):
     path = tmp_path / "in.txt"
     path.write_text("5 4 3 2 1\n")
-    code, out, _ = run(capsys, "solve", "sorting", "--input-file", str(path), "--json")
+    code, out, _ = run_cli(capsys, "solve", "sorting", "--input-file", str(path), "--json")
     assert code == 0 and json.loads(out)["output"] == [1, 2, 3, 4, 5]
     monkeypatch.setattr(sys, "stdin", __import__("io").StringIO("[9, 8, 7]"))
-    code, out, _ = run(capsys, "solve", "sorting", "--input-file", "-", "--json")
+    code, out, _ = run_cli(capsys, "solve", "sorting", "--input-file", "-", "--json")
     assert code == 0 and json.loads(out)["output"] == [7, 8, 9]
 
 
 def test_trace_holds_the_whole_run_state(capsys, tmp_path):
     trace = tmp_path / "run.json"
-    code, _, _ = run(capsys, "solve", "sorting", "--input", str(INPUT_32), "--trace", str(trace))
+    code, _, _ = run_cli(capsys, "solve", "sorting", "--input", str(INPUT_32), "--trace", str(trace))
     data = json.loads(trace.read_text())
     assert code == 0
     assert {"result", "graph", "ops", "thoughts", "calls", "edges"} <= set(data)
@@ -74,7 +62,7 @@ def test_trace_holds_the_whole_run_state(capsys, tmp_path):
 
 
 def test_budget_exhaustion_exits_one_with_the_best_thought(capsys):
-    code, out, _ = run(capsys, "solve", "sorting", "--input", str(INPUT_32), "--max-calls", "5",
+    code, out, _ = run_cli(capsys, "solve", "sorting", "--input", str(INPUT_32), "--max-calls", "5",
                        "--model", "sim:error=0", "--json")
     data = json.loads(out)
     assert code == 1
@@ -110,7 +98,7 @@ BAD = [
 
 @pytest.mark.parametrize(("args", "message"), BAD, ids=[" ".join(a[1:4]) for a, _ in BAD])
 def test_bad_input_is_one_line_on_stderr_and_exit_2(capsys, args, message):
-    code, out, err = run(capsys, *args)
+    code, out, err = run_cli(capsys, *args)
     assert code == 2
     assert err.count("\n") == 1 and err.startswith("error: ") and message in err
     assert "Traceback" not in err and out == ""
@@ -126,8 +114,8 @@ def test_installed_command_reports_errors_without_traceback():
 
 
 def test_graph_command_prints_json_and_mermaid(capsys):
-    code, out, _ = run(capsys, "graph", "got", "--size", "64")
+    code, out, _ = run_cli(capsys, "graph", "got", "--size", "64")
     ops = json.loads(out)["ops"]
     assert code == 0 and sum(op["kind"] == "generate" for op in ops) == 8
-    code, out, _ = run(capsys, "graph", "got", "--size", "32", "--format", "mermaid")
+    code, out, _ = run_cli(capsys, "graph", "got", "--size", "32", "--format", "mermaid")
     assert code == 0 and out.startswith("flowchart TD")

@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from thoughtgraph import solve
-from thoughtgraph.cli import main
 from thoughtgraph.errors import GraphError
 from thoughtgraph.graph import Graph, json_schema
 from thoughtgraph.state import RunState
@@ -16,24 +15,16 @@ from thoughtgraph.testing import ScriptedModel
 
 ROOT = Path(__file__).resolve().parents[1]
 
-
-def run(capsys, *args: str) -> tuple[int, str, str]:
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = exc.code or 0
-    out, err = capsys.readouterr()
-    return code, out, err
+from .conftest import run_cli
 
 
 def test_the_example_graph_files_run(capsys):
-    code, out, _ = run(capsys, "solve", "sorting", "--dataset", "sorting_032",
+    code, out, _ = run_cli(capsys, "solve", "sorting", "--dataset", "sorting_032",
                        "--graph", str(ROOT / "examples" / "tot_small.json"),
                        "--model", "sim:error=0", "--json")
     data = json.loads(out)
     assert code == 0 and data["clean"] and (data["calls"], data["completions"]) == (2, 8)
-    code, out, _ = run(capsys, "solve", "sorting", "--dataset", "sorting_064",
+    code, out, _ = run_cli(capsys, "solve", "sorting", "--dataset", "sorting_064",
                        "--graph", str(ROOT / "examples" / "got_paper_sorting_64.yaml"),
                        "--model", "sim:error=0", "--json")
     data = json.loads(out)
@@ -63,7 +54,7 @@ def test_broken_graph_files_are_refused_with_one_line_naming_the_place(capsys, t
     data, message = BROKEN[name]
     path = tmp_path / name
     path.write_text(json.dumps(data))
-    code, out, err = run(capsys, "solve", "sorting", "--input", "[3, 1, 2]", "--graph", str(path))
+    code, out, err = run_cli(capsys, "solve", "sorting", "--input", "[3, 1, 2]", "--graph", str(path))
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and err.startswith("error: ") and message in err
     assert "Traceback" not in err
@@ -82,19 +73,19 @@ def test_broken_files_are_refused_before_any_model_call(tmp_path):
 def test_invalid_json_and_yaml_files_name_the_file(capsys, tmp_path):
     bad_json = tmp_path / "g.json"
     bad_json.write_text('{"ops": [')
-    code, _, err = run(capsys, "solve", "sorting", "--input", "[1]", "--graph", str(bad_json))
+    code, _, err = run_cli(capsys, "solve", "sorting", "--input", "[1]", "--graph", str(bad_json))
     assert code == 2 and str(bad_json) in err and "invalid" in err
     bad_yaml = tmp_path / "g.yaml"
     bad_yaml.write_text("ops: [\n  - id: a\n   kind: x")
-    code, _, err = run(capsys, "solve", "sorting", "--input", "[1]", "--graph", str(bad_yaml))
+    code, _, err = run_cli(capsys, "solve", "sorting", "--input", "[1]", "--graph", str(bad_yaml))
     assert code == 2 and "YAML is invalid" in err
 
 
 def test_graph_command_prints_every_format(capsys):
     for fmt, start in (("json", "{"), ("yaml", "ops:"), ("mermaid", "flowchart TD"), ("dot", "digraph")):
-        code, out, _ = run(capsys, "graph", "tot", "--task", "sorting", "--size", "64", "--format", fmt)
+        code, out, _ = run_cli(capsys, "graph", "tot", "--task", "sorting", "--size", "64", "--format", fmt)
         assert code == 0 and out.startswith(start), fmt
-    code, out, _ = run(capsys, "graph", "tot", "--size", "64")
+    code, out, _ = run_cli(capsys, "graph", "tot", "--size", "64")
     assert sum(op["kind"] == "generate" for op in json.loads(out)["ops"]) == 4
 
 
@@ -104,13 +95,13 @@ def test_published_schema_is_up_to_date_and_covers_every_kind(capsys):
     kinds = {v["properties"]["kind"]["const"] for v in published["properties"]["ops"]["items"]["oneOf"]}
     assert kinds == {"split", "select", "generate", "aggregate", "refine", "validate_and_improve",
                      "score", "keep_best", "keep_valid", "ground_truth"}
-    code, out, _ = run(capsys, "schema")
+    code, out, _ = run_cli(capsys, "schema")
     assert code == 0 and json.loads(out) == published
 
 
 def test_trace_loads_back_as_a_run_state(capsys, tmp_path):
     trace = tmp_path / "run.json"
-    code, _, _ = run(capsys, "solve", "sorting", "--dataset", "sorting_032", "--sample", "21",
+    code, _, _ = run_cli(capsys, "solve", "sorting", "--dataset", "sorting_032", "--sample", "21",
                      "--trace", str(trace))
     assert code == 0
     state = RunState.load(trace)
