@@ -12,7 +12,8 @@ paper's Table 2.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections import deque
+from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from .state import Thought
@@ -27,7 +28,10 @@ class ThoughtMetrics:
 def thought_metrics(thoughts: Iterable[Thought]) -> dict[str, ThoughtMetrics]:
     """Volume and latency of every thought. Ancestor sets are bitsets, so this is fast."""
     nodes = {t.id: t for t in thoughts}
-    order = _topological(nodes)
+    deps = {tid: dependencies(t.parents, t.previous_attempt, nodes) for tid, t in nodes.items()}
+    order, cyclic = topological(deps)
+    if cyclic:
+        raise ValueError(f"thought dependencies form a cycle through {cyclic[0]!r}")
     bit = {tid: 1 << i for i, tid in enumerate(order)}
     model_made = 0
     for tid in order:
@@ -37,32 +41,32 @@ def thought_metrics(thoughts: Iterable[Thought]) -> dict[str, ThoughtMetrics]:
     latency: dict[str, int] = {}
     result: dict[str, ThoughtMetrics] = {}
     for tid in order:
-        deps = _deps(nodes[tid], nodes)
         reach[tid] = bit[tid]
-        for dep in deps:
+        for dep in deps[tid]:
             reach[tid] |= reach[dep]
-        latency[tid] = 1 + max((latency[d] for d in deps), default=-1)
+        latency[tid] = 1 + max((latency[d] for d in deps[tid]), default=-1)
         result[tid] = ThoughtMetrics((reach[tid] & model_made).bit_count(), latency[tid])
     return result
 
 
-def _deps(thought: Thought, nodes: dict[str, Thought]) -> list[str]:
-    deps = [p for p in thought.parents if p in nodes]
-    if thought.previous_attempt and thought.previous_attempt in nodes:
-        deps.append(thought.previous_attempt)
+def dependencies(parents: Iterable[str], previous_attempt: str | None,
+                 known: Container[str]) -> list[str]:
+    """What a thought depends on: its parents and its previous attempt (those that exist)."""
+    deps = [p for p in parents if p in known]
+    if previous_attempt and previous_attempt in known:
+        deps.append(previous_attempt)
     return deps
 
 
-def _topological(nodes: dict[str, Thought]) -> list[str]:
-    """Kahn's algorithm over thought dependencies (ties in insertion order)."""
-    from collections import deque
+def topological(deps: Mapping[str, Sequence[str]]) -> tuple[list[str], list[str]]:
+    """Kahn's order over dependencies (ties in insertion order), O(n + e).
 
-    children: dict[str, list[str]] = {tid: [] for tid in nodes}
-    waiting: dict[str, int] = {}
-    for tid, thought in nodes.items():
-        deps = _deps(thought, nodes)
-        waiting[tid] = len(deps)
-        for dep in deps:
+    Returns the order and the ids left over because they sit on (or behind) a cycle.
+    """
+    children: dict[str, list[str]] = {tid: [] for tid in deps}
+    waiting = {tid: len(ds) for tid, ds in deps.items()}
+    for tid, ds in deps.items():
+        for dep in ds:
             children[dep].append(tid)
     queue = deque(tid for tid, n in waiting.items() if n == 0)
     order: list[str] = []
@@ -73,6 +77,5 @@ def _topological(nodes: dict[str, Thought]) -> list[str]:
             waiting[child] -= 1
             if waiting[child] == 0:
                 queue.append(child)
-    if len(order) != len(nodes):
-        raise ValueError("thought dependencies form a cycle")
-    return order
+    placed = set(order)
+    return order, [tid for tid in deps if tid not in placed]

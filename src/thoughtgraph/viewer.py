@@ -18,13 +18,14 @@ import html
 import json
 import math
 import re
-from collections import Counter, defaultdict, deque
+from collections import Counter, defaultdict
 from collections.abc import Mapping
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
 from .errors import InputError
+from .metrics import dependencies, topological
 from .state import RunState
 
 ASSETS = files("thoughtgraph") / "viewer_assets"
@@ -81,11 +82,7 @@ def _list(value: Any) -> list[Any]:
 
 
 def _deps(thought: Mapping[str, Any], known: Mapping[str, Any]) -> list[str]:
-    deps = [p for p in _list(thought.get("parents")) if p in known]
-    previous = thought.get("previous_attempt")
-    if previous in known:
-        deps.append(previous)
-    return deps
+    return dependencies(_list(thought.get("parents")), thought.get("previous_attempt"), known)
 
 
 def thought_levels(thoughts: list[dict[str, Any]]) -> dict[str, int]:
@@ -95,24 +92,13 @@ def thought_levels(thoughts: list[dict[str, Any]]) -> dict[str, int]:
     same way; a (corrupt) cycle puts its members one level below everything else.
     """
     known = {t["id"]: t for t in thoughts}
-    children: dict[str, list[str]] = defaultdict(list)
-    waiting: dict[str, int] = {}
-    for tid, thought in known.items():
-        deps = _deps(thought, known)
-        waiting[tid] = len(deps)
-        for dep in deps:
-            children[dep].append(tid)
-    level = {tid: 0 for tid, n in waiting.items() if n == 0}
-    queue = deque(level)
-    while queue:
-        tid = queue.popleft()
-        for child in children[tid]:
-            level[child] = max(level.get(child, 0), level[tid] + 1)
-            waiting[child] -= 1
-            if waiting[child] == 0:
-                queue.append(child)
+    deps = {tid: _deps(thought, known) for tid, thought in known.items()}
+    order, cyclic = topological(deps)
+    level: dict[str, int] = {}
+    for tid in order:
+        level[tid] = 1 + max((level[d] for d in deps[tid]), default=-1)
     deepest = max(level.values(), default=-1)
-    return {tid: level.get(tid, deepest + 1) for tid in known}
+    return level | {tid: deepest + 1 for tid in cyclic}
 
 
 def layout(thoughts: list[dict[str, Any]], levels: dict[str, int]) -> dict[str, float]:
