@@ -159,7 +159,7 @@ def solve(
             data["matches_reference"] = result.output == reference
         typer.echo(json.dumps(data))
     else:
-        typer.echo(_summary(result, title, reference))
+        typer.echo(_summary(result, title, reference, getattr(the_task, "score_name", "errors")))
     if fatal is not None:
         raise fatal  # one `error:` line on stderr, exit 2, after the work was kept
     if not result.clean and result.stop_reason:
@@ -187,7 +187,7 @@ def _write_trace(path: Path, result: Result) -> None:
         raise InputError(f"cannot write trace {path}: {exc.strerror or exc}") from None
 
 
-def _summary(result: Result, title: str, reference: Any) -> str:
+def _summary(result: Result, title: str, reference: Any, score_name: str = "errors") -> str:
     spec = any(result.calls_by_kind.get(k) for k in CALL_KINDS)  # the spec's kinds, even at 0
     shown = {k: n for k, n in result.calls_by_kind.items() if n or (spec and k in CALL_KINDS)}
     by_kind = ", ".join(f"{kind} {n}" for kind, n in shown.items())
@@ -196,7 +196,7 @@ def _summary(result: Result, title: str, reference: Any) -> str:
     lines = [
         title,
         f"graph:   {result.graph.summary()} ({len(result.graph.ops)} ops)",
-        f"status:  {status} · error scope {result.error_count:g}",
+        f"status:  {status} · {score_name} {result.error_count:g}",
         f"output:  {result.text if result.output is None else _short(result.output)}",
     ]
     if result.errors:

@@ -66,6 +66,7 @@ class BaseTask(ABC):
     """Convenient base class: implement the abstract methods, inherit sensible defaults."""
 
     name: str = "task"
+    score_name: str = "errors"  # what the score counts, for summaries ("error scope" for sorting)
     part_size: int = 8
 
     def parse_input(self, raw: Any) -> Any:

@@ -36,6 +36,7 @@ class DocMergeTask(BaseTask):
     """Merge several overlapping NDAs into one that keeps everything and says it once."""
 
     name = "doc-merge"
+    score_name = "lexical errors (a proxy: the model scores the merge)"
     part_size = 2  # documents per part in the spec's `got`
     prompts = PROMPTS
 

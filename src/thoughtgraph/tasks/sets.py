@@ -50,6 +50,7 @@ class SetIntersectionTask(BaseTask):
     """List every number that is in both sets, once."""
 
     name = "set-intersection"
+    score_name = "error scope"
     part_size = 8
     prompts = PROMPTS
 

@@ -30,6 +30,7 @@ class SortingTask(BaseTask):
     """Sort a list of integers in ascending order, keeping every duplicate."""
 
     name = "sorting"
+    score_name = "error scope"
     part_size = 8
     prompts = PROMPTS
 
