@@ -44,6 +44,8 @@ BROKEN = {
                                {"id": "b", "kind": "keep_best", "inputs": ["a", "ghost"]}]},
                       "op 'b' has unknown input 'ghost'"),
     "inputs_not_list.json": ({"ops": [{"id": "a", "kind": "generate", "inputs": 7}]}, "inputs"),
+    "prompt_for_another_op.json": ({"ops": [{"id": "a", "kind": "generate", "params": {"prompt": "merge"}}]},
+                                   "op 'a': prompt 'merge' needs result_a, result_b"),
     "unknown_prompt.json": ({"ops": [{"id": "a", "kind": "generate", "params": {"prompt": "poem"}}]},
                             "op 'a': task 'sorting' has no prompt 'poem'"),
 }
@@ -57,6 +59,7 @@ def test_broken_graph_files_are_refused_with_one_line_naming_the_place(capsys, t
     code, out, err = run_cli(capsys, "solve", "sorting", "--input", "[3, 1, 2]", "--graph", str(path))
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and err.startswith("error: ") and message in err
+    assert str(path) in err  # the line names the file
     assert "Traceback" not in err
 
 

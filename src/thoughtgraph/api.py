@@ -22,8 +22,9 @@ from .models.base import LanguageModel, ModelLike, as_model
 from .models.cache import CachedModel
 from .models.limits import RateLimitedModel
 from .models.pricing import Price, price_for
+from .ops import PROMPT_VALUES
 from .result import Result, count_calls
-from .state import RunState, Thought
+from .state import RunState, Score, Thought
 from .tasks import Task, get_task
 from .tasks.base import check_parts
 
@@ -48,7 +49,7 @@ async def asolve(
     cache: str | Path | None = None,
     rpm: float | None = None,
     tpm: float | None = None,
-    scheme: str = "got",
+    scheme: str | None = None,
     graph: Graph | None = None,
     on_event: EventHandler | None = None,
 ) -> Result:
@@ -69,6 +70,13 @@ async def asolve(
     endpoint, bad request) stops the run and raises `FatalModelError` whose `result` holds the
     run so far.
     """
+    _check_numbers(
+        ints={"concurrency": (concurrency, 1), "max_calls": (max_calls, 0),
+              "max_tokens": (max_tokens, 0)},
+        required=("concurrency",),
+        reals={"max_cost": (max_cost, 0, False), "price_in": (price_in, -math.inf, False),
+               "price_out": (price_out, -math.inf, False), "rpm": (rpm, 0, True), "tpm": (tpm, 0, True)},
+    )
     the_task, problem, graph = prepare(
         task, input, graph, scheme=scheme, parts=parts, max_regenerations=max_regenerations,
         max_extra_merges=max_extra_merges, max_refines=max_refines,
@@ -118,16 +126,22 @@ def _rate_limited(model: LanguageModel, rpm: float | None, tpm: float | None) ->
 def _result(graph: Graph, state: RunState, ctx: RunContext, task: Task, problem: Any,
             model: LanguageModel, price: Price | None, wall: float) -> Result:
     final = _final_thought(graph, state, task, problem)
-    score = task.score(problem, final.content) if final.content is not None else (
-        task.score_unparsed(problem, "the final answer could not be parsed"))
+    score = _whole_score(task, problem, final)
+    output = final.content
+    if score is None:
+        reason = ("no model answer arrived before the run stopped" if final.id == "input"
+                  else "the final answer could not be parsed")
+        score = task.score_unparsed(problem, reason)
+        output = None  # the input of most tasks is not an answer
     metrics = state.metrics()[final.id]
     total = spend(state.calls.values(), price)
     return Result(
-        output=final.content,
-        text=final.text,
+        output=output,
+        text="" if output is None and final.id == "input" else final.text,
         error_count=score.value,
         errors=list(score.errors),
-        status="clean" if score.perfect else "not clean",
+        # the spec: a run stopped by its budget (or a fatal error) is "not clean", whatever it holds
+        status="clean" if score.perfect and ctx.stop_reason is None else "not clean",
         calls=len(state.calls),
         completions=sum(len(c.texts) for c in state.calls.values()),
         calls_by_kind=count_calls(state),
@@ -156,15 +170,29 @@ def prepare(
     input: Any,
     graph: Graph | None = None,
     *,
-    scheme: str = "got",
+    scheme: str | None = None,
     parts: int | None = None,
     max_regenerations: int = 2,
     max_extra_merges: int = 1,
     max_refines: int = 2,
 ) -> tuple[Task, Any, Graph]:
     """Check the input and options and build the graph: everything that happens before a call."""
+    _check_numbers(ints={"parts": (parts, 1), "max_regenerations": (max_regenerations, 0),
+                         "max_extra_merges": (max_extra_merges, 0), "max_refines": (max_refines, 0)},
+                   required=("max_regenerations", "max_extra_merges", "max_refines"))
+    if graph is not None and not isinstance(graph, Graph):
+        raise InputError(f"graph must be a thoughtgraph.Graph (use Graph.load(path) for a file), "
+                         f"got {type(graph).__name__}")
+    if graph is not None and scheme is not None:
+        raise InputError("give either a scheme or a graph, not both")
+    scheme = scheme or "got"
     the_task = get_task(task)
-    problem = the_task.parse_input(input)
+    try:
+        problem = the_task.parse_input(input)
+    except ThoughtgraphError:
+        raise
+    except (ValueError, TypeError, OverflowError, RecursionError) as exc:
+        raise InputError(f"the input could not be read: {str(exc)[:200]}") from None
     for name, value in (("max_regenerations", max_regenerations),
                         ("max_extra_merges", max_extra_merges), ("max_refines", max_refines)):
         if value < 0:
@@ -182,12 +210,42 @@ def prepare(
     return the_task, problem, graph
 
 
+def _check_numbers(ints: dict[str, tuple[Any, int]] | None = None,
+                   reals: dict[str, tuple[Any, float, bool]] | None = None,
+                   required: tuple[str, ...] = ()) -> None:
+    """Options must be numbers of the right kind: whole numbers at or above a minimum, or finite
+    reals at or above (or, when strict, above) one. None means "not set", except for `required`."""
+    for name, (value, least) in (ints or {}).items():
+        if value is None and name in required:
+            raise InputError(f"{name} must be a whole number, got None")
+        if value is None:
+            continue
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise InputError(f"{name} must be a whole number, got {value!r}")
+        if value < least:
+            bound = "0 or more" if least == 0 else f"at least {least}"
+            raise InputError(f"{name} must be {bound}, got {value}")
+    for name, (value, least, strict) in (reals or {}).items():
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+            raise InputError(f"{name} must be a finite number, got {value!r}")
+        if value < least or (strict and value == least):
+            raise InputError(f"{name} must be {'more than ' if strict else ''}{least:g}"
+                             f"{'' if strict else ' or more'}, got {value:g}")
+
+
 def check_graph(graph: Graph, task: Task, problem: Any) -> None:
     """Refuse, before any call, a graph this task cannot run (unknown prompt, too many parts)."""
     for op in graph.ops:
         try:
             if op.prompt is not None:
-                template_for(task, op.prompt)
+                needed = template_for(task, op.prompt).variables - PROMPT_VALUES[op.kind]
+                if needed:
+                    raise GraphError(
+                        f"prompt {op.prompt!r} needs {', '.join(sorted(needed))}, which a "
+                        f"{op.kind} op does not fill (it fills: "
+                        f"{', '.join(sorted(PROMPT_VALUES[op.kind]))})")
             if op.kind == "split":
                 check_parts(op.params["parts"], len(problem))
         except ThoughtgraphError as exc:
@@ -207,19 +265,33 @@ def solve(task: str | Task, input: Any, model: ModelLike | None = "sim", **optio
 def _final_thought(graph: Graph, state: RunState, task: Task, problem: Any) -> Thought:
     """The output op's best thought; if the run stopped early, the best thought so far.
 
-    "Best so far" is judged against the whole problem, so a complete merge beats a lone part;
-    only model answers count (with none at all, the input comes back unchanged, not clean).
+    "Best so far" is judged against the whole problem, so a complete merge beats a lone part.
+    With no usable answer at all the input thought comes back, unscorable as an answer for most
+    tasks (output None), always "not clean".
     """
     outputs = state.outputs(graph.output.id) if state.ops[graph.output.id].status == "done" else []
-    answers = [t for t in state.thoughts.values() if t.call_id and t.content is not None]
-    candidates = outputs or answers or [state.thoughts["input"]]
+    if outputs:
+        return min(outputs, key=lambda t: _rank(task, problem, t))
+    split_ops = {op.id for op in graph.ops if op.kind == "split"}
+    answers = [t for t in state.thoughts.values()
+               if t.call_id and t.content is not None and t.op_id not in split_ops]
+    # model work first: with no answer at all the input itself comes back (not clean)
+    return min(answers or [state.thoughts["input"]], key=lambda t: _rank(task, problem, t))
 
-    def whole_error(thought: Thought) -> tuple[float, int, str]:
-        if thought.content is None:
-            return (math.inf, 0, thought.id)
-        return (task.score(problem, thought.content).value, -thought.round, thought.id)
 
-    return min(candidates, key=whole_error)
+def _rank(task: Task, problem: Any, thought: Thought) -> tuple[float, int, str]:
+    score = _whole_score(task, problem, thought)
+    return (math.inf if score is None else score.value, -thought.round, thought.id)
+
+
+def _whole_score(task: Task, problem: Any, thought: Thought) -> Score | None:
+    """The thought's score as an answer to the whole problem; None if it cannot be one."""
+    if thought.content is None:
+        return None
+    try:
+        return task.score(problem, thought.content)
+    except (TypeError, ValueError, AttributeError, KeyError):  # not shaped like an answer
+        return None
 
 
 def _depth(graph: Graph, state: RunState) -> int:

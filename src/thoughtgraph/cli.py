@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 import sys
 from contextlib import ExitStack
 from pathlib import Path
@@ -20,7 +21,7 @@ from . import schemes
 from .api import asolve, prepare
 from .cli_eval import eval_command
 from .cli_trace import trace_app
-from .errors import FatalModelError, InputError, ThoughtgraphError
+from .errors import FatalModelError, GraphError, InputError, ThoughtgraphError
 from .evaluate.datasets import dataset_task, load_sample
 from .eventlog import EventLog, combine
 from .events import EventHandler
@@ -54,9 +55,16 @@ def _read_input(text: str | None, file: str | None, dataset: str | None, sample:
         return text, None
     if file is not None:
         if file == "-":
-            return sys.stdin.read(), None
+            text = sys.stdin.read()
+            try:
+                text.encode("utf-8")  # undecodable bytes arrive as lone surrogates
+            except UnicodeEncodeError:
+                raise InputError("standard input is not UTF-8 text") from None
+            return text, None
         try:
-            return Path(file).read_text(), None
+            return Path(file).read_text(encoding="utf-8"), None
+        except UnicodeDecodeError:
+            raise InputError(f"cannot read input file {file}: not UTF-8 text") from None
         except OSError as exc:
             raise InputError(f"cannot read input file {file}: {exc.strerror or exc}") from None
     assert dataset is not None
@@ -110,17 +118,22 @@ def solve(
     if graph_file is not None and scheme != "got":
         raise InputError("give either --scheme or --graph, not both")
     user_graph = Graph.load(graph_file) if graph_file is not None else None
-    the_task, problem, graph = prepare(
-        task, raw, user_graph, scheme=scheme, parts=parts, max_regenerations=max_regenerations,
-        max_extra_merges=max_extra_merges, max_refines=max_refines,
-    )
+    try:
+        the_task, problem, graph = prepare(
+            task, raw, user_graph, scheme=None if user_graph else scheme, parts=parts, max_regenerations=max_regenerations,
+            max_extra_merges=max_extra_merges, max_refines=max_refines,
+        )
+    except GraphError as exc:
+        if graph_file is None:
+            raise
+        raise GraphError(f"{graph_file}: {exc}") from None
     lm = _model(model, {"--base-url": base_url, "--api-key-env": api_key_env,
                         "--temperature": temperature, "--max-completion-tokens": max_completion_tokens,
                         "--timeout": timeout, "--max-retries": max_retries})
     if concurrency < 1:
         raise InputError(f"--concurrency must be at least 1, got {concurrency}")
-    if trace is not None and not trace.parent.exists():
-        raise InputError(f"cannot write trace: folder {trace.parent} does not exist")
+    if trace is not None:
+        _check_writable(trace, "trace")
     label = f"{lm.name} ({SIM_NOTE})" if getattr(lm, "simulated", False) else lm.name
     title = f"thoughtgraph · {the_task.name} · {len(problem)} items · {label}"
     live = progress and sys.stderr.isatty() and not verbose and events != "-"
@@ -164,6 +177,11 @@ def solve(
         raise fatal  # one `error:` line on stderr, exit 2, after the work was kept
     if not result.clean and result.stop_reason:
         raise Exit(1)
+    if result.output is None:  # every answer failed or could not be parsed
+        failed = sum(1 for c in result.state.calls.values() if c.error)
+        last = next((c.error for c in reversed(list(result.state.calls.values())) if c.error), None)
+        detail = f"{failed} of {result.calls} model calls failed" + (f" (last: {last})" if last else "")
+        raise InputError(f"no usable answer: {detail}") if failed else Exit(1)
 
 
 OPENAI_FLAGS = {"--base-url": "base_url", "--api-key-env": "api_key_env",
@@ -174,9 +192,25 @@ OPENAI_FLAGS = {"--base-url": "base_url", "--api-key-env": "api_key_env",
 def _model(spec: str, flags: dict[str, Any]) -> LanguageModel:
     """The model of `--model`, with the openai flags given applied over the spec's options."""
     given = {flag: value for flag, value in flags.items() if value is not None}
+    base_url = given.get("--base-url")
+    if base_url is not None and not str(base_url).lower().startswith(("http://", "https://")):
+        raise InputError(f"--base-url must start with http:// or https://, got {base_url!r}")
+    temperature = given.get("--temperature")
+    if temperature is not None and not (0 <= temperature <= 2):
+        raise InputError(f"--temperature must be between 0 and 2, got {temperature}")
     if given and spec.partition(":")[0].strip().lower() != "openai":
         raise InputError(f"{', '.join(given)}: only for openai:MODEL models, not {spec!r}")
     return from_spec(spec, **{OPENAI_FLAGS[flag]: value for flag, value in given.items()})
+
+
+def _check_writable(path: Path, what: str) -> None:
+    """Refuse, before any call, an output path that cannot be written (so no paid work is lost)."""
+    if not str(path) or path.is_dir():
+        raise InputError(f"cannot write {what} {str(path)!r}: it is a folder")
+    if not path.parent.exists():
+        raise InputError(f"cannot write {what}: folder {path.parent} does not exist")
+    if not os.access(path.parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise InputError(f"cannot write {what} {path}: permission denied")
 
 
 def _write_trace(path: Path, result: Result) -> None:
@@ -197,7 +231,7 @@ def _summary(result: Result, title: str, reference: Any, score_name: str = "erro
         title,
         f"graph:   {result.graph.summary()} ({len(result.graph.ops)} ops)",
         f"status:  {status} · {score_name} {result.error_count:g}",
-        f"output:  {result.text if result.output is None else _short(result.output)}",
+        f"output:  {_shown_output(result)}",
     ]
     if result.errors:
         lines.append(f"errors:  {'; '.join(result.errors[:8])}")
@@ -243,6 +277,12 @@ def _retries(result: Result) -> str:
     return " · ".join(notes)
 
 
+def _shown_output(result: Result) -> str:
+    if result.output is not None:
+        return _short(result.output)
+    return result.text or "(none: no usable model answer)"
+
+
 def _short(items: Any, limit: int = 40) -> str:
     if isinstance(items, list) and len(items) > limit:
         return "[" + ", ".join(map(str, items[:limit])) + f", ... ({len(items)} items)]"
@@ -277,6 +317,9 @@ def schema() -> None:
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the app and turn every user error into one line and exit code 2."""
+    for stream in (sys.stdout, sys.stderr):  # a console that cannot show "→" gets "?", not a crash
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="replace")
     command = typer.main.get_command(app)
     try:
         code = command.main(args=argv, prog_name="thoughtgraph", standalone_mode=False)

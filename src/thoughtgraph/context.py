@@ -216,6 +216,10 @@ class RunContext:
             content = self.task.parse(text)
         except ParseError as exc:
             return None, self.task.score_unparsed(problem, str(exc)), False
+        except (ValueError, TypeError, OverflowError, RecursionError) as exc:
+            # a parser that chokes on a degenerate answer must not lose the run's paid work
+            reason = f"the answer could not be parsed ({type(exc).__name__}: {str(exc)[:200]})"
+            return None, self.task.score_unparsed(problem, reason), False
         return content, self.task.score(problem, content), True
 
     def add(self, thought: Thought) -> Thought:

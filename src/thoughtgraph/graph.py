@@ -40,7 +40,7 @@ class SplitParams(Params):
     stands in and the split thought records the error.
     """
 
-    parts: int = Field(ge=1)
+    parts: int = Field(ge=1, le=1_000_000)
     by: Literal["code", "model"] = "code"
     prompt: str = "split"
 
@@ -60,9 +60,9 @@ class GenerateParams(Params):
     """
 
     prompt: str = "part"
-    n: int = Field(default=1, ge=1)
-    repeat: int = Field(default=1, ge=1)
-    max_regenerations: int = Field(default=0, ge=0)
+    n: int = Field(default=1, ge=1, le=1000)
+    repeat: int = Field(default=1, ge=1, le=1000)
+    max_regenerations: int = Field(default=0, ge=0, le=100)
     bar: float = Field(default=0, ge=0)
 
     @model_validator(mode="after")
@@ -80,9 +80,9 @@ class AggregateParams(Params):
     """
 
     prompt: str = "merge"
-    n: int = Field(default=1, ge=1)
-    repeat: int = Field(default=1, ge=1)
-    max_extra_merges: int = Field(default=0, ge=0)
+    n: int = Field(default=1, ge=1, le=1000)
+    repeat: int = Field(default=1, ge=1, le=1000)
+    max_extra_merges: int = Field(default=0, ge=0, le=100)
 
     @model_validator(mode="after")
     def _retry_one(self) -> AggregateParams:
@@ -98,7 +98,7 @@ class RefineParams(Params):
     """
 
     prompt: str = "refine"
-    max_refines: int = Field(default=2, ge=0)
+    max_refines: int = Field(default=2, ge=0, le=100)
     keep_if_better: bool = True
 
 
@@ -109,7 +109,7 @@ class ValidateAndImproveParams(Params):
     """
 
     prompt: str = "refine"
-    tries: int = Field(default=3, ge=1)
+    tries: int = Field(default=3, ge=1, le=100)
 
 
 class ScoreParams(Params):
@@ -120,7 +120,7 @@ class ScoreParams(Params):
     """
 
     scorer: Literal["code", "model"] = "code"
-    samples: int = Field(default=1, ge=1)
+    samples: int = Field(default=1, ge=1, le=100)
     prompt: str = "score"
     force: bool = False
 
@@ -302,7 +302,9 @@ class Graph(BaseModel):
         """Read a graph file: JSON (`.json`) or YAML (`.yaml`, `.yml`)."""
         path = Path(path)
         try:
-            text = path.read_text()
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            raise GraphError(f"cannot read graph file {path}: not UTF-8 text") from None
         except OSError as exc:
             raise GraphError(f"cannot read graph file {path}: {exc.strerror or exc}") from None
         try:

@@ -41,6 +41,20 @@ def _errors(thought: Thought | None) -> str:
     return "; ".join(thought.score.errors) if thought and thought.score else ""
 
 
+_ONE_THOUGHT = frozenset({"task", "format", "part", "input", "current", "result", "original",
+                          "length", "errors", "previous_errors"})
+PROMPT_VALUES: dict[str, frozenset[str]] = {
+    "generate": _ONE_THOUGHT,
+    "refine": _ONE_THOUGHT,
+    "validate_and_improve": _ONE_THOUGHT,
+    "score": _ONE_THOUGHT,
+    "split": _ONE_THOUGHT | {"parts"},
+    "aggregate": frozenset({"task", "format", "original", "count", "result_a", "result_b",
+                            "results"}),
+}
+"""The template variables each op kind fills: a graph whose prompt needs others is refused."""
+
+
 def _values(ctx: RunContext, thought: Thought, **extra: Any) -> dict[str, Any]:
     """Every value a template may use about one thought (templates take what they need)."""
     problem = thought.problem

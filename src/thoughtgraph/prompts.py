@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .errors import ThoughtgraphError
+
 PART = """\
 Solve this part of a larger task. Work only on the part below.
 
@@ -71,7 +73,7 @@ class _Var:
     name: str
 
 
-class TemplateError(ValueError):
+class TemplateError(ThoughtgraphError, ValueError):
     """A template is malformed or a variable it uses was not given."""
 
 

@@ -278,6 +278,16 @@ def paper_options(name: str, task: str, size: int) -> dict[str, object]:
     return options
 
 
+MAX_SIZE = 10_000_000  # beyond this a graph takes minutes just to build
+
+
+def _part_size(task: str) -> int:
+    """Items per part of the spec's `got` for a task (its `part_size`; 8 when unknown)."""
+    from .tasks import TASKS
+
+    return getattr(TASKS.get(task), "part_size", 8)
+
+
 def build(name: str, task: str = "sorting", size: int = 32, parts: int | None = None,
           **options: object) -> Graph:
     """The graph of scheme `name` for `task` at input `size` (the paper's configuration)."""
@@ -286,8 +296,12 @@ def build(name: str, task: str = "sorting", size: int = 32, parts: int | None = 
     if size < 1:
         raise GraphError(f"size must be at least 1, got {size}")
     settings = paper_options(name, task, size) | options
+    if parts is not None and parts < 1:
+        raise GraphError(f"parts must be at least 1, got {parts}")
+    if size > MAX_SIZE:
+        raise GraphError(f"size must be at most {MAX_SIZE:,}, got {size:,}")
     if name == "got":
-        settings.setdefault("parts", parts or max(1, -(-size // 8)))
+        settings.setdefault("parts", parts or max(1, -(-size // _part_size(task))))
     elif name == "got_paper" and parts is not None:
         settings["parts"] = parts
     elif name == "got_paper":

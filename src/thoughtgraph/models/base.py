@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from ..errors import UnknownNameError
+from ..errors import InputError, ModelError, UnknownNameError
 from ..state import Usage
 
 
@@ -71,8 +71,8 @@ class FunctionModel:
             text = await loop.run_in_executor(self._pool, self.fn, prompt)
         if inspect.isawaitable(text):  # a sync callable that returned a coroutine
             text = await text
-        if not isinstance(text, str):
-            raise TypeError(f"model function returned {type(text).__name__}, expected str")
+        if not isinstance(text, str):  # a failed attempt the op may retry, not a crash
+            raise ModelError(f"the model function returned {type(text).__name__}, not text")
         return Completion(text=text, usage=Usage(_tokens(prompt), _tokens(text)))
 
 
@@ -89,7 +89,8 @@ def as_model(model: ModelLike | None) -> LanguageModel:
         return model
     if callable(model):
         return FunctionModel(model)
-    raise TypeError(f"not a model: {model!r}")
+    raise InputError(f"not a model: {type(model).__name__} (give a spec string such as 'sim', a "
+                     "LanguageModel, or a function prompt -> str)")
 
 
 def from_spec(spec: str, **overrides: Any) -> LanguageModel:
@@ -124,6 +125,8 @@ def _parse_options(text: str, spec: str) -> dict[str, str]:
         key, eq, value = item.partition("=")
         if not eq or not key.strip():
             raise UnknownNameError(f"bad model option {item!r} in {spec!r} (expected key=value)")
+        if key.strip() in options:
+            raise UnknownNameError(f"model option {key.strip()!r} is given twice in {spec!r}")
         options[key.strip()] = value.strip()
     return options
 

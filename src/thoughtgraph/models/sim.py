@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import math
 import random
 from collections import Counter
 from typing import Any
@@ -84,10 +85,14 @@ class SimulatedModel:
         for key, text in options.items():
             if key not in known:
                 raise UnknownNameError(f"unknown sim option {key!r} (known: error, latency, seed)")
+            if key in values:
+                raise UnknownNameError(f"sim option {key!r} is given twice")
             try:
                 values[key] = known[key](text)
             except ValueError:
                 raise UnknownNameError(f"sim option {key}={text!r} is not a number") from None
+            if not math.isfinite(values[key]):
+                raise UnknownNameError(f"sim option {key}={text!r} is not a finite number")
         return cls(**values)
 
     async def complete(self, prompt: str, n: int = 1) -> list[Completion]:

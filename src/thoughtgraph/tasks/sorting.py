@@ -91,7 +91,7 @@ def _input_items(raw: Any) -> list[int]:
         if text.startswith("["):
             try:
                 raw = json.loads(text)
-            except json.JSONDecodeError:
+            except ValueError:  # not JSON (or an integer too long for Python to read)
                 if not text.endswith("]") or "[" in text[1:]:
                     raise InputError("the input is not a list: write it as [3, 1, 2]") from None
                 text = text[1:-1]  # not JSON, but maybe [3, 1, x]: report the bad item below
@@ -107,7 +107,10 @@ def _as_int(item: Any, index: int) -> int:
     if isinstance(item, int) and not isinstance(item, bool):
         return item
     if isinstance(item, str) and re.fullmatch(r"[+-]?\d+", item.strip()):
-        return int(item)
+        try:
+            return int(item)
+        except ValueError:
+            raise InputError(f"input item {index + 1} is too long a number ({len(item)} digits)") from None
     raise InputError(f"input item {index + 1} is not an integer: {item!r}")
 
 
@@ -157,12 +160,15 @@ def _items(body: str) -> list[int] | None:
         fast = json.loads("[" + body + "]")
         if all(type(v) is int for v in fast):
             return fast
-    except json.JSONDecodeError:
+    except ValueError:  # not JSON, or an integer beyond Python's 4,300-digit limit
         pass
     tokens = [tok.strip().strip("'\"") for tok in re.split(r"[,\s]+", body) if tok.strip()]
     if not all(_INT.fullmatch(tok) for tok in tokens):
         return None
-    return [int(float(tok)) for tok in tokens]
+    try:
+        return [int(tok.split(".")[0]) for tok in tokens]
+    except ValueError:  # a number too long to be an integer here: not a usable list
+        return None
 
 
 def error_scope(expected: list[int], output: list[int]) -> Score:
