@@ -128,3 +128,83 @@ def test_eval_command_writes_every_file_and_resumes(tmp_path, capsys):
     code = run_cli("eval", "sorting", "--schemes", "io,nope", "--out", str(out))
     err = capsys.readouterr().err
     assert code == 2 and err.startswith("error: unknown scheme 'nope'")
+
+
+# --- user mistakes and reruns: one line, exit 2; nothing reused from another evaluation -------
+def eval_cli(capsys, out, *args):
+    from .conftest import run_cli
+
+    return run_cli(capsys, "eval", "sorting", "--samples", "2", "--schemes", "io",
+                   "--out", str(out), *args)
+
+
+def test_a_budget_of_zero_runs_nothing_and_says_so(tmp_path, capsys):
+    code, out, err = eval_cli(capsys, tmp_path / "d", "--max-calls", "0")
+    assert code == 1 and "Traceback" not in err
+    assert err.splitlines()[-1].startswith("nothing ran")
+    assert (tmp_path / "d" / "summary.md").exists() and not (tmp_path / "d" / "errors.png").exists()
+    assert "| scheme |" in out
+
+
+@pytest.mark.parametrize("args, message", [
+    (("--max-calls", "-1"), "error: --max-calls must be at least 0, got -1"),
+    (("--dataset", "countries"),
+     "error: dataset countries is for task 'keyword-counting', not 'sorting'"),
+    (("--size", "64", "--dataset", "sorting_032"),
+     "error: --size 64 does not match dataset sorting_032 (size 32); give one of them"),
+])
+def test_bad_options_are_one_line_before_any_banner(tmp_path, capsys, args, message):
+    code, _, err = eval_cli(capsys, tmp_path / "d", *args)
+    assert code == 2 and err == message + "\n"
+    assert not (tmp_path / "d").exists()
+
+
+def test_an_out_that_is_a_file_or_a_results_folder_is_one_line(tmp_path, capsys):
+    (tmp_path / "file").write_text("x")
+    code, _, err = eval_cli(capsys, tmp_path / "file")
+    assert code == 2 and err == f"error: --out {tmp_path / 'file'} is a file, not a folder\n"
+    (tmp_path / "d" / "results.jsonl").mkdir(parents=True)
+    code, _, err = eval_cli(capsys, tmp_path / "d")
+    assert code == 2 and len(err.splitlines()) == 1
+    assert err.startswith(f"error: {tmp_path / 'd' / 'results.jsonl'} is not a file")
+
+
+def test_a_rerun_with_another_model_or_dataset_is_refused(tmp_path, capsys):
+    folder = tmp_path / "d"
+    code, _, _ = eval_cli(capsys, folder, "--model", "sim:error=0")
+    assert code == 0
+    assert json.loads((folder / "eval.json").read_text()) == {
+        "task": "sorting", "dataset": "sorting_032", "size": 32,
+        "model": "sim:latency=0,error=0,seed=0"}
+    before = (folder / "results.jsonl").read_text()
+    for args in (("--model", "sim:error=2"), ("--size", "64", "--model", "sim:error=0")):
+        code, _, err = eval_cli(capsys, folder, *args)
+        assert code == 2 and err == (f"error: {folder} holds an evaluation of sorting on "
+                                     "sorting_032 with model sim:latency=0,error=0,seed=0; "
+                                     "use another --out\n")
+    assert (folder / "results.jsonl").read_text() == before
+    code, _, err = eval_cli(capsys, folder, "--model", "sim:error=0")  # the same: resumed
+    assert code == 0 and "2 pairs already done" in err
+
+
+def test_a_folder_from_before_manifests_is_checked_by_its_results_model(tmp_path, capsys):
+    folder = tmp_path / "d"
+    assert eval_cli(capsys, folder, "--model", "sim:error=0")[0] == 0
+    (folder / "eval.json").unlink()
+    code, _, err = eval_cli(capsys, folder, "--model", "sim:error=2")
+    assert code == 2 and "holds an evaluation of sorting" in err
+    code, _, err = eval_cli(capsys, folder, "--model", "sim:error=0")
+    assert code == 0 and "2 pairs already done" in err and (folder / "eval.json").exists()
+
+
+def test_schemes_are_deduplicated_and_samples_clipped_with_a_note(tmp_path, capsys):
+    from .conftest import run_cli
+
+    code, out, err = run_cli(capsys, "eval", "keyword-counting", "--schemes", "io,io",
+                             "--samples", "150", "--max-calls", "3", "--out", str(tmp_path / "k"))
+    lines = err.splitlines()
+    assert lines[0] == "note: dataset countries has 100 samples; --samples 150 clipped to 100"
+    assert "1 schemes x 100 samples" in lines[1] and not any(x.startswith("error:") for x in lines)
+    assert out.startswith("# keyword-counting on countries: 100 samples")  # no size claimed
+    assert code == 1  # the budget stopped it
+    assert plan("sorting", 32, ["io", "io", "got", "io"], 1).schemes == ("io", "got")

@@ -4,15 +4,18 @@ its error messages, so a leak through any error path would show."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
+import threading
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
 from thoughtgraph.cli import main
 
-from .fake_openai import FakeOpenAI, Fault
+from .fake_openai import FakeOpenAI, Fault, _Handler
 from .test_openai_runs import free_port
 from .test_resume import cli_env
 
@@ -65,3 +68,46 @@ def test_credentials_in_the_base_url_are_left_out_of_messages(capsys):
     _, err = capsys.readouterr()
     assert err == (f"error: cannot reach the endpoint at http://127.0.0.1:{port}/v1 "
                    "(connection refused or host not found)\n")
+
+
+class _EchoHandler(_Handler):
+    """Notes the Authorization header of the request it serves (one thread per request)."""
+
+    def _respond(self, fake, body, auth, fault):  # type: ignore[no-untyped-def]
+        fake.sent.value = auth
+        return super()._respond(fake, body, auth, fault)
+
+
+@dataclass
+class EchoingOpenAI(FakeOpenAI):
+    """A local endpoint that quotes the Authorization header it got in every answer's content
+    (FakeOpenAI's `echo_key` quotes it only in error messages)."""
+
+    sent: threading.local = field(default_factory=threading.local)
+
+    def start(self):  # type: ignore[no-untyped-def]
+        super().start()
+        assert self._httpd is not None
+        self._httpd.RequestHandlerClass = _EchoHandler
+        return self
+
+    def _answer(self, prompt: str) -> str:
+        return f"{super()._answer(prompt)}\n(debug: you sent {getattr(self.sent, 'value', '')})"
+
+
+def test_a_key_echoed_into_answer_content_is_scrubbed(tmp_path: Path):
+    trace, cache = tmp_path / "run.json", tmp_path / "answers.sqlite"
+    with EchoingOpenAI(require_key=SECRET) as server:
+        argv = [sys.executable, "-m", "thoughtgraph.cli", "solve", "sorting", "--input",
+                "[3, 1, 2, 5, 4]", "--model", "openai:gpt-4o-mini", "--base-url",
+                server.base_url, "--json", "--trace", str(trace), "--cache", str(cache)]
+        run = subprocess.run(argv, env=cli_env() | {"OPENAI_API_KEY": SECRET},
+                             capture_output=True, text=True, timeout=60, check=False)
+        assert server.requests and all(r.had_key for r in server.requests)
+    assert run.returncode in (0, 1), run.stderr
+    assert "(debug: you sent Bearer ***)" in trace.read_text()  # the echo arrived, scrubbed
+    assert "(debug: you sent Bearer ***)" in json.dumps(json.loads(run.stdout))
+    outputs = written(tmp_path, run.stdout, run.stderr)
+    assert {str(cache), str(trace)} <= set(outputs)
+    for where, data in outputs.items():
+        assert b"SECRET-123" not in data, f"the key leaked into {where}"

@@ -188,3 +188,22 @@ def test_a_dataset_sample_is_solved_clean_without_slips(scheme):
 def test_registered_with_its_prompts():
     task = get_task("doc-merge")
     assert {"io", "cot", "improve", "paper_merge", "score"} <= set(task.prompts)
+
+
+@pytest.mark.parametrize("raw", ['["Short.", "Also short."]', '["a"]',
+                                 '["The parties shall keep all information confidential.", "OK."]'])
+def test_documents_without_a_clause_are_refused_before_any_call(raw, capsys):
+    from .conftest import run_cli
+
+    with pytest.raises(InputError, match="holds no clause to merge"):
+        TASK.parse_input(raw)
+    code, out, err = run_cli(capsys, "solve", "doc-merge", "--input", raw, "--json")
+    assert code == 2 and out == "" and len(err.splitlines()) == 1
+    assert err.startswith("error: document ") and "holds no clause to merge" in err
+
+
+def test_every_dataset_document_has_clauses():
+    from thoughtgraph.evaluate.datasets import load_dataset
+
+    for sample in load_dataset("documents"):
+        assert TASK.parse_input(list(sample.input)) == sample.input

@@ -180,6 +180,31 @@ def test_trace_view_through_the_main_cli(retries_run, tmp_path, capsys):
     assert exit_info.value.code == 2 and "error: cannot read trace" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("text, problem", [
+    ('{"thoughts": [1, 2]}', "'thoughts' item 1 is not an object with an 'id'"),
+    ('{"thoughts": [], "result": "x"}', "'result' is not an object"),
+    ('{"thoughts": [{"id": "a"}], "calls": 3}', "'calls' is not a list"),
+    ('{"thoughts": [{"id": "a"}], "graph": [1]}', "'graph' is not an object"),
+])
+def test_a_trace_of_the_wrong_shape_is_refused(tmp_path, capsys, text, problem):
+    from .conftest import run_cli
+
+    (tmp_path / "t.json").write_text(text)
+    code, _, err = run_cli(capsys, "trace", "view", str(tmp_path / "t.json"))
+    assert code == 2
+    assert err == f"error: {tmp_path / 't.json'} is not a thoughtgraph trace ({problem})\n"
+    assert not (tmp_path / "t.html").exists()
+
+
+@pytest.mark.parametrize("path", ["", "/", "."])
+def test_trace_view_of_a_folder_or_empty_path_is_one_line(capsys, path):
+    from .conftest import run_cli
+
+    code, _, err = run_cli(capsys, "trace", "view", path)
+    assert code == 2 and err.startswith("error: ") and len(err.splitlines()) == 1
+    assert "is a folder: give a trace file" in err
+
+
 # --- in a real browser ---------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def browser():

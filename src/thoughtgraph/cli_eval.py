@@ -11,14 +11,14 @@ import typer
 
 from .errors import InputError
 from .evaluate.report import write_reports
-from .evaluate.runner import PairResult, evaluate, load_results, plan
+from .evaluate.runner import PairResult, check_folder, evaluate, plan, sized
 
 DEFAULT_SCHEMES = "io,cot,tot,tot2,got,got_paper"
 
 
 def eval_command(
     task: Annotated[str, typer.Argument(help="Task name, e.g. sorting.")],
-    size: Annotated[int, typer.Option(help="Problem size (picks the dataset, e.g. 32 -> sorting_032).")] = 32,
+    size: Annotated[int | None, typer.Option(help="Problem size (picks the dataset, e.g. 32 -> sorting_032; default 32).")] = None,
     schemes: Annotated[str, typer.Option(help="Comma-separated schemes.")] = DEFAULT_SCHEMES,
     samples: Annotated[int, typer.Option(help="First N samples of the dataset.")] = 100,
     dataset: Annotated[str | None, typer.Option(help="Dataset name (default: the task's at --size).")] = None,
@@ -39,33 +39,48 @@ def eval_command(
     progress: Annotated[bool, typer.Option(help="Progress bar on stderr (only when it is a terminal).")] = True,
 ) -> None:
     """Run every (scheme, sample) pair, then write results.jsonl, summary.md/csv and errors.png/svg."""
-    names = [s.strip() for s in schemes.split(",") if s.strip()]
-    the_plan = plan(task, size, names, samples, dataset)
+    names = list(dict.fromkeys(s.strip() for s in schemes.split(",") if s.strip()))
+    the_plan = plan(task, 32 if size is None else size, names, samples, dataset)
+    if size is not None and the_plan.size != size:
+        raise InputError(f"--size {size} does not match dataset {the_plan.dataset} "
+                         f"(size {the_plan.size}); give one of them")
     if parallel < 1 or concurrency < 1:
         raise InputError("--parallel and --concurrency must be at least 1")
+    if max_calls is not None and max_calls < 0:
+        raise InputError(f"--max-calls must be at least 0, got {max_calls}")
     from .cli import _model  # the same model flags as `solve`
 
     lm = _model(model, {"--base-url": base_url, "--api-key-env": api_key_env,
                         "--temperature": temperature,
                         "--max-completion-tokens": max_completion_tokens})
     options = {"cache": cache, "rpm": rpm, "tpm": tpm, "price_in": price_in, "price_out": price_out}
-    folder = out or Path("runs") / f"eval-{the_plan.task}-{size}"
-    done_before = len(load_results(folder)) if folder.exists() else 0
+    folder = out or Path("runs") / f"eval-{the_plan.task}-{the_plan.size}"
+    done_before = check_folder(folder, the_plan, lm.name)  # every option is valid past here
     total = len(the_plan.schemes) * len(the_plan.samples)
+    available = len(the_plan.samples)
+    if samples > available:
+        sys.stderr.write(f"note: dataset {the_plan.dataset} has {available} samples; "
+                         f"--samples {samples} clipped to {available}\n")
     simulated = bool(getattr(lm, "simulated", False))
     label = f"{lm.name} (SIMULATED: the built-in offline stand-in, not a real LLM)" if simulated else lm.name
     sys.stderr.write(f"eval {the_plan.task} on {the_plan.dataset}: {len(the_plan.schemes)} schemes x "
-                     f"{len(the_plan.samples)} samples, {done_before} pairs already done; model {label}\n")
+                     f"{available} samples, {done_before} pairs already done; model {label}\n")
     show = progress and sys.stderr.isatty()
     results = asyncio.run(_run(the_plan, model if simulated else lm, folder, parallel, concurrency,
                                max_calls, total, done_before, show, options))
-    title = (f"{the_plan.task} {size}: {len(the_plan.samples)} samples, model {lm.name}"
+    what = (f"{the_plan.task} {the_plan.size}" if sized(the_plan.dataset)
+            else f"{the_plan.task} on {the_plan.dataset}")  # one dataset, no size to claim
+    title = (f"{what}: {available} samples, model {lm.name}"
              + (" (simulated)" if simulated else ""))
     note = ("Figures from the simulated model: they test the engine and the schemes, not any real "
             "model." if simulated else f"Model: {lm.name}.")
-    written = write_reports(results, the_plan.schemes, size, title, note, folder)
+    written = write_reports(results, the_plan.schemes, the_plan.size, title, note, folder)
     typer.echo((folder / "summary.md").read_text())
     typer.echo("wrote " + ", ".join(str(p) for p in [folder / "results.jsonl", *written]))
+    if not results:
+        typer.echo(f"nothing ran: no pair fitted in --max-calls {max_calls} (no plot written)",
+                   err=True)
+        raise typer.Exit(1)
     if len(results) < total:
         typer.echo(f"{total - len(results)} pairs not run (the call budget ran out)", err=True)
         raise typer.Exit(1)

@@ -37,12 +37,14 @@ def view(
     open_page: Annotated[bool, typer.Option("--open", help="Open the page in the default browser.")] = False,
 ) -> None:
     """Write one self-contained HTML page that draws the run's graph of thoughts."""
+    if not run.name or run.is_dir():  # '' arrives as '.'; with_suffix would raise on it
+        raise InputError(f"{str(run)!r} is a folder: give a trace file (written by solve --trace)")
+    trace = load_trace(run)
     page = output if output is not None else run.with_suffix(".html")
     if page.resolve() == run.resolve():
         raise InputError(f"the page would overwrite the trace {run}: give -o PAGE.html")
     if not page.parent.exists():
         raise InputError(f"cannot write {page}: folder {page.parent} does not exist")
-    trace = load_trace(run)
     write_html(trace, page)
     typer.echo(f"{page} ({len(trace.get('thoughts', []))} thoughts)")
     if open_page:

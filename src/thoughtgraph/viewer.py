@@ -42,7 +42,25 @@ def load_trace(path: str | Path) -> dict[str, Any]:
         raise InputError(f"trace {path} is not valid JSON: {exc}") from None
     if not isinstance(data, dict) or not isinstance(data.get("thoughts"), list):
         raise InputError(f"{path} is not a thoughtgraph trace (no 'thoughts' list)")
+    problem = _shape_problem(data)
+    if problem:
+        raise InputError(f"{path} is not a thoughtgraph trace ({problem})")
     return data
+
+
+def _shape_problem(data: dict[str, Any]) -> str | None:
+    """What makes a parsed trace unusable (a file of the wrong shape would draw nothing)."""
+    for key in ("thoughts", "calls", "ops"):
+        items = data.get(key, [])
+        if not isinstance(items, list):
+            return f"'{key}' is not a list"
+        for number, item in enumerate(items, start=1):
+            if not isinstance(item, dict) or "id" not in item:
+                return f"'{key}' item {number} is not an object with an 'id'"
+    for key in ("result", "graph"):
+        if data.get(key) is not None and not isinstance(data[key], dict):
+            return f"'{key}' is not an object"
+    return None
 
 
 def trace_dict(source: Mapping[str, Any] | RunState | Any) -> dict[str, Any]:

@@ -132,14 +132,19 @@ def plot(results: Sequence[PairResult], schemes: Sequence[str], size: int, title
 
 def write_reports(results: Sequence[PairResult], schemes: Sequence[str], size: int, title: str,
                   note: str, out: Path) -> list[Path]:
-    """summary.md, summary.csv and (when matplotlib is installed) errors.png / errors.svg."""
+    """summary.md, summary.csv and (when matplotlib is installed and some pair ran) errors.png /
+    errors.svg."""
     rows = summarise(results, schemes)
     score_column = any(r.final_score is not None and r.final_score != r.error for r in results)
     (out / "summary.csv").write_text(to_csv(rows))
     (out / "summary.md").write_text(to_markdown(rows, title, note, score_column))
     written = [out / "summary.md", out / "summary.csv"]
     try:
-        written += plot(results, schemes, size, title, out)
+        if any(r.scheme in schemes for r in results):  # nothing ran: nothing to plot
+            written += plot(results, schemes, size, title, out)
     except ImportError:
         pass
+    if len(written) == 2:  # no plot now: leave no older one that would contradict the summary
+        for suffix in ("png", "svg"):
+            (out / f"errors.{suffix}").unlink(missing_ok=True)
     return written

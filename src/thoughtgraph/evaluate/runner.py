@@ -1,7 +1,9 @@
 """The evaluation harness: every (scheme, sample) pair of a dataset, concurrently, resumably.
 
 Each finished pair is appended to `results.jsonl` at once (flushed), so an interrupted evaluation
-loses nothing: run it again with the same `--out` and the finished pairs are skipped.
+loses nothing: run it again with the same `--out` and the finished pairs are skipped. `eval.json`
+(the manifest) names the task, dataset, size and model of the folder's evaluation, so a rerun
+with another of them is refused instead of mixing its results with the old ones.
 """
 
 from __future__ import annotations
@@ -19,9 +21,10 @@ from ..errors import InputError, UnknownNameError
 from ..models.base import ModelLike, as_model
 from ..schemes import SCHEMES, build
 from ..tasks import get_task
-from .datasets import DATASETS, Sample, load_dataset
+from .datasets import DATASETS, Sample, dataset_task, load_dataset
 
 RESULTS = "results.jsonl"
+MANIFEST = "eval.json"
 
 
 @dataclass(frozen=True)
@@ -81,16 +84,83 @@ def plan(task: str, size: int, schemes: Sequence[str], samples: int, dataset: st
         raise InputError("give at least one scheme")
     if samples < 1:
         raise InputError(f"--samples must be at least 1, got {samples}")
+    if dataset is not None and dataset_task(dataset) != the_task.name:
+        raise InputError(f"dataset {dataset} is for task {dataset_task(dataset)!r}, "
+                         f"not {the_task.name!r}")
     name = dataset or dataset_for(the_task.name, size)
     rows = load_dataset(name)
-    return EvalPlan(the_task.name, size, tuple(schemes), name, rows[:samples])
+    return EvalPlan(the_task.name, dataset_size(name, size), tuple(dict.fromkeys(schemes)), name,
+                    rows[:samples])
+
+
+def dataset_size(name: str, size: int) -> int:
+    """The size a dataset is built for (sorting_064 -> 64); `size` for one without a size."""
+    suffix = name.rsplit("_", 1)[-1]
+    return int(suffix) if "_" in name and suffix.isdigit() else size
+
+
+def sized(name: str) -> bool:
+    """Does the dataset's name carry its problem size (sorting_032), or is it its task's only
+    one (countries, documents)?"""
+    return dataset_size(name, -1) != -1
+
+
+def manifest(the_plan: EvalPlan, model_name: str) -> dict[str, Any]:
+    return {"task": the_plan.task, "dataset": the_plan.dataset, "size": the_plan.size,
+            "model": model_name}
+
+
+def check_folder(out: Path, the_plan: EvalPlan, model_name: str) -> int:
+    """Refuse an `--out` that cannot hold this evaluation; returns the plan's pairs already done.
+
+    The folder's manifest (or, in a folder from before manifests, its results' model) must name
+    the same task, dataset, size and model: results of another evaluation are never reused.
+    """
+    if out.exists() and not out.is_dir():
+        raise InputError(f"--out {out} is a file, not a folder")
+    if not out.exists():
+        return 0
+    for name in (MANIFEST, RESULTS):
+        if (out / name).exists() and not (out / name).is_file():
+            raise InputError(f"{out / name} is not a file (move it away or use another --out)")
+    want = manifest(the_plan, model_name)
+    have = _read_manifest(out)
+    done = load_results(out)
+    if have is None:  # an older folder: its results still name their model
+        models = {r.model for r in done}
+        have = dict(want, model=models.pop()) if len(models) == 1 else None
+        if len(models) > 1:
+            raise InputError(f"{out} holds results of several models; use another --out")
+    if have is not None and any(have.get(k) != v for k, v in want.items()):
+        size = f" at size {have.get('size')}" if not sized(str(have.get("dataset"))) else ""
+        raise InputError(f"{out} holds an evaluation of {have.get('task')} on "
+                         f"{have.get('dataset')}{size} with model {have.get('model')}; "
+                         "use another --out")
+    wanted = {(s, x.id) for s in the_plan.schemes for x in the_plan.samples}
+    return sum((r.scheme, r.sample) in wanted for r in done)
+
+
+def _read_manifest(out: Path) -> dict[str, Any] | None:
+    path = out / MANIFEST
+    if not path.exists():
+        return None
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        data = None
+    if not isinstance(data, dict):
+        raise InputError(f"{path} is not an evaluation manifest (move it away or use another --out)")
+    return data
 
 
 def load_results(out: Path) -> list[PairResult]:
     path = out / RESULTS
     if not path.exists():
         return []
-    lines = path.read_text().splitlines()
+    try:
+        lines = path.read_text().splitlines()
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
     results = []
     for number, line in enumerate(lines, start=1):
         if not line.strip():
@@ -115,18 +185,28 @@ async def evaluate(
     on_result: Callable[[PairResult], None] | None = None,
     solve_options: dict[str, Any] | None = None,
 ) -> list[PairResult]:
-    """Run every pair not yet in `out/results.jsonl`; returns all results (old and new).
+    """Run every pair not yet in `out/results.jsonl`; returns the plan's results (old and new).
 
     A simulated model gets a fresh instance per pair, so its seeded answers do not depend on
     which pairs happen to run first. `max_calls` caps the requests of the whole evaluation:
     once reached, no further pair starts (a pair already running finishes within what is left).
+    `out` must be new or hold an evaluation of the same task, dataset, size and model
+    (`check_folder`); its manifest is written before the first pair runs.
     """
-    out.mkdir(parents=True, exist_ok=True)
+    if max_calls is not None and max_calls < 0:
+        raise InputError(f"--max-calls must be at least 0, got {max_calls}")
+    shared = None if isinstance(model, str) and model.startswith("sim") else as_model(model)
+    model_name = (shared or as_model(model)).name
+    check_folder(out, the_plan, model_name)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / MANIFEST).write_text(json.dumps(manifest(the_plan, model_name), indent=1) + "\n")
+    except OSError as exc:
+        raise InputError(f"cannot write to {out}: {exc.strerror or exc}") from None
     done = load_results(out)
     _rewrite(out / RESULTS, done)
     finished = {(r.scheme, r.sample) for r in done}
     todo = [(s, x) for x in the_plan.samples for s in the_plan.schemes if (s, x.id) not in finished]
-    shared = None if isinstance(model, str) and model.startswith("sim") else as_model(model)
     gate = asyncio.Semaphore(parallel)
     spent = {"calls": sum(r.requests for r in done)}
     results = list(done)
@@ -149,7 +229,9 @@ async def evaluate(
 
         await asyncio.gather(*(run_pair(s, x) for s, x in todo))
     order = {s: i for i, s in enumerate(the_plan.schemes)}
-    return sorted(results, key=lambda r: (order.get(r.scheme, len(order)), r.sample))
+    ids = {x.id for x in the_plan.samples}
+    mine = [r for r in results if r.scheme in order and r.sample in ids]  # not other --samples
+    return sorted(mine, key=lambda r: (order[r.scheme], r.sample))
 
 
 def _rewrite(path: Path, results: list[PairResult]) -> None:

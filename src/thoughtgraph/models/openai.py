@@ -9,7 +9,8 @@ needs on top:
   ignoring `n`, and later calls go straight to parallel singles;
 - errors mapped to the engine's two kinds: `ModelError` (this attempt failed, the op may retry)
   and `FatalModelError` (rejected key, unreachable endpoint, bad request: stop the run);
-- the API key kept out of every message, repr, log line and name.
+- the API key kept out of every message, repr, log line and name, and scrubbed from every
+  answer text (an endpoint that echoes the request's headers cannot leak it into a trace).
 
 `openai` is imported only when a model is created, so `import thoughtgraph` stays fast.
 """
@@ -64,6 +65,7 @@ class _Secret:
         return self._value or _KEYLESS_PLACEHOLDER
 
     def scrub(self, text: str) -> str:
+        """The text with the key (so also any `Bearer <key>`, which becomes `Bearer ***`) replaced."""
         return text.replace(self._value, "***") if self._value else text
 
     def __repr__(self) -> str:
@@ -248,7 +250,9 @@ class OpenAIModel:
         if any(t is None for t in texts):
             raise ModelError(f"{self._where()} sent a choice with no text content")
         usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
-        return _with_usage([t for t in texts if t is not None], usage)
+        # An endpoint may echo the request headers into its answer (a debugging proxy, a
+        # hostile server): the key must not reach the trace, the JSON output or the cache.
+        return _with_usage([self._key.scrub(t) for t in texts if t is not None], usage)
 
     def _where(self) -> str:
         return f"the endpoint at {self.url}"

@@ -21,7 +21,7 @@ from typing import Any
 from ..errors import InputError
 from ..state import Score
 from .base import BaseTask, ParseError
-from .clauses import measures, merge_clauses, missing, repeats
+from .clauses import clauses, measures, merge_clauses, missing, repeats
 from .docmerge_prompts import PROMPTS
 
 _MERGED = re.compile(r"<merged>(.*?)(?:</merged>|$)", re.DOTALL | re.IGNORECASE)
@@ -44,7 +44,14 @@ class DocMergeTask(BaseTask):
         documents = _documents(raw)
         if len(documents) < 1 or not all(d.strip() for d in documents):
             raise InputError("give at least one non-empty document")
-        return tuple(d.strip() for d in documents)
+        documents = [d.strip() for d in documents]
+        for number, document in enumerate(documents, start=1):
+            if not clauses(document):  # nothing to merge: the reference merge would be empty
+                shown = document if len(document) <= 40 else document[:39] + "…"
+                raise InputError(
+                    f"document {number} ({shown!r}) holds no clause to merge: each document "
+                    "needs at least one sentence of two or more content words")
+        return tuple(documents)
 
     def describe(self, problem: tuple[str, ...]) -> str:
         return (
