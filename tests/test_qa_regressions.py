@@ -141,3 +141,13 @@ def test_a_console_that_cannot_encode_the_summary_gets_replacements():
                            "[2, 1]"], capture_output=True, env=env, timeout=60, check=False)
     assert proc.returncode == 0 and b"Traceback" not in proc.stderr
     assert b"split ? generate ? refine" in proc.stdout  # "→" replaced, not a crash
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--scheme", "io", "--parts", "2"], "parts applies to the got and got_paper schemes"),
+    (["--sample", "3"], "--sample picks a sample of --dataset"),
+    (["--cache", "/nonexistent/c.sqlite"], "cannot write cache: folder /nonexistent does not exist"),
+])
+def test_options_that_would_be_ignored_or_misplaced_are_refused(capsys, args, message):
+    code, out, err = run_cli(capsys, "solve", "sorting", "--input", "[3, 2, 1]", *args)
+    assert code == 2 and out == "" and message in err and err.count("\n") == 1

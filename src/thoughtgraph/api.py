@@ -185,6 +185,8 @@ def prepare(
                          f"got {type(graph).__name__}")
     if graph is not None and scheme is not None:
         raise InputError("give either a scheme or a graph, not both")
+    if graph is not None and parts is not None:
+        raise InputError("parts applies to a built-in scheme; a graph sets its own parts")
     scheme = scheme or "got"
     the_task = get_task(task)
     try:
@@ -203,6 +205,8 @@ def prepare(
             parts = the_task.default_parts(problem) if parts is None else parts
             options = {"max_regenerations": max_regenerations,
                        "max_extra_merges": max_extra_merges, "max_refines": max_refines}
+        if parts is not None and scheme not in ("got", "got_paper"):
+            raise InputError(f"parts applies to the got and got_paper schemes, not {scheme!r}")
         if parts is not None:
             check_parts(parts, len(problem))
         graph = schemes.build(scheme, the_task.name, len(problem), parts=parts, **options)

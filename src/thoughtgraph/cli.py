@@ -78,7 +78,7 @@ def solve(
     input: Annotated[str | None, typer.Option("--input", "-i", help="The problem, e.g. '[3, 1, 2]'.")] = None,
     input_file: Annotated[str | None, typer.Option("--input-file", help="Read the problem from a file ('-' for stdin).")] = None,
     dataset: Annotated[str | None, typer.Option(help="A built-in dataset, e.g. sorting_032.")] = None,
-    sample: Annotated[int, typer.Option(help="Sample id within --dataset.")] = 0,
+    sample: Annotated[int | None, typer.Option(help="Sample id within --dataset (default 0).")] = None,
     parts: Annotated[int | None, typer.Option(help="Number of parts (default: chunks of 8).")] = None,
     model: Annotated[str, typer.Option("--model", "-m", help="Model spec: sim, sim:latency=0.05,error=0,seed=1, openai:MODEL.")] = "sim",
     base_url: Annotated[str | None, typer.Option(help="openai: the endpoint, e.g. http://127.0.0.1:8000/v1 (default $OPENAI_BASE_URL, else OpenAI's).")] = None,
@@ -114,7 +114,9 @@ def solve(
         logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s", stream=sys.stderr)
     if dataset is not None and dataset_task(dataset) != task.strip().lower():
         raise InputError(f"dataset {dataset} is for task {dataset_task(dataset)!r}, not {task!r}")
-    raw, reference = _read_input(input, input_file, dataset, sample)
+    if sample is not None and dataset is None:
+        raise InputError("--sample picks a sample of --dataset: give --dataset too")
+    raw, reference = _read_input(input, input_file, dataset, sample or 0)
     if graph_file is not None and scheme != "got":
         raise InputError("give either --scheme or --graph, not both")
     user_graph = Graph.load(graph_file) if graph_file is not None else None
@@ -134,6 +136,8 @@ def solve(
         raise InputError(f"--concurrency must be at least 1, got {concurrency}")
     if trace is not None:
         _check_writable(trace, "trace")
+    if cache is not None and not no_cache:
+        _check_writable(cache, "cache")
     label = f"{lm.name} ({SIM_NOTE})" if getattr(lm, "simulated", False) else lm.name
     title = f"thoughtgraph · {the_task.name} · {len(problem)} items · {label}"
     live = progress and sys.stderr.isatty() and not verbose and events != "-"
