@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import inspect
 import json
-from collections import deque
 from graphlib import CycleError, TopologicalSorter
 from pathlib import Path
 from typing import Any, Literal
@@ -26,6 +25,7 @@ from pydantic import (
 )
 
 from .errors import GraphError
+from .metrics import topological
 
 
 class Params(BaseModel):
@@ -223,16 +223,7 @@ class Graph(BaseModel):
 
     def bfs_order(self) -> list[str]:
         """The controller's order: roots first, then each successor once all its inputs ran."""
-        succ, waiting = self.successors(), {op.id: len(set(op.inputs)) for op in self.ops}
-        queue = deque(op.id for op in self.ops if not op.inputs)
-        order: list[str] = []
-        while queue:
-            current = queue.popleft()
-            order.append(current)
-            for nxt in succ[current]:
-                waiting[nxt] -= 1
-                if waiting[nxt] == 0:
-                    queue.append(nxt)
+        order, _cyclic = topological({op.id: list(dict.fromkeys(op.inputs)) for op in self.ops})
         return order
 
     def summary(self) -> str:
