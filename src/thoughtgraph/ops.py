@@ -58,13 +58,14 @@ PROMPT_VALUES: dict[str, frozenset[str]] = {
 def _values(ctx: RunContext, thought: Thought, **extra: Any) -> dict[str, Any]:
     """Every value a template may use about one thought (templates take what they need)."""
     problem = thought.problem
+    shown = _shown(ctx, thought)  # one rendering, under the names the templates use
     values: dict[str, Any] = {
         "task": ctx.task.describe(ctx.problem),
         "format": ctx.task.format(),
-        "part": _shown(ctx, thought),
-        "input": _shown(ctx, thought),
-        "current": _shown(ctx, thought),
-        "result": _shown(ctx, thought),
+        "part": shown,
+        "input": shown,
+        "current": shown,
+        "result": shown,
         "original": ctx.task.render(problem) if problem is not None else "",
         "length": len(problem) if hasattr(problem, "__len__") else "",
         "errors": _errors(thought),

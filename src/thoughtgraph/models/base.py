@@ -129,7 +129,3 @@ def _parse_options(text: str, spec: str) -> dict[str, str]:
             raise UnknownNameError(f"model option {key.strip()!r} is given twice in {spec!r}")
         options[key.strip()] = value.strip()
     return options
-
-
-def describe_model(model: Any) -> str:
-    return getattr(model, "name", type(model).__name__)
