@@ -54,13 +54,24 @@ TARGETS = [
 ]
 
 UNCALIBRATED = [
-    *(Row(f"set intersection {n} · {s}", f"set_intersection_{n:03d}", s, "median error", None)
-      for n in (32, 64, 128) for s in ("io", "cot", "tot", "tot2", "got_paper")),
+    *(
+        Row(f"set intersection {n} · {s}", f"set_intersection_{n:03d}", s, "median error", None)
+        for n in (32, 64, 128)
+        for s in ("io", "cot", "tot", "tot2", "got_paper")
+    ),
     Row("keywords · GoT8", "countries", "got_paper", "median error", None, (("parts", 8),)),
-    Row("keywords · GoTx", "countries", "got_paper", "median error", None,
-        (("parts", "sentences"), ("part_prompt", "sentence"))),
-    *(Row(f"doc merge · {s}", "documents", s, "median score", None)
-      for s in ("io", "cot", "tot", "got_paper")),
+    Row(
+        "keywords · GoTx",
+        "countries",
+        "got_paper",
+        "median error",
+        None,
+        (("parts", "sentences"), ("part_prompt", "sentence")),
+    ),
+    *(
+        Row(f"doc merge · {s}", "documents", s, "median score", None)
+        for s in ("io", "cot", "tot", "got_paper")
+    ),
 ]
 
 
@@ -114,8 +125,11 @@ def main(argv: list[str] | None = None) -> None:
         for row in rows:
             value = measure(row, args.samples, args.seed, pool)
             paper = "—" if row.paper is None else f"{row.paper:g}"
-            print(f"| {row.label} | {row.measure} | {paper} | {value:g} | "
-                  f"{verdict(row.paper, value)} |", flush=True)
+            print(
+                f"| {row.label} | {row.measure} | {paper} | {value:g} | "
+                f"{verdict(row.paper, value)} |",
+                flush=True,
+            )
     print(f"\n({time.perf_counter() - started:.0f} s)")
 
 

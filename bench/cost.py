@@ -44,19 +44,27 @@ def main() -> None:
     parser.add_argument("--model", default="sim")
     args = parser.parse_args()
     print(f"command: .venv/bin/python bench/cost.py {' '.join(sys.argv[1:])}".rstrip())
-    print(f"machine: {platform.machine()}, Python {platform.python_version()}; model {args.model} "
-          f"(simulated); {args.samples} samples per size")
-    print(f"{'size':>5}  {'scheme':<18}{'compl./sample':>14}{'tokens/sample':>14}"
-          f"{'median err':>11}{'solved':>8}{'vs got_paper':>14}")
+    print(
+        f"machine: {platform.machine()}, Python {platform.python_version()}; model {args.model} "
+        f"(simulated); {args.samples} samples per size"
+    )
+    print(
+        f"{'size':>5}  {'scheme':<18}{'compl./sample':>14}{'tokens/sample':>14}"
+        f"{'median err':>11}{'solved':>8}{'vs got_paper':>14}"
+    )
     for size in (int(s) for s in args.sizes.split(",")):
-        rows = {v: measure(size, v, args.samples, args.model)
-                for v in ("got_paper", "got parts of/8", "got parts of/16")}
+        rows = {
+            v: measure(size, v, args.samples, args.model)
+            for v in ("got_paper", "got parts of/8", "got parts of/16")
+        }
         paper = rows["got_paper"]
         for variant, (compl, toks, median, solved) in rows.items():
             ratio = "" if variant == "got_paper" else f"{compl / paper[0]:.3f}"
             name = variant.replace("/", " ")
-            print(f"{size:>5}  {name:<18}{compl:>14.1f}{toks:>14,.0f}{median:>11g}{solved:>8}"
-                  f"{ratio:>14}")
+            print(
+                f"{size:>5}  {name:<18}{compl:>14.1f}{toks:>14,.0f}{median:>11g}{solved:>8}"
+                f"{ratio:>14}"
+            )
     print("target: got completions <= 0.2 x got_paper's, at equal or better median error")
 
 

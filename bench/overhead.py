@@ -32,9 +32,16 @@ class InstantModel:
 
 def solve(parts: int, model: object) -> thoughtgraph.Result:
     problem = random.Random(0).choices(range(10), k=parts * 2)
-    return thoughtgraph.solve("sorting", problem, model=model, parts=parts,
-                              concurrency=max(16, parts), max_regenerations=0,
-                              max_extra_merges=0, max_refines=0)
+    return thoughtgraph.solve(
+        "sorting",
+        problem,
+        model=model,
+        parts=parts,
+        concurrency=max(16, parts),
+        max_regenerations=0,
+        max_extra_merges=0,
+        max_refines=0,
+    )
 
 
 def measure(parts: int, model: object) -> tuple[int, float, float]:
@@ -60,7 +67,9 @@ def main() -> None:
     for parts in (3, 33, 333, 1000, args.max_parts):
         for label, model in (("instant", InstantModel()), ("sim", SimulatedModel(error=0))):
             ops, wall, peak = measure(parts, model)
-            print(f"{parts:>6}{ops:>7}{label:>10}{wall:>9.3f}{1000 * wall / ops:>8.3f}{peak:>10.1f}")
+            print(
+                f"{parts:>6}{ops:>7}{label:>10}{wall:>9.3f}{1000 * wall / ops:>8.3f}{peak:>10.1f}"
+            )
 
 
 if __name__ == "__main__":

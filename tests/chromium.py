@@ -20,9 +20,17 @@ from pathlib import Path
 from typing import Any
 
 FLAGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run",
-    "--disable-default-apps", "--disable-extensions", "--mute-audio", "--hide-scrollbars",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-default-apps",
+    "--disable-extensions",
+    "--mute-audio",
+    "--hide-scrollbars",
 ]
 
 
@@ -65,9 +73,16 @@ class Browser:
 
         self.profile = tempfile.TemporaryDirectory(prefix="tg-chromium-")
         self.proc = subprocess.Popen(
-            [binary, *FLAGS, "--remote-debugging-port=0", f"--user-data-dir={self.profile.name}",
-             f"--window-size={width},{height}", "about:blank"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            [
+                binary,
+                *FLAGS,
+                "--remote-debugging-port=0",
+                f"--user-data-dir={self.profile.name}",
+                f"--window-size={width},{height}",
+                "about:blank",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
         try:
             port = self._port()
@@ -79,8 +94,10 @@ class Browser:
         self._next = 0
         self.send("Page.enable")
         self.send("Runtime.enable")
-        self.send("Emulation.setDeviceMetricsOverride",
-                  {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+        self.send(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
+        )
 
     def _port(self, timeout: float = 20) -> int:
         marker = Path(self.profile.name) / "DevToolsActivePort"
@@ -122,14 +139,20 @@ class Browser:
                 return message.get("result", {})
 
     def evaluate(self, expression: str) -> Any:
-        result = self.send("Runtime.evaluate", {"expression": expression, "returnByValue": True,
-                                                "awaitPromise": True})
+        result = self.send(
+            "Runtime.evaluate",
+            {"expression": expression, "returnByValue": True, "awaitPromise": True},
+        )
         if "exceptionDetails" in result:
             raise RuntimeError(f"page error: {result['exceptionDetails']}")
         return result["result"].get("value")
 
-    def open(self, url: str, ready: str = "document.body && document.body.dataset.ready === '1'",
-             timeout: float = 15) -> float:
+    def open(
+        self,
+        url: str,
+        ready: str = "document.body && document.body.dataset.ready === '1'",
+        timeout: float = 15,
+    ) -> float:
         """Navigate and wait until `ready` is true; returns the seconds it took."""
         started = time.monotonic()
         self.send("Page.navigate", {"url": url})
@@ -145,9 +168,17 @@ class Browser:
     def click(self, x: float, y: float) -> None:
         """A real left click (mouse moved, pressed, released) at viewport coordinates."""
         for kind in ("mouseMoved", "mousePressed", "mouseReleased"):
-            self.send("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, "button": "left",
-                                                   "buttons": 1 if kind == "mousePressed" else 0,
-                                                   "clickCount": 0 if kind == "mouseMoved" else 1})
+            self.send(
+                "Input.dispatchMouseEvent",
+                {
+                    "type": kind,
+                    "x": x,
+                    "y": y,
+                    "button": "left",
+                    "buttons": 1 if kind == "mousePressed" else 0,
+                    "clickCount": 0 if kind == "mouseMoved" else 1,
+                },
+            )
 
     def screenshot(self, path: Path) -> Path:
         data = self.send("Page.captureScreenshot", {"format": "png"})["data"]

@@ -215,8 +215,12 @@ class _Handler(BaseHTTPRequestHandler):
         if kind == "404":
             return self._error(404, f"The model does not exist{echo}", "model_not_found")
         if (kind == "reject_n" or fake.reject_n) and n > 1:
-            return self._error(400, f"n must be 1 for this model (got {n}){echo}",
-                               "invalid_request_error", param="n")
+            return self._error(
+                400,
+                f"n must be 1 for this model (got {n}){echo}",
+                "invalid_request_error",
+                param="n",
+            )
         if kind == "malformed":
             return self._send(200, b'{"id": "chatcmpl-1", "choices": [', {})
         count = n if fake.honour_n and kind != "few" else 1
@@ -224,8 +228,14 @@ class _Handler(BaseHTTPRequestHandler):
         texts = [fake._answer(prompt) for _ in range(count)]
         return self._json(200, _completion(body, prompt, texts, kind, fake.report_usage))
 
-    def _error(self, status: int, message: str, code: str,
-               headers: dict[str, str] | None = None, param: str | None = None) -> None:
+    def _error(
+        self,
+        status: int,
+        message: str,
+        code: str,
+        headers: dict[str, str] | None = None,
+        param: str | None = None,
+    ) -> None:
         error = {"message": message, "type": code, "param": param, "code": code}
         self._json(status, {"error": error}, headers)
 
@@ -252,8 +262,9 @@ def _user_text(messages: list[Any]) -> str:
     return ""
 
 
-def _completion(body: dict[str, Any], prompt: str, texts: list[str], kind: str | None,
-                report_usage: bool) -> dict[str, Any]:
+def _completion(
+    body: dict[str, Any], prompt: str, texts: list[str], kind: str | None, report_usage: bool
+) -> dict[str, Any]:
     choices = [
         {"index": i, "message": {"role": "assistant", "content": t}, "finish_reason": "stop"}
         for i, t in enumerate(texts)

@@ -24,8 +24,6 @@ def _no_real_endpoint(monkeypatch: pytest.MonkeyPatch) -> None:
     openai_module.N_IGNORED.clear()
 
 
-
-
 # --- prices ---------------------------------------------------------------------------------
 def test_built_in_prices_match_dated_snapshots_by_longest_prefix():
     assert table_price("gpt-4o-mini-2024-07-18").input == 0.15
@@ -65,7 +63,8 @@ def test_totals_per_kind_add_up_to_the_run_totals():
     calls = result.state.calls.values()
     assert result.cost == pytest.approx(sum(c.cost for c in calls)) == result.state.cost
     assert result.cost == pytest.approx(
-        (2.0 * result.spend.prompt_tokens + 8.0 * result.spend.completion_tokens) / 1e6)
+        (2.0 * result.spend.prompt_tokens + 8.0 * result.spend.completion_tokens) / 1e6
+    )
     totals = result.state.output_graph()[-1]
     assert totals["cost"] == result.state.cost
     assert totals["prompt_tokens"] + totals["completion_tokens"] == result.tokens
@@ -84,20 +83,45 @@ def test_tokens_of_n_answers_are_summed_to_what_the_server_billed():
     assert call.usage.prompt_tokens == len(prompt) // 4  # billed once for the request
     assert call.usage.completion_tokens == sum(max(1, len(t) // 4) for t in call.texts)
     assert result.cost == pytest.approx(
-        (0.15 * call.usage.prompt_tokens + 0.60 * call.usage.completion_tokens) / 1e6)
+        (0.15 * call.usage.prompt_tokens + 0.60 * call.usage.completion_tokens) / 1e6
+    )
     assert result.price.source.startswith("built-in table (gpt-4o-mini")
 
 
 def test_json_and_trace_carry_totals_per_run_and_per_kind(capsys, tmp_path: Path):
     trace, cache = tmp_path / "run.json", tmp_path / "answers.sqlite"
-    args = ["solve", "sorting", "--input", str(INPUT_32), "--json", "--price-in", "1",
-            "--price-out", "4", "--cache", str(cache), "--trace", str(trace)]
+    args = [
+        "solve",
+        "sorting",
+        "--input",
+        str(INPUT_32),
+        "--json",
+        "--price-in",
+        "1",
+        "--price-out",
+        "4",
+        "--cache",
+        str(cache),
+        "--trace",
+        str(trace),
+    ]
     code, out, _ = run_cli(capsys, *args)
     first = json.loads(out)
     assert code == 0
-    for key in ("paid_calls", "cached_calls", "failed_calls", "prompt_tokens",
-                "completion_tokens", "tokens", "cost", "saved_tokens", "saved_cost",
-                "spend_by_kind", "budget", "price"):
+    for key in (
+        "paid_calls",
+        "cached_calls",
+        "failed_calls",
+        "prompt_tokens",
+        "completion_tokens",
+        "tokens",
+        "cost",
+        "saved_tokens",
+        "saved_cost",
+        "spend_by_kind",
+        "budget",
+        "price",
+    ):
         assert key in first, key
     assert first["paid_calls"] == first["calls"] and first["cost"] > 0
     assert first["spend_by_kind"]["part"]["calls"] == first["calls_by_kind"]["part"]
@@ -120,6 +144,17 @@ def test_summary_shows_cost_only_with_a_price_and_cache_hits(capsys, tmp_path: P
     cache = tmp_path / "answers.sqlite"
     _, out, _ = run_cli(capsys, "solve", "sorting", "--input", "[3, 1, 2]", "--cache", str(cache))
     assert "$" not in out and "cache:" not in out
-    _, out, _ = run_cli(capsys, "solve", "sorting", "--input", "[3, 1, 2]", "--cache", str(cache),
-                    "--price-in", "1", "--price-out", "1")
+    _, out, _ = run_cli(
+        capsys,
+        "solve",
+        "sorting",
+        "--input",
+        "[3, 1, 2]",
+        "--cache",
+        str(cache),
+        "--price-in",
+        "1",
+        "--price-out",
+        "1",
+    )
     assert " · $0.0000" in out and "cache:   1 call answered from the cache" in out

@@ -22,8 +22,9 @@ def paid_tokens_before_last(result: thoughtgraph.Result) -> int:
 
 
 def test_max_tokens_stops_once_paid_tokens_reach_the_cap():
-    result = thoughtgraph.solve("sorting", INPUT_32, model=ScriptedModel(), concurrency=1,
-                                max_tokens=500)
+    result = thoughtgraph.solve(
+        "sorting", INPUT_32, model=ScriptedModel(), concurrency=1, max_tokens=500
+    )
     assert result.stop_reason == "budget exhausted" and result.status == "not clean"
     assert "max_tokens=500 reached" in result.stop_detail
     # one call at a time: every call started while fewer than 500 tokens were paid
@@ -32,13 +33,21 @@ def test_max_tokens_stops_once_paid_tokens_reach_the_cap():
 
 
 def test_max_cost_stops_once_paid_cost_reaches_the_cap():
-    result = thoughtgraph.solve("sorting", INPUT_32, model=ScriptedModel(), concurrency=1,
-                                max_cost=0.0004, price_in=1.0, price_out=2.0)
+    result = thoughtgraph.solve(
+        "sorting",
+        INPUT_32,
+        model=ScriptedModel(),
+        concurrency=1,
+        max_cost=0.0004,
+        price_in=1.0,
+        price_out=2.0,
+    )
     assert result.stop_reason == "budget exhausted" and "max_cost=$0.0004" in result.stop_detail
     calls = sorted(result.state.calls.values(), key=lambda c: c.started)
     assert sum(c.cost for c in calls[:-1]) < 0.0004 <= result.cost
     assert result.cost == pytest.approx(
-        (result.spend.prompt_tokens * 1.0 + result.spend.completion_tokens * 2.0) / 1e6)
+        (result.spend.prompt_tokens * 1.0 + result.spend.completion_tokens * 2.0) / 1e6
+    )
 
 
 def test_calls_in_flight_count_against_the_cap_by_their_estimate():
@@ -47,15 +56,19 @@ def test_calls_in_flight_count_against_the_cap_by_their_estimate():
     model = ScriptedModel(delay=0.01)
     first = thoughtgraph.solve("sorting", INPUT_32, model=ScriptedModel(), max_calls=1)
     estimate = estimate_tokens(next(iter(first.state.calls.values())).prompt, 1, None)
-    result = thoughtgraph.solve("sorting", INPUT_32, model=model,
-                                max_tokens=estimate.total_tokens + 1)
+    result = thoughtgraph.solve(
+        "sorting", INPUT_32, model=model, max_tokens=estimate.total_tokens + 1
+    )
     assert result.calls == 2 and len(model.prompts) == 2
     assert result.stop_reason == "budget exhausted"
 
 
 def test_every_cap_at_zero_makes_no_call():
-    for caps in ({"max_calls": 0}, {"max_tokens": 0},
-                 {"max_cost": 0.0, "price_in": 1.0, "price_out": 1.0}):
+    for caps in (
+        {"max_calls": 0},
+        {"max_tokens": 0},
+        {"max_cost": 0.0, "price_in": 1.0, "price_out": 1.0},
+    ):
         model = ScriptedModel()
         result = thoughtgraph.solve("sorting", [3, 1, 2], model=model, **caps)
         assert model.prompts == [] and result.calls == 0, caps
@@ -69,10 +82,12 @@ def test_a_cost_cap_needs_a_price():
 
 @pytest.mark.parametrize(
     ("options", "message"),
-    [({"max_tokens": -1}, "max_tokens must be 0 or more"),
-     ({"max_cost": -0.5, "price_in": 1, "price_out": 1}, "max_cost must be 0 or more"),
-     ({"price_in": 1.0}, "give both price_in and price_out"),
-     ({"price_in": -1.0, "price_out": 1.0}, "prices must be 0 or more")],
+    [
+        ({"max_tokens": -1}, "max_tokens must be 0 or more"),
+        ({"max_cost": -0.5, "price_in": 1, "price_out": 1}, "max_cost must be 0 or more"),
+        ({"price_in": 1.0}, "give both price_in and price_out"),
+        ({"price_in": -1.0, "price_out": 1.0}, "prices must be 0 or more"),
+    ],
 )
 def test_bad_budget_options_are_refused_before_any_call(options, message):
     model = ScriptedModel()
@@ -86,24 +101,36 @@ def test_cached_answers_are_free_for_every_budget(tmp_path: Path):
     cache = tmp_path / "answers.sqlite"
     first = thoughtgraph.solve("sorting", INPUT_32, model="sim", cache=cache)
     assert first.paid_calls == first.calls and first.cached_calls == 0
-    rerun = thoughtgraph.solve("sorting", INPUT_32, model="sim", cache=cache, max_calls=0,
-                               max_tokens=0, max_cost=0.0, price_in=1.0, price_out=1.0)
+    rerun = thoughtgraph.solve(
+        "sorting",
+        INPUT_32,
+        model="sim",
+        cache=cache,
+        max_calls=0,
+        max_tokens=0,
+        max_cost=0.0,
+        price_in=1.0,
+        price_out=1.0,
+    )
     assert rerun.stop_reason is None and rerun.output == first.output
     assert (rerun.calls, rerun.paid_calls, rerun.cached_calls) == (first.calls, 0, first.calls)
     assert rerun.tokens == 0 and rerun.cost == 0
     assert rerun.spend.saved_tokens == first.tokens
     assert rerun.spend.saved_cost == pytest.approx(
-        (first.spend.prompt_tokens + first.spend.completion_tokens) / 1e6)
+        (first.spend.prompt_tokens + first.spend.completion_tokens) / 1e6
+    )
 
 
 def test_a_budget_counts_only_the_calls_the_cache_could_not_answer(tmp_path: Path):
     cache = tmp_path / "answers.sqlite"
-    partial = thoughtgraph.solve("sorting", INPUT_32, model="sim:error=0", cache=cache,
-                                 max_calls=4, concurrency=1)  # the four parts
+    partial = thoughtgraph.solve(
+        "sorting", INPUT_32, model="sim:error=0", cache=cache, max_calls=4, concurrency=1
+    )  # the four parts
     assert partial.stop_reason == "budget exhausted"
     model = ScriptedModel(name="sim:latency=0,error=0,seed=0")  # same name: same cache keys
-    rerun = thoughtgraph.solve("sorting", INPUT_32, model=model, cache=cache, max_calls=2,
-                               concurrency=1)
+    rerun = thoughtgraph.solve(
+        "sorting", INPUT_32, model=model, cache=cache, max_calls=2, concurrency=1
+    )
     assert rerun.cached_calls == 4 and rerun.paid_calls == 2 and len(model.prompts) == 2
     assert rerun.stop_reason == "budget exhausted"
 

@@ -35,8 +35,13 @@ def test_always_wrong_model_hits_every_cap_and_still_returns_its_best_thought():
 def test_caps_are_options():
     model = ScriptedModel(always_wrong)
     result = thoughtgraph.solve(
-        "sorting", INPUT_32, model=model, parts=2,
-        max_regenerations=0, max_extra_merges=0, max_refines=1,
+        "sorting",
+        INPUT_32,
+        model=model,
+        parts=2,
+        max_regenerations=0,
+        max_extra_merges=0,
+        max_refines=1,
     )
     assert result.calls_by_kind == {"part": 2, "merge": 1, "refine": 1}
 
@@ -103,8 +108,11 @@ def test_zero_budget_returns_the_input_unchanged_not_clean():
 
 
 def test_unparseable_answers_are_scored_failures_not_crashes():
-    model = ScriptedModel(lambda prompt, n: "I'm sorry, I can't help with that." if n < 2 else
-                          str(perfect_sorting_answer(prompt)))
+    model = ScriptedModel(
+        lambda prompt, n: (
+            "I'm sorry, I can't help with that." if n < 2 else str(perfect_sorting_answer(prompt))
+        )
+    )
     result = thoughtgraph.solve("sorting", [5, 4, 3, 2, 1, 0, 9, 8], model=model, parts=1)
     first = result.state.thoughts["part_1:0.1"]
     assert not first.valid and first.content is None

@@ -12,7 +12,9 @@ from .conftest import INPUT_32, run_cli
 
 
 def test_solve_prints_a_readable_summary_labelled_simulated(capsys):
-    code, out, _err = run_cli(capsys, "solve", "sorting", "--input", str(INPUT_32), "--model", "sim:error=0")
+    code, out, _err = run_cli(
+        capsys, "solve", "sorting", "--input", str(INPUT_32), "--model", "sim:error=0"
+    )
     assert code == 0
     assert "SIMULATED" in out and "status:  clean" in out
     assert f"output:  {json.dumps(sorted(INPUT_32))}" in out
@@ -20,19 +22,41 @@ def test_solve_prints_a_readable_summary_labelled_simulated(capsys):
 
 
 def test_solve_json_has_the_documented_fields(capsys):
-    code, out, _ = run_cli(capsys, "solve", "sorting", "--input", "[3, 1, 2, 2]", "--json", "--model", "sim:error=0")
+    code, out, _ = run_cli(
+        capsys, "solve", "sorting", "--input", "[3, 1, 2, 2]", "--json", "--model", "sim:error=0"
+    )
     data = json.loads(out)
     assert code == 0
-    for key in ("output", "clean", "status", "errors", "calls", "calls_by_kind", "depth",
-                "wall_seconds", "model", "simulated"):
+    for key in (
+        "output",
+        "clean",
+        "status",
+        "errors",
+        "calls",
+        "calls_by_kind",
+        "depth",
+        "wall_seconds",
+        "model",
+        "simulated",
+    ):
         assert key in data
     assert data["output"] == [1, 2, 2, 3] and data["clean"] and data["simulated"] is True
     assert data["model"].startswith("sim:")
 
 
 def test_solve_from_a_dataset_checks_the_reference(capsys):
-    code, out, _ = run_cli(capsys, "solve", "sorting", "--dataset", "sorting_064", "--sample", "3",
-                       "--model", "sim:error=0", "--json")
+    code, out, _ = run_cli(
+        capsys,
+        "solve",
+        "sorting",
+        "--dataset",
+        "sorting_064",
+        "--sample",
+        "3",
+        "--model",
+        "sim:error=0",
+        "--json",
+    )
     data = json.loads(out)
     assert code == 0 and data["matches_reference"] is True and len(data["output"]) == 64
     assert data["calls_by_kind"]["part"] == 8
@@ -50,7 +74,9 @@ def test_solve_from_a_file_and_from_stdin(capsys, tmp_path, monkeypatch):
 
 def test_trace_holds_the_whole_run_state(capsys, tmp_path):
     trace = tmp_path / "run.json"
-    code, _, _ = run_cli(capsys, "solve", "sorting", "--input", str(INPUT_32), "--trace", str(trace))
+    code, _, _ = run_cli(
+        capsys, "solve", "sorting", "--input", str(INPUT_32), "--trace", str(trace)
+    )
     data = json.loads(trace.read_text())
     assert code == 0
     assert {"result", "graph", "ops", "thoughts", "calls", "edges"} <= set(data)
@@ -62,8 +88,18 @@ def test_trace_holds_the_whole_run_state(capsys, tmp_path):
 
 
 def test_budget_exhaustion_exits_one_with_the_best_thought(capsys):
-    code, out, _ = run_cli(capsys, "solve", "sorting", "--input", str(INPUT_32), "--max-calls", "5",
-                       "--model", "sim:error=0", "--json")
+    code, out, _ = run_cli(
+        capsys,
+        "solve",
+        "sorting",
+        "--input",
+        str(INPUT_32),
+        "--max-calls",
+        "5",
+        "--model",
+        "sim:error=0",
+        "--json",
+    )
     data = json.loads(out)
     assert code == 1
     assert data["status"] == "not clean" and data["stop_reason"] == "budget exhausted"
@@ -86,13 +122,19 @@ BAD = [
     (["solve", "sorting", "--input", "[1]", "--dataset", "sorting_032"], "exactly one of"),
     (["solve", "sorting", "--input", "[1]", "--concurrency", "0"], "concurrency"),
     (["solve", "sorting", "--input", "[1]", "--max-refines", "-1"], "max_refines"),
-    (["solve", "sorting", "--input", "[1]", "--trace", "/no/such/dir/t.json"], "cannot write trace"),
+    (
+        ["solve", "sorting", "--input", "[1]", "--trace", "/no/such/dir/t.json"],
+        "cannot write trace",
+    ),
     (["solve", "sorting", "--input", "[1]", "--frobnicate"], "No such option"),
     (["graph", "quantum"], "unknown scheme"),
     (["graph", "got", "--format", "png"], "unknown --format"),
     (["graph", "got", "--task", "knitting"], "unknown task"),
     (["solve", "sorting", "--input", "[1, 2]", "--scheme", "magic"], "unknown scheme"),
-    (["solve", "sorting", "--input", "[1, 2]", "--graph", "/no/graph.json"], "cannot read graph file"),
+    (
+        ["solve", "sorting", "--input", "[1, 2]", "--graph", "/no/graph.json"],
+        "cannot read graph file",
+    ),
 ]
 
 
@@ -107,7 +149,10 @@ def test_bad_input_is_one_line_on_stderr_and_exit_2(capsys, args, message):
 def test_installed_command_reports_errors_without_traceback():
     proc = subprocess.run(
         [sys.executable, "-m", "thoughtgraph.cli", "solve", "sorting", "--input", "[1, two]"],
-        capture_output=True, text=True, timeout=60, check=False,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
     assert proc.returncode == 2
     assert proc.stderr == "error: input item 2 is not an integer: 'two'\n"

@@ -46,9 +46,11 @@ def test_summary_equals_what_results_jsonl_recomputes(tmp_path):
         assert float(table[scheme]["median_error"]) == pytest.approx(statistics.median(errors))
         assert int(table[scheme]["solved"]) == sum(r["solved"] for r in mine)
         assert float(table[scheme]["mean_requests"]) == pytest.approx(
-            sum(r["requests"] for r in mine) / len(mine))
+            sum(r["requests"] for r in mine) / len(mine)
+        )
         assert float(table[scheme]["mean_completions"]) == pytest.approx(
-            sum(r["completions"] for r in mine) / len(mine), abs=1e-6)
+            sum(r["completions"] for r in mine) / len(mine), abs=1e-6
+        )
     md = (tmp_path / "summary.md").read_text()
     assert all(f"| {s} |" in md for s in SCHEMES)
 
@@ -97,7 +99,9 @@ def test_unknown_names_are_refused_before_running(tmp_path):
 
 def test_summarise_quartiles_by_hand():
     def pair(error):
-        return PairResult("io", 0, error, error, error == 0, "x", 1, 1, 10, 0.0, 0.1, 1, 1, "m", True)
+        return PairResult(
+            "io", 0, error, error, error == 0, "x", 1, 1, 10, 0.0, 0.1, 1, 1, "m", True
+        )
 
     rows = summarise([pair(e) for e in (0, 2, 4, 6, 8)], ["io"])
     assert (rows[0].q1_error, rows[0].median_error, rows[0].q3_error) == (2, 4, 6)
@@ -115,14 +119,34 @@ def test_eval_command_writes_every_file_and_resumes(tmp_path, capsys):
         return 0
 
     out = tmp_path / "ev"
-    code = run_cli("eval", "sorting", "--size", "32", "--schemes", "io,got", "--samples", "2",
-                   "--out", str(out))
+    code = run_cli(
+        "eval",
+        "sorting",
+        "--size",
+        "32",
+        "--schemes",
+        "io,got",
+        "--samples",
+        "2",
+        "--out",
+        str(out),
+    )
     captured = capsys.readouterr()
     assert code == 0 and "| io | 2 |" in captured.out and "SIMULATED" in captured.err
     for name in ("results.jsonl", "summary.md", "summary.csv", "errors.png", "errors.svg"):
         assert (out / name).exists(), name
-    code = run_cli("eval", "sorting", "--size", "32", "--schemes", "io,got", "--samples", "2",
-                   "--out", str(out))
+    code = run_cli(
+        "eval",
+        "sorting",
+        "--size",
+        "32",
+        "--schemes",
+        "io,got",
+        "--samples",
+        "2",
+        "--out",
+        str(out),
+    )
     assert code == 0 and "4 pairs already done" in capsys.readouterr().err
     assert len((out / "results.jsonl").read_text().splitlines()) == 4
     code = run_cli("eval", "sorting", "--schemes", "io,nope", "--out", str(out))
@@ -134,8 +158,9 @@ def test_eval_command_writes_every_file_and_resumes(tmp_path, capsys):
 def eval_cli(capsys, out, *args):
     from .conftest import run_cli
 
-    return run_cli(capsys, "eval", "sorting", "--samples", "2", "--schemes", "io",
-                   "--out", str(out), *args)
+    return run_cli(
+        capsys, "eval", "sorting", "--samples", "2", "--schemes", "io", "--out", str(out), *args
+    )
 
 
 def test_a_budget_of_zero_runs_nothing_and_says_so(tmp_path, capsys):
@@ -146,13 +171,20 @@ def test_a_budget_of_zero_runs_nothing_and_says_so(tmp_path, capsys):
     assert "| scheme |" in out
 
 
-@pytest.mark.parametrize("args, message", [
-    (("--max-calls", "-1"), "error: --max-calls must be at least 0, got -1"),
-    (("--dataset", "countries"),
-     "error: dataset countries is for task 'keyword-counting', not 'sorting'"),
-    (("--size", "64", "--dataset", "sorting_032"),
-     "error: --size 64 does not match dataset sorting_032 (size 32); give one of them"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("--max-calls", "-1"), "error: --max-calls must be at least 0, got -1"),
+        (
+            ("--dataset", "countries"),
+            "error: dataset countries is for task 'keyword-counting', not 'sorting'",
+        ),
+        (
+            ("--size", "64", "--dataset", "sorting_032"),
+            "error: --size 64 does not match dataset sorting_032 (size 32); give one of them",
+        ),
+    ],
+)
 def test_bad_options_are_one_line_before_any_banner(tmp_path, capsys, args, message):
     code, _, err = eval_cli(capsys, tmp_path / "d", *args)
     assert code == 2 and err == message + "\n"
@@ -174,14 +206,19 @@ def test_a_rerun_with_another_model_or_dataset_is_refused(tmp_path, capsys):
     code, _, _ = eval_cli(capsys, folder, "--model", "sim:error=0")
     assert code == 0
     assert json.loads((folder / "eval.json").read_text()) == {
-        "task": "sorting", "dataset": "sorting_032", "size": 32,
-        "model": "sim:latency=0,error=0,seed=0"}
+        "task": "sorting",
+        "dataset": "sorting_032",
+        "size": 32,
+        "model": "sim:latency=0,error=0,seed=0",
+    }
     before = (folder / "results.jsonl").read_text()
     for args in (("--model", "sim:error=2"), ("--size", "64", "--model", "sim:error=0")):
         code, _, err = eval_cli(capsys, folder, *args)
-        assert code == 2 and err == (f"error: {folder} holds an evaluation of sorting on "
-                                     "sorting_032 with model sim:latency=0,error=0,seed=0; "
-                                     "use another --out\n")
+        assert code == 2 and err == (
+            f"error: {folder} holds an evaluation of sorting on "
+            "sorting_032 with model sim:latency=0,error=0,seed=0; "
+            "use another --out\n"
+        )
     assert (folder / "results.jsonl").read_text() == before
     code, _, err = eval_cli(capsys, folder, "--model", "sim:error=0")  # the same: resumed
     assert code == 0 and "2 pairs already done" in err
@@ -200,8 +237,19 @@ def test_a_folder_from_before_manifests_is_checked_by_its_results_model(tmp_path
 def test_schemes_are_deduplicated_and_samples_clipped_with_a_note(tmp_path, capsys):
     from .conftest import run_cli
 
-    code, out, err = run_cli(capsys, "eval", "keyword-counting", "--schemes", "io,io",
-                             "--samples", "150", "--max-calls", "3", "--out", str(tmp_path / "k"))
+    code, out, err = run_cli(
+        capsys,
+        "eval",
+        "keyword-counting",
+        "--schemes",
+        "io,io",
+        "--samples",
+        "150",
+        "--max-calls",
+        "3",
+        "--out",
+        str(tmp_path / "k"),
+    )
     lines = err.splitlines()
     assert lines[0] == "note: dataset countries has 100 samples; --samples 150 clipped to 100"
     assert "1 schemes x 100 samples" in lines[1] and not any(x.startswith("error:") for x in lines)

@@ -32,8 +32,9 @@ def strict(line: str) -> dict:
 def test_events_of_a_run_with_retries_are_complete_and_in_order(tmp_path):
     path = tmp_path / "run.jsonl"
     with EventLog.open(path) as log:
-        result = thoughtgraph.solve("sorting", INPUT_32, model=ScriptedModel(always_wrong),
-                                    parts=4, on_event=log)
+        result = thoughtgraph.solve(
+            "sorting", INPUT_32, model=ScriptedModel(always_wrong), parts=4, on_event=log
+        )
     lines = path.read_text().splitlines()
     events = [strict(line) for line in lines]
     assert log.lines == len(events)
@@ -46,8 +47,11 @@ def test_events_of_a_run_with_retries_are_complete_and_in_order(tmp_path):
     times = [e["time"] for e in events]
     assert times == sorted(times)
 
-    position = {(e["event"], e.get("op_id")): i for i, e in enumerate(events)
-                if e["event"] in ("op_started", "op_finished")}
+    position = {
+        (e["event"], e.get("op_id")): i
+        for i, e in enumerate(events)
+        if e["event"] in ("op_started", "op_finished")
+    }
     for op in result.graph.ops:  # every op once, after all of its inputs finished
         start, end = position[("op_started", op.id)], position[("op_finished", op.id)]
         assert start < end
@@ -72,7 +76,10 @@ def test_events_of_a_run_with_retries_are_complete_and_in_order(tmp_path):
     made = {t.id for t in result.state.thoughts.values() if t.call_id}
     assert {e["thought_id"] for e in thoughts} == made
     assert [(e["thought_id"], e["attempt"]) for e in thoughts if e["op_id"] == "part_1"] == [
-        ("part_1:0.1", 1), ("part_1:0.2", 2), ("part_1:0.3", 3)]  # 2 regenerations
+        ("part_1:0.1", 1),
+        ("part_1:0.2", 2),
+        ("part_1:0.3", 3),
+    ]  # 2 regenerations
     merges = [e["thought_id"] for e in thoughts if e["op_id"] == "merge_2_1"]
     assert merges == ["merge_2_1:0.1", "merge_2_1:0.2"]  # 1 extra merge
     assert all(e["score"] > 0 for e in thoughts)  # every answer was wrong
@@ -91,8 +98,13 @@ def test_each_event_is_on_disk_before_the_next_one_happens(tmp_path):
         assert strict(seen[-1])["event"] == event.kind
 
     with EventLog.open(path) as log:
-        thoughtgraph.solve("sorting", INPUT_32, model=ScriptedModel(always_wrong), parts=4,
-                           on_event=combine(log, check))
+        thoughtgraph.solve(
+            "sorting",
+            INPUT_32,
+            model=ScriptedModel(always_wrong),
+            parts=4,
+            on_event=combine(log, check),
+        )
     assert reader is not None
     reader.close()
     assert len(seen) == log.lines
@@ -102,9 +114,11 @@ def test_a_run_can_be_followed_while_it_goes(tmp_path):
     """Like `tail -f`: another reader sees calls finish while the run is still going."""
     path = tmp_path / "run.jsonl"
     log = EventLog.open(path)
-    run = threading.Thread(target=thoughtgraph.solve, args=("sorting", INPUT_32),
-                           kwargs={"model": ScriptedModel(delay=0.05), "parts": 4,
-                                   "on_event": log, "concurrency": 1})
+    run = threading.Thread(
+        target=thoughtgraph.solve,
+        args=("sorting", INPUT_32),
+        kwargs={"model": ScriptedModel(delay=0.05), "parts": 4, "on_event": log, "concurrency": 1},
+    )
     run.start()
     followed: list[str] = []
     deadline = time.monotonic() + 20
@@ -130,14 +144,19 @@ def test_a_crashed_run_leaves_its_history(tmp_path):
 
     path = tmp_path / "run.jsonl"
     with EventLog.open(path) as log, pytest.raises(RuntimeError, match="died"):
-        thoughtgraph.solve("sorting", INPUT_32, model=ScriptedModel(respond), parts=4,
-                           concurrency=1, on_event=log)
+        thoughtgraph.solve(
+            "sorting", INPUT_32, model=ScriptedModel(respond), parts=4, concurrency=1, on_event=log
+        )
     events = list(read_events(path))
     kinds = [e["event"] for e in events]
     assert kinds[0] == "run_started" and kinds[-1] == "run_finished"
     assert kinds.count("call_finished") == 2 and kinds.count("call_started") == 3
-    assert next(e for e in events if e.get("op_id") == "part_3"
-                and e["event"] == "op_finished")["status"] == "failed"
+    assert (
+        next(e for e in events if e.get("op_id") == "part_3" and e["event"] == "op_finished")[
+            "status"
+        ]
+        == "failed"
+    )
 
 
 def test_a_half_written_last_line_is_skipped(tmp_path):
@@ -151,12 +170,18 @@ def test_dash_writes_to_stderr(capsys):
     log(Event("op_started", 0.5, "part_1", {"kind": "generate"}))
     log.close()  # never closes stderr
     err = capsys.readouterr().err
-    assert strict(err) == {"event": "op_started", "time": 0.5, "op_id": "part_1", "kind": "generate"}
+    assert strict(err) == {
+        "event": "op_started",
+        "time": 0.5,
+        "op_id": "part_1",
+        "kind": "generate",
+    }
 
 
 def test_lines_are_strict_json_whatever_the_data():
-    line = to_json_line(event_record(Event("thought", 1.0, "x", {"score": float("inf"),
-                                                                   "obj": object()})))
+    line = to_json_line(
+        event_record(Event("thought", 1.0, "x", {"score": float("inf"), "obj": object()}))
+    )
     record = strict(line)
     assert record["score"] == "inf" and record["obj"].startswith("<object")
     clash = event_record(Event("op_started", 0.0, "a", {"event": 1, "time": 2}))

@@ -45,7 +45,9 @@ def test_a_merge_starts_as_soon_as_its_two_inputs_are_ready():
     assert slow  # sanity
     order = [(event, kind, n) for event, kind, n in model.log]
     slow_end = next(i for i, (e, k, n) in enumerate(order) if e == "end" and n == 2)
-    first_merge_start = next(i for i, (e, k, _) in enumerate(order) if e == "start" and k == "merge")
+    first_merge_start = next(
+        i for i, (e, k, _) in enumerate(order) if e == "start" and k == "merge"
+    )
     assert first_merge_start < slow_end  # merge_1_1 did not wait for part 3
 
 
@@ -66,7 +68,9 @@ def test_depth_counts_sequential_model_rounds_on_the_critical_path():
     tries = {"n": 0}
 
     def respond(prompt, _n):
-        answer = sorted(ints(section(prompt, "part")) or ints(section(prompt, "a") + section(prompt, "b")))
+        answer = sorted(
+            ints(section(prompt, "part")) or ints(section(prompt, "a") + section(prompt, "b"))
+        )
         if prompt_kind(prompt) == "part" and ints(section(prompt, "part")) == INPUT_32[:8]:
             tries["n"] += 1
             if tries["n"] < 3:
@@ -85,8 +89,16 @@ def _spy(graph: Graph, concurrency: int) -> tuple[list[str], dict]:
         if event.kind == "op_started":
             started.append(event.op_id)
 
-    state, _ = asyncio.run(execute(graph, SortingTask(), INPUT_32, ScriptedModel(),
-                                   concurrency=concurrency, on_event=on_event))
+    state, _ = asyncio.run(
+        execute(
+            graph,
+            SortingTask(),
+            INPUT_32,
+            ScriptedModel(),
+            concurrency=concurrency,
+            on_event=on_event,
+        )
+    )
     return started, state.to_dict()
 
 
@@ -102,11 +114,15 @@ def test_run_state_is_identical_whatever_the_concurrency_and_completion_order():
     problem = list(range(64, 0, -1))
     reference = None
     for concurrency, jitter in ((1, 0), (32, 1), (4, 2)):
+
         def delay(prompt: str, jitter=jitter) -> float:
             return (hash(prompt) % 7) * 0.002 * jitter  # completion order varies with jitter
 
-        state, _ = asyncio.run(execute(graph, SortingTask(), problem, ScriptedModel(delay=delay),
-                                       concurrency=concurrency))
+        state, _ = asyncio.run(
+            execute(
+                graph, SortingTask(), problem, ScriptedModel(delay=delay), concurrency=concurrency
+            )
+        )
         data = state.to_dict()
         for call in data["calls"]:
             call.pop("started"), call.pop("ended"), call.pop("latency")
@@ -122,7 +138,7 @@ def test_the_graph_is_logged_before_the_first_call_and_the_call_total_at_the_end
     model = ScriptedModel()
     thoughtgraph.solve("sorting", INPUT_32, model=model)
     messages = [r.getMessage() for r in caplog.records]
-    assert messages[0].startswith("graph of operations: {\"ops\"")
+    assert messages[0].startswith('graph of operations: {"ops"')
     assert "run finished: 7 model calls" in messages
     assert any(m.startswith("7 model calls (part 4, merge 3, refine 0)") for m in messages)
 

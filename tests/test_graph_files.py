@@ -19,35 +19,77 @@ from .conftest import run_cli
 
 
 def test_the_example_graph_files_run(capsys):
-    code, out, _ = run_cli(capsys, "solve", "sorting", "--dataset", "sorting_032",
-                       "--graph", str(ROOT / "examples" / "tot_small.json"),
-                       "--model", "sim:error=0", "--json")
+    code, out, _ = run_cli(
+        capsys,
+        "solve",
+        "sorting",
+        "--dataset",
+        "sorting_032",
+        "--graph",
+        str(ROOT / "examples" / "tot_small.json"),
+        "--model",
+        "sim:error=0",
+        "--json",
+    )
     data = json.loads(out)
     assert code == 0 and data["clean"] and (data["calls"], data["completions"]) == (2, 8)
-    code, out, _ = run_cli(capsys, "solve", "sorting", "--dataset", "sorting_064",
-                       "--graph", str(ROOT / "examples" / "got_paper_sorting_64.yaml"),
-                       "--model", "sim:error=0", "--json")
+    code, out, _ = run_cli(
+        capsys,
+        "solve",
+        "sorting",
+        "--dataset",
+        "sorting_064",
+        "--graph",
+        str(ROOT / "examples" / "got_paper_sorting_64.yaml"),
+        "--model",
+        "sim:error=0",
+        "--json",
+    )
     data = json.loads(out)
     assert code == 0 and (data["calls"], data["completions"]) == (11, 71)
 
 
 BROKEN = {
-    "unknown_kind.json": ({"ops": [{"id": "a", "kind": "ponder"}]}, "op 1 ('a'): kind: unknown op kind 'ponder'"),
-    "unknown_param.json": ({"ops": [{"id": "a", "kind": "generate", "params": {"temperature": 2}}]},
-                           "op 1 ('a'): params.temperature: unknown field"),
-    "wrong_type.json": ({"ops": [{"id": "a", "kind": "generate", "params": {"n": "five"}}]},
-                        "op 1 ('a'): params.n: Input should be a valid integer"),
-    "cycle.json": ({"ops": [{"id": "a", "kind": "generate", "inputs": ["b"]},
-                            {"id": "b", "kind": "generate", "inputs": ["a"]},
-                            {"id": "c", "kind": "keep_best", "inputs": ["b"]}]}, "cycle"),
-    "dangling.json": ({"ops": [{"id": "a", "kind": "generate"},
-                               {"id": "b", "kind": "keep_best", "inputs": ["a", "ghost"]}]},
-                      "op 'b' has unknown input 'ghost'"),
+    "unknown_kind.json": (
+        {"ops": [{"id": "a", "kind": "ponder"}]},
+        "op 1 ('a'): kind: unknown op kind 'ponder'",
+    ),
+    "unknown_param.json": (
+        {"ops": [{"id": "a", "kind": "generate", "params": {"temperature": 2}}]},
+        "op 1 ('a'): params.temperature: unknown field",
+    ),
+    "wrong_type.json": (
+        {"ops": [{"id": "a", "kind": "generate", "params": {"n": "five"}}]},
+        "op 1 ('a'): params.n: Input should be a valid integer",
+    ),
+    "cycle.json": (
+        {
+            "ops": [
+                {"id": "a", "kind": "generate", "inputs": ["b"]},
+                {"id": "b", "kind": "generate", "inputs": ["a"]},
+                {"id": "c", "kind": "keep_best", "inputs": ["b"]},
+            ]
+        },
+        "cycle",
+    ),
+    "dangling.json": (
+        {
+            "ops": [
+                {"id": "a", "kind": "generate"},
+                {"id": "b", "kind": "keep_best", "inputs": ["a", "ghost"]},
+            ]
+        },
+        "op 'b' has unknown input 'ghost'",
+    ),
     "inputs_not_list.json": ({"ops": [{"id": "a", "kind": "generate", "inputs": 7}]}, "inputs"),
-    "prompt_for_another_op.json": ({"ops": [{"id": "a", "kind": "generate", "params": {"prompt": "merge"}}]},
-                                   "op 'a': prompt 'merge' needs result_a, result_b"),
-    "unknown_prompt.json": ({"ops": [{"id": "a", "kind": "generate", "params": {"prompt": "poem"}}]},
-                            "op 'a': task 'sorting' has no prompt 'poem'"),
+    "prompt_for_another_op.json": (
+        {"ops": [{"id": "a", "kind": "generate", "params": {"prompt": "merge"}}]},
+        "op 'a': prompt 'merge' needs result_a, result_b",
+    ),
+    "unknown_prompt.json": (
+        {"ops": [{"id": "a", "kind": "generate", "params": {"prompt": "poem"}}]},
+        "op 'a': task 'sorting' has no prompt 'poem'",
+    ),
 }
 
 
@@ -56,7 +98,9 @@ def test_broken_graph_files_are_refused_with_one_line_naming_the_place(capsys, t
     data, message = BROKEN[name]
     path = tmp_path / name
     path.write_text(json.dumps(data))
-    code, out, err = run_cli(capsys, "solve", "sorting", "--input", "[3, 1, 2]", "--graph", str(path))
+    code, out, err = run_cli(
+        capsys, "solve", "sorting", "--input", "[3, 1, 2]", "--graph", str(path)
+    )
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and err.startswith("error: ") and message in err
     assert str(path) in err  # the line names the file
@@ -85,8 +129,15 @@ def test_invalid_json_and_yaml_files_name_the_file(capsys, tmp_path):
 
 
 def test_graph_command_prints_every_format(capsys):
-    for fmt, start in (("json", "{"), ("yaml", "ops:"), ("mermaid", "flowchart TD"), ("dot", "digraph")):
-        code, out, _ = run_cli(capsys, "graph", "tot", "--task", "sorting", "--size", "64", "--format", fmt)
+    for fmt, start in (
+        ("json", "{"),
+        ("yaml", "ops:"),
+        ("mermaid", "flowchart TD"),
+        ("dot", "digraph"),
+    ):
+        code, out, _ = run_cli(
+            capsys, "graph", "tot", "--task", "sorting", "--size", "64", "--format", fmt
+        )
         assert code == 0 and out.startswith(start), fmt
     code, out, _ = run_cli(capsys, "graph", "tot", "--size", "64")
     assert sum(op["kind"] == "generate" for op in json.loads(out)["ops"]) == 4
@@ -95,17 +146,38 @@ def test_graph_command_prints_every_format(capsys):
 def test_published_schema_is_up_to_date_and_covers_every_kind(capsys):
     published = json.loads((ROOT / "docs" / "graph.schema.json").read_text())
     assert published == json_schema()
-    kinds = {v["properties"]["kind"]["const"] for v in published["properties"]["ops"]["items"]["oneOf"]}
-    assert kinds == {"split", "select", "generate", "aggregate", "refine", "validate_and_improve",
-                     "score", "keep_best", "keep_valid", "ground_truth"}
+    kinds = {
+        v["properties"]["kind"]["const"] for v in published["properties"]["ops"]["items"]["oneOf"]
+    }
+    assert kinds == {
+        "split",
+        "select",
+        "generate",
+        "aggregate",
+        "refine",
+        "validate_and_improve",
+        "score",
+        "keep_best",
+        "keep_valid",
+        "ground_truth",
+    }
     code, out, _ = run_cli(capsys, "schema")
     assert code == 0 and json.loads(out) == published
 
 
 def test_trace_loads_back_as_a_run_state(capsys, tmp_path):
     trace = tmp_path / "run.json"
-    code, _, _ = run_cli(capsys, "solve", "sorting", "--dataset", "sorting_032", "--sample", "21",
-                     "--trace", str(trace))
+    code, _, _ = run_cli(
+        capsys,
+        "solve",
+        "sorting",
+        "--dataset",
+        "sorting_032",
+        "--sample",
+        "21",
+        "--trace",
+        str(trace),
+    )
     assert code == 0
     state = RunState.load(trace)
     data = json.loads(trace.read_text())

@@ -30,8 +30,9 @@ class StampingModel:
 
     simulated = False
 
-    def __init__(self, name: str = "stamp", max_tokens: int | None = None,
-                 requests_per_n: bool = False) -> None:
+    def __init__(
+        self, name: str = "stamp", max_tokens: int | None = None, requests_per_n: bool = False
+    ) -> None:
         self.name = name
         self.settings = {"max_tokens": max_tokens}
         self.stamps: list[float] = []

@@ -12,8 +12,9 @@ from thoughtgraph.state import Thought
 
 
 def model_thought(tid: str, *parents: str) -> Thought:
-    return Thought(id=tid, op_id="op", kind="generate", content=None, text="",
-                   parents=parents, call_id=tid)
+    return Thought(
+        id=tid, op_id="op", kind="generate", content=None, text="", parents=parents, call_id=tid
+    )
 
 
 INPUT = Thought(id="input", op_id="input", kind="input", content=None, text="")
@@ -90,8 +91,9 @@ def test_got_tree_joined_to_its_mirror_reaches_every_thought(k, levels):
 
 
 def test_attempts_count_towards_volume_and_code_thoughts_do_not():
-    split = Thought(id="split:0", op_id="split", kind="split", content=None, text="",
-                    parents=("input",))
+    split = Thought(
+        id="split:0", op_id="split", kind="split", content=None, text="", parents=("input",)
+    )
     a1 = model_thought("p:0.1", "split:0")
     a2 = Thought(**{**a1.__dict__, "id": "p:0.2", "previous_attempt": "p:0.1"})
     metrics = thought_metrics([INPUT, split, a1, a2])

@@ -245,8 +245,7 @@ async def test_the_key_never_leaks(
                 await m.complete(PROMPT)
             seen += [str(info.value), repr(info.value)]
         assert len(await m.complete(PROMPT, n=2)) == 2  # the 400 about n quoted the key too
-    unreachable = OpenAIModel("sim", base_url=f"http://127.0.0.1:{free_port()}/v1",
-                              max_retries=0)
+    unreachable = OpenAIModel("sim", base_url=f"http://127.0.0.1:{free_port()}/v1", max_retries=0)
     with pytest.raises(FatalModelError) as info:
         await unreachable.complete(PROMPT)
     seen += [str(info.value), repr(unreachable)]

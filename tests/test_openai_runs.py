@@ -30,8 +30,13 @@ MAX_DELAY = 0.3  # seconds a request may take to reach the loopback server on a 
 @pytest.fixture(autouse=True)
 def _no_real_endpoint(monkeypatch: pytest.MonkeyPatch) -> None:
     """No real key, endpoint or cache from the environment; no n-memory from other tests."""
-    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_ORG_ID", "OPENAI_PROJECT_ID",
-                 "THOUGHTGRAPH_CACHE"):
+    for name in (
+        "OPENAI_API_KEY",
+        "OPENAI_BASE_URL",
+        "OPENAI_ORG_ID",
+        "OPENAI_PROJECT_ID",
+        "THOUGHTGRAPH_CACHE",
+    ):
         monkeypatch.delenv(name, raising=False)
     openai_module.N_IGNORED.clear()
 
@@ -44,8 +49,20 @@ def server() -> Iterator[FakeOpenAI]:
 
 def cli(capsys, server: FakeOpenAI, *args: str) -> tuple[int, str, str]:
     """Run `thoughtgraph solve sorting` in-process against the server (no SDK retries)."""
-    argv = ["solve", "sorting", "--model", "openai:gpt-4o-mini", "--base-url", server.base_url,
-            "--max-retries", "0", "--timeout", "5", "--no-progress", *args]
+    argv = [
+        "solve",
+        "sorting",
+        "--model",
+        "openai:gpt-4o-mini",
+        "--base-url",
+        server.base_url,
+        "--max-retries",
+        "0",
+        "--timeout",
+        "5",
+        "--no-progress",
+        *args,
+    ]
     try:
         main(argv)
         code = 0
@@ -84,12 +101,14 @@ def trace_of(path: Path) -> dict:
     ],
     ids=["500", "429", "timeout", "reset", "malformed", "empty", "null"],
 )
-def test_a_failed_request_is_a_scored_counted_traced_attempt(capsys, server, tmp_path, fault,
-                                                             extra, message):
+def test_a_failed_request_is_a_scored_counted_traced_attempt(
+    capsys, server, tmp_path, fault, extra, message
+):
     trace = tmp_path / "run.json"
     server.script(fault)
-    code, data, err = solve_json(capsys, server, "--concurrency", "1", "--trace", str(trace),
-                                 *extra)
+    code, data, err = solve_json(
+        capsys, server, "--concurrency", "1", "--trace", str(trace), *extra
+    )
     assert code == 0 and data["status"] == "clean" and err == ""
     assert data["failed_calls"] == 1 and data["paid_calls"] == data["calls"]
     run = trace_of(trace)
@@ -128,13 +147,15 @@ def test_a_rejected_key_stops_at_once_with_one_line(capsys, server, monkeypatch,
     server.script(status)
     code, out, err = cli(capsys, server, "--input", str(INPUT_32), "--concurrency", "1")
     assert code == 2 and out == ""  # no answer came back: only the error line
-    assert err == (f"error: the endpoint at {server.base_url} rejected the API key "
-                   f"(HTTP {status})\n")
+    assert err == (
+        f"error: the endpoint at {server.base_url} rejected the API key (HTTP {status})\n"
+    )
     assert len(server.requests) == 1  # nothing after the rejection
 
 
-def test_a_fatal_error_mid_run_keeps_the_best_thought_and_the_trace(capsys, server, tmp_path,
-                                                                   monkeypatch):
+def test_a_fatal_error_mid_run_keeps_the_best_thought_and_the_trace(
+    capsys, server, tmp_path, monkeypatch
+):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-revoked")
     trace = tmp_path / "run.json"
     server.script(OK, OK, OK, OK, "403")  # four parts answered, then the first merge refused
@@ -161,13 +182,25 @@ def test_calls_in_flight_finish_and_are_kept_when_another_is_fatal(capsys, serve
 
 def test_an_unreachable_endpoint_is_one_line_naming_the_url(capsys):
     url = f"http://127.0.0.1:{free_port()}/v1"
-    argv = ["solve", "sorting", "--input", "[3, 1, 2]", "--model", "openai:m", "--base-url",
-            url, "--max-retries", "0"]
+    argv = [
+        "solve",
+        "sorting",
+        "--input",
+        "[3, 1, 2]",
+        "--model",
+        "openai:m",
+        "--base-url",
+        url,
+        "--max-retries",
+        "0",
+    ]
     with pytest.raises(SystemExit) as exit_info:
         main(argv)
     out, err = capsys.readouterr()
     assert exit_info.value.code == 2 and out == ""
-    assert err == f"error: cannot reach the endpoint at {url} (connection refused or host not found)\n"
+    assert (
+        err == f"error: cannot reach the endpoint at {url} (connection refused or host not found)\n"
+    )
 
 
 def test_the_api_raises_the_fatal_error_with_the_run_so_far(server):
@@ -190,8 +223,9 @@ def test_the_default_endpoint_without_a_key_is_refused_before_any_request(capsys
 
 # --- settings, flags ---------------------------------------------------------------------------
 def test_model_flags_reach_the_server_and_a_key_less_endpoint_works(capsys, server):
-    code, data, _ = solve_json(capsys, server, "--temperature", "0.25",
-                               "--max-completion-tokens", "300")
+    code, data, _ = solve_json(
+        capsys, server, "--temperature", "0.25", "--max-completion-tokens", "300"
+    )
     body = server.requests[0].body
     assert code == 0 and data["model"] == f"openai:gpt-4o-mini@127.0.0.1:{server.port}"
     assert (body["model"], body["temperature"], body["max_tokens"]) == ("gpt-4o-mini", 0.25, 300)
@@ -204,12 +238,15 @@ def test_the_key_comes_from_the_variable_named_by_api_key_env(capsys, monkeypatc
         code, data, _ = solve_json(capsys, server, "--api-key-env", "MY_ENDPOINT_KEY")
         assert code == 0 and data["status"] == "clean"
         code, _, err = cli(capsys, server, "--input", "[2, 1]", "--api-key-env", "NO_SUCH_VAR")
-        assert code == 2 and err == ("error: the environment variable NO_SUCH_VAR "
-                                     "(api_key_env) is not set\n")
+        assert code == 2 and err == (
+            "error: the environment variable NO_SUCH_VAR (api_key_env) is not set\n"
+        )
 
 
-@pytest.mark.parametrize("flag", [["--base-url", "http://127.0.0.1:9/v1"],
-                                  ["--temperature", "0.5"], ["--api-key-env", "K"]])
+@pytest.mark.parametrize(
+    "flag",
+    [["--base-url", "http://127.0.0.1:9/v1"], ["--temperature", "0.5"], ["--api-key-env", "K"]],
+)
 def test_openai_flags_with_another_model_are_one_line_errors(capsys, flag):
     with pytest.raises(SystemExit) as exit_info:
         main(["solve", "sorting", "--input", "[2, 1]", "--model", "sim", *flag])
@@ -238,8 +275,11 @@ def test_every_budget_cap_stops_paid_requests(capsys, server, tmp_path, caps, de
     cap = float(caps[1])
     assert data["budget"][f"max_{what}"] == cap
     calls = sorted(trace_of(trace)["calls"], key=lambda c: c["started"])
-    paid = {"calls": lambda c: 1, "tokens": lambda c: sum(c["usage"].values()),
-            "cost": lambda c: c["cost"]}[what]
+    paid = {
+        "calls": lambda c: 1,
+        "tokens": lambda c: sum(c["usage"].values()),
+        "cost": lambda c: c["cost"],
+    }[what]
     # one call at a time: each call started while less than the cap was paid, and the run
     # stopped once it was reached
     assert sum(map(paid, calls[:-1])) < cap <= sum(map(paid, calls)) == pytest.approx(data[what])
@@ -268,8 +308,10 @@ def test_limits_are_shared_by_runs_side_by_side(server):
     model = thoughtgraph.models.from_spec(f"openai:gpt-4o-mini,base_url={server.base_url}")
 
     async def both() -> list[thoughtgraph.Result]:
-        runs = [thoughtgraph.asolve("sorting", problem, model=model, rpm=400, concurrency=2)
-                for problem in (INPUT_32[:16], INPUT_32[16:])]
+        runs = [
+            thoughtgraph.asolve("sorting", problem, model=model, rpm=400, concurrency=2)
+            for problem in (INPUT_32[:16], INPUT_32[16:])
+        ]
         return await asyncio.gather(*runs)
 
     results = asyncio.run(both())
@@ -282,8 +324,12 @@ def test_concurrency_is_shared_by_runs_side_by_side():
     model = ScriptedModel(delay=0.02)
 
     async def both() -> None:
-        await asyncio.gather(*(thoughtgraph.asolve("sorting", INPUT_32, model=model,
-                                                   concurrency=3) for _ in range(2)))
+        await asyncio.gather(
+            *(
+                thoughtgraph.asolve("sorting", INPUT_32, model=model, concurrency=3)
+                for _ in range(2)
+            )
+        )
 
     asyncio.run(both())
     assert model.max_in_flight == 3 and len(model.prompts) == 14

@@ -16,7 +16,9 @@ from thoughtgraph.testing import ScriptedModel, perfect_sorting_answer
 
 from .conftest import INPUT_32
 
-pytest.importorskip("opentelemetry.sdk", reason="the [otel] extra (opentelemetry-sdk) is not installed")
+pytest.importorskip(
+    "opentelemetry.sdk", reason="the [otel] extra (opentelemetry-sdk) is not installed"
+)
 
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
@@ -45,8 +47,14 @@ def one_wrong_part(prompt: str, number: int) -> str:
 
 
 def test_a_span_per_run_op_and_call_nested_with_genai_names(provider, exporter):
-    result = thoughtgraph.solve("sorting", INPUT_32, model=ScriptedModel(one_wrong_part), parts=4,
-                                concurrency=1, on_event=SpanHandler(provider))
+    result = thoughtgraph.solve(
+        "sorting",
+        INPUT_32,
+        model=ScriptedModel(one_wrong_part),
+        parts=4,
+        concurrency=1,
+        on_event=SpanHandler(provider),
+    )
     spans = exporter.get_finished_spans()
     runs = [s for s in spans if s.name == "invoke_workflow thoughtgraph"]
     ops = {s.attributes["thoughtgraph.op.id"]: s for s in spans if s.name.startswith("op ")}
@@ -94,17 +102,26 @@ def _events_carry_token_split() -> bool:
     return any("prompt_tokens" in e.data for e in seen if e.kind == "call_finished")
 
 
-@pytest.mark.skipif(not _events_carry_token_split(),
-                    reason="call_finished events carry only total tokens until context.py adds "
-                           "prompt_tokens/completion_tokens (asked of the lead)")
+@pytest.mark.skipif(
+    not _events_carry_token_split(),
+    reason="call_finished events carry only total tokens until context.py adds "
+    "prompt_tokens/completion_tokens (asked of the lead)",
+)
 def test_real_runs_fill_the_usage_attributes(provider, exporter):
-    result = thoughtgraph.solve("sorting", INPUT_32, model=ScriptedModel(), parts=4,
-                                on_event=SpanHandler(provider))
-    by_call = {s.attributes["thoughtgraph.call.id"]: s for s in exporter.get_finished_spans()
-               if s.kind == SpanKind.CLIENT}
+    result = thoughtgraph.solve(
+        "sorting", INPUT_32, model=ScriptedModel(), parts=4, on_event=SpanHandler(provider)
+    )
+    by_call = {
+        s.attributes["thoughtgraph.call.id"]: s
+        for s in exporter.get_finished_spans()
+        if s.kind == SpanKind.CLIENT
+    }
     for call_id, call in result.state.calls.items():
         assert by_call[call_id].attributes["gen_ai.usage.input_tokens"] == call.usage.prompt_tokens
-        assert by_call[call_id].attributes["gen_ai.usage.output_tokens"] == call.usage.completion_tokens
+        assert (
+            by_call[call_id].attributes["gen_ai.usage.output_tokens"]
+            == call.usage.completion_tokens
+        )
 
 
 def test_usage_failures_and_choice_count_map_to_genai_attributes(provider, exporter):
@@ -113,19 +130,37 @@ def test_usage_failures_and_choice_count_map_to_genai_attributes(provider, expor
         Event("run_started", 0.0, None, {"model": "openai:gpt-4o-mini", "graph": {"ops": [{}]}}),
         Event("op_started", 0.1, "part_1", {"kind": "generate"}),
         Event("call_started", 0.2, "part_1", {"call_id": "c1", "kind": "part", "n": 3}),
-        Event("call_finished", 0.3, "part_1", {"call_id": "c1", "kind": "part", "tokens": 30,
-                                               "prompt_tokens": 20, "completion_tokens": 10,
-                                               "cached": True, "latency": 0.1, "error": None}),
+        Event(
+            "call_finished",
+            0.3,
+            "part_1",
+            {
+                "call_id": "c1",
+                "kind": "part",
+                "tokens": 30,
+                "prompt_tokens": 20,
+                "completion_tokens": 10,
+                "cached": True,
+                "latency": 0.1,
+                "error": None,
+            },
+        ),
         Event("call_started", 0.4, "part_1", {"call_id": "c2", "kind": "part", "n": 1}),
-        Event("call_finished", 0.5, "part_1", {"call_id": "c2", "kind": "part",
-                                               "error": "timed out", "tokens": 0}),
+        Event(
+            "call_finished",
+            0.5,
+            "part_1",
+            {"call_id": "c2", "kind": "part", "error": "timed out", "tokens": 0},
+        ),
         Event("op_finished", 0.6, "part_1", {"kind": "generate", "status": "stopped"}),
         Event("run_finished", 0.7, None, {"calls": 2, "stop_reason": "budget exhausted"}),
     ):
         handler(event)
     spans = {s.name: s for s in exporter.get_finished_spans() if s.kind != SpanKind.CLIENT}
-    c1, c2 = sorted((s for s in exporter.get_finished_spans() if s.kind == SpanKind.CLIENT),
-                    key=lambda s: s.attributes["thoughtgraph.call.id"])
+    c1, c2 = sorted(
+        (s for s in exporter.get_finished_spans() if s.kind == SpanKind.CLIENT),
+        key=lambda s: s.attributes["thoughtgraph.call.id"],
+    )
     assert c1.name == "text_completion openai:gpt-4o-mini"
     assert c1.attributes["gen_ai.provider.name"] == "openai"
     assert c1.attributes["gen_ai.request.choice.count"] == 3
@@ -136,7 +171,10 @@ def test_usage_failures_and_choice_count_map_to_genai_attributes(provider, expor
     assert c2.status.status_code == StatusCode.ERROR and c2.status.description == "timed out"
     assert c2.attributes["error.type"] == "ModelError"
     assert spans["op part_1"].status.status_code == StatusCode.ERROR
-    assert spans["invoke_workflow thoughtgraph"].attributes["thoughtgraph.run.stop_reason"] == "budget exhausted"
+    assert (
+        spans["invoke_workflow thoughtgraph"].attributes["thoughtgraph.run.stop_reason"]
+        == "budget exhausted"
+    )
 
 
 def test_a_failed_model_call_is_an_error_span(provider, exporter):
@@ -147,8 +185,14 @@ def test_a_failed_model_call_is_an_error_span(provider, exporter):
             raise failures.pop()
         return str(perfect_sorting_answer(prompt))
 
-    thoughtgraph.solve("sorting", INPUT_32, model=ScriptedModel(respond), parts=4, concurrency=1,
-                       on_event=SpanHandler(provider))
+    thoughtgraph.solve(
+        "sorting",
+        INPUT_32,
+        model=ScriptedModel(respond),
+        parts=4,
+        concurrency=1,
+        on_event=SpanHandler(provider),
+    )
     failed = [s for s in exporter.get_finished_spans() if s.status.status_code == StatusCode.ERROR]
     assert [s.attributes["thoughtgraph.call.id"] for s in failed] == ["part_1:0.1"]
     assert "503" in failed[0].status.description
@@ -159,8 +203,14 @@ def test_spans_left_open_by_a_crash_are_closed(provider, exporter):
         raise RuntimeError("boom")
 
     with pytest.raises(RuntimeError):
-        thoughtgraph.solve("sorting", INPUT_32, model=ScriptedModel(respond), parts=4,
-                           concurrency=1, on_event=SpanHandler(provider))
+        thoughtgraph.solve(
+            "sorting",
+            INPUT_32,
+            model=ScriptedModel(respond),
+            parts=4,
+            concurrency=1,
+            on_event=SpanHandler(provider),
+        )
     spans = exporter.get_finished_spans()
     assert any(s.name == "invoke_workflow thoughtgraph" for s in spans)
     crashed = [s for s in spans if s.kind == SpanKind.CLIENT]
@@ -170,8 +220,9 @@ def test_spans_left_open_by_a_crash_are_closed(provider, exporter):
 def test_the_run_joins_the_callers_trace(provider, exporter):
     tracer = provider.get_tracer("app")
     with tracer.start_as_current_span("my request") as outer:
-        thoughtgraph.solve("sorting", [3, 1, 2], model=ScriptedModel(),
-                           on_event=SpanHandler(provider))
+        thoughtgraph.solve(
+            "sorting", [3, 1, 2], model=ScriptedModel(), on_event=SpanHandler(provider)
+        )
     run = next(s for s in exporter.get_finished_spans() if s.name.startswith("invoke_workflow"))
     assert run.parent.span_id == outer.get_span_context().span_id
 
@@ -198,7 +249,9 @@ def test_from_env_builds_an_exporter_or_says_why_not(monkeypatch):
 
 
 def test_the_core_never_imports_opentelemetry():
-    code = ("import sys, thoughtgraph, thoughtgraph.cli, thoughtgraph.otel, thoughtgraph.eventlog, "
-            "thoughtgraph.viewer, thoughtgraph.cli_trace; "
-            "assert not [m for m in sys.modules if m.startswith('opentelemetry')], 'imported'")
+    code = (
+        "import sys, thoughtgraph, thoughtgraph.cli, thoughtgraph.otel, thoughtgraph.eventlog, "
+        "thoughtgraph.viewer, thoughtgraph.cli_trace; "
+        "assert not [m for m in sys.modules if m.startswith('opentelemetry')], 'imported'"
+    )
     subprocess.run([sys.executable, "-c", code], check=True)

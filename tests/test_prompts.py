@@ -46,7 +46,9 @@ def test_part_prompt_with_previous_errors_is_the_spec_text():
 def test_part_prompt_without_previous_errors_drops_the_whole_block():
     got = render("part", task="T", part="[3, 1]", previous_errors="", format="F")
     assert "previous attempt" not in got and "<errors>" not in got and "{{" not in got
-    assert got.endswith("<part>[3, 1]</part>\n\n\nReturn only the result for this part, in the format: F")
+    assert got.endswith(
+        "<part>[3, 1]</part>\n\n\nReturn only the result for this part, in the format: F"
+    )
 
 
 def test_merge_and_refine_prompts_are_the_spec_text():
@@ -54,7 +56,9 @@ def test_merge_and_refine_prompts_are_the_spec_text():
     assert render("refine", task="T", result="[1, 3]", errors="missing one 2", format="F") == REFINE
 
 
-@pytest.mark.parametrize("payload", ["{{task}}", "{{#if previous_errors}}x{{/if}}", "{{format}}", "}}{{"])
+@pytest.mark.parametrize(
+    "payload", ["{{task}}", "{{#if previous_errors}}x{{/if}}", "{{format}}", "}}{{"]
+)
 def test_user_data_is_sent_literally(payload):
     text = render("part", task="T", part=payload, previous_errors="", format="F")
     assert f"<part>{payload}</part>" in text

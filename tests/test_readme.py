@@ -28,15 +28,32 @@ def test_every_readme_command_runs(tmp_path):
     shutil.copytree(ROOT / "examples", tmp_path / "examples")
     cli = f"{sys.executable} -m thoughtgraph.cli"
     for command in readme_commands():  # in order: later ones may read what earlier ones wrote
-        proc = subprocess.run(command.replace(".venv/bin/thoughtgraph", cli), shell=True,
-                              cwd=tmp_path, capture_output=True, text=True, timeout=240, check=False)
+        proc = subprocess.run(
+            command.replace(".venv/bin/thoughtgraph", cli),
+            shell=True,
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=240,
+            check=False,
+        )
         assert proc.returncode == 0, f"{command}\n{proc.stderr[-2000:]}"
         assert "Traceback" not in proc.stderr
 
 
-@pytest.mark.parametrize("name", ["tasks.md", "graphs.md", "evaluation.md", "tracing.md",
-                                  "models.md", "benchmarks.md", "simulated-model.md",
-                                  "architecture.md"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "tasks.md",
+        "graphs.md",
+        "evaluation.md",
+        "tracing.md",
+        "models.md",
+        "benchmarks.md",
+        "simulated-model.md",
+        "architecture.md",
+    ],
+)
 def test_readme_links_resolve(name):
     assert f"docs/{name}" in (ROOT / "README.md").read_text()
     assert (ROOT / "docs" / name).exists()

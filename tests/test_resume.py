@@ -19,16 +19,41 @@ SECONDS = 30  # an upper bound for slow machines; the test waits for events, not
 
 def cli_env() -> dict[str, str]:
     """The test's environment without any real key, endpoint, proxy or cache."""
-    drop = {"OPENAI_API_KEY", "OPENAI_BASE_URL", "THOUGHTGRAPH_CACHE", "HTTP_PROXY",
-            "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"}
+    drop = {
+        "OPENAI_API_KEY",
+        "OPENAI_BASE_URL",
+        "THOUGHTGRAPH_CACHE",
+        "HTTP_PROXY",
+        "HTTPS_PROXY",
+        "ALL_PROXY",
+        "http_proxy",
+        "https_proxy",
+        "all_proxy",
+    }
     env = {k: v for k, v in os.environ.items() if k not in drop}
     return env | {"NO_PROXY": "127.0.0.1", "no_proxy": "127.0.0.1"}
 
 
 def solve_argv(server: FakeOpenAI, cache: Path) -> list[str]:
-    return [sys.executable, "-m", "thoughtgraph.cli", "solve", "sorting", "--input",
-            str(INPUT_32), "--model", "openai:gpt-4o-mini", "--base-url", server.base_url,
-            "--cache", str(cache), "--max-retries", "0", "--json", "--no-progress"]
+    return [
+        sys.executable,
+        "-m",
+        "thoughtgraph.cli",
+        "solve",
+        "sorting",
+        "--input",
+        str(INPUT_32),
+        "--model",
+        "openai:gpt-4o-mini",
+        "--base-url",
+        server.base_url,
+        "--cache",
+        str(cache),
+        "--max-retries",
+        "0",
+        "--json",
+        "--no-progress",
+    ]
 
 
 def cached_prompts(cache: Path) -> list[str]:
@@ -54,8 +79,9 @@ def test_kill_9_mid_run_then_rerun_pays_only_for_what_was_not_received(tmp_path:
     cache = tmp_path / "answers.sqlite"
     with FakeOpenAI(error=0.0) as server:
         server.script(Fault("delay", 60))  # the first part to arrive hangs; the others answer
-        first = subprocess.Popen(solve_argv(server, cache), env=cli_env(),
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        first = subprocess.Popen(
+            solve_argv(server, cache), env=cli_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
         try:
             wait_for(lambda: len(cached_prompts(cache)) >= 3, "three committed answers")
             assert first.poll() is None  # still running: the hanging part holds it
@@ -66,8 +92,14 @@ def test_kill_9_mid_run_then_rerun_pays_only_for_what_was_not_received(tmp_path:
         committed = set(cached_prompts(cache))
         before = len(server.requests)
 
-        rerun = subprocess.run(solve_argv(server, cache), env=cli_env(), capture_output=True,
-                               text=True, timeout=SECONDS * 2, check=False)
+        rerun = subprocess.run(
+            solve_argv(server, cache),
+            env=cli_env(),
+            capture_output=True,
+            text=True,
+            timeout=SECONDS * 2,
+            check=False,
+        )
         again = server.requests[before:]
 
     assert rerun.returncode == 0, rerun.stderr

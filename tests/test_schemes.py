@@ -77,8 +77,15 @@ def test_run_state_is_identical_at_concurrency_1_and_32(name):
     for concurrency in (1, 32):
         from thoughtgraph.models.sim import SimulatedModel
 
-        state, _ = asyncio.run(execute(graph, SortingTask(), sample.input,
-                                       SimulatedModel(error=1, seed=5), concurrency=concurrency))
+        state, _ = asyncio.run(
+            execute(
+                graph,
+                SortingTask(),
+                sample.input,
+                SimulatedModel(error=1, seed=5),
+                concurrency=concurrency,
+            )
+        )
         data = state.to_dict()
         for call in data["calls"]:
             call.pop("started"), call.pop("ended"), call.pop("latency")
@@ -98,7 +105,14 @@ def test_concurrency_one_follows_bfs_order_on_paper_graphs():
         if event.kind == "op_started":
             started.append(event.op_id)
 
-    asyncio.run(execute(graph, SortingTask(), load_sample("sorting_064", 0).input,
-                        __import__("thoughtgraph").testing.ScriptedModel(
-                            lambda p, n: "[1]"), concurrency=1, on_event=spy))
+    asyncio.run(
+        execute(
+            graph,
+            SortingTask(),
+            load_sample("sorting_064", 0).input,
+            __import__("thoughtgraph").testing.ScriptedModel(lambda p, n: "[1]"),
+            concurrency=1,
+            on_event=spy,
+        )
+    )
     assert started == graph.bfs_order()

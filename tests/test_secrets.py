@@ -33,18 +33,51 @@ def test_the_key_never_leaks_into_any_output_or_file(tmp_path: Path):
     trace, cache = tmp_path / "run.json", tmp_path / "answers.sqlite"
     with FakeOpenAI(require_key=SECRET, echo_key=True, error=1.0) as server:
         quick = 0.01  # Retry-After seconds: the SDK's retries wait that long
-        server.script(Fault("500", quick), Fault("500", quick), Fault("malformed"),
-                      Fault("429", quick))
-        argv = [sys.executable, "-m", "thoughtgraph.cli", "solve", "sorting", "--dataset",
-                "sorting_032", "--sample", "5", "--model", "openai:gpt-4o-mini", "--base-url",
-                server.base_url, "--max-retries", "1", "--concurrency", "1", "--json",
-                "--trace", str(trace), "--cache", str(cache), "-v"]
-        run = subprocess.run(argv, env=cli_env() | {"OPENAI_API_KEY": SECRET},
-                             capture_output=True, text=True, timeout=60, check=False)
+        server.script(
+            Fault("500", quick), Fault("500", quick), Fault("malformed"), Fault("429", quick)
+        )
+        argv = [
+            sys.executable,
+            "-m",
+            "thoughtgraph.cli",
+            "solve",
+            "sorting",
+            "--dataset",
+            "sorting_032",
+            "--sample",
+            "5",
+            "--model",
+            "openai:gpt-4o-mini",
+            "--base-url",
+            server.base_url,
+            "--max-retries",
+            "1",
+            "--concurrency",
+            "1",
+            "--json",
+            "--trace",
+            str(trace),
+            "--cache",
+            str(cache),
+            "-v",
+        ]
+        run = subprocess.run(
+            argv,
+            env=cli_env() | {"OPENAI_API_KEY": SECRET},
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
         again = ["--api-key-env", "OTHER_KEY", "--no-cache", "--trace", str(tmp_path / "2.json")]
-        rejected = subprocess.run(argv + again,
-                                  env=cli_env() | {"OTHER_KEY": WRONG}, capture_output=True,
-                                  text=True, timeout=60, check=False)
+        rejected = subprocess.run(
+            argv + again,
+            env=cli_env() | {"OTHER_KEY": WRONG},
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
         answered = [r for r in server.requests if r.fault is None]
 
     assert run.returncode in (0, 1), run.stderr  # solved, or not clean after the faults
@@ -63,11 +96,25 @@ def test_the_key_never_leaks_into_any_output_or_file(tmp_path: Path):
 def test_credentials_in_the_base_url_are_left_out_of_messages(capsys):
     port = free_port()
     with pytest.raises(SystemExit):
-        main(["solve", "sorting", "--input", "[2, 1]", "--model", "openai:m", "--max-retries",
-              "0", "--base-url", f"http://user:pw-SECRET-789@127.0.0.1:{port}/v1"])
+        main(
+            [
+                "solve",
+                "sorting",
+                "--input",
+                "[2, 1]",
+                "--model",
+                "openai:m",
+                "--max-retries",
+                "0",
+                "--base-url",
+                f"http://user:pw-SECRET-789@127.0.0.1:{port}/v1",
+            ]
+        )
     _, err = capsys.readouterr()
-    assert err == (f"error: cannot reach the endpoint at http://127.0.0.1:{port}/v1 "
-                   "(connection refused or host not found)\n")
+    assert err == (
+        f"error: cannot reach the endpoint at http://127.0.0.1:{port}/v1 "
+        "(connection refused or host not found)\n"
+    )
 
 
 class _EchoHandler(_Handler):
@@ -98,11 +145,32 @@ class EchoingOpenAI(FakeOpenAI):
 def test_a_key_echoed_into_answer_content_is_scrubbed(tmp_path: Path):
     trace, cache = tmp_path / "run.json", tmp_path / "answers.sqlite"
     with EchoingOpenAI(require_key=SECRET) as server:
-        argv = [sys.executable, "-m", "thoughtgraph.cli", "solve", "sorting", "--input",
-                "[3, 1, 2, 5, 4]", "--model", "openai:gpt-4o-mini", "--base-url",
-                server.base_url, "--json", "--trace", str(trace), "--cache", str(cache)]
-        run = subprocess.run(argv, env=cli_env() | {"OPENAI_API_KEY": SECRET},
-                             capture_output=True, text=True, timeout=60, check=False)
+        argv = [
+            sys.executable,
+            "-m",
+            "thoughtgraph.cli",
+            "solve",
+            "sorting",
+            "--input",
+            "[3, 1, 2, 5, 4]",
+            "--model",
+            "openai:gpt-4o-mini",
+            "--base-url",
+            server.base_url,
+            "--json",
+            "--trace",
+            str(trace),
+            "--cache",
+            str(cache),
+        ]
+        run = subprocess.run(
+            argv,
+            env=cli_env() | {"OPENAI_API_KEY": SECRET},
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
         assert server.requests and all(r.had_key for r in server.requests)
     assert run.returncode in (0, 1), run.stderr
     assert "(debug: you sent Bearer ***)" in trace.read_text()  # the echo arrived, scrubbed

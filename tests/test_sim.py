@@ -34,8 +34,13 @@ def test_error_zero_answers_every_prompt_right():
     model = SimulatedModel(error=0)
     part = render("part", task="T", part="[5, 3, 3, 1]", previous_errors="", format="F")
     merge = render("merge", task="T", result_a="[1, 4]", result_b="[0, 4, 9]", format="F")
-    refine = render("refine", task="T", result="[1, 2, 2, 9, 5]",
-                    errors="missing one 3; one extra 2; 9 before 5 at positions 4-5", format="F")
+    refine = render(
+        "refine",
+        task="T",
+        result="[1, 2, 2, 9, 5]",
+        errors="missing one 3; one extra 2; 9 before 5 at positions 4-5",
+        format="F",
+    )
     assert thoughtgraph.tasks.sorting.parse_int_list(ask(model, part)) == [1, 3, 3, 5]
     assert thoughtgraph.tasks.sorting.parse_int_list(ask(model, merge)) == [0, 1, 4, 4, 9]
     assert thoughtgraph.tasks.sorting.parse_int_list(ask(model, refine)) == [1, 2, 3, 5, 9]
@@ -55,8 +60,11 @@ def test_slips_grow_with_length():
         return sum(model.slip(items, rng) != items for _ in range(400)) / 400
 
     assert slip_rate(8) < slip_rate(32) < slip_rate(128)
-    assert expected_slips("sorting", "solve", 8) < expected_slips("sorting", "solve", 32) \
+    assert (
+        expected_slips("sorting", "solve", 8)
+        < expected_slips("sorting", "solve", 32)
         < expected_slips("sorting", "solve", 64)
+    )
 
 
 def test_same_seed_same_result_and_other_seeds_differ():
@@ -69,8 +77,16 @@ def test_same_seed_same_result_and_other_seeds_differ():
 def test_answers_do_not_depend_on_completion_order():
     async def both(order):
         model = SimulatedModel(error=5, seed=7)
-        prompts = [render("part", task="T", part=str(list(range(i, i + 30))[::-1]),
-                          previous_errors="", format="F") for i in range(4)]
+        prompts = [
+            render(
+                "part",
+                task="T",
+                part=str(list(range(i, i + 30))[::-1]),
+                previous_errors="",
+                format="F",
+            )
+            for i in range(4)
+        ]
         answers = {}
         for i in order:
             answers[i] = (await model.complete(prompts[i]))[0].text

@@ -38,7 +38,7 @@ def test_parser_copes_with_what_models_return(text, expected):
     assert parse_int_list(text) == expected
 
 
-@pytest.mark.parametrize("text", ["", "I cannot do that.", "[a, b]", "{\"x\": 1}", "[1, 2"])
+@pytest.mark.parametrize("text", ["", "I cannot do that.", "[a, b]", '{"x": 1}', "[1, 2"])
 def test_parser_raises_parse_error_when_there_is_no_list(text):
     with pytest.raises(ParseError):
         parse_int_list(text)
@@ -106,7 +106,7 @@ def test_default_parts_are_chunks_of_eight():
         ("[1, x]", "item 2 is not an integer: 'x'"),
         ("[1, 2.5]", "item 2 is not an integer: 2.5"),
         ("[true]", "item 1 is not an integer"),
-        ("{\"a\": 1}", "not an object"),
+        ('{"a": 1}', "not an object"),
         ("", "empty"),
         ("[1, [2]]", "item 2 is not an integer: [2]"),
         ("[1, 2", "not a list"),

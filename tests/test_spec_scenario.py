@@ -56,7 +56,9 @@ def test_regeneration_prompt_carries_the_errors_of_the_failed_attempt():
 
 MESSY_FORMATS = {
     "bare": lambda items: str(items),
-    "fenced": lambda items: f"Sure! Here it is:\n```json\n{items}\n```\nLet me know if you need more.",
+    "fenced": lambda items: (
+        f"Sure! Here it is:\n```json\n{items}\n```\nLet me know if you need more."
+    ),
     "output_prefix": lambda items: f"Reasoning: I sorted the numbers.\nOutput: {items}",
     "prose": lambda items: f"The sorted list is {items}. I kept every duplicate.",
     "no_spaces": lambda items: "[" + ",".join(map(str, items)) + "]",

@@ -15,13 +15,19 @@ from thoughtgraph.tasks.docmerge import harmonic, parse_document, parse_two_scor
 from thoughtgraph.testing import ScriptedModel
 
 TASK = DocMergeTask()
-DOC_A = ("NON-DISCLOSURE AGREEMENT\n1. The Receiving Party keeps the information secret.\n"
-         "2. Governing Law: the laws of [State] apply.")
-DOC_B = ("CONFIDENTIALITY AGREEMENT\nPurpose:\na. The Receiving Party keeps the information "
-         "secret.\nb. A fee of $200,000 is due for every breach.")
-MERGED = ("NON-DISCLOSURE AGREEMENT\nThe Receiving Party keeps the information secret.\n"
-          "Governing Law: the laws of [State] apply.\nCONFIDENTIALITY AGREEMENT\n"
-          "A fee of $200,000 is due for every breach.")
+DOC_A = (
+    "NON-DISCLOSURE AGREEMENT\n1. The Receiving Party keeps the information secret.\n"
+    "2. Governing Law: the laws of [State] apply."
+)
+DOC_B = (
+    "CONFIDENTIALITY AGREEMENT\nPurpose:\na. The Receiving Party keeps the information "
+    "secret.\nb. A fee of $200,000 is due for every breach."
+)
+MERGED = (
+    "NON-DISCLOSURE AGREEMENT\nThe Receiving Party keeps the information secret.\n"
+    "Governing Law: the laws of [State] apply.\nCONFIDENTIALITY AGREEMENT\n"
+    "A fee of $200,000 is due for every breach."
+)
 
 
 @pytest.mark.parametrize(
@@ -66,10 +72,12 @@ def test_scorer_answer_without_both_numbers_is_a_parse_error():
 
 
 def test_the_papers_rule_averages_each_score_then_takes_the_harmonic_mean():
-    texts = ["<Redundancy>6</Redundancy><Retained>9</Retained>",
-             "Redundancy: 8\nRetained: 9",
-             "I cannot rate this.",  # skipped
-             "<Redundancy>7</Redundancy><Retained>9</Retained>"]
+    texts = [
+        "<Redundancy>6</Redundancy><Retained>9</Retained>",
+        "Redundancy: 8\nRetained: 9",
+        "I cannot rate this.",  # skipped
+        "<Redundancy>7</Redundancy><Retained>9</Retained>",
+    ]
     score = TASK.combine_scores(texts)
     assert score.value == pytest.approx(2 * 7 * 9 / (7 + 9))  # mean 7 and 9, harmonic 7.875
     assert "redundancy 7.0/10" in score.errors[0] and "over 3 samples" in score.errors[0]
@@ -77,13 +85,16 @@ def test_the_papers_rule_averages_each_score_then_takes_the_harmonic_mean():
     assert TASK.combine_scores(["nothing"]).value == 0.0
     assert harmonic(0, 10) == 0.0 and harmonic(10, 10) == 10.0
     assert TASK.parse_score("<Redundancy>5</Redundancy><Retained>10</Retained>") == pytest.approx(
-        2 * 5 * 10 / 15)
+        2 * 5 * 10 / 15
+    )
 
 
 def test_clauses_drop_markers_and_headings():
-    assert clauses(DOC_B) == ("CONFIDENTIALITY AGREEMENT",
-                              "The Receiving Party keeps the information secret.",
-                              "A fee of $200,000 is due for every breach.")
+    assert clauses(DOC_B) == (
+        "CONFIDENTIALITY AGREEMENT",
+        "The Receiving Party keeps the information secret.",
+        "A fee of $200,000 is due for every breach.",
+    )
 
 
 def test_the_ideal_merge_keeps_every_clause_once():
@@ -100,8 +111,10 @@ def test_the_proxy_names_lost_and_repeated_clauses():
     assert score.value == 2
     assert score.errors == (
         'add the missing clause "A fee of $200,000 is due for every breach."',
-        ('remove the repeated clause "The Receiving Party keeps the information secret." '
-         '(it repeats "The Receiving Party keeps the information secret.")'),
+        (
+            'remove the repeated clause "The Receiving Party keeps the information secret." '
+            '(it repeats "The Receiving Party keeps the information secret.")'
+        ),
     )
     redundancy, retention = measures((DOC_A, DOC_B), f"{DOC_A}\n\n{DOC_B}")
     assert redundancy < 10 and retention == 10  # a concatenation says something twice
@@ -114,8 +127,13 @@ def test_join_does_not_double_documents():
 
 @pytest.mark.parametrize(
     "raw",
-    [[DOC_A, DOC_B], {"documents": [DOC_A, DOC_B]}, f"{DOC_A}\n---\n{DOC_B}",
-     f"<Doc1>\n{DOC_A}\n</Doc1>\n<Doc2>\n{DOC_B}\n</Doc2>", (DOC_A, DOC_B)],
+    [
+        [DOC_A, DOC_B],
+        {"documents": [DOC_A, DOC_B]},
+        f"{DOC_A}\n---\n{DOC_B}",
+        f"<Doc1>\n{DOC_A}\n</Doc1>\n<Doc2>\n{DOC_B}\n</Doc2>",
+        (DOC_A, DOC_B),
+    ],
 )
 def test_input_forms(raw):
     assert TASK.parse_input(raw) == (DOC_A, DOC_B)
@@ -159,7 +177,9 @@ def test_model_scorer_path_on_a_scripted_model():
 
 def test_keep_best_prefers_the_higher_model_score():
     """ToT with the model scorer: the best-rated answer is kept, higher is better."""
-    model = ScriptedModel(_scripted({"variant 1": (5, 5), "variant 2": (9, 9), "variant 3": (7, 7)}))
+    model = ScriptedModel(
+        _scripted({"variant 1": (5, 5), "variant 2": (9, 9), "variant 3": (7, 7)})
+    )
     graph = schemes.build("tot", "doc-merge", 2, k=3, levels=1)
     result = thoughtgraph.solve("doc-merge", [DOC_A, DOC_B], model=model, graph=graph)
     assert result.final.text.strip().endswith("variant 2\n</Merged>")
@@ -190,8 +210,14 @@ def test_registered_with_its_prompts():
     assert {"io", "cot", "improve", "paper_merge", "score"} <= set(task.prompts)
 
 
-@pytest.mark.parametrize("raw", ['["Short.", "Also short."]', '["a"]',
-                                 '["The parties shall keep all information confidential.", "OK."]'])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        '["Short.", "Also short."]',
+        '["a"]',
+        '["The parties shall keep all information confidential.", "OK."]',
+    ],
+)
 def test_documents_without_a_clause_are_refused_before_any_call(raw, capsys):
     from .conftest import run_cli
 

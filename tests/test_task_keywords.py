@@ -16,8 +16,10 @@ from thoughtgraph.tasks.keywords import count_errors, parse_counts, split_senten
 from thoughtgraph.testing import ScriptedModel
 
 TASK = KeywordCountingTask()
-TEXT = ("The adventure led him to Peru and on to Chile. A detour to Uruguay came before he "
-        "returned to Canada through Peru.")
+TEXT = (
+    "The adventure led him to Peru and on to Chile. A detour to Uruguay came before he "
+    "returned to Canada through Peru."
+)
 
 
 @pytest.mark.parametrize(
@@ -33,11 +35,18 @@ TEXT = ("The adventure led him to Peru and on to Chile. A detour to Uruguay came
         ('{"united states": 1, "The United States": 2}', {"United States": 3}),
         ('{"Peru": 2, "Chile": 0}', {"Peru": 2}),
         ("{}", {}),
-        ("Sure! Here are the counts:\n{\"Peru\": 2}\nLet me know if you need more.", {"Peru": 2}),
-        (('Passage 1 counts: {"Peru": 1}\nPassage 2 counts: {"Peru": 1, "Chile": 1}\n'
-          'Output: {"Peru": 2, "Chile": 1}'), {"Peru": 2, "Chile": 1}),
-        ('{"Peru": 1}\n{"Peru": 1, "Chile": 1}\nCombined: {"Peru": 2, "Chile": 1}',
-         {"Peru": 2, "Chile": 1}),
+        ('Sure! Here are the counts:\n{"Peru": 2}\nLet me know if you need more.', {"Peru": 2}),
+        (
+            (
+                'Passage 1 counts: {"Peru": 1}\nPassage 2 counts: {"Peru": 1, "Chile": 1}\n'
+                'Output: {"Peru": 2, "Chile": 1}'
+            ),
+            {"Peru": 2, "Chile": 1},
+        ),
+        (
+            '{"Peru": 1}\n{"Peru": 1, "Chile": 1}\nCombined: {"Peru": 2, "Chile": 1}',
+            {"Peru": 2, "Chile": 1},
+        ),
         ("Peru: 2\nChile: 1", {"Peru": 2, "Chile": 1}),
         ("- Peru - 2\n- Chile - 1", {"Peru": 2, "Chile": 1}),
         ("No countries are named in this sentence.", {}),
@@ -61,7 +70,12 @@ def test_code_counts_reproduce_the_datasets_ground_truth():
 
 def test_counting_rules():
     assert count_countries("South Sudan and Sudan; Niger, not Nigeria's; Northern Ireland") == {
-        "South Sudan": 1, "Sudan": 1, "Niger": 1, "Nigeria": 1, "Ireland": 1}
+        "South Sudan": 1,
+        "Sudan": 1,
+        "Niger": 1,
+        "Nigeria": 1,
+        "Ireland": 1,
+    }
     assert count_countries("Scotland and England are not counted, nor is turkey.") == {}
     assert len(COUNTRIES) == len(set(COUNTRIES)) > 190
 
@@ -74,7 +88,10 @@ def test_sentences_match_the_datasets_sentence_counts():
     for row in csv.DictReader(text.splitlines()):
         assert len(split_sentences(row["Text"])) == int(row["Sentences"]), row["ID"]
     assert split_sentences('He met Mr. Brown in the U.S. today. "Wow." Next!') == (
-        "He met Mr. Brown in the U.S. today.", '"Wow."', "Next!")
+        "He met Mr. Brown in the U.S. today.",
+        '"Wow."',
+        "Next!",
+    )
 
 
 @pytest.mark.parametrize(
@@ -83,10 +100,21 @@ def test_sentences_match_the_datasets_sentence_counts():
         ({"Peru": 2, "Chile": 1, "Uruguay": 1, "Canada": 1}, 0, ()),
         ({"Peru": 3, "Chile": 1, "Uruguay": 1, "Canada": 1}, 1, ("Peru is named 2 times, not 3",)),
         ({"Peru": 2, "Chile": 1, "Canada": 1}, 1, ("Uruguay is named 1 time but is missing",)),
-        ({"Peru": 2, "Chile": 1, "Uruguay": 1, "Canada": 1, "Argentina": 2}, 2,
-         ("Argentina is not named in the text: remove it",)),
-        ({}, 5, ("Peru is named 2 times but is missing", "Chile is named 1 time but is missing",
-                 "Uruguay is named 1 time but is missing", "Canada is named 1 time but is missing")),
+        (
+            {"Peru": 2, "Chile": 1, "Uruguay": 1, "Canada": 1, "Argentina": 2},
+            2,
+            ("Argentina is not named in the text: remove it",),
+        ),
+        (
+            {},
+            5,
+            (
+                "Peru is named 2 times but is missing",
+                "Chile is named 1 time but is missing",
+                "Uruguay is named 1 time but is missing",
+                "Canada is named 1 time but is missing",
+            ),
+        ),
     ],
 )
 def test_score_is_the_sum_of_count_differences(counted, value, errors):
@@ -123,7 +151,9 @@ def test_input_forms_and_errors():
 def test_model_split_reads_passages_as_sentences():
     text = '{"Passage 1": "One in Peru. Two in Chile.", "Passage 2": "Three in Peru."}'
     assert TASK.parse_split(f"Here you go:\n{text}", 2) == [
-        ("One in Peru.", "Two in Chile."), ("Three in Peru.",)]
+        ("One in Peru.", "Two in Chile."),
+        ("Three in Peru.",),
+    ]
     with pytest.raises(ParseError, match="3 passages"):
         TASK.parse_split(text, 3)
 
@@ -139,31 +169,33 @@ def test_merges_are_validated_and_improved_until_they_match_the_text():
             return next(improvements)
         if "<a>" in prompt:
             return '{"Peru": 3, "Chile": 1}'  # a wrong sum
-        return '{"Peru": 1, "Chile": 1}' if "Chile" in prompt.split("<input>")[-1] else \
-            '{"Peru": 1}'
+        return (
+            '{"Peru": 1, "Chile": 1}' if "Chile" in prompt.split("<input>")[-1] else '{"Peru": 1}'
+        )
 
     graph = schemes.build("got_paper", "keyword-counting", 2, parts=2, sort_n=1, merge_n=1)
-    result = thoughtgraph.solve("keyword-counting", "Peru and Chile. Peru again.",
-                                model=ScriptedModel(respond), graph=graph)
+    result = thoughtgraph.solve(
+        "keyword-counting", "Peru and Chile. Peru again.", model=ScriptedModel(respond), graph=graph
+    )
     assert result.calls_by_kind["improve_merge"] == 2
     assert result.final.validated and result.final.valid
     assert result.output == {"Peru": 2, "Chile": 1} and result.clean
 
 
-@pytest.mark.parametrize(("scheme", "parts"), [("got", None), ("got_paper", None),
-                                               ("got_paper", 8)])
+@pytest.mark.parametrize(
+    ("scheme", "parts"), [("got", None), ("got_paper", None), ("got_paper", 8)]
+)
 def test_a_dataset_sample_is_solved_clean_without_slips(scheme, parts):
     sample = load_sample("countries", 3)
-    result = thoughtgraph.solve("keyword-counting", sample.input, model="sim:error=0",
-                                scheme=scheme, parts=parts)
+    result = thoughtgraph.solve(
+        "keyword-counting", sample.input, model="sim:error=0", scheme=scheme, parts=parts
+    )
     assert result.clean and result.output == sample.reference
 
 
 def test_gotx_counts_every_sentence_apart():
     sample = load_sample("countries", 4)
     size = len(sample.input)
-    graph = schemes.build("got_paper", "keyword-counting", size, parts=size,
-                          part_prompt="sentence")
-    result = thoughtgraph.solve("keyword-counting", sample.input, model="sim:error=0",
-                                graph=graph)
+    graph = schemes.build("got_paper", "keyword-counting", size, parts=size, part_prompt="sentence")
+    result = thoughtgraph.solve("keyword-counting", sample.input, model="sim:error=0", graph=graph)
     assert result.calls == 1 + size + (size - 1) and result.output == sample.reference

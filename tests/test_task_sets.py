@@ -18,8 +18,40 @@ from thoughtgraph.testing import ScriptedModel
 
 TASK = SetIntersectionTask()
 # the paper's worked example (appendix C, Tables 13-15): sample 0 of set_intersection_032
-SET1 = (11, 60, 1, 49, 21, 33, 14, 56, 54, 15, 23, 40, 45, 22, 7, 28, 20, 46, 51, 6, 34, 37, 3, 50,
-        17, 8, 25, 0, 35, 47, 18, 19)
+SET1 = (
+    11,
+    60,
+    1,
+    49,
+    21,
+    33,
+    14,
+    56,
+    54,
+    15,
+    23,
+    40,
+    45,
+    22,
+    7,
+    28,
+    20,
+    46,
+    51,
+    6,
+    34,
+    37,
+    3,
+    50,
+    17,
+    8,
+    25,
+    0,
+    35,
+    47,
+    18,
+    19,
+)
 HALF_A = (31, 11, 4, 63, 38, 58, 59, 24, 61, 14, 32, 39, 27, 46, 48, 19)
 HALF_B = (52, 57, 50, 56, 3, 2, 53, 29, 5, 37, 62, 41, 36, 12, 49, 16)
 
@@ -53,11 +85,13 @@ def test_the_papers_worked_example_scores_as_the_paper_says():
     part_a, part_b = SetProblem(SET1, HALF_A), SetProblem(SET1, HALF_B)
     # Table 14, step 2a: "[11, 14, 46, 14, 19] (1 Error - Duplicated 14)"
     assert TASK.score(part_a, parse_set("[11, 14, 46, 14, 19]")) == (
-        _score(1, "14 is listed two times: list it once"))
+        _score(1, "14 is listed two times: list it once")
+    )
     assert TASK.score(part_a, parse_set("Output: [11, 14, 46, 19]")).perfect
     # step 2b: "[50, 56, 49] (2 Errors - Missing 3 and 37)"
     assert TASK.score(part_b, parse_set("[50, 56, 49]")) == _score(
-        2, "missing 3 (it is in both sets)", "missing 37 (it is in both sets)")
+        2, "missing 3 (it is in both sets)", "missing 37 (it is in both sets)"
+    )
     # step 3: the merged list is the full intersection
     whole = TASK.join([part_a, part_b])
     assert TASK.score(whole, parse_set("[11, 14, 46, 19, 56, 49, 37, 3, 50]")).perfect
@@ -85,8 +119,11 @@ def test_error_scope_counts_extra_missing_and_duplicates(output, value, errors):
     assert (score.value, score.errors) == (value, errors)
 
 
-@given(st.sets(st.integers(0, 40), min_size=1), st.sets(st.integers(0, 40), min_size=1),
-       st.lists(st.integers(0, 45)))
+@given(
+    st.sets(st.integers(0, 40), min_size=1),
+    st.sets(st.integers(0, 40), min_size=1),
+    st.lists(st.integers(0, 45)),
+)
 def test_score_is_the_papers_formula(first, second, output):
     want = first & second
     x1 = len(set(output) - want)
@@ -95,8 +132,11 @@ def test_score_is_the_papers_formula(first, second, output):
     assert TASK.score(SetProblem(tuple(first), tuple(second)), output).value == x1 + x2 + xd
 
 
-@given(st.sets(st.integers(0, 60), min_size=1), st.lists(st.integers(0, 60), min_size=1,
-       unique=True), st.integers(1, 8))
+@given(
+    st.sets(st.integers(0, 60), min_size=1),
+    st.lists(st.integers(0, 60), min_size=1, unique=True),
+    st.integers(1, 8),
+)
 def test_a_union_of_correct_parts_is_correct(first, second, parts):
     problem = SetProblem(tuple(first), tuple(second))
     parts = min(parts, len(second))
@@ -147,8 +187,9 @@ def test_a_model_split_keeps_the_first_set_with_every_part():
 
     graph = schemes.build("got_paper", "set-intersection", 4, parts=2)
     model = ScriptedModel(respond)
-    result = thoughtgraph.solve("set-intersection", [[1, 3, 5], [4, 3, 9, 1]], model=model,
-                                graph=graph)
+    result = thoughtgraph.solve(
+        "set-intersection", [[1, 3, 5], [4, 3, 9, 1]], model=model, graph=graph
+    )
     parts = [result.state.outputs(f"select_{i}")[0].content for i in (1, 2)]
     assert parts == [SetProblem((1, 3, 5), (4, 3)), SetProblem((1, 3, 5), (9, 1))]
     assert "Set 1: [1, 3, 5]" in model.prompts[1] and result.output == [1, 3] and result.clean
@@ -157,8 +198,9 @@ def test_a_model_split_keeps_the_first_set_with_every_part():
 @pytest.mark.parametrize("scheme", ["got", "got_paper"])
 def test_a_dataset_sample_is_solved_clean_without_slips(scheme):
     sample = load_sample("set_intersection_064", 7)
-    result = thoughtgraph.solve("set-intersection", sample.input, model="sim:error=0",
-                                scheme=scheme)
+    result = thoughtgraph.solve(
+        "set-intersection", sample.input, model="sim:error=0", scheme=scheme
+    )
     assert result.clean and result.output == sample.reference
 
 

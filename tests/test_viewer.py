@@ -37,7 +37,7 @@ def with_retries(prompt: str, _n: int, seen: dict[str, int]) -> str:
     if prompt_kind(prompt) == "part" and answer == sorted(INPUT_32[16:24]) and seen[key] == 1:
         return str(answer[1:])
     if prompt_kind(prompt) == "merge" and len(answer) == 32:
-        return str(answer[seen[key]:])
+        return str(answer[seen[key] :])
     return "Here is the sorted result:\n```\n" + str(answer) + "\n```"
 
 
@@ -62,13 +62,15 @@ def evil_run() -> thoughtgraph.Result:
             return EVIL
         return str(perfect_sorting_answer(prompt))
 
-    return thoughtgraph.solve("sorting", INPUT_32, model=ScriptedModel(respond), parts=4,
-                              concurrency=1)
+    return thoughtgraph.solve(
+        "sorting", INPUT_32, model=ScriptedModel(respond), parts=4, concurrency=1
+    )
 
 
 def embedded(page: str) -> dict:
-    match = re.search(r'<script type="application/json" id="trace-data">(.*?)</script>', page,
-                      re.DOTALL)
+    match = re.search(
+        r'<script type="application/json" id="trace-data">(.*?)</script>', page, re.DOTALL
+    )
     assert match, "no data block"
     return json.loads(match.group(1))
 
@@ -109,7 +111,7 @@ def test_thoughts_are_laid_out_by_level_with_every_dependency(retries_run):
 
 def test_model_text_cannot_escape_the_data_block(evil_run):
     page = render_html(evil_run)
-    assert "<img" not in page and "onerror=\"window" not in page
+    assert "<img" not in page and 'onerror="window' not in page
     assert page.count("</script>") == 2  # the data block's and the script's own
     texts = [n["text"] for n in embedded(page)["nodes"]]
     assert EVIL in texts  # carried intact, shown by the page as text
@@ -128,8 +130,13 @@ def test_result_runstate_and_dict_all_render(retries_run, tmp_path):
 
 
 def test_older_or_partial_traces_still_render():
-    minimal = {"thoughts": [{"id": "input"}, {"id": "a", "parents": ["input", "gone"]},
-                            {"id": "b", "previous_attempt": "a", "score": math.inf}]}
+    minimal = {
+        "thoughts": [
+            {"id": "input"},
+            {"id": "a", "parents": ["input", "gone"]},
+            {"id": "b", "previous_attempt": "a", "score": math.inf},
+        ]
+    }
     data = embedded(render_html(minimal))
     assert [n["level"] for n in data["nodes"]] == [0, 1, 2]
     assert data["nodes"][2]["score"] == "inf"  # strict JSON: no Infinity literal
@@ -152,8 +159,9 @@ def test_bad_trace_files_are_one_line_errors(tmp_path):
 # --- the command ---------------------------------------------------------------------------
 def test_trace_view_command_writes_the_page(retries_run, tmp_path):
     trace = tmp_path / "run.json"
-    trace.write_text(json.dumps({"result": retries_run.to_dict(), **retries_run.state.to_dict()},
-                                default=str))
+    trace.write_text(
+        json.dumps({"result": retries_run.to_dict(), **retries_run.state.to_dict()}, default=str)
+    )
     runner = CliRunner()
     result = runner.invoke(trace_app, ["view", str(trace), "-o", str(tmp_path / "page.html")])
     assert result.exit_code == 0, result.output
@@ -180,12 +188,15 @@ def test_trace_view_through_the_main_cli(retries_run, tmp_path, capsys):
     assert exit_info.value.code == 2 and "error: cannot read trace" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("text, problem", [
-    ('{"thoughts": [1, 2]}', "'thoughts' item 1 is not an object with an 'id'"),
-    ('{"thoughts": [], "result": "x"}', "'result' is not an object"),
-    ('{"thoughts": [{"id": "a"}], "calls": 3}', "'calls' is not a list"),
-    ('{"thoughts": [{"id": "a"}], "graph": [1]}', "'graph' is not an object"),
-])
+@pytest.mark.parametrize(
+    "text, problem",
+    [
+        ('{"thoughts": [1, 2]}', "'thoughts' item 1 is not an object with an 'id'"),
+        ('{"thoughts": [], "result": "x"}', "'result' is not an object"),
+        ('{"thoughts": [{"id": "a"}], "calls": 3}', "'calls' is not a list"),
+        ('{"thoughts": [{"id": "a"}], "graph": [1]}', "'graph' is not an object"),
+    ],
+)
 def test_a_trace_of_the_wrong_shape_is_refused(tmp_path, capsys, text, problem):
     from .conftest import run_cli
 
@@ -236,8 +247,12 @@ def test_clicking_a_thought_shows_its_details(browser, retries_run, tmp_path):
     page = write_html(retries_run, tmp_path / "run.html")
     browser.open(page.as_uri())
     state = retries_run.state
-    assert browser.evaluate("document.querySelectorAll('#nodes .node').length") == len(state.thoughts)
-    assert browser.evaluate("document.querySelectorAll('#edges .edge').length") == len(state.edges())
+    assert browser.evaluate("document.querySelectorAll('#nodes .node').length") == len(
+        state.thoughts
+    )
+    assert browser.evaluate("document.querySelectorAll('#edges .edge').length") == len(
+        state.edges()
+    )
     assert browser.evaluate("document.querySelectorAll('#edges .edge.attempt').length") == 2
     classes = browser.evaluate(
         "Object.fromEntries([...document.querySelectorAll('.node')].map(g => [g.dataset.id,"
@@ -249,8 +264,13 @@ def test_clicking_a_thought_shows_its_details(browser, retries_run, tmp_path):
     assert "errors" in classes["merge_2_1:0.1"] and "discarded" not in classes["merge_2_1:0.1"]
     assert "final" in classes["refine:0.1"]
     header = browser.evaluate("document.getElementById('summary').innerText")
-    for fact in ("clean", "10 (part 5, merge 4, refine 1)", f"{retries_run.tokens:,}",
-                 f"{retries_run.depth} rounds", "refine:0.1"):
+    for fact in (
+        "clean",
+        "10 (part 5, merge 4, refine 1)",
+        f"{retries_run.tokens:,}",
+        f"{retries_run.depth} rounds",
+        "refine:0.1",
+    ):
         assert fact in header
 
     browser.click(*node_center(browser, "part_3:0.2"))  # real mouse events
@@ -258,16 +278,25 @@ def test_clicking_a_thought_shows_its_details(browser, retries_run, tmp_path):
     thought, call = state.thoughts["part_3:0.2"], state.calls["part_3:0.2"]
     shown = details_text(browser)
     assert thought.prompt.splitlines()[0] in shown and "<part>" in shown  # prompt, as text
-    assert browser.evaluate("document.querySelector('#details .answer pre').textContent") == thought.text
-    assert browser.evaluate("document.querySelector('#details .content pre').textContent") == str(thought.content)
+    assert (
+        browser.evaluate("document.querySelector('#details .answer pre').textContent")
+        == thought.text
+    )
+    assert browser.evaluate("document.querySelector('#details .content pre').textContent") == str(
+        thought.content
+    )
     assert f"{call.usage.prompt_tokens} / {call.usage.completion_tokens}" in shown  # tokens
     facts = browser.evaluate(
         "Object.fromEntries([...document.querySelectorAll('#details dl.facts dt')]"
         ".map(dt => [dt.textContent, dt.nextElementSibling.textContent]))"
     )
     assert facts["cache hit"] == "no" and facts["call latency"].endswith(" s")
-    assert facts["score (errors)"] == "0" and facts["kept"] == "yes" and facts["call"] == "part_3:0.2"
-    history = browser.evaluate("[...document.querySelectorAll('#details ol.history li')].map(li => li.innerText)")
+    assert (
+        facts["score (errors)"] == "0" and facts["kept"] == "yes" and facts["call"] == "part_3:0.2"
+    )
+    history = browser.evaluate(
+        "[...document.querySelectorAll('#details ol.history li')].map(li => li.innerText)"
+    )
     assert history == ["part_3:0.1 · 1 error · discarded", "part_3:0.2 · clean · kept"]
     ARTIFACTS.mkdir(exist_ok=True)
     shot = browser.screenshot(ARTIFACTS / "viewer.png")
@@ -297,11 +326,17 @@ def test_a_thousand_thought_run_opens_and_clicks(browser, tmp_path):
     page = write_html(result, tmp_path / "big.html")
     seconds = browser.open(page.as_uri())
     drawn = browser.evaluate("window.thoughtgraphViewer.renderMs")
-    print(f"\n{len(result.state.thoughts)} thoughts: {page.stat().st_size / 1e6:.1f} MB page, "
-          f"ready in {seconds:.2f} s, drawn in {drawn} ms")
-    assert browser.evaluate("document.querySelectorAll('#nodes .node').length") == len(result.state.thoughts)
+    print(
+        f"\n{len(result.state.thoughts)} thoughts: {page.stat().st_size / 1e6:.1f} MB page, "
+        f"ready in {seconds:.2f} s, drawn in {drawn} ms"
+    )
+    assert browser.evaluate("document.querySelectorAll('#nodes .node').length") == len(
+        result.state.thoughts
+    )
     assert browser.evaluate("document.getElementById('minimap').hidden") is False
-    retried = next(t.id for t in result.state.thoughts.values() if t.id.startswith("part_") and t.attempt == 2)
+    retried = next(
+        t.id for t in result.state.thoughts.values() if t.id.startswith("part_") and t.attempt == 2
+    )
     browser.evaluate(f"window.thoughtgraphViewer.select({json.dumps(retried)}, true)")  # centre it
     browser.evaluate("window.thoughtgraphViewer.select('input', false)")
     browser.click(*node_center(browser, retried))

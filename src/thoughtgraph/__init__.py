@@ -1,9 +1,9 @@
 """thoughtgraph: Graph of Thoughts (Besta et al., AAAI 2024) for long, exact LLM tasks.
 
-    >>> import thoughtgraph
-    >>> result = thoughtgraph.solve("sorting", [3, 1, 2, 1], model="sim:error=0")
-    >>> result.output, result.status
-    ([1, 1, 2, 3], 'clean')
+>>> import thoughtgraph
+>>> result = thoughtgraph.solve("sorting", [3, 1, 2, 1], model="sim:error=0")
+>>> result.output, result.status
+([1, 1, 2, 3], 'clean')
 """
 
 from . import schemes, testing

@@ -71,43 +71,68 @@ async def asolve(
     run so far.
     """
     _check_numbers(
-        ints={"concurrency": (concurrency, 1), "max_calls": (max_calls, 0),
-              "max_tokens": (max_tokens, 0)},
+        ints={
+            "concurrency": (concurrency, 1),
+            "max_calls": (max_calls, 0),
+            "max_tokens": (max_tokens, 0),
+        },
         required=("concurrency",),
-        reals={"max_cost": (max_cost, 0, False), "price_in": (price_in, -math.inf, False),
-               "price_out": (price_out, -math.inf, False), "rpm": (rpm, 0, True), "tpm": (tpm, 0, True)},
+        reals={
+            "max_cost": (max_cost, 0, False),
+            "price_in": (price_in, -math.inf, False),
+            "price_out": (price_out, -math.inf, False),
+            "rpm": (rpm, 0, True),
+            "tpm": (tpm, 0, True),
+        },
     )
     the_task, problem, graph = prepare(
-        task, input, graph, scheme=scheme, parts=parts, max_regenerations=max_regenerations,
-        max_extra_merges=max_extra_merges, max_refines=max_refines,
+        task,
+        input,
+        graph,
+        scheme=scheme,
+        parts=parts,
+        max_regenerations=max_regenerations,
+        max_extra_merges=max_extra_merges,
+        max_refines=max_refines,
     )
     lm = as_model(model)
     name = getattr(lm, "name", type(lm).__name__)
     price = price_for(name, price_in, price_out)
     Budget(max_calls, max_tokens, max_cost)  # refuse bad caps before opening anything
     if max_cost is not None and price is None:
-        raise InputError(f"max_cost needs a price: {name} is not in the built-in price table; "
-                         "give price_in and price_out (--price-in/--price-out, USD per million "
-                         "tokens)")
+        raise InputError(
+            f"max_cost needs a price: {name} is not in the built-in price table; "
+            "give price_in and price_out (--price-in/--price-out, USD per million "
+            "tokens)"
+        )
     if rpm is not None or tpm is not None:
         lm = _rate_limited(lm, rpm, tpm)
     cached = CachedModel(lm, cache) if cache is not None else None
     started = time.perf_counter()
     try:
         state, ctx = await execute(
-            graph, the_task, problem, cached or lm, concurrency=concurrency,
-            max_calls=max_calls, max_tokens=max_tokens, max_cost=max_cost, price=price,
+            graph,
+            the_task,
+            problem,
+            cached or lm,
+            concurrency=concurrency,
+            max_calls=max_calls,
+            max_tokens=max_tokens,
+            max_cost=max_cost,
+            price=price,
             on_event=on_event,
         )
     finally:
         if cached is not None:
             cached.close()
-    result = _result(graph, state, ctx, the_task, problem, lm, price,
-                     time.perf_counter() - started)
+    result = _result(graph, state, ctx, the_task, problem, lm, price, time.perf_counter() - started)
     logger.info(
-        "%d model calls (%s); %s tokens paid%s; status %s", result.calls,
-        ", ".join(f"{k} {v}" for k, v in result.calls_by_kind.items()), f"{result.tokens:,}",
-        f", ${result.cost:.4f}" if price else "", result.status,
+        "%d model calls (%s); %s tokens paid%s; status %s",
+        result.calls,
+        ", ".join(f"{k} {v}" for k, v in result.calls_by_kind.items()),
+        f"{result.tokens:,}",
+        f", ${result.cost:.4f}" if price else "",
+        result.status,
     )
     if ctx.stop_reason == "fatal model error":
         error = FatalModelError(ctx.stop_detail or "the model failed")
@@ -123,14 +148,25 @@ def _rate_limited(model: LanguageModel, rpm: float | None, tpm: float | None) ->
         raise InputError(str(exc)) from None
 
 
-def _result(graph: Graph, state: RunState, ctx: RunContext, task: Task, problem: Any,
-            model: LanguageModel, price: Price | None, wall: float) -> Result:
+def _result(
+    graph: Graph,
+    state: RunState,
+    ctx: RunContext,
+    task: Task,
+    problem: Any,
+    model: LanguageModel,
+    price: Price | None,
+    wall: float,
+) -> Result:
     final = _final_thought(graph, state, task, problem)
     score = _whole_score(task, problem, final)
     output = final.content
     if score is None:
-        reason = ("no model answer arrived before the run stopped" if final.id == "input"
-                  else "the final answer could not be parsed")
+        reason = (
+            "no model answer arrived before the run stopped"
+            if final.id == "input"
+            else "the final answer could not be parsed"
+        )
         score = task.score_unparsed(problem, reason)
         output = None  # the input of most tasks is not an answer
     metrics = state.metrics()[final.id]
@@ -177,12 +213,20 @@ def prepare(
     max_refines: int = 2,
 ) -> tuple[Task, Any, Graph]:
     """Check the input and options and build the graph: everything that happens before a call."""
-    _check_numbers(ints={"parts": (parts, 1), "max_regenerations": (max_regenerations, 0),
-                         "max_extra_merges": (max_extra_merges, 0), "max_refines": (max_refines, 0)},
-                   required=("max_regenerations", "max_extra_merges", "max_refines"))
+    _check_numbers(
+        ints={
+            "parts": (parts, 1),
+            "max_regenerations": (max_regenerations, 0),
+            "max_extra_merges": (max_extra_merges, 0),
+            "max_refines": (max_refines, 0),
+        },
+        required=("max_regenerations", "max_extra_merges", "max_refines"),
+    )
     if graph is not None and not isinstance(graph, Graph):
-        raise InputError(f"graph must be a thoughtgraph.Graph (use Graph.load(path) for a file), "
-                         f"got {type(graph).__name__}")
+        raise InputError(
+            f"graph must be a thoughtgraph.Graph (use Graph.load(path) for a file), "
+            f"got {type(graph).__name__}"
+        )
     if graph is not None and scheme is not None:
         raise InputError("give either a scheme or a graph, not both")
     if graph is not None and parts is not None:
@@ -195,16 +239,22 @@ def prepare(
         raise
     except (ValueError, TypeError, OverflowError, RecursionError) as exc:
         raise InputError(f"the input could not be read: {str(exc)[:200]}") from None
-    for name, value in (("max_regenerations", max_regenerations),
-                        ("max_extra_merges", max_extra_merges), ("max_refines", max_refines)):
+    for name, value in (
+        ("max_regenerations", max_regenerations),
+        ("max_extra_merges", max_extra_merges),
+        ("max_refines", max_refines),
+    ):
         if value < 0:
             raise InputError(f"{name} must be 0 or more, got {value}")
     if graph is None:
         options = {}
         if scheme == "got":
             parts = the_task.default_parts(problem) if parts is None else parts
-            options = {"max_regenerations": max_regenerations,
-                       "max_extra_merges": max_extra_merges, "max_refines": max_refines}
+            options = {
+                "max_regenerations": max_regenerations,
+                "max_extra_merges": max_extra_merges,
+                "max_refines": max_refines,
+            }
         if parts is not None and scheme not in ("got", "got_paper"):
             raise InputError(f"parts applies to the got and got_paper schemes, not {scheme!r}")
         if parts is not None:
@@ -214,9 +264,11 @@ def prepare(
     return the_task, problem, graph
 
 
-def _check_numbers(ints: dict[str, tuple[Any, int]] | None = None,
-                   reals: dict[str, tuple[Any, float, bool]] | None = None,
-                   required: tuple[str, ...] = ()) -> None:
+def _check_numbers(
+    ints: dict[str, tuple[Any, int]] | None = None,
+    reals: dict[str, tuple[Any, float, bool]] | None = None,
+    required: tuple[str, ...] = (),
+) -> None:
     """Options must be numbers of the right kind: whole numbers at or above a minimum, or finite
     reals at or above (or, when strict, above) one. None means "not set", except for `required`."""
     for name, (value, least) in (ints or {}).items():
@@ -232,11 +284,17 @@ def _check_numbers(ints: dict[str, tuple[Any, int]] | None = None,
     for name, (value, least, strict) in (reals or {}).items():
         if value is None:
             continue
-        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not math.isfinite(value)
+        ):
             raise InputError(f"{name} must be a finite number, got {value!r}")
         if value < least or (strict and value == least):
-            raise InputError(f"{name} must be {'more than ' if strict else ''}{least:g}"
-                             f"{'' if strict else ' or more'}, got {value:g}")
+            raise InputError(
+                f"{name} must be {'more than ' if strict else ''}{least:g}"
+                f"{'' if strict else ' or more'}, got {value:g}"
+            )
 
 
 def check_graph(graph: Graph, task: Task, problem: Any) -> None:
@@ -249,7 +307,8 @@ def check_graph(graph: Graph, task: Task, problem: Any) -> None:
                     raise GraphError(
                         f"prompt {op.prompt!r} needs {', '.join(sorted(needed))}, which a "
                         f"{op.kind} op does not fill (it fills: "
-                        f"{', '.join(sorted(PROMPT_VALUES[op.kind]))})")
+                        f"{', '.join(sorted(PROMPT_VALUES[op.kind]))})"
+                    )
             if op.kind == "split":
                 check_parts(op.params["parts"], len(problem))
         except ThoughtgraphError as exc:
@@ -277,8 +336,11 @@ def _final_thought(graph: Graph, state: RunState, task: Task, problem: Any) -> T
     if outputs:
         return min(outputs, key=lambda t: _rank(task, problem, t))
     split_ops = {op.id for op in graph.ops if op.kind == "split"}
-    answers = [t for t in state.thoughts.values()
-               if t.call_id and t.content is not None and t.op_id not in split_ops]
+    answers = [
+        t
+        for t in state.thoughts.values()
+        if t.call_id and t.content is not None and t.op_id not in split_ops
+    ]
     # model work first: with no answer at all the input itself comes back (not clean)
     return min(answers or [state.thoughts["input"]], key=lambda t: _rank(task, problem, t))
 

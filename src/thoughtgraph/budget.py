@@ -40,8 +40,11 @@ class Budget:
                 raise InputError(f"{name} must be 0 or more, got {value}")
 
     def to_dict(self) -> dict[str, Any]:
-        return {"max_calls": self.max_calls, "max_tokens": self.max_tokens,
-                "max_cost": self.max_cost}
+        return {
+            "max_calls": self.max_calls,
+            "max_tokens": self.max_tokens,
+            "max_cost": self.max_cost,
+        }
 
 
 def estimate_tokens(prompt: str, n: int, max_tokens: int | None) -> Usage:
@@ -73,8 +76,10 @@ class Meter:
 
     def __post_init__(self) -> None:
         if self.budget.max_cost is not None and self.price is None:
-            raise InputError("max_cost needs a price: this model has none in the built-in table; "
-                             "give price_in and price_out (USD per million tokens)")
+            raise InputError(
+                "max_cost needs a price: this model has none in the built-in table; "
+                "give price_in and price_out (USD per million tokens)"
+            )
 
     def reserve(self, expected: Usage) -> Ticket:
         """Admit one paid call, or raise `BudgetExhausted` saying which cap stops it."""
@@ -89,14 +94,20 @@ class Meter:
     def check(self) -> None:
         caps = self.budget
         if caps.max_calls is not None and self.paid_calls + self._pending_calls >= caps.max_calls:
-            raise BudgetExhausted(f"max_calls={caps.max_calls} reached "
-                                  f"({self.paid_calls} paid{self._in_flight('calls')})")
+            raise BudgetExhausted(
+                f"max_calls={caps.max_calls} reached "
+                f"({self.paid_calls} paid{self._in_flight('calls')})"
+            )
         if caps.max_tokens is not None and self.tokens + self._pending_tokens >= caps.max_tokens:
-            raise BudgetExhausted(f"max_tokens={caps.max_tokens:,} reached "
-                                  f"({self.tokens:,} paid{self._in_flight('tokens')})")
+            raise BudgetExhausted(
+                f"max_tokens={caps.max_tokens:,} reached "
+                f"({self.tokens:,} paid{self._in_flight('tokens')})"
+            )
         if caps.max_cost is not None and self.cost + self._pending_cost >= caps.max_cost:
-            raise BudgetExhausted(f"max_cost={usd(caps.max_cost)} reached "
-                                  f"({usd(self.cost)} paid{self._in_flight('cost')})")
+            raise BudgetExhausted(
+                f"max_cost={usd(caps.max_cost)} reached "
+                f"({usd(self.cost)} paid{self._in_flight('cost')})"
+            )
 
     def settle(self, ticket: Ticket, usage: Usage, cost: float, paid: bool = True) -> None:
         """The call ended: replace its estimate by what it paid (nothing if all was cached)."""
@@ -116,8 +127,11 @@ class Meter:
     def _in_flight(self, what: str) -> str:
         if not self._pending_calls:
             return ""
-        amount = {"calls": f"{self._pending_calls}", "tokens": f"~{self._pending_tokens:,}",
-                  "cost": f"~{usd(self._pending_cost)}"}[what]
+        amount = {
+            "calls": f"{self._pending_calls}",
+            "tokens": f"~{self._pending_tokens:,}",
+            "cost": f"~{usd(self._pending_cost)}",
+        }[what]
         return f", {amount} in flight"
 
 

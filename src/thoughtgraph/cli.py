@@ -45,12 +45,20 @@ app.command("eval")(eval_command)
 SIM_NOTE = "SIMULATED: the built-in offline stand-in, not a real LLM"
 
 
-def _read_input(text: str | None, file: str | None, dataset: str | None, sample: int) -> tuple[Any, Any]:
+def _read_input(
+    text: str | None, file: str | None, dataset: str | None, sample: int
+) -> tuple[Any, Any]:
     """Returns (raw input, dataset reference or None) from exactly one source."""
-    given = [name for name, value in (("--input", text), ("--input-file", file), ("--dataset", dataset)) if value is not None]
+    given = [
+        name
+        for name, value in (("--input", text), ("--input-file", file), ("--dataset", dataset))
+        if value is not None
+    ]
     if len(given) != 1:
-        raise InputError("give exactly one of --input, --input-file or --dataset"
-                         + (f" (got {', '.join(given)})" if given else ""))
+        raise InputError(
+            "give exactly one of --input, --input-file or --dataset"
+            + (f" (got {', '.join(given)})" if given else "")
+        )
     if text is not None:
         return text, None
     if file is not None:
@@ -75,39 +83,132 @@ def _read_input(text: str | None, file: str | None, dataset: str | None, sample:
 @app.command()
 def solve(
     task: Annotated[str, typer.Argument(help="Task name, e.g. sorting.")],
-    input: Annotated[str | None, typer.Option("--input", "-i", help="The problem, e.g. '[3, 1, 2]'.")] = None,
-    input_file: Annotated[str | None, typer.Option("--input-file", help="Read the problem from a file ('-' for stdin).")] = None,
-    dataset: Annotated[str | None, typer.Option(help="A built-in dataset, e.g. sorting_032.")] = None,
-    sample: Annotated[int | None, typer.Option(help="Sample id within --dataset (default 0).")] = None,
-    parts: Annotated[int | None, typer.Option(help="Number of parts (default: chunks of 8).")] = None,
-    model: Annotated[str, typer.Option("--model", "-m", help="Model spec: sim, sim:latency=0.05,error=0,seed=1, openai:MODEL.")] = "sim",
-    base_url: Annotated[str | None, typer.Option(help="openai: the endpoint, e.g. http://127.0.0.1:8000/v1 (default $OPENAI_BASE_URL, else OpenAI's).")] = None,
-    api_key_env: Annotated[str | None, typer.Option(help="openai: the environment variable holding the API key (default OPENAI_API_KEY; a key is never a flag).")] = None,
+    input: Annotated[
+        str | None, typer.Option("--input", "-i", help="The problem, e.g. '[3, 1, 2]'.")
+    ] = None,
+    input_file: Annotated[
+        str | None,
+        typer.Option("--input-file", help="Read the problem from a file ('-' for stdin)."),
+    ] = None,
+    dataset: Annotated[
+        str | None, typer.Option(help="A built-in dataset, e.g. sorting_032.")
+    ] = None,
+    sample: Annotated[
+        int | None, typer.Option(help="Sample id within --dataset (default 0).")
+    ] = None,
+    parts: Annotated[
+        int | None, typer.Option(help="Number of parts (default: chunks of 8).")
+    ] = None,
+    model: Annotated[
+        str,
+        typer.Option(
+            "--model", "-m", help="Model spec: sim, sim:latency=0.05,error=0,seed=1, openai:MODEL."
+        ),
+    ] = "sim",
+    base_url: Annotated[
+        str | None,
+        typer.Option(
+            help="openai: the endpoint, e.g. http://127.0.0.1:8000/v1 (default $OPENAI_BASE_URL, else OpenAI's)."
+        ),
+    ] = None,
+    api_key_env: Annotated[
+        str | None,
+        typer.Option(
+            help="openai: the environment variable holding the API key (default OPENAI_API_KEY; a key is never a flag)."
+        ),
+    ] = None,
     temperature: Annotated[float | None, typer.Option(help="openai: sampling temperature.")] = None,
-    max_completion_tokens: Annotated[int | None, typer.Option(help="openai: most tokens per answer (the API's max_tokens; not a budget).")] = None,
-    timeout: Annotated[float | None, typer.Option(help="openai: seconds to wait for one response (default 120).")] = None,
-    max_retries: Annotated[int | None, typer.Option(help="openai: retries of 429/5xx/timeouts per request (default 3).")] = None,
-    rpm: Annotated[float | None, typer.Option(help="Most requests per minute to the model.")] = None,
-    tpm: Annotated[float | None, typer.Option(help="Most tokens per minute to the model (estimated before each request).")] = None,
-    cache: Annotated[Path | None, typer.Option(envvar="THOUGHTGRAPH_CACHE", help="Answer cache (SQLite file; no default): cached answers are free, so a rerun resumes.")] = None,
-    no_cache: Annotated[bool, typer.Option("--no-cache", help="Use no answer cache (overrides --cache and THOUGHTGRAPH_CACHE).")] = False,
-    scheme: Annotated[str, typer.Option(help="Built-in scheme: " + ", ".join(SCHEMES) + ".")] = "got",
-    graph_file: Annotated[Path | None, typer.Option("--graph", help="Run your own graph file (JSON or YAML) instead of a scheme.")] = None,
+    max_completion_tokens: Annotated[
+        int | None,
+        typer.Option(help="openai: most tokens per answer (the API's max_tokens; not a budget)."),
+    ] = None,
+    timeout: Annotated[
+        float | None, typer.Option(help="openai: seconds to wait for one response (default 120).")
+    ] = None,
+    max_retries: Annotated[
+        int | None,
+        typer.Option(help="openai: retries of 429/5xx/timeouts per request (default 3)."),
+    ] = None,
+    rpm: Annotated[
+        float | None, typer.Option(help="Most requests per minute to the model.")
+    ] = None,
+    tpm: Annotated[
+        float | None,
+        typer.Option(help="Most tokens per minute to the model (estimated before each request)."),
+    ] = None,
+    cache: Annotated[
+        Path | None,
+        typer.Option(
+            envvar="THOUGHTGRAPH_CACHE",
+            help="Answer cache (SQLite file; no default): cached answers are free, so a rerun resumes.",
+        ),
+    ] = None,
+    no_cache: Annotated[
+        bool,
+        typer.Option(
+            "--no-cache", help="Use no answer cache (overrides --cache and THOUGHTGRAPH_CACHE)."
+        ),
+    ] = False,
+    scheme: Annotated[
+        str, typer.Option(help="Built-in scheme: " + ", ".join(SCHEMES) + ".")
+    ] = "got",
+    graph_file: Annotated[
+        Path | None,
+        typer.Option("--graph", help="Run your own graph file (JSON or YAML) instead of a scheme."),
+    ] = None,
     concurrency: Annotated[int, typer.Option(help="Most model calls in flight at once.")] = 16,
     max_regenerations: Annotated[int, typer.Option(help="Extra Part attempts per part.")] = 2,
     max_extra_merges: Annotated[int, typer.Option(help="Extra Merge attempts per pair.")] = 1,
     max_refines: Annotated[int, typer.Option(help="Refine passes on the final thought.")] = 2,
-    max_calls: Annotated[int | None, typer.Option(help="Budget: no paid call beyond this many (best thought so far is returned).")] = None,
-    max_tokens: Annotated[int | None, typer.Option(help="Budget: no call once this many tokens are paid (prompt + completion).")] = None,
-    max_cost: Annotated[float | None, typer.Option(help="Budget in USD: no call once this much is paid (needs a price).")] = None,
-    price_in: Annotated[float | None, typer.Option(help="USD per million prompt tokens (default: built-in table for OpenAI models).")] = None,
-    price_out: Annotated[float | None, typer.Option(help="USD per million completion tokens.")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the result as one JSON object.")] = False,
-    trace: Annotated[Path | None, typer.Option(help="Write the full run state as JSON to this path.")] = None,
-    events: Annotated[str | None, typer.Option("--events", help="Write each run event as one JSON line to this file ('-' for stderr), flushed as it happens: follow it with tail -f.")] = None,
-    otel: Annotated[bool, typer.Option("--otel", help="Send OpenTelemetry spans (needs thoughtgraph[otel]; OTEL_* variables choose the exporter).")] = False,
-    progress: Annotated[bool, typer.Option(help="Live view on stderr (only when it is a terminal).")] = True,
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log the graph and call totals to stderr.")] = False,
+    max_calls: Annotated[
+        int | None,
+        typer.Option(
+            help="Budget: no paid call beyond this many (best thought so far is returned)."
+        ),
+    ] = None,
+    max_tokens: Annotated[
+        int | None,
+        typer.Option(help="Budget: no call once this many tokens are paid (prompt + completion)."),
+    ] = None,
+    max_cost: Annotated[
+        float | None,
+        typer.Option(help="Budget in USD: no call once this much is paid (needs a price)."),
+    ] = None,
+    price_in: Annotated[
+        float | None,
+        typer.Option(
+            help="USD per million prompt tokens (default: built-in table for OpenAI models)."
+        ),
+    ] = None,
+    price_out: Annotated[
+        float | None, typer.Option(help="USD per million completion tokens.")
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the result as one JSON object.")
+    ] = False,
+    trace: Annotated[
+        Path | None, typer.Option(help="Write the full run state as JSON to this path.")
+    ] = None,
+    events: Annotated[
+        str | None,
+        typer.Option(
+            "--events",
+            help="Write each run event as one JSON line to this file ('-' for stderr), flushed as it happens: follow it with tail -f.",
+        ),
+    ] = None,
+    otel: Annotated[
+        bool,
+        typer.Option(
+            "--otel",
+            help="Send OpenTelemetry spans (needs thoughtgraph[otel]; OTEL_* variables choose the exporter).",
+        ),
+    ] = False,
+    progress: Annotated[
+        bool, typer.Option(help="Live view on stderr (only when it is a terminal).")
+    ] = True,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="Log the graph and call totals to stderr.")
+    ] = False,
 ) -> None:
     """Solve one problem with the Graph-of-Thoughts pattern and print the result."""
     if verbose:
@@ -122,16 +223,30 @@ def solve(
     user_graph = Graph.load(graph_file) if graph_file is not None else None
     try:
         the_task, problem, graph = prepare(
-            task, raw, user_graph, scheme=None if user_graph else scheme, parts=parts, max_regenerations=max_regenerations,
-            max_extra_merges=max_extra_merges, max_refines=max_refines,
+            task,
+            raw,
+            user_graph,
+            scheme=None if user_graph else scheme,
+            parts=parts,
+            max_regenerations=max_regenerations,
+            max_extra_merges=max_extra_merges,
+            max_refines=max_refines,
         )
     except GraphError as exc:
         if graph_file is None:
             raise
         raise GraphError(f"{graph_file}: {exc}") from None
-    lm = _model(model, {"--base-url": base_url, "--api-key-env": api_key_env,
-                        "--temperature": temperature, "--max-completion-tokens": max_completion_tokens,
-                        "--timeout": timeout, "--max-retries": max_retries})
+    lm = _model(
+        model,
+        {
+            "--base-url": base_url,
+            "--api-key-env": api_key_env,
+            "--temperature": temperature,
+            "--max-completion-tokens": max_completion_tokens,
+            "--timeout": timeout,
+            "--max-retries": max_retries,
+        },
+    )
     if concurrency < 1:
         raise InputError(f"--concurrency must be at least 1, got {concurrency}")
     if trace is not None:
@@ -141,10 +256,19 @@ def solve(
     label = f"{lm.name} ({SIM_NOTE})" if getattr(lm, "simulated", False) else lm.name
     title = f"thoughtgraph · {the_task.name} · {len(problem)} items · {label}"
     live = progress and sys.stderr.isatty() and not verbose and events != "-"
-    options = {"model": lm, "graph": graph, "concurrency": concurrency, "max_calls": max_calls,
-               "max_tokens": max_tokens, "max_cost": max_cost, "price_in": price_in,
-               "price_out": price_out, "rpm": rpm, "tpm": tpm,
-               "cache": None if no_cache else cache}
+    options = {
+        "model": lm,
+        "graph": graph,
+        "concurrency": concurrency,
+        "max_calls": max_calls,
+        "max_tokens": max_tokens,
+        "max_cost": max_cost,
+        "price_in": price_in,
+        "price_out": price_out,
+        "rpm": rpm,
+        "tpm": tpm,
+        "cache": None if no_cache else cache,
+    }
     fatal: FatalModelError | None = None
     try:
         with ExitStack() as stack:
@@ -184,13 +308,20 @@ def solve(
     if result.output is None:  # every answer failed or could not be parsed
         failed = sum(1 for c in result.state.calls.values() if c.error)
         last = next((c.error for c in reversed(list(result.state.calls.values())) if c.error), None)
-        detail = f"{failed} of {result.calls} model calls failed" + (f" (last: {last})" if last else "")
+        detail = f"{failed} of {result.calls} model calls failed" + (
+            f" (last: {last})" if last else ""
+        )
         raise InputError(f"no usable answer: {detail}") if failed else Exit(1)
 
 
-OPENAI_FLAGS = {"--base-url": "base_url", "--api-key-env": "api_key_env",
-                "--temperature": "temperature", "--max-completion-tokens": "max_tokens",
-                "--timeout": "timeout", "--max-retries": "max_retries"}
+OPENAI_FLAGS = {
+    "--base-url": "base_url",
+    "--api-key-env": "api_key_env",
+    "--temperature": "temperature",
+    "--max-completion-tokens": "max_tokens",
+    "--timeout": "timeout",
+    "--max-retries": "max_retries",
+}
 
 
 def _model(spec: str, flags: dict[str, Any]) -> LanguageModel:
@@ -240,7 +371,9 @@ def _summary(result: Result, title: str, reference: Any, score_name: str = "erro
     if result.errors:
         lines.append(f"errors:  {'; '.join(result.errors[:8])}")
     if reference is not None:
-        lines.append(f"dataset: output {'matches' if result.output == reference else 'differs from'} the reference")
+        lines.append(
+            f"dataset: output {'matches' if result.output == reference else 'differs from'} the reference"
+        )
     answers = f", {result.completions} answers" if result.completions != result.calls else ""
     failed = result.spend.failed_calls
     answers += f", {failed} failed" if failed else ""
@@ -250,9 +383,12 @@ def _summary(result: Result, title: str, reference: Any, score_name: str = "erro
     )
     if result.cached_calls:
         calls = f"{result.cached_calls} call{'s' if result.cached_calls != 1 else ''}"
-        lines.append(f"cache:   {calls} answered from the cache "
-                     f"({result.spend.saved_tokens:,} tokens not paid again"
-                     + (f", ${result.spend.saved_cost:.4f}" if result.price else "") + ")")
+        lines.append(
+            f"cache:   {calls} answered from the cache "
+            f"({result.spend.saved_tokens:,} tokens not paid again"
+            + (f", ${result.spend.saved_cost:.4f}" if result.price else "")
+            + ")"
+        )
     lines.append(f"final:   {result.final.id} · volume {result.volume} · latency {result.latency}")
     retries = _retries(result)
     if retries:
@@ -270,7 +406,11 @@ def _retries(result: Result) -> str:
     for op_id, n in calls_by_op(result.state).items():
         op = result.graph.op(op_id)
         kind = op.kind
-        if op.params.get("n", 1) > 1 or op.params.get("repeat", 1) > 1 or kind in ("score", "split"):
+        if (
+            op.params.get("n", 1) > 1
+            or op.params.get("repeat", 1) > 1
+            or kind in ("score", "split")
+        ):
             continue
         if kind == "refine":
             kept = sum(t.kept for t in result.state.thoughts.values() if t.op_id == op_id)
@@ -308,8 +448,12 @@ def graph(
     if fmt not in ("json", "yaml", "mermaid", "dot"):
         raise InputError(f"unknown --format {fmt!r} (json, yaml, mermaid, dot)")
     built = schemes.build(scheme, the_task.name, size, parts=parts)
-    text = {"json": built.to_json, "yaml": built.to_yaml, "mermaid": built.to_mermaid,
-            "dot": built.to_dot}[fmt]()
+    text = {
+        "json": built.to_json,
+        "yaml": built.to_yaml,
+        "mermaid": built.to_mermaid,
+        "dot": built.to_dot,
+    }[fmt]()
     typer.echo(text, nl=not text.endswith("\n"))
 
 

@@ -18,85 +18,169 @@ DEFAULT_SCHEMES = "io,cot,tot,tot2,got,got_paper"
 
 def eval_command(
     task: Annotated[str, typer.Argument(help="Task name, e.g. sorting.")],
-    size: Annotated[int | None, typer.Option(help="Problem size (picks the dataset, e.g. 32 -> sorting_032; default 32).")] = None,
+    size: Annotated[
+        int | None,
+        typer.Option(help="Problem size (picks the dataset, e.g. 32 -> sorting_032; default 32)."),
+    ] = None,
     schemes: Annotated[str, typer.Option(help="Comma-separated schemes.")] = DEFAULT_SCHEMES,
     samples: Annotated[int, typer.Option(help="First N samples of the dataset.")] = 100,
-    dataset: Annotated[str | None, typer.Option(help="Dataset name (default: the task's at --size).")] = None,
-    model: Annotated[str, typer.Option("--model", "-m", help="Model spec (default: the simulated model).")] = "sim",
-    out: Annotated[Path | None, typer.Option(help="Output folder (default runs/eval-TASK-SIZE).")] = None,
+    dataset: Annotated[
+        str | None, typer.Option(help="Dataset name (default: the task's at --size).")
+    ] = None,
+    model: Annotated[
+        str, typer.Option("--model", "-m", help="Model spec (default: the simulated model).")
+    ] = "sim",
+    out: Annotated[
+        Path | None, typer.Option(help="Output folder (default runs/eval-TASK-SIZE).")
+    ] = None,
     parallel: Annotated[int, typer.Option(help="(scheme, sample) pairs running at once.")] = 8,
     concurrency: Annotated[int, typer.Option(help="Model calls in flight per pair.")] = 16,
-    max_calls: Annotated[int | None, typer.Option(help="Requests for the whole evaluation; no pair starts beyond it.")] = None,
-    base_url: Annotated[str | None, typer.Option(help="openai: endpoint (default $OPENAI_BASE_URL).")] = None,
-    api_key_env: Annotated[str | None, typer.Option(help="openai: variable holding the key (default OPENAI_API_KEY).")] = None,
+    max_calls: Annotated[
+        int | None,
+        typer.Option(help="Requests for the whole evaluation; no pair starts beyond it."),
+    ] = None,
+    base_url: Annotated[
+        str | None, typer.Option(help="openai: endpoint (default $OPENAI_BASE_URL).")
+    ] = None,
+    api_key_env: Annotated[
+        str | None, typer.Option(help="openai: variable holding the key (default OPENAI_API_KEY).")
+    ] = None,
     temperature: Annotated[float | None, typer.Option(help="openai: sampling temperature.")] = None,
-    max_completion_tokens: Annotated[int | None, typer.Option(help="openai: most tokens per answer.")] = None,
-    cache: Annotated[Path | None, typer.Option(help="Answer cache (SQLite): nothing is paid twice across reruns.")] = None,
-    rpm: Annotated[float | None, typer.Option(help="Requests per minute, shared by every pair.")] = None,
-    tpm: Annotated[float | None, typer.Option(help="Tokens per minute, shared by every pair.")] = None,
+    max_completion_tokens: Annotated[
+        int | None, typer.Option(help="openai: most tokens per answer.")
+    ] = None,
+    cache: Annotated[
+        Path | None,
+        typer.Option(help="Answer cache (SQLite): nothing is paid twice across reruns."),
+    ] = None,
+    rpm: Annotated[
+        float | None, typer.Option(help="Requests per minute, shared by every pair.")
+    ] = None,
+    tpm: Annotated[
+        float | None, typer.Option(help="Tokens per minute, shared by every pair.")
+    ] = None,
     price_in: Annotated[float | None, typer.Option(help="USD per million prompt tokens.")] = None,
-    price_out: Annotated[float | None, typer.Option(help="USD per million completion tokens.")] = None,
-    progress: Annotated[bool, typer.Option(help="Progress bar on stderr (only when it is a terminal).")] = True,
+    price_out: Annotated[
+        float | None, typer.Option(help="USD per million completion tokens.")
+    ] = None,
+    progress: Annotated[
+        bool, typer.Option(help="Progress bar on stderr (only when it is a terminal).")
+    ] = True,
 ) -> None:
     """Run every (scheme, sample) pair, then write results.jsonl, summary.md/csv and errors.png/svg."""
     names = list(dict.fromkeys(s.strip() for s in schemes.split(",") if s.strip()))
     the_plan = plan(task, 32 if size is None else size, names, samples, dataset)
     if size is not None and the_plan.size != size:
-        raise InputError(f"--size {size} does not match dataset {the_plan.dataset} "
-                         f"(size {the_plan.size}); give one of them")
+        raise InputError(
+            f"--size {size} does not match dataset {the_plan.dataset} "
+            f"(size {the_plan.size}); give one of them"
+        )
     if parallel < 1 or concurrency < 1:
         raise InputError("--parallel and --concurrency must be at least 1")
     if max_calls is not None and max_calls < 0:
         raise InputError(f"--max-calls must be at least 0, got {max_calls}")
     from .cli import _model  # the same model flags as `solve`
 
-    lm = _model(model, {"--base-url": base_url, "--api-key-env": api_key_env,
-                        "--temperature": temperature,
-                        "--max-completion-tokens": max_completion_tokens})
+    lm = _model(
+        model,
+        {
+            "--base-url": base_url,
+            "--api-key-env": api_key_env,
+            "--temperature": temperature,
+            "--max-completion-tokens": max_completion_tokens,
+        },
+    )
     options = {"cache": cache, "rpm": rpm, "tpm": tpm, "price_in": price_in, "price_out": price_out}
     folder = out or Path("runs") / f"eval-{the_plan.task}-{the_plan.size}"
     done_before = check_folder(folder, the_plan, lm.name)  # every option is valid past here
     total = len(the_plan.schemes) * len(the_plan.samples)
     available = len(the_plan.samples)
     if samples > available:
-        sys.stderr.write(f"note: dataset {the_plan.dataset} has {available} samples; "
-                         f"--samples {samples} clipped to {available}\n")
+        sys.stderr.write(
+            f"note: dataset {the_plan.dataset} has {available} samples; "
+            f"--samples {samples} clipped to {available}\n"
+        )
     simulated = bool(getattr(lm, "simulated", False))
-    label = f"{lm.name} (SIMULATED: the built-in offline stand-in, not a real LLM)" if simulated else lm.name
-    sys.stderr.write(f"eval {the_plan.task} on {the_plan.dataset}: {len(the_plan.schemes)} schemes x "
-                     f"{available} samples, {done_before} pairs already done; model {label}\n")
+    label = (
+        f"{lm.name} (SIMULATED: the built-in offline stand-in, not a real LLM)"
+        if simulated
+        else lm.name
+    )
+    sys.stderr.write(
+        f"eval {the_plan.task} on {the_plan.dataset}: {len(the_plan.schemes)} schemes x "
+        f"{available} samples, {done_before} pairs already done; model {label}\n"
+    )
     show = progress and sys.stderr.isatty()
-    results = asyncio.run(_run(the_plan, model if simulated else lm, folder, parallel, concurrency,
-                               max_calls, total, done_before, show, options))
-    what = (f"{the_plan.task} {the_plan.size}" if sized(the_plan.dataset)
-            else f"{the_plan.task} on {the_plan.dataset}")  # one dataset, no size to claim
-    title = (f"{what}: {available} samples, model {lm.name}"
-             + (" (simulated)" if simulated else ""))
-    note = ("Figures from the simulated model: they test the engine and the schemes, not any real "
-            "model." if simulated else f"Model: {lm.name}.")
+    results = asyncio.run(
+        _run(
+            the_plan,
+            model if simulated else lm,
+            folder,
+            parallel,
+            concurrency,
+            max_calls,
+            total,
+            done_before,
+            show,
+            options,
+        )
+    )
+    what = (
+        f"{the_plan.task} {the_plan.size}"
+        if sized(the_plan.dataset)
+        else f"{the_plan.task} on {the_plan.dataset}"
+    )  # one dataset, no size to claim
+    title = f"{what}: {available} samples, model {lm.name}" + (" (simulated)" if simulated else "")
+    note = (
+        "Figures from the simulated model: they test the engine and the schemes, not any real "
+        "model."
+        if simulated
+        else f"Model: {lm.name}."
+    )
     written = write_reports(results, the_plan.schemes, the_plan.size, title, note, folder)
     typer.echo((folder / "summary.md").read_text())
     typer.echo("wrote " + ", ".join(str(p) for p in [folder / "results.jsonl", *written]))
     if not results:
-        typer.echo(f"nothing ran: no pair fitted in --max-calls {max_calls} (no plot written)",
-                   err=True)
+        typer.echo(
+            f"nothing ran: no pair fitted in --max-calls {max_calls} (no plot written)", err=True
+        )
         raise typer.Exit(1)
     if len(results) < total:
         typer.echo(f"{total - len(results)} pairs not run (the call budget ran out)", err=True)
         raise typer.Exit(1)
 
 
-async def _run(the_plan, model, folder, parallel, concurrency, max_calls, total, done_before,
-               show, options) -> list[PairResult]:
+async def _run(
+    the_plan, model, folder, parallel, concurrency, max_calls, total, done_before, show, options
+) -> list[PairResult]:
     if not show:
-        return await evaluate(the_plan, model, folder, parallel=parallel, concurrency=concurrency,
-                              max_calls=max_calls, solve_options=options)
+        return await evaluate(
+            the_plan,
+            model,
+            folder,
+            parallel=parallel,
+            concurrency=concurrency,
+            max_calls=max_calls,
+            solve_options=options,
+        )
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
-    with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=Console(stderr=True)) as bar:
+    with Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+    ) as bar:
         job = bar.add_task("pairs", total=total, completed=done_before)
-        return await evaluate(the_plan, model, folder, parallel=parallel, concurrency=concurrency,
-                              max_calls=max_calls, solve_options=options,
-                              on_result=lambda _r: bar.advance(job))
+        return await evaluate(
+            the_plan,
+            model,
+            folder,
+            parallel=parallel,
+            concurrency=concurrency,
+            max_calls=max_calls,
+            solve_options=options,
+            on_result=lambda _r: bar.advance(job),
+        )

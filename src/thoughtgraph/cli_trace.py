@@ -33,8 +33,15 @@ def trace() -> None:
 @trace_app.command("view")
 def view(
     run: Annotated[Path, typer.Argument(help="A trace file written by `solve --trace`.")],
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="The HTML file to write (default: next to the trace, .html).")] = None,
-    open_page: Annotated[bool, typer.Option("--open", help="Open the page in the default browser.")] = False,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output", "-o", help="The HTML file to write (default: next to the trace, .html)."
+        ),
+    ] = None,
+    open_page: Annotated[
+        bool, typer.Option("--open", help="Open the page in the default browser.")
+    ] = False,
 ) -> None:
     """Write one self-contained HTML page that draws the run's graph of thoughts."""
     if not run.name or run.is_dir():  # '' arrives as '.'; with_suffix would raise on it

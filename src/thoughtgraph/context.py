@@ -69,7 +69,9 @@ class RunContext:
         return template_for(self.task, name).render(values)
 
     # --- model calls -----------------------------------------------------------------------
-    async def ask(self, op: Op, call_id: str, kind: str, prompt: str, n: int = 1) -> tuple[str, ...]:
+    async def ask(
+        self, op: Op, call_id: str, kind: str, prompt: str, n: int = 1
+    ) -> tuple[str, ...]:
         """One model request for `n` completions, recorded in the state before it is used.
 
         Raises `BudgetExhausted` before a paid call that a cap forbids (cache hits are free),
@@ -89,8 +91,9 @@ class RunContext:
                 if not self._in_flight:
                     self._idle.set()
 
-    async def _call(self, op: Op, call_id: str, kind: str, prompt: str, n: int,
-                    ticket: Ticket | None) -> tuple[str, ...]:
+    async def _call(
+        self, op: Op, call_id: str, kind: str, prompt: str, n: int, ticket: Ticket | None
+    ) -> tuple[str, ...]:
         started = self.now()
         self.emit("call_started", op.id, call_id=call_id, kind=kind, n=n)
         try:
@@ -100,8 +103,9 @@ class RunContext:
         except (ModelError, FatalModelError) as exc:
             if ticket is not None:
                 self.meter.settle(ticket, Usage(), 0.0)
-            self._record(Call(call_id, op.id, kind, prompt, (), started, self.now(),
-                              error=str(exc), n=n))
+            self._record(
+                Call(call_id, op.id, kind, prompt, (), started, self.now(), error=str(exc), n=n)
+            )
             if isinstance(exc, FatalModelError):
                 self._stop("fatal model error", str(exc))
             raise
@@ -117,9 +121,22 @@ class RunContext:
         elif paid:  # not foreseen as a cache hit after all: count it anyway
             self.meter.add(usage, cost)
         texts = tuple(c.text for c in completions)
-        self._record(Call(call_id, op.id, kind, prompt, texts, started, self.now(), usage,
-                          n=n, cached=not paid, cost=cost,
-                          saved=_sum(c.usage for c in completions if c.cached)))
+        self._record(
+            Call(
+                call_id,
+                op.id,
+                kind,
+                prompt,
+                texts,
+                started,
+                self.now(),
+                usage,
+                n=n,
+                cached=not paid,
+                cost=cost,
+                saved=_sum(c.usage for c in completions if c.cached),
+            )
+        )
         return texts
 
     def _check_open(self) -> None:
@@ -159,10 +176,17 @@ class RunContext:
         self.state.calls[call.id] = call
         self.state.cost += call.cost
         self.emit(
-            "call_finished", call.op_id, call_id=call.id, kind=call.kind, latency=call.latency,
-            error=call.error, tokens=call.usage.total_tokens,
-            prompt_tokens=call.usage.prompt_tokens, completion_tokens=call.usage.completion_tokens,
-            cached=call.cached, cost=call.cost,
+            "call_finished",
+            call.op_id,
+            call_id=call.id,
+            kind=call.kind,
+            latency=call.latency,
+            error=call.error,
+            tokens=call.usage.total_tokens,
+            prompt_tokens=call.usage.prompt_tokens,
+            completion_tokens=call.usage.completion_tokens,
+            cached=call.cached,
+            cost=call.cost,
         )
 
     async def model_thoughts(
@@ -194,22 +218,41 @@ class RunContext:
             text = texts[index] if index < len(texts) else None
             content, score, valid = self._judge(problem, text, failure)
             thought = Thought(
-                id=thought_id, op_id=op.id, kind=kind, content=content, text=text or "",
-                problem=problem, parents=tuple(p.id for p in parents),
-                previous_attempt=previous.id if previous else None, attempt=attempt,
-                score=score, valid=valid, prompt=prompt, call_id=call_id,
+                id=thought_id,
+                op_id=op.id,
+                kind=kind,
+                content=content,
+                text=text or "",
+                problem=problem,
+                parents=tuple(p.id for p in parents),
+                previous_attempt=previous.id if previous else None,
+                attempt=attempt,
+                score=score,
+                valid=valid,
+                prompt=prompt,
+                call_id=call_id,
                 round=(previous.round if previous else base_round) + 1,
             )
             made.append(self.add(thought))
-            self.emit("thought", op.id, thought_id=thought.id, kind=kind,
-                      score=None if score is None else score.value, attempt=attempt)
+            self.emit(
+                "thought",
+                op.id,
+                thought_id=thought.id,
+                kind=kind,
+                score=None if score is None else score.value,
+                attempt=attempt,
+            )
         return made
 
     async def model_thought(self, op: Op, *, thought_id: str, **kwargs: Any) -> Thought:
         """One request for one answer; the call shares the thought's id."""
-        return (await self.model_thoughts(op, call_id=thought_id, thought_ids=[thought_id], **kwargs))[0]
+        return (
+            await self.model_thoughts(op, call_id=thought_id, thought_ids=[thought_id], **kwargs)
+        )[0]
 
-    def _judge(self, problem: Any, text: str | None, failure: str) -> tuple[Any, Score | None, bool]:
+    def _judge(
+        self, problem: Any, text: str | None, failure: str
+    ) -> tuple[Any, Score | None, bool]:
         if text is None:
             return None, self.task.score_unparsed(problem, failure), False
         try:
@@ -228,12 +271,24 @@ class RunContext:
             self.op_rounds[thought.op_id] = max(self.op_rounds.get(thought.op_id, 0), thought.round)
         return self.state.add(thought)
 
-    def code_thought(self, op: Op, thought_id: str, content: Any, problem: Any,
-                     parents: Sequence[Thought], base_round: int) -> Thought:
+    def code_thought(
+        self,
+        op: Op,
+        thought_id: str,
+        content: Any,
+        problem: Any,
+        parents: Sequence[Thought],
+        base_round: int,
+    ) -> Thought:
         thought = Thought(
-            id=thought_id, op_id=op.id, kind=op.kind, content=content,
-            text=self.task.render(content), problem=problem,
-            parents=tuple(p.id for p in parents), round=base_round,
+            id=thought_id,
+            op_id=op.id,
+            kind=op.kind,
+            content=content,
+            text=self.task.render(content),
+            problem=problem,
+            parents=tuple(p.id for p in parents),
+            round=base_round,
         )
         return self.state.add(thought)
 

@@ -54,7 +54,11 @@ async def execute(
     logger.info("graph of operations: %s", graph.to_json(indent=None))
     ctx.emit("run_started", graph=state.graph, model=getattr(model, "name", "model"))
     source = Thought(
-        id="input", op_id="input", kind="input", content=problem, text=task.render(problem),
+        id="input",
+        op_id="input",
+        kind="input",
+        content=problem,
+        text=task.render(problem),
         problem=problem,
     )
     state.add(source)
@@ -67,8 +71,9 @@ async def execute(
         await ctx.drain()
     finally:
         ctx.closed = True
-        ctx.emit("run_finished", calls=len(state.calls), stop_reason=ctx.stop_reason,
-                 cost=state.cost)
+        ctx.emit(
+            "run_finished", calls=len(state.calls), stop_reason=ctx.stop_reason, cost=state.cost
+        )
         logger.info("run finished: %d model calls", len(state.calls))
     return state, ctx
 

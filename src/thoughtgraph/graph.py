@@ -68,7 +68,9 @@ class GenerateParams(Params):
     @model_validator(mode="after")
     def _regenerate_one(self) -> GenerateParams:
         if self.max_regenerations and self.n * self.repeat > 1:
-            raise ValueError("max_regenerations needs n = repeat = 1 (use keep_best after branches)")
+            raise ValueError(
+                "max_regenerations needs n = repeat = 1 (use keep_best after branches)"
+            )
         return self
 
 
@@ -330,8 +332,10 @@ def _detail(op: Op, prefix: str) -> str:
     shown = [
         f"{key}={value}"
         for key, value in op.params.items()
-        if key == "prompt" and op.prompt
-        or key != "prompt" and (defaults[key].is_required() or defaults[key].default != value)
+        if key == "prompt"
+        and op.prompt
+        or key != "prompt"
+        and (defaults[key].is_required() or defaults[key].default != value)
     ]
     return prefix + ", ".join(shown) if shown else ""
 
@@ -342,19 +346,21 @@ def json_schema() -> dict[str, Any]:
     for kind, params in OP_PARAMS.items():
         schema = params.model_json_schema()
         schema.pop("title", None)
-        variants.append({
-            "title": kind,
-            "description": inspect.cleandoc(params.__doc__ or ""),
-            "type": "object",
-            "properties": {
-                "id": {"type": "string", "pattern": r"^[A-Za-z_][A-Za-z0-9_.-]*$"},
-                "kind": {"const": kind},
-                "inputs": {"type": "array", "items": {"type": "string"}, "default": []},
-                "params": schema,
-            },
-            "required": ["id", "kind"],
-            "additionalProperties": False,
-        })
+        variants.append(
+            {
+                "title": kind,
+                "description": inspect.cleandoc(params.__doc__ or ""),
+                "type": "object",
+                "properties": {
+                    "id": {"type": "string", "pattern": r"^[A-Za-z_][A-Za-z0-9_.-]*$"},
+                    "kind": {"const": kind},
+                    "inputs": {"type": "array", "items": {"type": "string"}, "default": []},
+                    "params": schema,
+                },
+                "required": ["id", "kind"],
+                "additionalProperties": False,
+            }
+        )
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "https://thoughtgraph.dev/schemas/graph.json",

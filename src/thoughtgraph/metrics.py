@@ -49,8 +49,9 @@ def thought_metrics(thoughts: Iterable[Thought]) -> dict[str, ThoughtMetrics]:
     return result
 
 
-def dependencies(parents: Iterable[str], previous_attempt: str | None,
-                 known: Container[str]) -> list[str]:
+def dependencies(
+    parents: Iterable[str], previous_attempt: str | None, known: Container[str]
+) -> list[str]:
     """What a thought depends on: its parents and its previous attempt (those that exist)."""
     deps = [p for p in parents if p in known]
     if previous_attempt and previous_attempt in known:

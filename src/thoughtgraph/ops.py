@@ -41,16 +41,29 @@ def _errors(thought: Thought | None) -> str:
     return "; ".join(thought.score.errors) if thought and thought.score else ""
 
 
-_ONE_THOUGHT = frozenset({"task", "format", "part", "input", "current", "result", "original",
-                          "length", "errors", "previous_errors"})
+_ONE_THOUGHT = frozenset(
+    {
+        "task",
+        "format",
+        "part",
+        "input",
+        "current",
+        "result",
+        "original",
+        "length",
+        "errors",
+        "previous_errors",
+    }
+)
 PROMPT_VALUES: dict[str, frozenset[str]] = {
     "generate": _ONE_THOUGHT,
     "refine": _ONE_THOUGHT,
     "validate_and_improve": _ONE_THOUGHT,
     "score": _ONE_THOUGHT,
     "split": _ONE_THOUGHT | {"parts"},
-    "aggregate": frozenset({"task", "format", "original", "count", "result_a", "result_b",
-                            "results"}),
+    "aggregate": frozenset(
+        {"task", "format", "original", "count", "result_a", "result_b", "results"}
+    ),
 }
 """The template variables each op kind fills: a graph whose prompt needs others is refused."""
 
@@ -81,16 +94,31 @@ def _discard(ctx: RunContext, attempts: list[Thought], kept: Thought) -> None:
 
 
 async def _until_good(
-    ctx: RunContext, op: Op, *, item: int, kind: str, tries: int, bar: float, problem: Any,
-    parents: list[Thought], base_round: int, make_prompt: Callable[[Thought | None], str],
+    ctx: RunContext,
+    op: Op,
+    *,
+    item: int,
+    kind: str,
+    tries: int,
+    bar: float,
+    problem: Any,
+    parents: list[Thought],
+    base_round: int,
+    make_prompt: Callable[[Thought | None], str],
 ) -> Thought:
     """Ask up to `tries` times while the answer's error count is above `bar`; keep the best."""
     attempts: list[Thought] = []
     previous: Thought | None = None
     for attempt in range(1, tries + 1):
         previous = await ctx.model_thought(
-            op, thought_id=f"{op.id}:{item}.{attempt}", kind=kind, prompt=make_prompt(previous),
-            problem=problem, parents=parents, previous=previous, attempt=attempt,
+            op,
+            thought_id=f"{op.id}:{item}.{attempt}",
+            kind=kind,
+            prompt=make_prompt(previous),
+            problem=problem,
+            parents=parents,
+            previous=previous,
+            attempt=attempt,
             base_round=base_round,
         )
         attempts.append(previous)
@@ -102,20 +130,40 @@ async def _until_good(
 
 
 async def _branches(
-    ctx: RunContext, op: Op, *, item: int, kind: str, prompt: str, problem: Any,
-    parents: list[Thought], base_round: int,
+    ctx: RunContext,
+    op: Op,
+    *,
+    item: int,
+    kind: str,
+    prompt: str,
+    problem: Any,
+    parents: list[Thought],
+    base_round: int,
 ) -> list[Thought]:
     """`repeat` concurrent requests of `n` answers each; every answer is passed on."""
     n, repeat = op.params["n"], op.params["repeat"]
     if n * repeat == 1:
-        return [await ctx.model_thought(op, thought_id=f"{op.id}:{item}.1", kind=kind,
-                                        prompt=prompt, problem=problem, parents=parents,
-                                        base_round=base_round)]
+        return [
+            await ctx.model_thought(
+                op,
+                thought_id=f"{op.id}:{item}.1",
+                kind=kind,
+                prompt=prompt,
+                problem=problem,
+                parents=parents,
+                base_round=base_round,
+            )
+        ]
     requests = [
         ctx.model_thoughts(
-            op, call_id=f"{op.id}:{item}.r{r}",
+            op,
+            call_id=f"{op.id}:{item}.r{r}",
             thought_ids=[f"{op.id}:{item}.r{r}.{c}" for c in range(1, n + 1)],
-            kind=kind, prompt=prompt, problem=problem, parents=parents, base_round=base_round,
+            kind=kind,
+            prompt=prompt,
+            problem=problem,
+            parents=parents,
+            base_round=base_round,
         )
         for r in range(1, repeat + 1)
     ]
@@ -134,13 +182,22 @@ async def split(ctx: RunContext, op: Op, inputs: list[Thought], base_round: int)
             chunks = ctx.task.split(source.content, parts)
         prefix = f"{op.id}:{item}." if len(inputs) > 1 else f"{op.id}:"
         for index, chunk in enumerate(chunks):
-            out.append(ctx.code_thought(op, f"{prefix}{index}", chunk, chunk, [parent],
-                                        parent.round if parent is not source else base_round))
+            out.append(
+                ctx.code_thought(
+                    op,
+                    f"{prefix}{index}",
+                    chunk,
+                    chunk,
+                    [parent],
+                    parent.round if parent is not source else base_round,
+                )
+            )
     return out
 
 
-async def _model_split(ctx: RunContext, op: Op, item: int, source: Thought, parts: int,
-                       base_round: int) -> tuple[Thought, list[Any] | None]:
+async def _model_split(
+    ctx: RunContext, op: Op, item: int, source: Thought, parts: int, base_round: int
+) -> tuple[Thought, list[Any] | None]:
     """Ask the model to split; its parts stand only if there are exactly `parts` of them."""
     length = len(source.content) // parts if hasattr(source.content, "__len__") else ""
     prompt = ctx.render(op.params["prompt"], **_values(ctx, source, parts=parts, length=length))
@@ -154,9 +211,18 @@ async def _model_split(ctx: RunContext, op: Op, item: int, source: Thought, part
         chunks, error = None, f"the model's split could not be used ({exc}); split in code"
     score = Score(0.0) if error is None else Score(1.0, (error,))
     answer = Thought(
-        id=call_id, op_id=op.id, kind=op.params["prompt"], content=chunks,
-        text=texts[0] if texts else "", problem=source.problem, parents=(source.id,),
-        score=score, valid=error is None, prompt=prompt, call_id=call_id, round=base_round + 1,
+        id=call_id,
+        op_id=op.id,
+        kind=op.params["prompt"],
+        content=chunks,
+        text=texts[0] if texts else "",
+        problem=source.problem,
+        parents=(source.id,),
+        score=score,
+        valid=error is None,
+        prompt=prompt,
+        call_id=call_id,
+        round=base_round + 1,
     )
     ctx.add(answer)
     return answer, chunks
@@ -169,29 +235,50 @@ async def select(ctx: RunContext, op: Op, inputs: list[Thought], base_round: int
     return [inputs[index]]
 
 
-async def generate(ctx: RunContext, op: Op, inputs: list[Thought], base_round: int) -> list[Thought]:
+async def generate(
+    ctx: RunContext, op: Op, inputs: list[Thought], base_round: int
+) -> list[Thought]:
     """Answers for every input thought, concurrently: branches, or the spec's Part with retries."""
     name = op.params["prompt"]
 
     async def one(item: int, source: Thought) -> list[Thought]:
         if op.params["max_regenerations"]:
+
             def prompt(previous: Thought | None) -> str:
                 return ctx.render(name, **_values(ctx, source, previous_errors=_errors(previous)))
 
-            return [await _until_good(
-                ctx, op, item=item, kind=name, tries=op.params["max_regenerations"] + 1,
-                bar=op.params["bar"], problem=source.problem, parents=[source],
-                base_round=base_round, make_prompt=prompt,
-            )]
-        return await _branches(ctx, op, item=item, kind=name,
-                               prompt=ctx.render(name, **_values(ctx, source)),
-                               problem=source.problem, parents=[source], base_round=base_round)
+            return [
+                await _until_good(
+                    ctx,
+                    op,
+                    item=item,
+                    kind=name,
+                    tries=op.params["max_regenerations"] + 1,
+                    bar=op.params["bar"],
+                    problem=source.problem,
+                    parents=[source],
+                    base_round=base_round,
+                    make_prompt=prompt,
+                )
+            ]
+        return await _branches(
+            ctx,
+            op,
+            item=item,
+            kind=name,
+            prompt=ctx.render(name, **_values(ctx, source)),
+            problem=source.problem,
+            parents=[source],
+            base_round=base_round,
+        )
 
     batches = await asyncio.gather(*(one(i, t) for i, t in enumerate(inputs)))
     return [t for batch in batches for t in batch]
 
 
-async def aggregate(ctx: RunContext, op: Op, inputs: list[Thought], base_round: int) -> list[Thought]:
+async def aggregate(
+    ctx: RunContext, op: Op, inputs: list[Thought], base_round: int
+) -> list[Thought]:
     """The spec's Merge: all inputs into one answer; merged again while it has errors."""
     if len(inputs) < 2:
         raise GraphError(f"op {op.id!r} merges {len(inputs)} thought(s); it needs at least 2")
@@ -211,13 +298,30 @@ async def aggregate(ctx: RunContext, op: Op, inputs: list[Thought], base_round: 
         name = "merge_many"
     prompt = ctx.render(name, **values)
     if op.params["max_extra_merges"]:
-        return [await _until_good(
-            ctx, op, item=0, kind="merge", tries=op.params["max_extra_merges"] + 1, bar=0,
-            problem=problem, parents=inputs, base_round=base_round,
-            make_prompt=lambda _previous: prompt,
-        )]
-    return await _branches(ctx, op, item=0, kind="merge" if name == "merge_many" else name,
-                           prompt=prompt, problem=problem, parents=inputs, base_round=base_round)
+        return [
+            await _until_good(
+                ctx,
+                op,
+                item=0,
+                kind="merge",
+                tries=op.params["max_extra_merges"] + 1,
+                bar=0,
+                problem=problem,
+                parents=inputs,
+                base_round=base_round,
+                make_prompt=lambda _previous: prompt,
+            )
+        ]
+    return await _branches(
+        ctx,
+        op,
+        item=0,
+        kind="merge" if name == "merge_many" else name,
+        prompt=prompt,
+        problem=problem,
+        parents=inputs,
+        base_round=base_round,
+    )
 
 
 def _tag(index: int) -> str:
@@ -235,9 +339,14 @@ async def refine(ctx: RunContext, op: Op, inputs: list[Thought], base_round: int
             if best.score is None or best.score.perfect:
                 break
             candidate = await ctx.model_thought(
-                op, thought_id=f"{op.id}:{item}.{attempt}", kind=op.params["prompt"],
+                op,
+                thought_id=f"{op.id}:{item}.{attempt}",
+                kind=op.params["prompt"],
                 prompt=ctx.render(op.params["prompt"], **_values(ctx, best)),
-                problem=best.problem, parents=[best], attempt=attempt, base_round=last_round,
+                problem=best.problem,
+                parents=[best],
+                attempt=attempt,
+                base_round=last_round,
             )
             last_round = candidate.round
             if _error_value(candidate) < _error_value(best) or not op.params["keep_if_better"]:
@@ -248,8 +357,9 @@ async def refine(ctx: RunContext, op: Op, inputs: list[Thought], base_round: int
     return out
 
 
-async def validate_and_improve(ctx: RunContext, op: Op, inputs: list[Thought],
-                               base_round: int) -> list[Thought]:
+async def validate_and_improve(
+    ctx: RunContext, op: Op, inputs: list[Thought], base_round: int
+) -> list[Thought]:
     """Validate; while invalid, improve (at most `tries` times); pass on the last answer."""
 
     async def one(item: int, source: Thought) -> Thought:
@@ -259,9 +369,13 @@ async def validate_and_improve(ctx: RunContext, op: Op, inputs: list[Thought],
             if current.valid:
                 break
             current = await ctx.model_thought(
-                op, thought_id=f"{op.id}:{item}.{attempt}", kind=op.params["prompt"],
+                op,
+                thought_id=f"{op.id}:{item}.{attempt}",
+                kind=op.params["prompt"],
                 prompt=ctx.render(op.params["prompt"], **_values(ctx, current)),
-                problem=current.problem, parents=[current], attempt=attempt,
+                problem=current.problem,
+                parents=[current],
+                attempt=attempt,
                 base_round=last_round,
             )
             last_round = current.round
@@ -303,7 +417,9 @@ async def score(ctx: RunContext, op: Op, inputs: list[Thought], base_round: int)
     return list(await asyncio.gather(*(by_model(i, t) for i, t in enumerate(inputs))))
 
 
-async def keep_best(ctx: RunContext, op: Op, inputs: list[Thought], base_round: int) -> list[Thought]:
+async def keep_best(
+    ctx: RunContext, op: Op, inputs: list[Thought], base_round: int
+) -> list[Thought]:
     sign = -1 if op.params["higher_is_better"] else 1
     scored = [ctx.rescore(t) for t in inputs]
     ranked = sorted(enumerate(scored), key=lambda it: (sign * _error_value(it[1]), it[0]))
@@ -313,15 +429,21 @@ async def keep_best(ctx: RunContext, op: Op, inputs: list[Thought], base_round: 
     return list(unique.values())[: op.params["n"]]
 
 
-async def keep_valid(ctx: RunContext, op: Op, inputs: list[Thought], base_round: int) -> list[Thought]:
+async def keep_valid(
+    ctx: RunContext, op: Op, inputs: list[Thought], base_round: int
+) -> list[Thought]:
     return [t for t in inputs if t.valid]
 
 
-async def ground_truth(ctx: RunContext, op: Op, inputs: list[Thought], base_round: int) -> list[Thought]:
+async def ground_truth(
+    ctx: RunContext, op: Op, inputs: list[Thought], base_round: int
+) -> list[Thought]:
     """Record whether each thought equals the reference answer; never changes what is passed on."""
     out = []
     for thought in inputs:
-        solved = thought.content is not None and thought.content == ctx.task.reference(thought.problem)
+        solved = thought.content is not None and thought.content == ctx.task.reference(
+            thought.problem
+        )
         out.append(ctx.state.add(replace(ctx.state.thoughts[thought.id], solved=solved)))
     return out
 

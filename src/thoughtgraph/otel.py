@@ -49,13 +49,19 @@ class SpanHandler:
     `completion_tokens` (or `input_tokens`/`output_tokens`) fill the usage attributes.
     """
 
-    def __init__(self, tracer_provider: Any = None, *, operation: str = "text_completion",
-                 workflow: str = "thoughtgraph") -> None:
+    def __init__(
+        self,
+        tracer_provider: Any = None,
+        *,
+        operation: str = "text_completion",
+        workflow: str = "thoughtgraph",
+    ) -> None:
         from . import __version__
 
         self._trace = _api()
-        self._tracer = self._trace.get_tracer("thoughtgraph", __version__,
-                                              tracer_provider=tracer_provider)
+        self._tracer = self._trace.get_tracer(
+            "thoughtgraph", __version__, tracer_provider=tracer_provider
+        )
         self.operation, self.workflow = operation, workflow
         self._provider = tracer_provider
         self._run: Any = None
@@ -78,8 +84,10 @@ class SpanHandler:
         self._run = self._tracer.start_span(
             f"invoke_workflow {self.workflow}",
             attributes={
-                OPERATION: "invoke_workflow", WORKFLOW_NAME: self.workflow,
-                REQUEST_MODEL: self._model, PROVIDER: _provider(self._model),
+                OPERATION: "invoke_workflow",
+                WORKFLOW_NAME: self.workflow,
+                REQUEST_MODEL: self._model,
+                PROVIDER: _provider(self._model),
                 "thoughtgraph.graph.ops": len(graph.get("ops", [])),
             },
         )
@@ -87,16 +95,21 @@ class SpanHandler:
     def _on_op_started(self, event: Event) -> None:
         op_id = event.op_id or "?"
         self._ops[op_id] = self._tracer.start_span(
-            f"op {op_id}", context=self._child_of(self._run),
-            attributes={"thoughtgraph.op.id": op_id,
-                        "thoughtgraph.op.kind": str(event.data.get("kind", ""))},
+            f"op {op_id}",
+            context=self._child_of(self._run),
+            attributes={
+                "thoughtgraph.op.id": op_id,
+                "thoughtgraph.op.kind": str(event.data.get("kind", "")),
+            },
         )
 
     def _on_call_started(self, event: Event) -> None:
         data = event.data
         attributes = {
-            OPERATION: self.operation, REQUEST_MODEL: self._model,
-            PROVIDER: _provider(self._model), PROMPT_NAME: str(data.get("kind", "")),
+            OPERATION: self.operation,
+            REQUEST_MODEL: self._model,
+            PROVIDER: _provider(self._model),
+            PROMPT_NAME: str(data.get("kind", "")),
             "thoughtgraph.call.id": str(data.get("call_id", "")),
             "thoughtgraph.op.id": event.op_id or "",
         }
@@ -104,8 +117,10 @@ class SpanHandler:
             attributes[CHOICE_COUNT] = int(data["n"])
         parent = self._ops.get(event.op_id or "", self._run)
         self._calls[str(data.get("call_id"))] = self._tracer.start_span(
-            f"{self.operation} {self._model}", context=self._child_of(parent),
-            kind=self._trace.SpanKind.CLIENT, attributes=attributes,
+            f"{self.operation} {self._model}",
+            context=self._child_of(parent),
+            kind=self._trace.SpanKind.CLIENT,
+            attributes=attributes,
         )
 
     def _on_call_finished(self, event: Event) -> None:
@@ -113,8 +128,10 @@ class SpanHandler:
         if span is None:
             return
         data = event.data
-        for name, keys in ((INPUT_TOKENS, ("prompt_tokens", "input_tokens")),
-                           (OUTPUT_TOKENS, ("completion_tokens", "output_tokens"))):
+        for name, keys in (
+            (INPUT_TOKENS, ("prompt_tokens", "input_tokens")),
+            (OUTPUT_TOKENS, ("completion_tokens", "output_tokens")),
+        ):
             value = next((data[k] for k in keys if data.get(k) is not None), None)
             if value is not None:
                 span.set_attribute(name, int(value))
@@ -130,8 +147,11 @@ class SpanHandler:
         span = self._ops.get(event.op_id or "")
         if span is None:
             return
-        attributes = {f"thoughtgraph.thought.{k}": v for k, v in event.data.items()
-                      if isinstance(v, str | int | float | bool)}
+        attributes = {
+            f"thoughtgraph.thought.{k}": v
+            for k, v in event.data.items()
+            if isinstance(v, str | int | float | bool)
+        }
         span.add_event("thought", attributes)
 
     def _on_op_finished(self, event: Event) -> None:
@@ -192,8 +212,10 @@ def from_env() -> SpanHandler:
         try:
             from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
         except ImportError:
-            raise InputError("the OTLP exporter is not installed: pip install "
-                             "'thoughtgraph[otel]' (or set OTEL_TRACES_EXPORTER=console)") from None
+            raise InputError(
+                "the OTLP exporter is not installed: pip install "
+                "'thoughtgraph[otel]' (or set OTEL_TRACES_EXPORTER=console)"
+            ) from None
         exporter = OTLPSpanExporter()
     else:
         raise InputError(f"unknown OTEL_TRACES_EXPORTER {name!r} (otlp, console)")

@@ -36,8 +36,12 @@ class LiveView:
         self.calls = 0
         self.in_flight = 0
         self.started = time.perf_counter()
-        self._live = Live(console=self.console, refresh_per_second=10, transient=False,
-                          get_renderable=self._render)
+        self._live = Live(
+            console=self.console,
+            refresh_per_second=10,
+            transient=False,
+            get_renderable=self._render,
+        )
 
     def __enter__(self) -> Self:
         self._live.__enter__()
@@ -68,7 +72,9 @@ class LiveView:
     def _render(self) -> Group:
         table = Table(box=None, pad_edge=False, header_style="bold")
         for column in ("op", "kind", "status", "calls", "best error"):
-            table.add_column(column, justify="right" if column in ("calls", "best error") else "left")
+            table.add_column(
+                column, justify="right" if column in ("calls", "best error") else "left"
+            )
         rows = list(self.ops.items())
         if len(rows) > MAX_ROWS:
             rows = [r for r in rows if r[1].status == "running"][:MAX_ROWS]
@@ -76,8 +82,13 @@ class LiveView:
             style = {"running": "yellow", "done": "green", "stopped": "red", "failed": "red"}
             status = view.status + (f" ({view.in_flight} in flight)" if view.in_flight else "")
             best = "" if view.best is None else f"{view.best:g}"
-            table.add_row(op_id, view.kind, Text(status, style=style.get(view.status, "dim")),
-                          str(view.calls), best)
+            table.add_row(
+                op_id,
+                view.kind,
+                Text(status, style=style.get(view.status, "dim")),
+                str(view.calls),
+                best,
+            )
         done = sum(v.status == "done" for v in self.ops.values())
         footer = Text(
             f"{done}/{len(self.ops)} ops done · {self.calls} calls · {self.in_flight} in flight · "

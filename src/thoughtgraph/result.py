@@ -52,8 +52,10 @@ class Result:
     def __repr__(self) -> str:
         # short on purpose: asyncio may repr a finished task's result, and the full state of a
         # large run takes seconds to print
-        return (f"Result(status={self.status!r}, error_count={self.error_count:g}, "
-                f"calls={self.calls}, output={_short(self.output)})")
+        return (
+            f"Result(status={self.status!r}, error_count={self.error_count:g}, "
+            f"calls={self.calls}, output={_short(self.output)})"
+        )
 
     @property
     def cost(self) -> float:

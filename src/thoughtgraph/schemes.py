@@ -46,16 +46,18 @@ class _Builder:
 
     def score(self, op_id: str, source: str) -> str:
         if self.score_samples:
-            return self.add(op_id, "score", (source,), scorer="model",
-                            samples=self.score_samples, force=True)
+            return self.add(
+                op_id, "score", (source,), scorer="model", samples=self.score_samples, force=True
+            )
         return self.add(op_id, "score", (source,))
 
     def scored_best(self, prefix: str, source: str, *also: str, n: int = 1) -> str:
         """score `source`, then keep the best of it and of `also`."""
         score = self.score(f"{prefix}_score", source)
         if self.score_samples:
-            return self.add(f"{prefix}_best", "keep_best", (score, *also), n=n,
-                            higher_is_better=True)
+            return self.add(
+                f"{prefix}_best", "keep_best", (score, *also), n=n, higher_is_better=True
+            )
         return self.add(f"{prefix}_best", "keep_best", (score, *also), n=n)
 
     def finish(self, last: str) -> Graph:
@@ -125,8 +127,15 @@ def got(
     level = []
     for i in range(1, parts + 1):
         b.add(f"select_{i}", "select", ("split",), index=i - 1)
-        level.append(b.add(f"part_{i}", "generate", (f"select_{i}",), prompt="part",
-                           max_regenerations=max_regenerations))
+        level.append(
+            b.add(
+                f"part_{i}",
+                "generate",
+                (f"select_{i}",),
+                prompt="part",
+                max_regenerations=max_regenerations,
+            )
+        )
 
     def merge(op_id: str, inputs: tuple[str, ...], _final: bool) -> str:
         return b.add(op_id, "aggregate", inputs, prompt="merge", max_extra_merges=max_extra_merges)
@@ -136,9 +145,18 @@ def got(
     return b.graph()
 
 
-def got_paper(parts: int = 2, sort_n: int = 5, merge_n: int = 10, fix_n: int = 5,
-              final_fix_n: int = 10, part_prompt: str = "io", split_by: str = "model",
-              keep: int = 1, improve_tries: int = 0, score_samples: int = 0) -> Graph:
+def got_paper(
+    parts: int = 2,
+    sort_n: int = 5,
+    merge_n: int = 10,
+    fix_n: int = 5,
+    final_fix_n: int = 10,
+    part_prompt: str = "io",
+    split_by: str = "model",
+    keep: int = 1,
+    improve_tries: int = 0,
+    score_samples: int = 0,
+) -> Graph:
     """The paper's GoT configuration (the reference implementation's counts).
 
     Sorting: model split into `parts`; each part answered `sort_n` times (`part_prompt`), best
@@ -150,8 +168,11 @@ def got_paper(parts: int = 2, sort_n: int = 5, merge_n: int = 10, fix_n: int = 5
     its `keep` best answers are merged together (document merging).
     """
     _positive(parts=parts, sort_n=sort_n, merge_n=merge_n, keep=keep)
-    for name, value in (("fix_n", fix_n), ("final_fix_n", final_fix_n),
-                        ("improve_tries", improve_tries)):
+    for name, value in (
+        ("fix_n", fix_n),
+        ("final_fix_n", final_fix_n),
+        ("improve_tries", improve_tries),
+    ):
         if value < 0:
             raise GraphError(f"{name} must be 0 or more, got {value}")
     if split_by not in ("model", "code"):
@@ -165,15 +186,19 @@ def got_paper(parts: int = 2, sort_n: int = 5, merge_n: int = 10, fix_n: int = 5
         b.add("split", "split", parts=parts, by=split_by)
         for i in range(1, parts + 1):
             b.add(f"select_{i}", "select", ("split",), index=i - 1)
-            answers = b.add(f"part_{i}", "generate", (f"select_{i}",), prompt=part_prompt,
-                            n=sort_n)
+            answers = b.add(f"part_{i}", "generate", (f"select_{i}",), prompt=part_prompt, n=sort_n)
             level.append(b.scored_best(f"part_{i}", answers, n=keep if parts == 1 else 1))
 
     def merge(op_id: str, inputs: tuple[str, ...], final: bool) -> str:
         merged = b.add(op_id, "aggregate", inputs, prompt="paper_merge", n=merge_n)
         if improve_tries:
-            merged = b.add(f"{op_id}_improve", "validate_and_improve", (merged,),
-                           prompt="improve_merge", tries=improve_tries)
+            merged = b.add(
+                f"{op_id}_improve",
+                "validate_and_improve",
+                (merged,),
+                prompt="improve_merge",
+                tries=improve_tries,
+            )
         alternatives = inputs if len(inputs) == 1 else ()  # merged alternatives compete on
         best = b.scored_best(op_id, merged, *alternatives)
         fixes_n = final_fix_n if final else fix_n
@@ -191,7 +216,9 @@ def got_paper(parts: int = 2, sort_n: int = 5, merge_n: int = 10, fix_n: int = 5
     return b.finish(top)
 
 
-def _merge_tree(level: list[str], arity: int, merge: Callable[[str, tuple[str, ...], bool], str]) -> str:
+def _merge_tree(
+    level: list[str], arity: int, merge: Callable[[str, tuple[str, ...], bool], str]
+) -> str:
     """Merge `level` `arity` at a time, level by level; an odd one out waits for the next level."""
     depth = 0
     while len(level) > 1:
@@ -228,8 +255,14 @@ SCHEMES: dict[str, SchemeInfo] = {
 }
 
 _NO_FIX = {"fix_n": 0, "final_fix_n": 0}
-_KEYWORD_GOT = {"parts": 4, "sort_n": 10, "part_prompt": "cot", "merge_n": 3, **_NO_FIX,
-                "improve_tries": 3}  # GoT4; parts=8 gives GoT8, parts=size (one sentence each) GoTx
+_KEYWORD_GOT = {
+    "parts": 4,
+    "sort_n": 10,
+    "part_prompt": "cot",
+    "merge_n": 3,
+    **_NO_FIX,
+    "improve_tries": 3,
+}  # GoT4; parts=8 gives GoT8, parts=size (one sentence each) GoTx
 _MODEL_SCORED = {"score_samples": 3}
 
 # Per task: input size -> paper configuration, as in the reference implementation's examples.
@@ -243,19 +276,37 @@ PAPER_CONFIG: dict[str, dict[int, dict[str, dict[str, object]]]] = {
     "set-intersection": {
         32: {"tot": {"levels": 2}, "tot2": {"levels": 3}, "got_paper": {"parts": 2, **_NO_FIX}},
         64: {"tot": {"levels": 4}, "tot2": {"levels": 7}, "got_paper": {"parts": 4, **_NO_FIX}},
-        128: {"tot": {"k": 25, "levels": 4}, "tot2": {"levels": 9},
-              "got_paper": {"parts": 8, "merge_n": 5, **_NO_FIX}},
+        128: {
+            "tot": {"k": 25, "levels": 4},
+            "tot2": {"levels": 9},
+            "got_paper": {"parts": 8, "merge_n": 5, **_NO_FIX},
+        },
     },
     "keyword-counting": {
-        16: {"tot": {"levels": 4, "prompt": "cot"}, "tot2": {"levels": 6, "prompt": "cot"},
-             "got_paper": _KEYWORD_GOT},
+        16: {
+            "tot": {"levels": 4, "prompt": "cot"},
+            "tot2": {"levels": 6, "prompt": "cot"},
+            "got_paper": _KEYWORD_GOT,
+        },
     },
     "doc-merge": {
-        4: {"io": _MODEL_SCORED, "cot": _MODEL_SCORED, "cot_sc": _MODEL_SCORED,
+        4: {
+            "io": _MODEL_SCORED,
+            "cot": _MODEL_SCORED,
+            "cot_sc": _MODEL_SCORED,
             "tot": {"k": 10, "levels": 3, **_MODEL_SCORED},
             "tot2": {"k": 5, "levels": 6, **_MODEL_SCORED},  # ours: the paper has no ToT2 here
-            "got_paper": {"parts": 1, "split_by": "code", "sort_n": 5, "keep": 3, "merge_n": 5,
-                          "fix_n": 10, "final_fix_n": 10, **_MODEL_SCORED}},
+            "got_paper": {
+                "parts": 1,
+                "split_by": "code",
+                "sort_n": 5,
+                "keep": 3,
+                "merge_n": 5,
+                "fix_n": 10,
+                "final_fix_n": 10,
+                **_MODEL_SCORED,
+            },
+        },
     },
 }
 
@@ -288,8 +339,9 @@ def _part_size(task: str) -> int:
     return getattr(TASKS.get(task), "part_size", 8)
 
 
-def build(name: str, task: str = "sorting", size: int = 32, parts: int | None = None,
-          **options: object) -> Graph:
+def build(
+    name: str, task: str = "sorting", size: int = 32, parts: int | None = None, **options: object
+) -> Graph:
     """The graph of scheme `name` for `task` at input `size` (the paper's configuration)."""
     if name not in SCHEMES:
         raise UnknownNameError(f"unknown scheme {name!r} (known: {', '.join(SCHEMES)})")

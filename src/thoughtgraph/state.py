@@ -146,7 +146,9 @@ class RunState:
     cost: float = 0.0  # money spent on calls, when the model has a price
 
     def __repr__(self) -> str:
-        return f"RunState({len(self.ops)} ops, {len(self.thoughts)} thoughts, {len(self.calls)} calls)"
+        return (
+            f"RunState({len(self.ops)} ops, {len(self.thoughts)} thoughts, {len(self.calls)} calls)"
+        )
 
     def add(self, thought: Thought) -> Thought:
         self.thoughts[thought.id] = thought
@@ -169,7 +171,9 @@ class RunState:
 
     def _ordered_thoughts(self) -> list[Thought]:
         order = self._op_order()
-        return sorted(self.thoughts.values(), key=lambda t: (order.get(t.op_id, -1), _natural(t.id)))
+        return sorted(
+            self.thoughts.values(), key=lambda t: (order.get(t.op_id, -1), _natural(t.id))
+        )
 
     def metrics(self) -> dict[str, Any]:
         from .metrics import thought_metrics
@@ -182,7 +186,10 @@ class RunState:
         thoughts = []
         for thought in self._ordered_thoughts():
             data = thought.to_dict()
-            data["volume"], data["latency"] = metrics[thought.id].volume, metrics[thought.id].latency
+            data["volume"], data["latency"] = (
+                metrics[thought.id].volume,
+                metrics[thought.id].latency,
+            )
             thoughts.append(data)
         return {
             "graph": self.graph,
@@ -220,11 +227,13 @@ class RunState:
                 entry["compared_to_ground_truth"] = [t.solved is not None for t in thoughts]
                 entry["problem_solved"] = [bool(t.solved) for t in thoughts]
             entries.append(entry)
-        entries.append({
-            "prompt_tokens": sum(c.usage.prompt_tokens for c in self.calls.values()),
-            "completion_tokens": sum(c.usage.completion_tokens for c in self.calls.values()),
-            "cost": self.cost,
-        })
+        entries.append(
+            {
+                "prompt_tokens": sum(c.usage.prompt_tokens for c in self.calls.values()),
+                "completion_tokens": sum(c.usage.completion_tokens for c in self.calls.values()),
+                "cost": self.cost,
+            }
+        )
         return entries
 
     def save(self, path: str | Path) -> None:

@@ -1,8 +1,8 @@
 """Test doubles for your own tests: a scripted model that records every prompt it gets.
 
-    model = ScriptedModel(lambda prompt, n: "[1, 2, 3]")
-    thoughtgraph.solve("sorting", [3, 2, 1], model=model)
-    assert len(model.prompts_of("part")) == 1
+model = ScriptedModel(lambda prompt, n: "[1, 2, 3]")
+thoughtgraph.solve("sorting", [3, 2, 1], model=model)
+assert len(model.prompts_of("part")) == 1
 """
 
 from __future__ import annotations

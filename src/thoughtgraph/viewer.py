@@ -180,11 +180,17 @@ def _call(call: dict[str, Any], answered: bool) -> dict[str, Any]:
         latency = ended - started
     usage = call.get("usage") if isinstance(call.get("usage"), dict) else {}
     data = {
-        "op": call.get("op_id"), "kind": call.get("kind"), "prompt": call.get("prompt"),
-        "started": started, "ended": ended, "latency": latency,
+        "op": call.get("op_id"),
+        "kind": call.get("kind"),
+        "prompt": call.get("prompt"),
+        "started": started,
+        "ended": ended,
+        "latency": latency,
         "prompt_tokens": usage.get("prompt_tokens"),
         "completion_tokens": usage.get("completion_tokens"),
-        "error": call.get("error"), "n": call.get("n", 1), "cached": call.get("cached"),
+        "error": call.get("error"),
+        "n": call.get("n", 1),
+        "cached": call.get("cached"),
         "cost": call.get("cost"),
     }
     saved = call.get("saved") if isinstance(call.get("saved"), dict) else {}
@@ -196,8 +202,9 @@ def _call(call: dict[str, Any], answered: bool) -> dict[str, Any]:
 
 
 # --- summary and per-op table --------------------------------------------------------------
-def summary(trace: Mapping[str, Any], thoughts: list[dict[str, Any]],
-            calls: list[dict[str, Any]]) -> dict[str, Any]:
+def summary(
+    trace: Mapping[str, Any], thoughts: list[dict[str, Any]], calls: list[dict[str, Any]]
+) -> dict[str, Any]:
     """The run's header: the `result` block when present, else what the state tells."""
     result = trace.get("result") if isinstance(trace.get("result"), dict) else {}
     usage = [c.get("usage") if isinstance(c.get("usage"), dict) else {} for c in calls]
@@ -239,9 +246,17 @@ def _guess_final(trace: Mapping[str, Any], thoughts: list[dict[str, Any]]) -> st
     """For traces without a result: the best output of the op nothing depends on."""
     graph_ops = _list((trace.get("graph") or {}).get("ops"))
     used = {i for op in graph_ops if isinstance(op, dict) for i in _list(op.get("inputs"))}
-    last = next((op.get("id") for op in reversed(graph_ops)
-                 if isinstance(op, dict) and op.get("id") not in used), None)
-    record = next((o for o in _list(trace.get("ops")) if isinstance(o, dict) and o.get("id") == last), {})
+    last = next(
+        (
+            op.get("id")
+            for op in reversed(graph_ops)
+            if isinstance(op, dict) and op.get("id") not in used
+        ),
+        None,
+    )
+    record = next(
+        (o for o in _list(trace.get("ops")) if isinstance(o, dict) and o.get("id") == last), {}
+    )
     outputs = set(_list(record.get("outputs")))
     candidates = [t for t in thoughts if t["id"] in outputs]
     scored = [t for t in candidates if isinstance(t.get("score"), int | float)]
@@ -250,13 +265,15 @@ def _guess_final(trace: Mapping[str, Any], thoughts: list[dict[str, Any]]) -> st
     return candidates[0]["id"] if candidates else None
 
 
-def op_rows(trace: Mapping[str, Any], thoughts: list[dict[str, Any]],
-            calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def op_rows(
+    trace: Mapping[str, Any], thoughts: list[dict[str, Any]], calls: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
     """One row per op in graph order: status, calls, tokens, thoughts made, best score, timing."""
     graph_ops = [o for o in _list((trace.get("graph") or {}).get("ops")) if isinstance(o, dict)]
     records = {o.get("id"): o for o in _list(trace.get("ops")) if isinstance(o, dict)}
-    order = [o.get("id") for o in graph_ops] + [i for i in records if i not in
-                                                 {o.get("id") for o in graph_ops}]
+    order = [o.get("id") for o in graph_ops] + [
+        i for i in records if i not in {o.get("id") for o in graph_ops}
+    ]
     kinds = {o.get("id"): o.get("kind") for o in graph_ops}
     inputs = {o.get("id"): _list(o.get("inputs")) for o in graph_ops}
     made: dict[Any, list[dict[str, Any]]] = defaultdict(list)
@@ -270,17 +287,25 @@ def op_rows(trace: Mapping[str, Any], thoughts: list[dict[str, Any]],
         record = records.get(op_id, {})
         scores = [t["score"] for t in made[op_id] if isinstance(t.get("score"), int | float)]
         usage = [c.get("usage") if isinstance(c.get("usage"), dict) else {} for c in spent[op_id]]
-        rows.append({
-            "id": str(op_id), "kind": record.get("kind", kinds.get(op_id)),
-            "status": record.get("status", "unknown"), "inputs": inputs.get(op_id, []),
-            "outputs": _list(record.get("outputs")), "thoughts": len(made[op_id]),
-            "calls": len(spent[op_id]),
-            "tokens": sum((u.get("prompt_tokens") or 0) + (u.get("completion_tokens") or 0)
-                          for u in usage),
-            "cost": sum(c.get("cost") or 0 for c in spent[op_id]),
-            "best": min(scores, default=None), "started": record.get("started"),
-            "ended": record.get("ended"), "end_round": record.get("end_round"),
-        })
+        rows.append(
+            {
+                "id": str(op_id),
+                "kind": record.get("kind", kinds.get(op_id)),
+                "status": record.get("status", "unknown"),
+                "inputs": inputs.get(op_id, []),
+                "outputs": _list(record.get("outputs")),
+                "thoughts": len(made[op_id]),
+                "calls": len(spent[op_id]),
+                "tokens": sum(
+                    (u.get("prompt_tokens") or 0) + (u.get("completion_tokens") or 0) for u in usage
+                ),
+                "cost": sum(c.get("cost") or 0 for c in spent[op_id]),
+                "best": min(scores, default=None),
+                "started": record.get("started"),
+                "ended": record.get("ended"),
+                "end_round": record.get("end_round"),
+            }
+        )
     return rows
 
 
@@ -291,8 +316,13 @@ def script_json(value: Any) -> str:
         text = json.dumps(value, default=str, allow_nan=False, separators=(",", ":"))
     except ValueError:
         text = json.dumps(_finite(value), default=str, separators=(",", ":"))
-    for char, escaped in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"),
-                          ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
+    for char, escaped in (
+        ("<", "\\u003c"),
+        (">", "\\u003e"),
+        ("&", "\\u0026"),
+        ("\u2028", "\\u2028"),
+        ("\u2029", "\\u2029"),
+    ):
         text = text.replace(char, escaped)
     return text
 
@@ -315,8 +345,13 @@ def render_html(source: Mapping[str, Any] | RunState | Any, *, title: str | None
         title = f"thoughtgraph trace · {task}" if task else "thoughtgraph trace"
     css = (ASSETS / "viewer.css").read_text(encoding="utf-8")
     js = (ASSETS / "viewer.js").read_text(encoding="utf-8")
-    parts = {"TITLE": html.escape(title), "CSP": csp(css, js), "CSS": css, "JS": js,
-             "DATA": script_json(data)}
+    parts = {
+        "TITLE": html.escape(title),
+        "CSP": csp(css, js),
+        "CSS": css,
+        "JS": js,
+        "DATA": script_json(data),
+    }
     template = (ASSETS / "page.html").read_text(encoding="utf-8")
     return re.sub(r"@@([A-Z]+)@@", lambda m: parts[m.group(1)], template)  # one pass
 
@@ -327,15 +362,19 @@ def csp(css: str, js: str) -> str:
     Defence in depth behind `textContent`: an injected inline handler or script would not run,
     and no request can leave the page.
     """
+
     def digest(text: str) -> str:
         return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
 
-    return (f"default-src 'none'; style-src {digest(css)}; script-src {digest(js)}; "
-            "img-src data:; base-uri 'none'; form-action 'none'")
+    return (
+        f"default-src 'none'; style-src {digest(css)}; script-src {digest(js)}; "
+        "img-src data:; base-uri 'none'; form-action 'none'"
+    )
 
 
-def write_html(source: Mapping[str, Any] | RunState | Any, path: str | Path,
-               *, title: str | None = None) -> Path:
+def write_html(
+    source: Mapping[str, Any] | RunState | Any, path: str | Path, *, title: str | None = None
+) -> Path:
     """Write the page; returns its path."""
     path = Path(path)
     try:

@@ -45,7 +45,9 @@ def dataset_task(name: str) -> str:
 
 
 def _sorting(row: dict[str, str]) -> Sample:
-    return Sample(int(row["ID"]), ast.literal_eval(row["Unsorted"]), ast.literal_eval(row["Sorted"]))
+    return Sample(
+        int(row["ID"]), ast.literal_eval(row["Unsorted"]), ast.literal_eval(row["Sorted"])
+    )
 
 
 def _sets(row: dict[str, str]) -> Sample:
@@ -80,7 +82,9 @@ _READERS: dict[str, Callable[[dict[str, str]], Sample]] = {
 def load_dataset(name: str) -> tuple[Sample, ...]:
     """All samples of a built-in dataset, in file order."""
     read = _READERS[dataset_task(name)]
-    text = resources.files("thoughtgraph").joinpath("data", f"{name}.csv").read_text(encoding="utf-8")
+    text = (
+        resources.files("thoughtgraph").joinpath("data", f"{name}.csv").read_text(encoding="utf-8")
+    )
     return tuple(read(row) for row in csv.DictReader(io.StringIO(text, newline="")))
 
 
@@ -89,4 +93,6 @@ def load_sample(name: str, sample: int) -> Sample:
     for item in samples:
         if item.id == sample:
             return item
-    raise InputError(f"dataset {name} has no sample {sample} (ids {samples[0].id}-{samples[-1].id})")
+    raise InputError(
+        f"dataset {name} has no sample {sample} (ids {samples[0].id}-{samples[-1].id})"
+    )

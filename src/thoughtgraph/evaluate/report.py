@@ -11,9 +11,20 @@ from pathlib import Path
 
 from .runner import PairResult
 
-COLUMNS = ("scheme", "samples", "median_error", "q1_error", "q3_error", "solved",
-           "mean_requests", "mean_completions", "mean_tokens", "mean_cost", "total_cost",
-           "median_final_score")
+COLUMNS = (
+    "scheme",
+    "samples",
+    "median_error",
+    "q1_error",
+    "q3_error",
+    "solved",
+    "mean_requests",
+    "mean_completions",
+    "mean_tokens",
+    "mean_cost",
+    "total_cost",
+    "median_final_score",
+)
 
 
 @dataclass(frozen=True)
@@ -48,13 +59,22 @@ def summarise(results: Sequence[PairResult], schemes: Sequence[str]) -> list[Sch
             continue
         q1, median, q3 = quartiles([r.error for r in mine])
         n = len(mine)
-        rows.append(SchemeSummary(
-            scheme, n, median, q1, q3, sum(r.solved for r in mine),
-            sum(r.requests for r in mine) / n, sum(r.completions for r in mine) / n,
-            sum(r.tokens for r in mine) / n, sum(r.cost for r in mine) / n,
-            sum(r.cost for r in mine),
-            _median([r.final_score for r in mine if r.final_score is not None]),
-        ))
+        rows.append(
+            SchemeSummary(
+                scheme,
+                n,
+                median,
+                q1,
+                q3,
+                sum(r.solved for r in mine),
+                sum(r.requests for r in mine) / n,
+                sum(r.completions for r in mine) / n,
+                sum(r.tokens for r in mine) / n,
+                sum(r.cost for r in mine) / n,
+                sum(r.cost for r in mine),
+                _median([r.final_score for r in mine if r.final_score is not None]),
+            )
+        )
     return rows
 
 
@@ -67,23 +87,41 @@ def to_csv(rows: Sequence[SchemeSummary]) -> str:
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(COLUMNS)
     for row in rows:
-        writer.writerow(["" if getattr(row, c) is None else
-                         round(getattr(row, c), 6) if isinstance(getattr(row, c), float)
-                         else getattr(row, c) for c in COLUMNS])
+        writer.writerow(
+            [
+                ""
+                if getattr(row, c) is None
+                else round(getattr(row, c), 6)
+                if isinstance(getattr(row, c), float)
+                else getattr(row, c)
+                for c in COLUMNS
+            ]
+        )
     return buffer.getvalue()
 
 
-def to_markdown(rows: Sequence[SchemeSummary], title: str, note: str,
-                score_column: bool = False) -> str:
+def to_markdown(
+    rows: Sequence[SchemeSummary], title: str, note: str, score_column: bool = False
+) -> str:
     """The summary table; `score_column` adds the median final score (doc-merge's model score)."""
     extra_head, extra_rule = (" median score |", "---:|") if score_column else ("", "")
-    lines = [f"# {title}", "", note, "",
-             ("| scheme | samples | median error | Q1-Q3 | solved | requests | completions | tokens "
-             f"| cost (USD) |{extra_head}"),
-             f"|---|---:|---:|---:|---:|---:|---:|---:|---:|{extra_rule}"]
+    lines = [
+        f"# {title}",
+        "",
+        note,
+        "",
+        (
+            "| scheme | samples | median error | Q1-Q3 | solved | requests | completions | tokens "
+            f"| cost (USD) |{extra_head}"
+        ),
+        f"|---|---:|---:|---:|---:|---:|---:|---:|---:|{extra_rule}",
+    ]
     for r in rows:
-        score = f" {r.median_final_score:.2f} |" if score_column and r.median_final_score is not None else (
-            " |" if score_column else "")
+        score = (
+            f" {r.median_final_score:.2f} |"
+            if score_column and r.median_final_score is not None
+            else (" |" if score_column else "")
+        )
         lines.append(
             f"| {r.scheme} | {r.samples} | {r.median_error:g} | {r.q1_error:g}-{r.q3_error:g} | "
             f"{r.solved} | {r.mean_requests:.1f} | {r.mean_completions:.1f} | "
@@ -92,8 +130,9 @@ def to_markdown(rows: Sequence[SchemeSummary], title: str, note: str,
     return "\n".join(lines) + "\n"
 
 
-def plot(results: Sequence[PairResult], schemes: Sequence[str], size: int, title: str,
-         out: Path) -> list[Path]:
+def plot(
+    results: Sequence[PairResult], schemes: Sequence[str], size: int, title: str, out: Path
+) -> list[Path]:
     """Box plots of the clipped error per scheme, total cost as bars on a second axis (like the
     paper's Figure 5; total tokens when no price is known). Needs matplotlib (the `plot` extra);
     returns the files written."""
@@ -130,8 +169,14 @@ def plot(results: Sequence[PairResult], schemes: Sequence[str], size: int, title
     return written
 
 
-def write_reports(results: Sequence[PairResult], schemes: Sequence[str], size: int, title: str,
-                  note: str, out: Path) -> list[Path]:
+def write_reports(
+    results: Sequence[PairResult],
+    schemes: Sequence[str],
+    size: int,
+    title: str,
+    note: str,
+    out: Path,
+) -> list[Path]:
     """summary.md, summary.csv and (when matplotlib is installed and some pair ran) errors.png /
     errors.svg."""
     rows = summarise(results, schemes)

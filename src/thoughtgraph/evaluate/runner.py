@@ -74,7 +74,9 @@ def dataset_for(task: str, size: int) -> str:
     raise InputError(f"no {task} dataset of size {size} (sizes: {sizes})")
 
 
-def plan(task: str, size: int, schemes: Sequence[str], samples: int, dataset: str | None = None) -> EvalPlan:
+def plan(
+    task: str, size: int, schemes: Sequence[str], samples: int, dataset: str | None = None
+) -> EvalPlan:
     """Check every name before anything runs."""
     the_task = get_task(task)
     unknown = [s for s in schemes if s not in SCHEMES]
@@ -85,12 +87,14 @@ def plan(task: str, size: int, schemes: Sequence[str], samples: int, dataset: st
     if samples < 1:
         raise InputError(f"--samples must be at least 1, got {samples}")
     if dataset is not None and dataset_task(dataset) != the_task.name:
-        raise InputError(f"dataset {dataset} is for task {dataset_task(dataset)!r}, "
-                         f"not {the_task.name!r}")
+        raise InputError(
+            f"dataset {dataset} is for task {dataset_task(dataset)!r}, not {the_task.name!r}"
+        )
     name = dataset or dataset_for(the_task.name, size)
     rows = load_dataset(name)
-    return EvalPlan(the_task.name, dataset_size(name, size), tuple(dict.fromkeys(schemes)), name,
-                    rows[:samples])
+    return EvalPlan(
+        the_task.name, dataset_size(name, size), tuple(dict.fromkeys(schemes)), name, rows[:samples]
+    )
 
 
 def dataset_size(name: str, size: int) -> int:
@@ -106,8 +110,12 @@ def sized(name: str) -> bool:
 
 
 def manifest(the_plan: EvalPlan, model_name: str) -> dict[str, Any]:
-    return {"task": the_plan.task, "dataset": the_plan.dataset, "size": the_plan.size,
-            "model": model_name}
+    return {
+        "task": the_plan.task,
+        "dataset": the_plan.dataset,
+        "size": the_plan.size,
+        "model": model_name,
+    }
 
 
 def check_folder(out: Path, the_plan: EvalPlan, model_name: str) -> int:
@@ -133,9 +141,11 @@ def check_folder(out: Path, the_plan: EvalPlan, model_name: str) -> int:
             raise InputError(f"{out} holds results of several models; use another --out")
     if have is not None and any(have.get(k) != v for k, v in want.items()):
         size = f" at size {have.get('size')}" if not sized(str(have.get("dataset"))) else ""
-        raise InputError(f"{out} holds an evaluation of {have.get('task')} on "
-                         f"{have.get('dataset')}{size} with model {have.get('model')}; "
-                         "use another --out")
+        raise InputError(
+            f"{out} holds an evaluation of {have.get('task')} on "
+            f"{have.get('dataset')}{size} with model {have.get('model')}; "
+            "use another --out"
+        )
     wanted = {(s, x.id) for s in the_plan.schemes for x in the_plan.samples}
     return sum((r.scheme, r.sample) in wanted for r in done)
 
@@ -149,7 +159,9 @@ def _read_manifest(out: Path) -> dict[str, Any] | None:
     except (OSError, ValueError):
         data = None
     if not isinstance(data, dict):
-        raise InputError(f"{path} is not an evaluation manifest (move it away or use another --out)")
+        raise InputError(
+            f"{path} is not an evaluation manifest (move it away or use another --out)"
+        )
     return data
 
 
@@ -217,9 +229,15 @@ async def evaluate(
                 left = None if max_calls is None else max_calls - spent["calls"]
                 if left is not None and left <= 0:
                     return
-                pair = await _solve_pair(the_plan, scheme, sample,
-                                         shared or as_model(model), concurrency, left,
-                                         solve_options or {})
+                pair = await _solve_pair(
+                    the_plan,
+                    scheme,
+                    sample,
+                    shared or as_model(model),
+                    concurrency,
+                    left,
+                    solve_options or {},
+                )
                 spent["calls"] += pair.requests
                 sink.write(json.dumps(asdict(pair)) + "\n")
                 sink.flush()
@@ -240,20 +258,43 @@ def _rewrite(path: Path, results: list[PairResult]) -> None:
         path.write_text("".join(json.dumps(asdict(r)) + "\n" for r in results))
 
 
-async def _solve_pair(the_plan: EvalPlan, scheme: str, sample: Sample, model: Any,
-                      concurrency: int, max_calls: int | None, options: dict[str, Any]) -> PairResult:
+async def _solve_pair(
+    the_plan: EvalPlan,
+    scheme: str,
+    sample: Sample,
+    model: Any,
+    concurrency: int,
+    max_calls: int | None,
+    options: dict[str, Any],
+) -> PairResult:
     graph = build(scheme, the_plan.task, len(sample.input))
     started = time.perf_counter()
-    result = await asolve(the_plan.task, sample.input, model, graph=graph,
-                          concurrency=concurrency, max_calls=max_calls, **options)
+    result = await asolve(
+        the_plan.task,
+        sample.input,
+        model,
+        graph=graph,
+        concurrency=concurrency,
+        max_calls=max_calls,
+        **options,
+    )
     solved = result.output == sample.reference if sample.reference is not None else result.clean
     return PairResult(
-        scheme=scheme, sample=sample.id, error=result.error_count,
-        clipped_error=min(result.error_count, float(the_plan.size)), solved=bool(solved),
-        status=result.status, requests=result.calls, completions=result.completions,
-        tokens=result.tokens, cost=float(getattr(result, "cost", 0.0) or 0.0),
-        wall_seconds=round(time.perf_counter() - started, 4), depth=result.depth,
-        volume=result.volume, model=result.model, simulated=result.simulated,
+        scheme=scheme,
+        sample=sample.id,
+        error=result.error_count,
+        clipped_error=min(result.error_count, float(the_plan.size)),
+        solved=bool(solved),
+        status=result.status,
+        requests=result.calls,
+        completions=result.completions,
+        tokens=result.tokens,
+        cost=float(getattr(result, "cost", 0.0) or 0.0),
+        wall_seconds=round(time.perf_counter() - started, 4),
+        depth=result.depth,
+        volume=result.volume,
+        model=result.model,
+        simulated=result.simulated,
         stop_reason=result.stop_reason,
         final_score=None if result.final.score is None else result.final.score.value,
     )

@@ -89,8 +89,10 @@ def as_model(model: ModelLike | None) -> LanguageModel:
         return model
     if callable(model):
         return FunctionModel(model)
-    raise InputError(f"not a model: {type(model).__name__} (give a spec string such as 'sim', a "
-                     "LanguageModel, or a function prompt -> str)")
+    raise InputError(
+        f"not a model: {type(model).__name__} (give a spec string such as 'sim', a "
+        "LanguageModel, or a function prompt -> str)"
+    )
 
 
 def from_spec(spec: str, **overrides: Any) -> LanguageModel:
@@ -108,8 +110,10 @@ def from_spec(spec: str, **overrides: Any) -> LanguageModel:
 
         return OpenAIModel.from_spec(rest, spec, **overrides)
     if overrides:
-        raise UnknownNameError(f"{', '.join(overrides)}: only openai:MODEL models take "
-                               f"{'this option' if len(overrides) == 1 else 'these options'}")
+        raise UnknownNameError(
+            f"{', '.join(overrides)}: only openai:MODEL models take "
+            f"{'this option' if len(overrides) == 1 else 'these options'}"
+        )
     if scheme == "sim":
         from .sim import SimulatedModel
 

@@ -196,12 +196,20 @@ class CachedModel:
             self._db.executemany(
                 "INSERT OR IGNORE INTO answers VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
-                    (key, self.name, sample, prompt, settings, c.text,
-                     c.usage.prompt_tokens, c.usage.completion_tokens, now)
+                    (
+                        key,
+                        self.name,
+                        sample,
+                        prompt,
+                        settings,
+                        c.text,
+                        c.usage.prompt_tokens,
+                        c.usage.completion_tokens,
+                        now,
+                    )
                     for sample, key, c in rows
                 ],
             )
-
 
     @contextlib.contextmanager
     def _failing(self, what: str) -> Iterator[None]:

@@ -69,8 +69,14 @@ class RateLimitedModel:
     `period` is the window in seconds (60 for "per minute"; tests use shorter ones).
     """
 
-    def __init__(self, inner: LanguageModel, rpm: float | None = None,
-                 tpm: float | None = None, *, period: float = 60.0) -> None:
+    def __init__(
+        self,
+        inner: LanguageModel,
+        rpm: float | None = None,
+        tpm: float | None = None,
+        *,
+        period: float = 60.0,
+    ) -> None:
         for label, value in (("rpm", rpm), ("tpm", tpm), ("period", period)):
             if value is not None and value <= 0:
                 raise ValueError(f"{label} must be positive, got {value}")

@@ -41,8 +41,12 @@ _REASON_CHARS = 160
 
 # The options an `openai:MODEL,key=value` spec (or its overrides) may set, and their types.
 SPEC_OPTIONS: dict[str, Any] = {
-    "base_url": str, "api_key_env": str, "temperature": float,
-    "max_tokens": int, "timeout": float, "max_retries": int,
+    "base_url": str,
+    "api_key_env": str,
+    "temperature": float,
+    "max_tokens": int,
+    "timeout": float,
+    "max_retries": int,
 }
 
 # (base_url, model) pairs seen returning fewer choices than asked or rejecting `n`.
@@ -127,7 +131,9 @@ class OpenAIModel:
         for key, value in [*_parse_options(text, spec).items(), *overrides.items()]:
             if key not in SPEC_OPTIONS:
                 known = ", ".join(SPEC_OPTIONS)
-                raise UnknownNameError(f"unknown openai option {key!r} in {spec!r} (known: {known})")
+                raise UnknownNameError(
+                    f"unknown openai option {key!r} in {spec!r} (known: {known})"
+                )
             try:
                 values[key] = SPEC_OPTIONS[key](value)
             except ValueError:
@@ -264,14 +270,18 @@ class OpenAIModel:
         where, retries = self._where(), f"after {self.max_retries} retries"
         if isinstance(exc, openai.APITimeoutError):
             error: ThoughtgraphError = ModelError(
-                f"{where} did not answer within {self.timeout:g}s ({retries})")
+                f"{where} did not answer within {self.timeout:g}s ({retries})"
+            )
         elif isinstance(exc, openai.APIConnectionError):
             if _refused(exc):
-                error = FatalModelError(f"cannot reach the endpoint at {self.url} "
-                                        "(connection refused or host not found)")
+                error = FatalModelError(
+                    f"cannot reach the endpoint at {self.url} "
+                    "(connection refused or host not found)"
+                )
             else:
-                error = ModelError(f"the connection to {self.url} failed "
-                                   f"({_cause_name(exc)}, {retries})")
+                error = ModelError(
+                    f"the connection to {self.url} failed ({_cause_name(exc)}, {retries})"
+                )
         elif isinstance(exc, openai.APIStatusError):
             error = self._status_error(exc, retries)
         else:
@@ -282,8 +292,10 @@ class OpenAIModel:
         status, where, reason = exc.status_code, self._where(), _reason(exc)
         if status in (401, 403):
             if not self._key.present:
-                return FatalModelError(f"{where} requires an API key (HTTP {status}); set "
-                                       f"{KEY_ENV} or name another variable with api_key_env")
+                return FatalModelError(
+                    f"{where} requires an API key (HTTP {status}); set "
+                    f"{KEY_ENV} or name another variable with api_key_env"
+                )
             return FatalModelError(f"{where} rejected the API key (HTTP {status})")
         if status == 429 and _code(exc) == "insufficient_quota":
             return FatalModelError(f"{where} says the account is out of quota (HTTP 429)")
@@ -304,8 +316,10 @@ def _resolve_key(api_key: str | None, api_key_env: str | None, base_url: str) ->
     if api_key_env:
         raise FatalModelError(f"the environment variable {variable} (api_key_env) is not set")
     if base_url == DEFAULT_BASE_URL:
-        raise FatalModelError(f"{KEY_ENV} is not set; it is needed for {DEFAULT_BASE_URL} "
-                              f"(set {BASE_URL_ENV} or base_url for a local server)")
+        raise FatalModelError(
+            f"{KEY_ENV} is not set; it is needed for {DEFAULT_BASE_URL} "
+            f"(set {BASE_URL_ENV} or base_url for a local server)"
+        )
     return None  # a key-less local endpoint
 
 

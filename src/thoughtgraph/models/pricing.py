@@ -33,8 +33,11 @@ class Price:
         return (usage.prompt_tokens * self.input + usage.completion_tokens * self.output) / 1e6
 
     def to_dict(self) -> dict[str, float | str]:
-        return {"input_per_million": self.input, "output_per_million": self.output,
-                "source": self.source}
+        return {
+            "input_per_million": self.input,
+            "output_per_million": self.output,
+            "source": self.source,
+        }
 
 
 # model id (and its dated snapshots, e.g. gpt-4o-mini-2024-07-18) -> (input, output)
@@ -81,15 +84,18 @@ def model_id(model_name: str) -> str | None:
     return rest.rsplit("@", 1)[0] if "@" in rest else rest
 
 
-def price_for(model_name: str, price_in: float | None = None,
-              price_out: float | None = None) -> Price | None:
+def price_for(
+    model_name: str, price_in: float | None = None, price_out: float | None = None
+) -> Price | None:
     """The price to charge: the one given, else the built-in one for OpenAI models, else None.
 
     Give both halves or neither: a half-known price would silently undercount.
     """
     if (price_in is None) != (price_out is None):
-        raise InputError("give both price_in and price_out (--price-in/--price-out, USD per "
-                         "million tokens), or neither")
+        raise InputError(
+            "give both price_in and price_out (--price-in/--price-out, USD per "
+            "million tokens), or neither"
+        )
     if price_in is not None and price_out is not None:
         return Price(price_in, price_out)
     model = model_id(model_name)

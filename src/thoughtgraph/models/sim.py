@@ -40,22 +40,55 @@ from .simulated.sorting import prompt_kind as _prompt_kind
 # Calibrated with bench/calibrate.py against the paper's GPT-3.5 figures (sorting, keyword
 # counting); set intersection and document merging have no target and are only plausible.
 LAWS: dict[str, tuple[int, dict[str, tuple[float, float]]]] = {
-    "sorting": (32, {
-        "solve": (6.5, 3.94), "cot": (4.5, 3.15), "fix": (6.5, 3.2), "merge": (4.0, 2.0),
-        "split": (0.1, 1.0), "part": (1.5, 2.0), "refine": (0.5, 1.5),
-    }),
-    "set-intersection": (16, {
-        "solve": (1.0, 1.5), "cot": (0.8, 1.5), "fix": (1.0, 1.5), "merge": (0.1, 1.0),
-        "split": (0.05, 1.0), "part": (1.0, 1.5), "refine": (0.2, 1.0),
-    }),
-    "keyword-counting": (32, {
-        "solve": (17.0, 1.5), "cot": (17.0, 1.5), "fix": (14.0, 1.5), "merge": (0.3, 1.5),
-        "split": (3.0, 1.0), "part": (17.0, 1.5), "refine": (0.5, 1.0),
-    }),
-    "doc-merge": (40, {
-        "solve": (20.0, 1.5), "cot": (18.0, 1.5), "fix": (14.0, 1.5), "merge": (12.0, 1.5),
-        "split": (0.1, 1.0), "part": (3.0, 1.5), "refine": (0.5, 1.0), "score": (0.0, 1.0),
-    }),
+    "sorting": (
+        32,
+        {
+            "solve": (6.5, 3.94),
+            "cot": (4.5, 3.15),
+            "fix": (6.5, 3.2),
+            "merge": (4.0, 2.0),
+            "split": (0.1, 1.0),
+            "part": (1.5, 2.0),
+            "refine": (0.5, 1.5),
+        },
+    ),
+    "set-intersection": (
+        16,
+        {
+            "solve": (1.0, 1.5),
+            "cot": (0.8, 1.5),
+            "fix": (1.0, 1.5),
+            "merge": (0.1, 1.0),
+            "split": (0.05, 1.0),
+            "part": (1.0, 1.5),
+            "refine": (0.2, 1.0),
+        },
+    ),
+    "keyword-counting": (
+        32,
+        {
+            "solve": (17.0, 1.5),
+            "cot": (17.0, 1.5),
+            "fix": (14.0, 1.5),
+            "merge": (0.3, 1.5),
+            "split": (3.0, 1.0),
+            "part": (17.0, 1.5),
+            "refine": (0.5, 1.0),
+        },
+    ),
+    "doc-merge": (
+        40,
+        {
+            "solve": (20.0, 1.5),
+            "cot": (18.0, 1.5),
+            "fix": (14.0, 1.5),
+            "merge": (12.0, 1.5),
+            "split": (0.1, 1.0),
+            "part": (3.0, 1.5),
+            "refine": (0.5, 1.0),
+            "score": (0.0, 1.0),
+        },
+    ),
 }
 
 

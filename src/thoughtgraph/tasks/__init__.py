@@ -20,16 +20,23 @@ TASKS: dict[str, type] = {
 def get_task(task: str | Task) -> Task:
     """A task by name, or the task object itself."""
     if not isinstance(task, str):
-        missing = [m for m in ("parse_input", "describe", "format", "parse", "score")
-                   if not callable(getattr(task, m, None))]
+        missing = [
+            m
+            for m in ("parse_input", "describe", "format", "parse", "score")
+            if not callable(getattr(task, m, None))
+        ]
         if missing:
-            raise UnknownNameError(f"not a task: {type(task).__name__} lacks {', '.join(missing)} "
-                                   "(give a task name or a Task object)")
+            raise UnknownNameError(
+                f"not a task: {type(task).__name__} lacks {', '.join(missing)} "
+                "(give a task name or a Task object)"
+            )
         return task
     try:
         return TASKS[task.strip().lower()]()
     except KeyError:
-        raise UnknownNameError(f"unknown task {task!r} (known: {', '.join(sorted(TASKS))})") from None
+        raise UnknownNameError(
+            f"unknown task {task!r} (known: {', '.join(sorted(TASKS))})"
+        ) from None
 
 
 __all__ = [

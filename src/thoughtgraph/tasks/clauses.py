@@ -22,13 +22,64 @@ COVER = 0.7  # share of a clause's words another clause must hold to cover it
 _MARKER = re.compile(r"^\s*(?:\(?\d+[.)]|\(?[a-z][.)]|[-*•]|#+)\s+")
 _SENTENCE = re.compile(r"(?<=[a-z0-9\])\"'][.;!?])\s+(?=[\"'(\[]?[A-Z])")
 _WORD = re.compile(r"[a-z0-9$]+(?:[.,][0-9]+)*")
-_STOP = frozenset({
-    "a", "an", "and", "any", "are", "as", "at", "be", "been", "by", "for", "from", "has", "have",
-    "if", "in", "into", "is", "it", "its", "of", "on", "or", "other", "such", "than", "that",
-    "the", "their", "them", "then", "there", "these", "they", "this", "those", "to", "under",
-    "upon", "was", "were", "will", "with", "within", "which", "who", "whom", "shall", "may",
-    "can", "all", "also", "each", "per"
-})
+_STOP = frozenset(
+    {
+        "a",
+        "an",
+        "and",
+        "any",
+        "are",
+        "as",
+        "at",
+        "be",
+        "been",
+        "by",
+        "for",
+        "from",
+        "has",
+        "have",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "of",
+        "on",
+        "or",
+        "other",
+        "such",
+        "than",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "to",
+        "under",
+        "upon",
+        "was",
+        "were",
+        "will",
+        "with",
+        "within",
+        "which",
+        "who",
+        "whom",
+        "shall",
+        "may",
+        "can",
+        "all",
+        "also",
+        "each",
+        "per",
+    }
+)
 
 
 @lru_cache(maxsize=8192)

@@ -38,7 +38,9 @@ United Arab Emirates, United Kingdom, United States, Uruguay, Uzbekistan, Vanuat
 Venezuela, Vietnam, Yemen, Zambia, Zimbabwe
 """
 
-COUNTRIES: tuple[str, ...] = tuple(n.strip() for n in _NAMES.replace("\n", " ").split(",") if n.strip())
+COUNTRIES: tuple[str, ...] = tuple(
+    n.strip() for n in _NAMES.replace("\n", " ").split(",") if n.strip()
+)
 _BY_LOWER = {name.lower(): name for name in COUNTRIES}
 _PATTERN = re.compile(
     r"(?<![\w-])("

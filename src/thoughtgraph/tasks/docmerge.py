@@ -50,7 +50,8 @@ class DocMergeTask(BaseTask):
                 shown = document if len(document) <= 40 else document[:39] + "…"
                 raise InputError(
                     f"document {number} ({shown!r}) holds no clause to merge: each document "
-                    "needs at least one sentence of two or more content words")
+                    "needs at least one sentence of two or more content words"
+                )
         return tuple(documents)
 
     def describe(self, problem: tuple[str, ...]) -> str:
@@ -102,8 +103,10 @@ class DocMergeTask(BaseTask):
             return Score(0.0, ("the model's scores could not be parsed",))
         redundancy = sum(p[0] for p in pairs) / len(pairs)
         retention = sum(p[1] for p in pairs) / len(pairs)
-        note = (f"model score: redundancy {redundancy:.1f}/10 (10: nothing said twice), "
-                f"retention {retention:.1f}/10 (10: everything kept), over {len(pairs)} samples")
+        note = (
+            f"model score: redundancy {redundancy:.1f}/10 (10: nothing said twice), "
+            f"retention {retention:.1f}/10 (10: everything kept), over {len(pairs)} samples"
+        )
         return Score(harmonic(redundancy, retention), (note,))
 
 
@@ -146,9 +149,11 @@ def parse_two_scores(text: str) -> tuple[float, float]:
     """(redundancy, retention) from a scorer's answer: tags first, then `Redundancy: 7` lines."""
     values = []
     for tag, words in (("Redundancy", "redundan"), ("Retained", "retain|retention")):
-        found = (re.findall(rf"<{tag}>\s*(-?{_NUMBER})", text, re.IGNORECASE)
-                 or re.findall(rf"(?i)(?:{words})\w*[^:\n]{{0,40}}:\s*(-?{_NUMBER})", text)
-                 or re.findall(rf"(?i)(?:{words})\w*[^0-9\n]{{0,30}}?({_NUMBER})", text))
+        found = (
+            re.findall(rf"<{tag}>\s*(-?{_NUMBER})", text, re.IGNORECASE)
+            or re.findall(rf"(?i)(?:{words})\w*[^:\n]{{0,40}}:\s*(-?{_NUMBER})", text)
+            or re.findall(rf"(?i)(?:{words})\w*[^0-9\n]{{0,30}}?({_NUMBER})", text)
+        )
         if not found:
             raise ParseError(f"the score answer holds no {tag.lower()} score")
         values.append(min(10.0, max(0.0, float(found[-1]))))

@@ -16,7 +16,10 @@ _GOAL = (
 _REPLY = "Reply only with the merged NDA between the tags <Merged> and </Merged>."
 
 IO = PromptTemplate(
-    "Merge the NDA documents in <documents> into " + _GOAL + ". " + _REPLY
+    "Merge the NDA documents in <documents> into "
+    + _GOAL
+    + ". "
+    + _REPLY
     + "\n\n<documents>\n{{input}}\n</documents>"
 )
 
@@ -30,14 +33,20 @@ COT = PromptTemplate(
 
 IMPROVE = PromptTemplate(
     "The NDA in <S> merges the NDA documents in <documents>, but it can be better: it may have "
-    "lost information of the documents or say something twice. Improve it into " + _GOAL + ". "
-    + _REPLY + "\n\n<documents>\n{{original}}\n</documents>\n<S>\n{{current}}\n</S>"
+    "lost information of the documents or say something twice. Improve it into "
+    + _GOAL
+    + ". "
+    + _REPLY
+    + "\n\n<documents>\n{{original}}\n</documents>\n<S>\n{{current}}\n</S>"
 )
 
 PAPER_MERGE = PromptTemplate(
     "Each of the {{count}} NDAs in <versions> is an attempt to merge the NDA documents in "
-    "<documents>. Combine the versions into a new one that takes the best of each: " + _GOAL
-    + ". " + _REPLY + "\n\n<documents>\n{{original}}\n</documents>\n<versions>\n{{results}}\n"
+    "<documents>. Combine the versions into a new one that takes the best of each: "
+    + _GOAL
+    + ". "
+    + _REPLY
+    + "\n\n<documents>\n{{original}}\n</documents>\n<versions>\n{{results}}\n"
     "</versions>"
 )
 

@@ -36,8 +36,11 @@ def split_sentences(text: str) -> tuple[str, ...]:
         if not _START.match(text, match.end()):
             continue
         word = re.search(r"(\w+)$", text[: match.start()])
-        if word and (len(word.group(1)) == 1 and word.group(1).isupper()
-                     or word.group(1).lower() in _ABBREVIATIONS):
+        if word and (
+            len(word.group(1)) == 1
+            and word.group(1).isupper()
+            or word.group(1).lower() in _ABBREVIATIONS
+        ):
             continue
         pieces.append(text[start : match.end()].strip())
         start = match.end()
@@ -141,10 +144,13 @@ def parse_counts(text: str) -> dict[str, int]:
 
 def _region(text: str) -> str:
     """Where the answer is: after the last `Output:` marker, else the last fenced block."""
-    markers = [m for m in _MARKER.finditer(text) if "{" in text[m.end():] or
-               _LINE_PAIR.search(text[m.end():])]
+    markers = [
+        m
+        for m in _MARKER.finditer(text)
+        if "{" in text[m.end() :] or _LINE_PAIR.search(text[m.end() :])
+    ]
     if markers:
-        return text[markers[-1].end():]
+        return text[markers[-1].end() :]
     for block in reversed(_FENCE.findall(text)):
         if "{" in block or _LINE_PAIR.search(block):
             return block

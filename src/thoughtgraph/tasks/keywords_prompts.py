@@ -12,15 +12,23 @@ from ..prompts import PromptTemplate
 from .countries import count_countries
 
 _TEXTS = [
-    ("Lena flew from Chile to Japan for a conference on ocean currents. In Japan she met a "
-     "researcher from Kenya who had just returned from Chile."),
-    ("The old trade road ran from Egypt through Jordan into Iraq. Merchants from India waited in "
-     "Iraq for the caravans, and some travelled on to Egypt with spices bound for Italy."),
-    ("Marco grew up in Portugal and studied in Germany. His sister moved to Canada, then to "
-     "Mexico, then back to Canada to teach."),
+    (
+        "Lena flew from Chile to Japan for a conference on ocean currents. In Japan she met a "
+        "researcher from Kenya who had just returned from Chile."
+    ),
+    (
+        "The old trade road ran from Egypt through Jordan into Iraq. Merchants from India waited in "
+        "Iraq for the caravans, and some travelled on to Egypt with spices bound for Italy."
+    ),
+    (
+        "Marco grew up in Portugal and studied in Germany. His sister moved to Canada, then to "
+        "Mexico, then back to Canada to teach."
+    ),
 ]
-_SENTENCES = ["Spices from Vietnam and silk from China reached Turkey before Turkey sold them on.",
-              "Nobody in the village had ever left the valley."]
+_SENTENCES = [
+    "Spices from Vietnam and silk from China reached Turkey before Turkey sold them on.",
+    "Nobody in the village had ever left the valley.",
+]
 
 
 def _dict(text: str) -> str:
@@ -65,7 +73,8 @@ COT = PromptTemplate(
 SENTENCE = PromptTemplate(
     "Count how many times each country is named in the sentence in <input>. " + _RULES + " Read "
     "it word by word and add one to a country each time you meet its name. Reply only with a "
-    "JSON object of the counts ({} if no country is named).\n\nExamples:\n\n" + _pairs(_SENTENCES)
+    "JSON object of the counts ({} if no country is named).\n\nExamples:\n\n"
+    + _pairs(_SENTENCES)
     + "\n\n<input>{{input}}</input>"
 )
 

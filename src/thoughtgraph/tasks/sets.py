@@ -78,8 +78,10 @@ class SetIntersectionTask(BaseTask):
     def split(self, problem: SetProblem, parts: int) -> list[SetProblem]:
         """Contiguous chunks of the second set, each with the whole first set."""
         check_parts(parts, len(problem.set2))
-        return [SetProblem(problem.set1, tuple(chunk))
-                for chunk in BaseTask.split(self, list(problem.set2), parts)]
+        return [
+            SetProblem(problem.set1, tuple(chunk))
+            for chunk in BaseTask.split(self, list(problem.set2), parts)
+        ]
 
     def join(self, problems: list[SetProblem]) -> SetProblem:
         set2: list[int] = []
@@ -119,19 +121,23 @@ def _as_problem(raw: Any) -> SetProblem:
         try:
             raw = json.loads(raw)
         except json.JSONDecodeError:
-            raise InputError('write the input as {"set1": [1, 2], "set2": [2, 3]} '
-                             "or [[1, 2], [2, 3]]") from None
+            raise InputError(
+                'write the input as {"set1": [1, 2], "set2": [2, 3]} or [[1, 2], [2, 3]]'
+            ) from None
     if isinstance(raw, dict):
         missing = {"set1", "set2"} - set(raw)
         if missing:
-            raise InputError(f"the input object needs the keys set1 and set2 (missing "
-                             f"{', '.join(sorted(missing))})")
+            raise InputError(
+                f"the input object needs the keys set1 and set2 (missing "
+                f"{', '.join(sorted(missing))})"
+            )
         first, second = raw["set1"], raw["set2"]
     elif isinstance(raw, list | tuple) and len(raw) == 2:
         first, second = raw
     else:
-        raise InputError("the input must be two sets: {\"set1\": [...], \"set2\": [...]} "
-                         "or [[...], [...]]")
+        raise InputError(
+            'the input must be two sets: {"set1": [...], "set2": [...]} or [[...], [...]]'
+        )
     return SetProblem(_ints(first, "set1"), _ints(second, "set2"))
 
 
@@ -175,8 +181,11 @@ def intersection_errors(problem: SetProblem, output: list[int]) -> Score:
     errors: list[str] = []
     extra = sorted(set(counts) - want)
     for value in extra:
-        where = "either set" if value not in first | second else (
-            "Set 1" if value not in first else "Set 2")
+        where = (
+            "either set"
+            if value not in first | second
+            else ("Set 1" if value not in first else "Set 2")
+        )
         errors.append(f"{value} is not in {where}: remove it")
     missing = sorted(want - set(counts))
     errors.extend(f"missing {value} (it is in both sets)" for value in missing)

@@ -31,7 +31,8 @@ def _common(first: list[int], second: list[int]) -> list[int]:
 
 def _pairs() -> str:
     return "\n\n".join(
-        f"Set 1: {_show(a)}\nSet 2: {_show(b)}\nOutput: {_show(_common(a, b))}" for a, b in _EXAMPLES
+        f"Set 1: {_show(a)}\nSet 2: {_show(b)}\nOutput: {_show(_common(a, b))}"
+        for a, b in _EXAMPLES
     )
 
 
@@ -57,9 +58,11 @@ COT = PromptTemplate(
     "Find the intersection of the two sets of numbers in <input>: every number that is in both "
     "sets, each once. Work step by step: cut Set 2 into two halves, find which numbers of each "
     "half are also in Set 1, then join the two lists. Show your steps, then give the answer on a "
-    'last line that starts with "Output: ".\n\nExample:\n\n' + _cot_example()
+    'last line that starts with "Output: ".\n\nExample:\n\n'
+    + _cot_example()
     + "\n\n<input>{{input}}</input>"
 )
+
 
 def _wrong() -> list[int]:
     """The first example's intersection with one number lost, one stray and one repeated."""

@@ -87,7 +87,9 @@ def _input_items(raw: Any) -> list[int]:
     if isinstance(raw, str):
         text = raw.strip()
         if text.startswith("{"):
-            raise InputError("the input must be a list of integers such as [3, 1, 2], not an object")
+            raise InputError(
+                "the input must be a list of integers such as [3, 1, 2], not an object"
+            )
         if text.startswith("["):
             try:
                 raw = json.loads(text)
@@ -110,7 +112,9 @@ def _as_int(item: Any, index: int) -> int:
         try:
             return int(item)
         except ValueError:
-            raise InputError(f"input item {index + 1} is too long a number ({len(item)} digits)") from None
+            raise InputError(
+                f"input item {index + 1} is too long a number ({len(item)} digits)"
+            ) from None
     raise InputError(f"input item {index + 1} is not an integer: {item!r}")
 
 

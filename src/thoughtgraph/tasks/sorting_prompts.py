@@ -11,7 +11,40 @@ from ..prompts import PromptTemplate
 
 _EXAMPLES = [
     [5, 1, 0, 1, 2, 0, 4, 8, 1, 9, 5, 1, 3, 3, 9, 7],
-    [3, 7, 0, 2, 8, 1, 2, 2, 2, 4, 7, 8, 5, 5, 3, 9, 4, 3, 5, 6, 6, 4, 4, 5, 2, 0, 9, 3, 3, 9, 2, 1],
+    [
+        3,
+        7,
+        0,
+        2,
+        8,
+        1,
+        2,
+        2,
+        2,
+        4,
+        7,
+        8,
+        5,
+        5,
+        3,
+        9,
+        4,
+        3,
+        5,
+        6,
+        6,
+        4,
+        4,
+        5,
+        2,
+        0,
+        9,
+        3,
+        3,
+        9,
+        2,
+        1,
+    ],
 ]
 
 
@@ -46,7 +79,8 @@ COT = PromptTemplate(
     "Sort the list of numbers in <input> in ascending order, keeping every duplicate. Work step "
     "by step: cut the list into two halves, sort each half, then merge the two sorted halves, "
     "checking that the count of every number is unchanged. Show your steps, then give the answer "
-    'on a last line that starts with "Output: ".\n\nExample:\n\n' + _cot_example()
+    'on a last line that starts with "Output: ".\n\nExample:\n\n'
+    + _cot_example()
     + "\n\n<input>{{input}}</input>"
 )
 

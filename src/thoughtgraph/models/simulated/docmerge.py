@@ -17,9 +17,11 @@ from . import Job, is_cot
 SCORE_NOISE = 1.0
 _DOCS = re.compile(r"<Doc\d+>\s*(.*?)\s*</Doc\d+>", re.DOTALL)
 _MERGED = re.compile(r"<Merged>(.*?)(?:</Merged>|$)", re.DOTALL)
-_NEXT = r'(?=; add the missing|; remove the repeated|; and \d+ more|$)'
+_NEXT = r"(?=; add the missing|; remove the repeated|; and \d+ more|$)"
 _ADD = re.compile(r'add the missing clause "(.*?)"' + _NEXT, re.DOTALL)
-_REMOVE = re.compile(r'remove the repeated clause "(.*?)" \(it repeats "(.*?)"\)' + _NEXT, re.DOTALL)
+_REMOVE = re.compile(
+    r'remove the repeated clause "(.*?)" \(it repeats "(.*?)"\)' + _NEXT, re.DOTALL
+)
 
 
 def read(prompt: str, found: dict[str, str]) -> Job | None:
@@ -31,8 +33,9 @@ def read(prompt: str, found: dict[str, str]) -> Job | None:
     if "a" in found and "b" in found:
         return _merge("merge", [_text(found["a"]), _text(found["b"])])
     if "result" in found:
-        return _job("refine", apply_fixes(list(clauses(_text(found["result"]))),
-                                          found.get("errors", "")))
+        return _job(
+            "refine", apply_fixes(list(clauses(_text(found["result"]))), found.get("errors", ""))
+        )
     if not docs:
         return None
     if "versions" in found:
@@ -52,8 +55,13 @@ def _merge(kind: str, texts: list[str]) -> Job:
 def _job(kind: str, truth: list[str], steps: bool = False) -> Job:
     def write(slips: int, rng: random.Random, _error: float) -> str:
         body = "\n".join(slip_clauses(truth, slips, rng))
-        lead = "I grouped the clauses that say the same thing and kept one of each.\n" if steps \
-            else "Here is the merged NDA.\n" if rng.random() < 0.2 else ""
+        lead = (
+            "I grouped the clauses that say the same thing and kept one of each.\n"
+            if steps
+            else "Here is the merged NDA.\n"
+            if rng.random() < 0.2
+            else ""
+        )
         return f"{lead}<Merged>\n{body}\n</Merged>"
 
     return Job("doc-merge", kind, len(truth), write)
@@ -76,10 +84,14 @@ def _score(docs: list[str], merged: str) -> Job:
     redundancy, retention = measures(docs, _text(merged))
 
     def write(_slips: int, rng: random.Random, error: float) -> str:
-        noisy = [min(10, max(0, round(v + rng.gauss(0, SCORE_NOISE * error))))
-                 for v in (redundancy, retention)]
-        return (f"The merged NDA repeats some clauses and leaves some out.\n"
-                f"<Redundancy>{noisy[0]}</Redundancy>\n<Retained>{noisy[1]}</Retained>")
+        noisy = [
+            min(10, max(0, round(v + rng.gauss(0, SCORE_NOISE * error))))
+            for v in (redundancy, retention)
+        ]
+        return (
+            f"The merged NDA repeats some clauses and leaves some out.\n"
+            f"<Redundancy>{noisy[0]}</Redundancy>\n<Retained>{noisy[1]}</Retained>"
+        )
 
     return Job("doc-merge", "score", 0, write)
 

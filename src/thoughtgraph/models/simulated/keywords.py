@@ -120,8 +120,9 @@ def apply_fixes(counts: dict[str, int], errors: str) -> dict[str, int]:
     fixed = dict(counts)
     for clause in errors.split(";"):
         clause = clause.strip()
-        if match := re.fullmatch(r"(.+?) is named (\d+) times?(?:, not \d+| but is missing)",
-                                 clause):
+        if match := re.fullmatch(
+            r"(.+?) is named (\d+) times?(?:, not \d+| but is missing)", clause
+        ):
             fixed[match.group(1)] = int(match.group(2))
         elif match := re.fullmatch(r"(.+?) is not named in the text: remove it", clause):
             fixed.pop(match.group(1), None)

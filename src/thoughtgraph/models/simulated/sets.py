@@ -62,8 +62,10 @@ def _job(kind: str, truth: list[int], strays: list[int], steps: bool = False) ->
     def write(slips: int, rng: random.Random, _error: float) -> str:
         items = _slip(truth, slips, strays, rng)
         if steps:
-            return ("I checked every number of Set 2 against Set 1.\n"
-                    f"Output: [{', '.join(map(str, items))}]")
+            return (
+                "I checked every number of Set 2 against Set 1.\n"
+                f"Output: [{', '.join(map(str, items))}]"
+            )
         return render_list(items, rng)
 
     return Job("set-intersection", kind, len(truth), write)

@@ -17,12 +17,24 @@ SECTION = re.compile(
     re.DOTALL,
 )  # the innermost <tag>...</tag>: instructions may name a tag before the tagged data
 _INTS = re.compile(r"-?\d+")
-_COUNT_WORDS = {w: i for i, w in enumerate(
-    ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"])}
+_COUNT_WORDS = {
+    w: i
+    for i, w in enumerate(
+        ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
+    )
+}
 _MOVES, _MOVE_WEIGHTS, _REACH = ("drop", "duplicate", "misplace"), (0.5, 0.2, 0.3), 8
 # the job kind of each prompt kind, for the error law
-_LAW_KIND = {"part": "part", "merge": "merge", "refine": "refine", "improve": "fix",
-             "split": "split", "sort": "solve", "cot": "cot", "direct": "solve"}
+_LAW_KIND = {
+    "part": "part",
+    "merge": "merge",
+    "refine": "refine",
+    "improve": "fix",
+    "split": "split",
+    "sort": "solve",
+    "cot": "cot",
+    "direct": "solve",
+}
 
 
 def read(prompt: str, _sections: dict[str, str]) -> Job | None:
@@ -39,8 +51,10 @@ def read(prompt: str, _sections: dict[str, str]) -> Job | None:
         if kind == "split":
             return render_split(items, int(found["parts"]))
         if kind == "cot":
-            return f"Sorting the two halves and merging them gives {len(items)} numbers.\n" \
-                   f"Output: {_show(items)}"
+            return (
+                f"Sorting the two halves and merging them gives {len(items)} numbers.\n"
+                f"Output: {_show(items)}"
+            )
         return render_list(items, rng)
 
     return Job("sorting", _LAW_KIND[kind], len(truth), write)
