@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test bench lint clean bytecode
+.PHONY: demo test test-fast check format bench lint typecheck clean bytecode
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "thoughtgraph needs Python 3.11+"'
@@ -23,11 +23,26 @@ demo: bytecode
 test: $(STAMP)
 	$(PY) -m pytest
 
+# The edit loop: everything but the slow subprocess / kill -9 / signal / browser tests.
+test-fast: $(STAMP)
+	$(PY) -m pytest -m "not slow"
+
 bench: $(STAMP)
 	$(PY) bench/latency.py
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check src tests bench
+	$(VENV)/bin/ruff check src tests bench scripts
+	$(VENV)/bin/ruff format --check src tests bench scripts
+
+typecheck: $(STAMP)
+	$(VENV)/bin/mypy
+
+# The quality gate CI runs: lint, format, types, then the whole suite.
+check: lint typecheck test
+
+format: $(STAMP)
+	$(VENV)/bin/ruff format src tests bench scripts
+	$(VENV)/bin/ruff check --fix src tests bench scripts
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

@@ -15,6 +15,7 @@ module, import it in tests/conftest.py (`from .fake_openai import fake_openai  #
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import threading
@@ -183,10 +184,9 @@ class _Handler(BaseHTTPRequestHandler):
             fault_kind = fault.kind if fault else None
         headers = {k: v for k, v in self.headers.items() if k.lower() != "authorization"}
         fake._record(Request(arrived, self.path, body, headers, bool(auth), fault_kind))
-        try:
+        # The client may give up (timeout) while we answer.
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
             self._respond(fake, body, auth, fault)
-        except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout)
-            pass
 
     def _key_rejected(self, fake: FakeOpenAI, auth: str) -> bool:
         return fake.require_key is not None and auth != f"Bearer {fake.require_key}"

@@ -70,6 +70,7 @@ def test_totals_per_kind_add_up_to_the_run_totals():
     assert totals["prompt_tokens"] + totals["completion_tokens"] == result.tokens
 
 
+@pytest.mark.slow
 def test_tokens_of_n_answers_are_summed_to_what_the_server_billed():
     """One request for 5 answers: the server bills the prompt once and each answer; the call's
     usage must be exactly that (not the largest answer's share of the prompt)."""

@@ -129,6 +129,7 @@ async def test_answers_are_committed_before_they_are_returned(tmp_path: Path) ->
     assert len(_keys(path)) == 2  # visible to another connection: committed
 
 
+@pytest.mark.slow
 def test_survives_kill_9(tmp_path: Path) -> None:
     """A killed run keeps every answer it received; the rerun pays only for the rest."""
     path = tmp_path / "cache.sqlite"

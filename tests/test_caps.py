@@ -70,7 +70,9 @@ def test_refine_that_fixes_the_error_is_kept_and_stops_the_loop():
 
 
 def test_refine_that_scores_worse_is_discarded():
-    worse = lambda fixed: str(fixed[2:])  # drops two numbers instead of fixing one
+    def worse(fixed):  # drops two numbers instead of fixing one
+        return str(fixed[2:])
+
     model = _refine_scenario(worse)
     result = thoughtgraph.solve("sorting", INPUT_32, model=model, parts=4)
     assert result.calls_by_kind["refine"] == 2

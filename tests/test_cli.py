@@ -146,6 +146,7 @@ def test_bad_input_is_one_line_on_stderr_and_exit_2(capsys, args, message):
     assert "Traceback" not in err and out == ""
 
 
+@pytest.mark.slow
 def test_installed_command_reports_errors_without_traceback():
     proc = subprocess.run(
         [sys.executable, "-m", "thoughtgraph.cli", "solve", "sorting", "--input", "[1, two]"],

@@ -25,7 +25,7 @@ def flawless_words_model(prompt: str) -> str:
 def test_the_documented_custom_task_runs_and_solves_cleanly(capsys):
     code = re.search(r"```python\n(.*?)```", DOC.read_text(), re.DOTALL).group(1)
     namespace = {"my_model": flawless_words_model}
-    exec(compile(code, str(DOC), "exec"), namespace)  # noqa: S102 - our own doc
+    exec(compile(code, str(DOC), "exec"), namespace)
     result = namespace["result"]
     assert result.status == "clean"
     assert result.output == ["and", "cat", "dog", "log", "mat", "on", "sat", "the"]

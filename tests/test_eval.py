@@ -22,6 +22,7 @@ def run(out, model="sim", samples=3, **options):
     return asyncio.run(evaluate(the_plan, model, out, **options))
 
 
+@pytest.mark.slow
 def test_tiny_run_writes_one_line_per_pair_and_reports(tmp_path):
     results = run(tmp_path)
     lines = (tmp_path / "results.jsonl").read_text().splitlines()
@@ -108,6 +109,7 @@ def test_summarise_quartiles_by_hand():
     assert rows[0].solved == 1
 
 
+@pytest.mark.slow
 def test_eval_command_writes_every_file_and_resumes(tmp_path, capsys):
     from thoughtgraph.cli import main
 
@@ -201,6 +203,7 @@ def test_an_out_that_is_a_file_or_a_results_folder_is_one_line(tmp_path, capsys)
     assert err.startswith(f"error: {tmp_path / 'd' / 'results.jsonl'} is not a file")
 
 
+@pytest.mark.slow
 def test_a_rerun_with_another_model_or_dataset_is_refused(tmp_path, capsys):
     folder = tmp_path / "d"
     code, _, _ = eval_cli(capsys, folder, "--model", "sim:error=0")
@@ -224,6 +227,7 @@ def test_a_rerun_with_another_model_or_dataset_is_refused(tmp_path, capsys):
     assert code == 0 and "2 pairs already done" in err
 
 
+@pytest.mark.slow
 def test_a_folder_from_before_manifests_is_checked_by_its_results_model(tmp_path, capsys):
     folder = tmp_path / "d"
     assert eval_cli(capsys, folder, "--model", "sim:error=0")[0] == 0

@@ -49,11 +49,11 @@ def test_unknown_kind_is_refused_with_the_known_ones():
 
 
 def test_unknown_or_bad_params_are_refused():
-    with pytest.raises(GraphError, match="params.tries: unknown field"):
+    with pytest.raises(GraphError, match=r"params.tries: unknown field"):
         graph({"id": "a", "kind": "generate", "params": {"tries": 3}})
-    with pytest.raises(GraphError, match="params.max_regenerations"):
+    with pytest.raises(GraphError, match=r"params.max_regenerations"):
         graph({"id": "a", "kind": "generate", "params": {"max_regenerations": -1}})
-    with pytest.raises(GraphError, match="params.parts"):
+    with pytest.raises(GraphError, match=r"params.parts"):
         graph({"id": "a", "kind": "split", "params": {}})
 
 
@@ -67,7 +67,7 @@ def test_unknown_op_field_and_bad_shape_are_refused():
 
 
 def test_a_graph_needs_exactly_one_output():
-    with pytest.raises(GraphError, match="exactly one output op.*found 2: a, b"):
+    with pytest.raises(GraphError, match=r"exactly one output op.*found 2: a, b"):
         graph({"id": "a", "kind": "generate"}, {"id": "b", "kind": "generate"})
     with pytest.raises(GraphError, match="at least one op"):
         graph()

@@ -13,9 +13,9 @@ from thoughtgraph.graph import Graph, json_schema
 from thoughtgraph.state import RunState
 from thoughtgraph.testing import ScriptedModel
 
-ROOT = Path(__file__).resolve().parents[1]
-
 from .conftest import run_cli
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_the_example_graph_files_run(capsys):

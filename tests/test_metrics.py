@@ -52,7 +52,7 @@ def tree(k: int, levels: int) -> tuple[list[Thought], list[str]]:
     for level in range(1, levels + 1):
         nxt = []
         for parent in frontier:
-            for c in range(k):
+            for _ in range(k):
                 tid = f"t{level}_{len(nxt)}"
                 thoughts.append(model_thought(tid, parent))
                 nxt.append(tid)

@@ -130,7 +130,7 @@ async def test_429_is_retried_after_retry_after(server: FakeOpenAI) -> None:
 
 async def test_429_that_persists_is_a_model_error(server: FakeOpenAI) -> None:
     server.script(*[Fault("429", seconds=0.01)] * 3)
-    with pytest.raises(ModelError, match="rate limiting .*HTTP 429.*2 retries"):
+    with pytest.raises(ModelError, match=r"rate limiting .*HTTP 429.*2 retries"):
         await model(server, max_retries=2).complete(PROMPT)
     assert len(server.requests) == 3
 
@@ -159,7 +159,7 @@ async def test_connection_reset_is_retried_then_a_model_error(server: FakeOpenAI
     [answer] = await model(server, max_retries=1).complete(PROMPT)
     assert SORTED in answer.text
     server.script("reset")
-    with pytest.raises(ModelError, match="connection .* failed"):
+    with pytest.raises(ModelError, match=r"connection .* failed"):
         await model(server).complete(PROMPT)
 
 
@@ -278,6 +278,7 @@ def test_spec_options(monkeypatch: pytest.MonkeyPatch) -> None:
         from_spec("openai:")
 
 
+@pytest.mark.slow
 def test_importing_thoughtgraph_does_not_import_openai() -> None:
     code = "import sys, thoughtgraph; sys.exit('openai' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0

@@ -97,7 +97,7 @@ def _events_carry_token_split() -> bool:
     seen: list[Event] = []
     try:
         thoughtgraph.solve("sorting", [2, 1], model=ScriptedModel(), on_event=seen.append)
-    except Exception:  # noqa: BLE001 - the other tests will say what broke
+    except Exception:
         return False
     return any("prompt_tokens" in e.data for e in seen if e.kind == "call_finished")
 
@@ -248,6 +248,7 @@ def test_from_env_builds_an_exporter_or_says_why_not(monkeypatch):
         from_env()
 
 
+@pytest.mark.slow
 def test_the_core_never_imports_opentelemetry():
     code = (
         "import sys, thoughtgraph, thoughtgraph.cli, thoughtgraph.otel, thoughtgraph.eventlog, "

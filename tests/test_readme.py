@@ -24,6 +24,7 @@ def test_the_block_is_found():
     assert len(commands) >= 8 and all(".venv/bin/thoughtgraph" in c for c in commands)
 
 
+@pytest.mark.slow
 def test_every_readme_command_runs(tmp_path):
     shutil.copytree(ROOT / "examples", tmp_path / "examples")
     cli = f"{sys.executable} -m thoughtgraph.cli"

@@ -11,6 +11,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from .conftest import INPUT_32
 from .fake_openai import FakeOpenAI, Fault
 
@@ -75,6 +77,7 @@ def prompt_of(request) -> str:
     return request.body["messages"][-1]["content"]
 
 
+@pytest.mark.slow
 def test_kill_9_mid_run_then_rerun_pays_only_for_what_was_not_received(tmp_path: Path):
     cache = tmp_path / "answers.sqlite"
     with FakeOpenAI(error=0.0) as server:

@@ -29,6 +29,7 @@ def written(tmp_path: Path, *streams: str) -> dict[str, bytes]:
     return files | {f"stream {i}": s.encode() for i, s in enumerate(streams)}
 
 
+@pytest.mark.slow
 def test_the_key_never_leaks_into_any_output_or_file(tmp_path: Path):
     trace, cache = tmp_path / "run.json", tmp_path / "answers.sqlite"
     with FakeOpenAI(require_key=SECRET, echo_key=True, error=1.0) as server:
@@ -142,6 +143,7 @@ class EchoingOpenAI(FakeOpenAI):
         return f"{super()._answer(prompt)}\n(debug: you sent {getattr(self.sent, 'value', '')})"
 
 
+@pytest.mark.slow
 def test_a_key_echoed_into_answer_content_is_scrubbed(tmp_path: Path):
     trace, cache = tmp_path / "run.json", tmp_path / "answers.sqlite"
     with EchoingOpenAI(require_key=SECRET) as server:

@@ -68,7 +68,7 @@ def test_error_scope_matches_hand_worked_examples(expected, output, value, error
 
 
 def test_error_strings_name_positions_one_based():
-    output = list(range(11)) + [9, 4] + [20]
+    output = [*range(11), 9, 4, 20]
     score = error_scope(sorted(output), output)
     assert "9 before 4 at positions 12-13" in score.errors
 

@@ -1,4 +1,4 @@
-"""Set intersection: parser on messy answers, the paper's error scope, split/merge, input, solves."""
+"""Set intersection: parser on messy answers, the paper's error scope, split/merge, solves."""
 
 from __future__ import annotations
 

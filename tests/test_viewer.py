@@ -243,6 +243,7 @@ def details_text(browser) -> str:
     return browser.evaluate("document.getElementById('details').innerText")
 
 
+@pytest.mark.slow  # headless Chromium
 def test_clicking_a_thought_shows_its_details(browser, retries_run, tmp_path):
     page = write_html(retries_run, tmp_path / "run.html")
     browser.open(page.as_uri())
@@ -309,6 +310,7 @@ def test_clicking_a_thought_shows_its_details(browser, retries_run, tmp_path):
     assert state.thoughts["part_3:0.1"].score.errors[0] in details_text(browser)
 
 
+@pytest.mark.slow  # headless Chromium
 def test_model_text_is_shown_never_run(browser, evil_run, tmp_path):
     page = write_html(evil_run, tmp_path / "evil.html")
     browser.open(page.as_uri())
@@ -319,6 +321,7 @@ def test_model_text_is_shown_never_run(browser, evil_run, tmp_path):
     assert browser.evaluate("document.querySelectorAll('img').length") == 0
 
 
+@pytest.mark.slow  # headless Chromium
 def test_a_thousand_thought_run_opens_and_clicks(browser, tmp_path):
     numbers = random.Random(1).choices(range(10), k=2048)
     result = thoughtgraph.solve("sorting", numbers, model="sim:error=3", parts=256)

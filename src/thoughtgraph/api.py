@@ -281,7 +281,7 @@ def _check_numbers(
         if value < least:
             bound = "0 or more" if least == 0 else f"at least {least}"
             raise InputError(f"{name} must be {bound}, got {value}")
-    for name, (value, least, strict) in (reals or {}).items():
+    for name, (value, floor, strict) in (reals or {}).items():
         if value is None:
             continue
         if (
@@ -290,9 +290,9 @@ def _check_numbers(
             or not math.isfinite(value)
         ):
             raise InputError(f"{name} must be a finite number, got {value!r}")
-        if value < least or (strict and value == least):
+        if value < floor or (strict and value == floor):
             raise InputError(
-                f"{name} must be {'more than ' if strict else ''}{least:g}"
+                f"{name} must be {'more than ' if strict else ''}{floor:g}"
                 f"{'' if strict else ' or more'}, got {value:g}"
             )
 

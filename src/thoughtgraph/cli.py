@@ -108,13 +108,19 @@ def solve(
     base_url: Annotated[
         str | None,
         typer.Option(
-            help="openai: the endpoint, e.g. http://127.0.0.1:8000/v1 (default $OPENAI_BASE_URL, else OpenAI's)."
+            help=(
+                "openai: the endpoint, e.g. http://127.0.0.1:8000/v1"
+                " (default $OPENAI_BASE_URL, else OpenAI's)."
+            )
         ),
     ] = None,
     api_key_env: Annotated[
         str | None,
         typer.Option(
-            help="openai: the environment variable holding the API key (default OPENAI_API_KEY; a key is never a flag)."
+            help=(
+                "openai: the environment variable holding the API key"
+                " (default OPENAI_API_KEY; a key is never a flag)."
+            )
         ),
     ] = None,
     temperature: Annotated[float | None, typer.Option(help="openai: sampling temperature.")] = None,
@@ -140,7 +146,10 @@ def solve(
         Path | None,
         typer.Option(
             envvar="THOUGHTGRAPH_CACHE",
-            help="Answer cache (SQLite file; no default): cached answers are free, so a rerun resumes.",
+            help=(
+                "Answer cache (SQLite file; no default):"
+                " cached answers are free, so a rerun resumes."
+            ),
         ),
     ] = None,
     no_cache: Annotated[
@@ -193,14 +202,20 @@ def solve(
         str | None,
         typer.Option(
             "--events",
-            help="Write each run event as one JSON line to this file ('-' for stderr), flushed as it happens: follow it with tail -f.",
+            help=(
+                "Write each run event as one JSON line to this file ('-' for stderr),"
+                " flushed as it happens: follow it with tail -f."
+            ),
         ),
     ] = None,
     otel: Annotated[
         bool,
         typer.Option(
             "--otel",
-            help="Send OpenTelemetry spans (needs thoughtgraph[otel]; OTEL_* variables choose the exporter).",
+            help=(
+                "Send OpenTelemetry spans (needs thoughtgraph[otel];"
+                " OTEL_* variables choose the exporter)."
+            ),
         ),
     ] = False,
     progress: Annotated[
@@ -256,7 +271,7 @@ def solve(
     label = f"{lm.name} ({SIM_NOTE})" if getattr(lm, "simulated", False) else lm.name
     title = f"thoughtgraph · {the_task.name} · {len(problem)} items · {label}"
     live = progress and sys.stderr.isatty() and not verbose and events != "-"
-    options = {
+    options: dict[str, Any] = {
         "model": lm,
         "graph": graph,
         "concurrency": concurrency,
@@ -372,7 +387,8 @@ def _summary(result: Result, title: str, reference: Any, score_name: str = "erro
         lines.append(f"errors:  {'; '.join(result.errors[:8])}")
     if reference is not None:
         lines.append(
-            f"dataset: output {'matches' if result.output == reference else 'differs from'} the reference"
+            f"dataset: output {'matches' if result.output == reference else 'differs from'}"
+            " the reference"
         )
     answers = f", {result.completions} answers" if result.completions != result.calls else ""
     failed = result.spend.failed_calls

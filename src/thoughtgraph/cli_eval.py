@@ -67,7 +67,7 @@ def eval_command(
         bool, typer.Option(help="Progress bar on stderr (only when it is a terminal).")
     ] = True,
 ) -> None:
-    """Run every (scheme, sample) pair, then write results.jsonl, summary.md/csv and errors.png/svg."""
+    """Run every (scheme, sample) pair, then write results.jsonl, summary.md/csv and the plots."""
     names = list(dict.fromkeys(s.strip() for s in schemes.split(",") if s.strip()))
     the_plan = plan(task, 32 if size is None else size, names, samples, dataset)
     if size is not None and the_plan.size != size:

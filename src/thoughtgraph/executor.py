@@ -9,6 +9,7 @@ not depend on the order in which calls complete.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from typing import Any
 
@@ -115,7 +116,7 @@ class _Runner:
             # O(running) per wake-up, which made big graphs quadratic
             for op_id in op_ids:
                 task = asyncio.create_task(self._run_op(self.graph.op(op_id)))
-                task.add_done_callback(lambda t, op_id=op_id: finished.put_nowait((op_id, t)))
+                task.add_done_callback(functools.partial(_report_done, finished, op_id))
                 running.add(task)
 
         launch(self._roots())
@@ -176,3 +177,10 @@ class _Runner:
             thoughts = self.ctx.state.thoughts
             self._output_cache[op_id] = [thoughts[t] for t in self.ctx.state.ops[op_id].outputs]
         return self._output_cache[op_id]
+
+
+def _report_done(
+    finished: asyncio.Queue[tuple[str, asyncio.Task[bool]]], op_id: str, task: asyncio.Task[bool]
+) -> None:
+    """Done-callback: hand the finished op to the scheduler loop (a queue, not a wait over all)."""
+    finished.put_nowait((op_id, task))

@@ -139,7 +139,7 @@ class KeepValidParams(Params):
 
 
 class GroundTruthParams(Params):
-    """Compare each input thought with `Task.reference`: recorded as `solved`, never used to choose."""
+    """Compare each input thought with `Task.reference`: recorded as `solved`, never used to choose."""  # noqa: E501 (published in the graph schema)
 
 
 OP_PARAMS: dict[str, type[Params]] = {
@@ -332,10 +332,8 @@ def _detail(op: Op, prefix: str) -> str:
     shown = [
         f"{key}={value}"
         for key, value in op.params.items()
-        if key == "prompt"
-        and op.prompt
-        or key != "prompt"
-        and (defaults[key].is_required() or defaults[key].default != value)
+        if (key == "prompt" and op.prompt)
+        or (key != "prompt" and (defaults[key].is_required() or defaults[key].default != value))
     ]
     return prefix + ", ".join(shown) if shown else ""
 

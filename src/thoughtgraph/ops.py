@@ -392,7 +392,8 @@ def _validated(ctx: RunContext, thought: Thought) -> Thought:
     elif validate is not None:
         ok = bool(validate(thought.problem, thought.content))
     else:
-        ok = bool(ctx.rescore(thought).score and ctx.rescore(thought).score.perfect)
+        score = ctx.rescore(thought).score
+        ok = bool(score and score.perfect)
     return ctx.state.add(replace(ctx.state.thoughts[thought.id], validated=True, valid=ok))
 
 

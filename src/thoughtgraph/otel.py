@@ -105,7 +105,7 @@ class SpanHandler:
 
     def _on_call_started(self, event: Event) -> None:
         data = event.data
-        attributes = {
+        attributes: dict[str, Any] = {
             OPERATION: self.operation,
             REQUEST_MODEL: self._model,
             PROVIDER: _provider(self._model),

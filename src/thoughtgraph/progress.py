@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Self
+from typing import Any, Self
 
 from rich.console import Console, Group
 from rich.live import Live
@@ -47,7 +47,7 @@ class LiveView:
         self._live.__enter__()
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, *exc: Any) -> None:
         self._live.__exit__(*exc)
 
     def __call__(self, event: Event) -> None:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from .errors import GraphError, UnknownNameError
 from .graph import Graph, Op
@@ -267,7 +268,7 @@ _MODEL_SCORED = {"score_samples": 3}
 
 # Per task: input size -> paper configuration, as in the reference implementation's examples.
 # A task with one size has one configuration for every input size (its size is only a label).
-PAPER_CONFIG: dict[str, dict[int, dict[str, dict[str, object]]]] = {
+PAPER_CONFIG: dict[str, dict[int, dict[str, dict[str, Any]]]] = {
     "sorting": {
         32: {"tot": {"levels": 2}, "tot2": {"levels": 3}, "got_paper": {"parts": 2}},
         64: {"tot": {"levels": 4}, "tot2": {"levels": 7}, "got_paper": {"parts": 4}},
@@ -311,7 +312,7 @@ PAPER_CONFIG: dict[str, dict[int, dict[str, dict[str, object]]]] = {
 }
 
 
-def paper_options(name: str, task: str, size: int) -> dict[str, object]:
+def paper_options(name: str, task: str, size: int) -> dict[str, Any]:
     """The paper's options for `name` on `task` at `size` (nearest configured size).
 
     Where the paper scales GoT with the size (sorting, set intersection: 16 items a part), a size
@@ -325,7 +326,7 @@ def paper_options(name: str, task: str, size: int) -> dict[str, object]:
     if name == "got_paper" and "parts" in options:
         if size not in table and len(table) > 1:
             options["parts"] = round(size / 16)
-        options["parts"] = max(1, min(size, int(options["parts"])))  # type: ignore[call-overload]
+        options["parts"] = max(1, min(size, int(options["parts"])))
     return options
 
 
@@ -340,7 +341,7 @@ def _part_size(task: str) -> int:
 
 
 def build(
-    name: str, task: str = "sorting", size: int = 32, parts: int | None = None, **options: object
+    name: str, task: str = "sorting", size: int = 32, parts: int | None = None, **options: Any
 ) -> Graph:
     """The graph of scheme `name` for `task` at input `size` (the paper's configuration)."""
     if name not in SCHEMES:

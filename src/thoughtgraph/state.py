@@ -1,7 +1,7 @@
 """Thoughts, scores, model calls and the run state (the paper's Graph Reasoning State).
 
-Everything here is plain data. Ids are structural (derived from the op id, the item and the attempt),
-never from completion order, so the same graph and the same answers give the same state.
+Everything here is plain data. Ids are structural (derived from the op id, the item and the
+attempt), never from completion order, so the same graph and the same answers give the same state.
 """
 
 from __future__ import annotations

@@ -62,10 +62,10 @@ Responder = Callable[[str, int], str] | Callable[[str, int], Awaitable[str]]
 
 
 class ScriptedModel:
-    """Answers with `respond(prompt, answer_number)`; records prompts and the peak of calls in flight.
+    """Answers with `respond(prompt, answer_number)`; records prompts and peak calls in flight.
 
-    `answer_number` counts from 0 over all answers given. `delay` (seconds, or a function of the prompt)
-    makes calls overlap so tests can observe concurrency.
+    `answer_number` counts from 0 over all answers given. `delay` (seconds, or a function of the
+    prompt) makes calls overlap so tests can observe concurrency.
     """
 
     simulated = False

@@ -99,6 +99,11 @@ def _list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
+def _dict(value: Any) -> dict[str, Any]:
+    """A trace field that should be an object; anything else reads as empty (traces are input)."""
+    return value if isinstance(value, dict) else {}
+
+
 def _deps(thought: Mapping[str, Any], known: Mapping[str, Any]) -> list[str]:
     return dependencies(_list(thought.get("parents")), thought.get("previous_attempt"), known)
 
@@ -147,7 +152,7 @@ def layout(thoughts: list[dict[str, Any]], levels: dict[str, int]) -> dict[str, 
 
 def _node(t: dict[str, Any], level: int, x: float, call_prompts: dict[str, Any]) -> dict[str, Any]:
     prompt = t.get("prompt")
-    if prompt is not None and call_prompts.get(t.get("call_id")) == prompt:
+    if prompt is not None and call_prompts.get(str(t.get("call_id"))) == prompt:
         prompt = None  # the call carries it; shared by the n answers of one request
     return {
         "id": str(t["id"]),
@@ -178,7 +183,7 @@ def _call(call: dict[str, Any], answered: bool) -> dict[str, Any]:
     latency = call.get("latency")
     if latency is None and isinstance(started, int | float) and isinstance(ended, int | float):
         latency = ended - started
-    usage = call.get("usage") if isinstance(call.get("usage"), dict) else {}
+    usage = _dict(call.get("usage"))
     data = {
         "op": call.get("op_id"),
         "kind": call.get("kind"),
@@ -193,7 +198,7 @@ def _call(call: dict[str, Any], answered: bool) -> dict[str, Any]:
         "cached": call.get("cached"),
         "cost": call.get("cost"),
     }
-    saved = call.get("saved") if isinstance(call.get("saved"), dict) else {}
+    saved = _dict(call.get("saved"))
     if any(saved.values()):  # tokens the answer cache saved (not paid by this run)
         data["saved_tokens"] = sum(v for v in saved.values() if isinstance(v, int | float))
     if not answered:  # no thought holds its answers (e.g. a failed call): keep them here
@@ -206,8 +211,8 @@ def summary(
     trace: Mapping[str, Any], thoughts: list[dict[str, Any]], calls: list[dict[str, Any]]
 ) -> dict[str, Any]:
     """The run's header: the `result` block when present, else what the state tells."""
-    result = trace.get("result") if isinstance(trace.get("result"), dict) else {}
-    usage = [c.get("usage") if isinstance(c.get("usage"), dict) else {} for c in calls]
+    result = _dict(trace.get("result"))
+    usage = [_dict(c.get("usage")) for c in calls]
     prompt_tokens = sum(u.get("prompt_tokens") or 0 for u in usage)
     completion_tokens = sum(u.get("completion_tokens") or 0 for u in usage)
     ops = [o for o in _list(trace.get("ops")) if isinstance(o, dict)]
@@ -227,8 +232,8 @@ def summary(
         "tokens": result.get("tokens", prompt_tokens + completion_tokens),
         "prompt_tokens": prompt_tokens,
         "completion_tokens": completion_tokens,
-        "cached_calls": sum(bool(c.get("cached")) for c in calls),
-        "failed_calls": sum(bool(c.get("error")) for c in calls),
+        "cached_calls": sum(1 for c in calls if c.get("cached")),
+        "failed_calls": sum(1 for c in calls if c.get("error")),
         "cost": trace.get("cost", 0.0),
         "wall_seconds": result.get("wall_seconds", max(ends, default=None)),
         "depth": result.get("depth", max((o.get("end_round") or 0 for o in ops), default=None)),
@@ -244,7 +249,7 @@ def summary(
 
 def _guess_final(trace: Mapping[str, Any], thoughts: list[dict[str, Any]]) -> str | None:
     """For traces without a result: the best output of the op nothing depends on."""
-    graph_ops = _list((trace.get("graph") or {}).get("ops"))
+    graph_ops = _list(_dict(trace.get("graph")).get("ops"))
     used = {i for op in graph_ops if isinstance(op, dict) for i in _list(op.get("inputs"))}
     last = next(
         (
@@ -269,7 +274,7 @@ def op_rows(
     trace: Mapping[str, Any], thoughts: list[dict[str, Any]], calls: list[dict[str, Any]]
 ) -> list[dict[str, Any]]:
     """One row per op in graph order: status, calls, tokens, thoughts made, best score, timing."""
-    graph_ops = [o for o in _list((trace.get("graph") or {}).get("ops")) if isinstance(o, dict)]
+    graph_ops = [o for o in _list(_dict(trace.get("graph")).get("ops")) if isinstance(o, dict)]
     records = {o.get("id"): o for o in _list(trace.get("ops")) if isinstance(o, dict)}
     order = [o.get("id") for o in graph_ops] + [
         i for i in records if i not in {o.get("id") for o in graph_ops}
@@ -286,7 +291,7 @@ def op_rows(
     for op_id in order:
         record = records.get(op_id, {})
         scores = [t["score"] for t in made[op_id] if isinstance(t.get("score"), int | float)]
-        usage = [c.get("usage") if isinstance(c.get("usage"), dict) else {} for c in spent[op_id]]
+        usage = [_dict(c.get("usage")) for c in spent[op_id]]
         rows.append(
             {
                 "id": str(op_id),

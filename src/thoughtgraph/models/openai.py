@@ -69,7 +69,7 @@ class _Secret:
         return self._value or _KEYLESS_PLACEHOLDER
 
     def scrub(self, text: str) -> str:
-        """The text with the key (so also any `Bearer <key>`, which becomes `Bearer ***`) replaced."""
+        """The text with the key replaced (so `Bearer <key>` becomes `Bearer ***`)."""
         return text.replace(self._value, "***") if self._value else text
 
     def __repr__(self) -> str:

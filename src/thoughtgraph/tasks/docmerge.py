@@ -171,7 +171,7 @@ def clause_errors(documents: tuple[str, ...] | list[str], merged: str) -> Score:
     errors = [f'add the missing clause "{c}"' for c in lost]
     errors += [f'remove the repeated clause "{c}" (it repeats "{e}")' for c, e in twice]
     if len(errors) > MAX_LISTED_ERRORS:
-        errors = errors[:MAX_LISTED_ERRORS] + [f"and {len(errors) - MAX_LISTED_ERRORS} more"]
+        errors = [*errors[:MAX_LISTED_ERRORS], f"and {len(errors) - MAX_LISTED_ERRORS} more"]
     return Score(float(len(lost) + len(twice)), tuple(errors))
 
 

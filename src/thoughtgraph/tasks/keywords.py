@@ -37,8 +37,7 @@ def split_sentences(text: str) -> tuple[str, ...]:
             continue
         word = re.search(r"(\w+)$", text[: match.start()])
         if word and (
-            len(word.group(1)) == 1
-            and word.group(1).isupper()
+            (len(word.group(1)) == 1 and word.group(1).isupper())
             or word.group(1).lower() in _ABBREVIATIONS
         ):
             continue

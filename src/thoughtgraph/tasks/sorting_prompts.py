@@ -90,7 +90,7 @@ IMPROVE = PromptTemplate(
     "Write the correct sorted version of the list in <input>, keeping every duplicate. Reply only "
     'with a line "Output: [...]".\n\nExample:\n\n'
     f"Input: {_show(_EXAMPLES[0])}\n"
-    f"Incorrectly sorted: {_show(sorted(_EXAMPLES[0])[:-3] + [9, 8])}\n"
+    f"Incorrectly sorted: {_show([*sorted(_EXAMPLES[0])[:-3], 9, 8])}\n"
     f"Output: {_show(sorted(_EXAMPLES[0]))}\n\n"
     "<input>{{original}}</input>\n<incorrectly_sorted>{{current}}</incorrectly_sorted>"
 )

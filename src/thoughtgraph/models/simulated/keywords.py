@@ -65,7 +65,8 @@ def _job(kind: str, truth: dict[str, int]) -> Job:
 
 def slip_counts(truth: dict[str, int], slips: int, rng: random.Random) -> dict[str, int]:
     counts = dict(truth)
-    moves, weights = zip(*_WEIGHTS, strict=True)
+    moves = [move for move, _ in _WEIGHTS]
+    weights = [weight for _, weight in _WEIGHTS]
     for _ in range(slips):
         move = rng.choices(moves, weights)[0]
         if move == "invent" or not counts:

@@ -1,4 +1,4 @@
-"""Regressions from the adversarial QA pass: each would crash or mislead before its fix."""
+"""Bad input is refused with one line; budget stops never crash, lose work or claim clean."""
 
 from __future__ import annotations
 
