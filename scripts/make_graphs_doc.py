@@ -7,7 +7,7 @@ import inspect
 import subprocess
 from pathlib import Path
 
-from thoughtgraph.graph import OP_PARAMS
+from thoughtgraph.kinds import all_kinds
 
 
 def mer(s, size=32):
@@ -20,7 +20,8 @@ def mer(s, size=32):
 
 
 ops_rows = []
-for kind, model in OP_PARAMS.items():
+for kind, record in all_kinds().items():
+    model = record.params
     params = []
     for name, f in model.model_fields.items():
         default = "required" if f.is_required() else repr(f.default)

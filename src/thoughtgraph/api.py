@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from . import schemes
+from . import kinds, schemes
 from .accounting import spend, spend_by_kind
 from .budget import Budget
 from .context import RunContext, template_for
@@ -22,11 +22,10 @@ from .models.base import LanguageModel, ModelLike, as_model
 from .models.cache import CachedModel
 from .models.limits import RateLimitedModel
 from .models.pricing import Price, price_for
-from .ops import PROMPT_VALUES
 from .result import Result, count_calls
 from .state import RunState, Score, Thought
 from .tasks import Task, get_task
-from .tasks.base import check_parts
+from .tasks.base import check_parts, lacks
 
 logger = logging.getLogger("thoughtgraph")
 
@@ -183,7 +182,7 @@ def _result(
         calls_by_kind=count_calls(state),
         volume=metrics.volume,
         latency=metrics.latency,
-        depth=_depth(graph, state),
+        depth=_depth(state),
         wall_seconds=wall,
         graph=graph,
         state=state,
@@ -298,16 +297,23 @@ def _check_numbers(
 
 
 def check_graph(graph: Graph, task: Task, problem: Any) -> None:
-    """Refuse, before any call, a graph this task cannot run (unknown prompt, too many parts)."""
+    """Refuse, before any call, a graph this task cannot run (unknown prompt, a capability the
+    task lacks, too many parts)."""
     for op in graph.ops:
+        kind = kinds.get(op.kind)
         try:
+            capability = kind.capability(op.params)
+            missing = lacks(task, capability) if capability is not None else None
+            if missing:
+                raise GraphError(
+                    f"a {op.kind} op here needs {missing}, which task {task.name!r} lacks"
+                )
             if op.prompt is not None:
-                needed = template_for(task, op.prompt).variables - PROMPT_VALUES[op.kind]
+                needed = template_for(task, op.prompt).variables - kind.fills
                 if needed:
                     raise GraphError(
                         f"prompt {op.prompt!r} needs {', '.join(sorted(needed))}, which a "
-                        f"{op.kind} op does not fill (it fills: "
-                        f"{', '.join(sorted(PROMPT_VALUES[op.kind]))})"
+                        f"{op.kind} op does not fill (it fills: {', '.join(sorted(kind.fills))})"
                     )
             if op.kind == "split":
                 check_parts(op.params["parts"], len(problem))
@@ -360,6 +366,6 @@ def _whole_score(task: Task, problem: Any, thought: Thought) -> Score | None:
         return None
 
 
-def _depth(graph: Graph, state: RunState) -> int:
+def _depth(state: RunState) -> int:
     """Model rounds on the critical path: the latest round any op finished at."""
     return max((op.end_round for op in state.ops.values()), default=0)

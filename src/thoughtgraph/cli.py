@@ -17,7 +17,7 @@ from typing import Annotated, Any
 import typer
 from typer.exceptions import Abort, Exit, TyperException
 
-from . import schemes
+from . import kinds, schemes
 from .api import asolve, prepare
 from .cli_eval import eval_command
 from .cli_trace import trace_app
@@ -29,6 +29,7 @@ from .graph import Graph, json_schema
 from .models.base import LanguageModel, from_spec
 from .result import CALL_KINDS, Result, calls_by_op
 from .schemes import SCHEMES
+from .tasks.base import score_name
 
 app = typer.Typer(
     name="thoughtgraph",
@@ -315,7 +316,7 @@ def solve(
             data["matches_reference"] = result.output == reference
         typer.echo(json.dumps(data))
     else:
-        typer.echo(_summary(result, title, reference, getattr(the_task, "score_name", "errors")))
+        typer.echo(_summary(result, title, reference, score_name(the_task)))
     if fatal is not None:
         raise fatal  # one `error:` line on stderr, exit 2, after the work was kept
     if not result.clean and result.stop_reason:
@@ -418,22 +419,14 @@ def _money(result: Result) -> str:
 
 
 def _retries(result: Result) -> str:
+    """Each op kind says how its retries read (`OpKind.retries`)."""
     notes = []
     for op_id, n in calls_by_op(result.state).items():
         op = result.graph.op(op_id)
-        kind = op.kind
-        if (
-            op.params.get("n", 1) > 1
-            or op.params.get("repeat", 1) > 1
-            or kind in ("score", "split")
-        ):
-            continue
-        if kind == "refine":
-            kept = sum(t.kept for t in result.state.thoughts.values() if t.op_id == op_id)
-            notes.append(f"{op_id}: {n} pass{'es' if n > 1 else ''}, {kept} kept")
-        elif n > 1:
-            verb = "regenerated" if kind == "generate" else "merged again"
-            notes.append(f"{op_id} {verb} {n - 1}×")
+        thoughts = [t for t in result.state.thoughts.values() if t.op_id == op_id]
+        note = kinds.get(op.kind).retry_note(op, n, thoughts)
+        if note:
+            notes.append(note)
     return " · ".join(notes)
 
 

@@ -18,14 +18,14 @@ from .models.limits import shared_semaphore
 from .models.pricing import Price
 from .prompts import TEMPLATES, PromptTemplate
 from .state import Call, RunState, Score, Thought, Usage
-from .tasks.base import ParseError, Task
+from .tasks.base import FewShotPrompts, ParseError, Task
 
 logger = logging.getLogger("thoughtgraph")
 
 
 def template_for(task: Task, name: str) -> PromptTemplate:
     """The task's own template of that name, else the spec's (part, merge, refine, ...)."""
-    own = getattr(task, "prompts", None) or {}
+    own = task.prompts if isinstance(task, FewShotPrompts) else {}
     if name in own:
         return own[name]
     if name in TEMPLATES:

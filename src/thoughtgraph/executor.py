@@ -13,6 +13,7 @@ import functools
 import logging
 from typing import Any
 
+from . import kinds
 from .budget import Budget
 from .context import RunContext
 from .errors import BudgetExhausted, FatalModelError, InputError
@@ -20,7 +21,6 @@ from .events import EventHandler
 from .graph import Graph, Op
 from .models.base import LanguageModel
 from .models.pricing import Price
-from .ops import OPS
 from .state import OpRecord, RunState, Thought
 from .tasks.base import Task
 
@@ -144,7 +144,7 @@ class _Runner:
         record.status, record.started = "running", self.ctx.now()
         self.ctx.emit("op_started", op.id, kind=op.kind)
         try:
-            outputs = await OPS[op.kind](self.ctx, op, inputs, base_round)
+            outputs = await kinds.get(op.kind).run(self.ctx, op, inputs, base_round)
         except (BudgetExhausted, FatalModelError):
             record.status = "stopped"
             self._finish(op, record, base_round)

@@ -11,7 +11,7 @@ import inspect
 import json
 from graphlib import CycleError, TopologicalSorter
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import (
     BaseModel,
@@ -21,139 +21,11 @@ from pydantic import (
     ValidationError,
     ValidationInfo,
     field_validator,
-    model_validator,
 )
 
+from . import kinds
+from .dag import topological
 from .errors import GraphError
-from .metrics import topological
-
-
-class Params(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class SplitParams(Params):
-    """Cut the problem into `parts` sub-problems: in code (`Task.split`) or by the model.
-
-    `by="model"` asks the task's `split` prompt (one request) and parses the parts from the
-    answer, as the paper's GoT configuration does; if the answer cannot be used, the code split
-    stands in and the split thought records the error.
-    """
-
-    parts: int = Field(ge=1, le=1_000_000)
-    by: Literal["code", "model"] = "code"
-    prompt: str = "split"
-
-
-class SelectParams(Params):
-    """Pass on only the input thought at position `index` (0-based): a code selector."""
-
-    index: int = Field(ge=0)
-
-
-class GenerateParams(Params):
-    """Model answers for every input thought: `repeat` requests of `n` completions each.
-
-    With `max_regenerations` > 0 (only for one answer per input: n = repeat = 1), an answer whose
-    error count is above `bar` is asked for again with its errors in `previous_errors`, and the
-    best attempt is passed on. Otherwise every answer is passed on (follow with `keep_best`).
-    """
-
-    prompt: str = "part"
-    n: int = Field(default=1, ge=1, le=1000)
-    repeat: int = Field(default=1, ge=1, le=1000)
-    max_regenerations: int = Field(default=0, ge=0, le=100)
-    bar: float = Field(default=0, ge=0)
-
-    @model_validator(mode="after")
-    def _regenerate_one(self) -> GenerateParams:
-        if self.max_regenerations and self.n * self.repeat > 1:
-            raise ValueError(
-                "max_regenerations needs n = repeat = 1 (use keep_best after branches)"
-            )
-        return self
-
-
-class AggregateParams(Params):
-    """Merge all input thoughts into one answer: `repeat` requests of `n` completions each.
-
-    With `max_extra_merges` > 0 (only for n = repeat = 1) a merge with errors is asked for again
-    and the best one is passed on; otherwise every answer is passed on.
-    """
-
-    prompt: str = "merge"
-    n: int = Field(default=1, ge=1, le=1000)
-    repeat: int = Field(default=1, ge=1, le=1000)
-    max_extra_merges: int = Field(default=0, ge=0, le=100)
-
-    @model_validator(mode="after")
-    def _retry_one(self) -> AggregateParams:
-        if self.max_extra_merges and self.n * self.repeat > 1:
-            raise ValueError("max_extra_merges needs n = repeat = 1 (use keep_best after branches)")
-        return self
-
-
-class RefineParams(Params):
-    """Improve: while a thought has errors, ask for a fix, at most `max_refines` passes.
-
-    With `keep_if_better` a fix replaces the thought only if it scores strictly better.
-    """
-
-    prompt: str = "refine"
-    max_refines: int = Field(default=2, ge=0, le=100)
-    keep_if_better: bool = True
-
-
-class ValidateAndImproveParams(Params):
-    """Validate each thought (`Task.validate`); while invalid, improve it, at most `tries` times.
-
-    The last answer is passed on whether or not it is better (the paper's ValidateAndImprove).
-    """
-
-    prompt: str = "refine"
-    tries: int = Field(default=3, ge=1, le=100)
-
-
-class ScoreParams(Params):
-    """Score input thoughts: `scorer="code"` (`Task.score`) or `"model"`.
-
-    The model scorer sends the task's `prompt` once with `samples` completions and averages the
-    parsed scores; use it only where code cannot check. `force` re-scores scored thoughts.
-    """
-
-    scorer: Literal["code", "model"] = "code"
-    samples: int = Field(default=1, ge=1, le=100)
-    prompt: str = "score"
-    force: bool = False
-
-
-class KeepBestParams(Params):
-    """Keep the `n` best input thoughts; ties go to the earlier input."""
-
-    n: int = Field(default=1, ge=1)
-    higher_is_better: bool = False
-
-
-class KeepValidParams(Params):
-    """Keep only the input thoughts that parsed (and passed validation where validated)."""
-
-
-class GroundTruthParams(Params):
-    """Compare each input thought with `Task.reference`: recorded as `solved`, never used to choose."""  # noqa: E501 (published in the graph schema)
-
-
-OP_PARAMS: dict[str, type[Params]] = {
-    "split": SplitParams,
-    "select": SelectParams,
-    "generate": GenerateParams,
-    "aggregate": AggregateParams,
-    "refine": RefineParams,
-    "validate_and_improve": ValidateAndImproveParams,
-    "score": ScoreParams,
-    "keep_best": KeepBestParams,
-    "keep_valid": KeepValidParams,
-    "ground_truth": GroundTruthParams,
-}
 
 
 class Op(BaseModel):
@@ -169,29 +41,25 @@ class Op(BaseModel):
     @field_validator("kind")
     @classmethod
     def _known_kind(cls, kind: str) -> str:
-        if kind not in OP_PARAMS:
-            raise ValueError(f"unknown op kind {kind!r} (known: {', '.join(OP_PARAMS)})")
+        if kind not in kinds.all_kinds():
+            raise ValueError(f"unknown op kind {kind!r} (known: {', '.join(kinds.all_kinds())})")
         return kind
 
     @field_validator("params")
     @classmethod
     def _valid_params(cls, params: dict[str, Any], info: ValidationInfo) -> dict[str, Any]:
         kind = info.data.get("kind")
-        if kind not in OP_PARAMS:
+        if kind not in kinds.all_kinds():
             return params  # the kind's own error is reported
         try:
-            return OP_PARAMS[kind].model_validate(params).model_dump()
+            return kinds.get(kind).params.model_validate(params).model_dump()
         except ValidationError as exc:
             raise ValueError(_first_error(exc)) from None
 
     @property
     def prompt(self) -> str | None:
         """The template this op sends to the model, if it may call the model at all."""
-        if self.kind == "split" and self.params["by"] == "code":
-            return None
-        if self.kind == "score" and self.params["scorer"] == "code":
-            return None
-        return self.params.get("prompt")
+        return kinds.get(self.kind).params.prompt_of(self.params)
 
 
 class Graph(BaseModel):
@@ -328,7 +196,7 @@ class Graph(BaseModel):
 
 def _detail(op: Op, prefix: str) -> str:
     """The params that differ from their defaults, for drawings."""
-    defaults = OP_PARAMS[op.kind].model_fields
+    defaults = kinds.get(op.kind).params.model_fields
     shown = [
         f"{key}={value}"
         for key, value in op.params.items()
@@ -341,7 +209,8 @@ def _detail(op: Op, prefix: str) -> str:
 def json_schema() -> dict[str, Any]:
     """The JSON Schema of graph files: one entry per op kind with its params."""
     variants = []
-    for kind, params in OP_PARAMS.items():
+    for kind, record in kinds.all_kinds().items():
+        params = record.params
         schema = params.model_json_schema()
         schema.pop("title", None)
         variants.append(

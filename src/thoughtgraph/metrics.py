@@ -12,11 +12,14 @@ paper's Table 2.
 
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import Container, Iterable, Mapping, Sequence
+from collections.abc import Container, Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from .state import Thought
+from .dag import topological
+
+if TYPE_CHECKING:  # state imports this module: no import back at run time
+    from .state import Thought
 
 
 @dataclass(frozen=True)
@@ -57,26 +60,3 @@ def dependencies(
     if previous_attempt and previous_attempt in known:
         deps.append(previous_attempt)
     return deps
-
-
-def topological(deps: Mapping[str, Sequence[str]]) -> tuple[list[str], list[str]]:
-    """Kahn's order over dependencies (ties in insertion order), O(n + e).
-
-    Returns the order and the ids left over because they sit on (or behind) a cycle.
-    """
-    children: dict[str, list[str]] = {tid: [] for tid in deps}
-    waiting = {tid: len(ds) for tid, ds in deps.items()}
-    for tid, ds in deps.items():
-        for dep in ds:
-            children[dep].append(tid)
-    queue = deque(tid for tid, n in waiting.items() if n == 0)
-    order: list[str] = []
-    while queue:
-        tid = queue.popleft()
-        order.append(tid)
-        for child in children[tid]:
-            waiting[child] -= 1
-            if waiting[child] == 0:
-                queue.append(child)
-    placed = set(order)
-    return order, [tid for tid in deps if tid not in placed]

@@ -1,4 +1,5 @@
-"""One async function per op kind: `(ctx, op, inputs, base_round) -> output thoughts`.
+"""The built-in op kinds, each in one place: its params model, its async function
+`(ctx, op, inputs, base_round) -> output thoughts` and its `OpKind` record (`kinds.py`).
 
 Bounded loops (regenerate, merge again, refine, validate-and-improve) live inside one op, capped
 by its params, so the graph itself stays a static DAG. Every attempt is recorded in the run
@@ -10,17 +11,28 @@ from __future__ import annotations
 import asyncio
 import math
 import string
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal, cast
 
-from .context import RunContext
+from pydantic import Field, model_validator
+
 from .errors import GraphError, ModelError
-from .graph import Op
+from .kinds import OpKind, Params, register
 from .state import Score, Thought
-from .tasks.base import ParseError, model_score, model_split
+from .tasks.base import (
+    HasReference,
+    ModelScore,
+    ModelSplit,
+    ParseError,
+    Validates,
+    model_score,
+    model_split,
+)
 
-OpFunction = Callable[[RunContext, Op, list[Thought], int], Awaitable[list[Thought]]]
+if TYPE_CHECKING:  # the context imports the graph, which reads the records of this module
+    from .context import RunContext
+    from .graph import Op
 
 
 def _error_value(thought: Thought) -> float:
@@ -55,17 +67,7 @@ _ONE_THOUGHT = frozenset(
         "previous_errors",
     }
 )
-PROMPT_VALUES: dict[str, frozenset[str]] = {
-    "generate": _ONE_THOUGHT,
-    "refine": _ONE_THOUGHT,
-    "validate_and_improve": _ONE_THOUGHT,
-    "score": _ONE_THOUGHT,
-    "split": _ONE_THOUGHT | {"parts"},
-    "aggregate": frozenset(
-        {"task", "format", "original", "count", "result_a", "result_b", "results"}
-    ),
-}
-"""The template variables each op kind fills: a graph whose prompt needs others is refused."""
+"""The template values `_values` fills about one thought (generate, refine, score, ...)."""
 
 
 def _values(ctx: RunContext, thought: Thought, **extra: Any) -> dict[str, Any]:
@@ -170,6 +172,23 @@ async def _branches(
     return [t for batch in await asyncio.gather(*requests) for t in batch]
 
 
+class SplitParams(Params):
+    """Cut the problem into `parts` sub-problems: in code (`Task.split`) or by the model.
+
+    `by="model"` asks the task's `split` prompt (one request) and parses the parts from the
+    answer, as the paper's GoT configuration does; if the answer cannot be used, the code split
+    stands in and the split thought records the error.
+    """
+
+    parts: int = Field(ge=1, le=1_000_000)
+    by: Literal["code", "model"] = "code"
+    prompt: str = "split"
+
+    @classmethod
+    def prompt_of(cls, params: Mapping[str, Any]) -> str | None:
+        return None if params.get("by") == "code" else super().prompt_of(params)
+
+
 async def split(ctx: RunContext, op: Op, inputs: list[Thought], base_round: int) -> list[Thought]:
     parts = op.params["parts"]
     out = []
@@ -206,7 +225,7 @@ async def _model_split(
     error = None
     try:
         texts = await ctx.ask(op, call_id, op.params["prompt"], prompt)
-        chunks = model_split(ctx.task, source.content, texts[0], parts)
+        chunks = model_split(cast(ModelSplit, ctx.task), source.content, texts[0], parts)
     except (ModelError, ParseError) as exc:  # an unusable answer: the code split stands in
         chunks, error = None, f"the model's split could not be used ({exc}); split in code"
     score = Score(0.0) if error is None else Score(1.0, (error,))
@@ -228,11 +247,55 @@ async def _model_split(
     return answer, chunks
 
 
+SPLIT = register(
+    OpKind(
+        "split",
+        SplitParams,
+        split,
+        _ONE_THOUGHT | {"parts"},
+        reference_name="generate",
+        needs=lambda params: ModelSplit if params["by"] == "model" else None,
+    )
+)
+
+
+class SelectParams(Params):
+    """Pass on only the input thought at position `index` (0-based): a code selector."""
+
+    index: int = Field(ge=0)
+
+
 async def select(ctx: RunContext, op: Op, inputs: list[Thought], base_round: int) -> list[Thought]:
     index = op.params["index"]
     if index >= len(inputs):
         raise GraphError(f"op {op.id!r} selects thought {index} but its inputs hold {len(inputs)}")
     return [inputs[index]]
+
+
+SELECT = register(OpKind("select", SelectParams, select, reference_name="selector"))
+
+
+class GenerateParams(Params):
+    """Model answers for every input thought: `repeat` requests of `n` completions each.
+
+    With `max_regenerations` > 0 (only for one answer per input: n = repeat = 1), an answer whose
+    error count is above `bar` is asked for again with its errors in `previous_errors`, and the
+    best attempt is passed on. Otherwise every answer is passed on (follow with `keep_best`).
+    """
+
+    prompt: str = "part"
+    n: int = Field(default=1, ge=1, le=1000)
+    repeat: int = Field(default=1, ge=1, le=1000)
+    max_regenerations: int = Field(default=0, ge=0, le=100)
+    bar: float = Field(default=0, ge=0)
+
+    @model_validator(mode="after")
+    def _regenerate_one(self) -> GenerateParams:
+        if self.max_regenerations and self.n * self.repeat > 1:
+            raise ValueError(
+                "max_regenerations needs n = repeat = 1 (use keep_best after branches)"
+            )
+        return self
 
 
 async def generate(
@@ -274,6 +337,39 @@ async def generate(
 
     batches = await asyncio.gather(*(one(i, t) for i, t in enumerate(inputs)))
     return [t for batch in batches for t in batch]
+
+
+def _regenerations(op: Op, calls: int, _thoughts: list[Thought]) -> str | None:
+    return f"{op.id} regenerated {calls - 1}×" if calls > 1 and _single(op) else None
+
+
+def _single(op: Op) -> bool:
+    """One answer per request: more calls are retries, not branches."""
+    return op.params.get("n", 1) == 1 and op.params.get("repeat", 1) == 1
+
+
+GENERATE = register(
+    OpKind("generate", GenerateParams, generate, _ONE_THOUGHT, retries=_regenerations)
+)
+
+
+class AggregateParams(Params):
+    """Merge all input thoughts into one answer: `repeat` requests of `n` completions each.
+
+    With `max_extra_merges` > 0 (only for n = repeat = 1) a merge with errors is asked for again
+    and the best one is passed on; otherwise every answer is passed on.
+    """
+
+    prompt: str = "merge"
+    n: int = Field(default=1, ge=1, le=1000)
+    repeat: int = Field(default=1, ge=1, le=1000)
+    max_extra_merges: int = Field(default=0, ge=0, le=100)
+
+    @model_validator(mode="after")
+    def _retry_one(self) -> AggregateParams:
+        if self.max_extra_merges and self.n * self.repeat > 1:
+            raise ValueError("max_extra_merges needs n = repeat = 1 (use keep_best after branches)")
+        return self
 
 
 async def aggregate(
@@ -329,6 +425,29 @@ def _tag(index: int) -> str:
     return letters[index % 26] + (str(index // 26) if index >= 26 else "")
 
 
+def _merges(op: Op, calls: int, _thoughts: list[Thought]) -> str | None:
+    return f"{op.id} merged again {calls - 1}×" if calls > 1 and _single(op) else None
+
+
+_MERGE_VALUES = frozenset(
+    {"task", "format", "original", "count", "result_a", "result_b", "results"}
+)
+AGGREGATE = register(
+    OpKind("aggregate", AggregateParams, aggregate, _MERGE_VALUES, retries=_merges)
+)
+
+
+class RefineParams(Params):
+    """Improve: while a thought has errors, ask for a fix, at most `max_refines` passes.
+
+    With `keep_if_better` a fix replaces the thought only if it scores strictly better.
+    """
+
+    prompt: str = "refine"
+    max_refines: int = Field(default=2, ge=0, le=100)
+    keep_if_better: bool = True
+
+
 async def refine(ctx: RunContext, op: Op, inputs: list[Thought], base_round: int) -> list[Thought]:
     """The spec's Refine and stop rule: at most `max_refines` passes while errors remain."""
     out = []
@@ -355,6 +474,26 @@ async def refine(ctx: RunContext, op: Op, inputs: list[Thought], base_round: int
                 ctx.state.add(replace(candidate, kept=False))
         out.append(best)
     return out
+
+
+def _passes(op: Op, calls: int, thoughts: list[Thought]) -> str | None:
+    kept = sum(t.kept for t in thoughts)
+    return f"{op.id}: {calls} pass{'es' if calls > 1 else ''}, {kept} kept"
+
+
+REFINE = register(
+    OpKind("refine", RefineParams, refine, _ONE_THOUGHT, reference_name="improve", retries=_passes)
+)
+
+
+class ValidateAndImproveParams(Params):
+    """Validate each thought (`Task.validate`); while invalid, improve it, at most `tries` times.
+
+    The last answer is passed on whether or not it is better (the paper's ValidateAndImprove).
+    """
+
+    prompt: str = "refine"
+    tries: int = Field(default=3, ge=1, le=100)
 
 
 async def validate_and_improve(
@@ -386,15 +525,47 @@ async def validate_and_improve(
 
 
 def _validated(ctx: RunContext, thought: Thought) -> Thought:
-    validate = getattr(ctx.task, "validate", None)
+    """Mark the thought validated; a task without `validate` accepts a perfect code score."""
     if thought.content is None:
         ok = False
-    elif validate is not None:
-        ok = bool(validate(thought.problem, thought.content))
+    elif isinstance(ctx.task, Validates):
+        ok = bool(ctx.task.validate(thought.problem, thought.content))
     else:
-        score = ctx.rescore(thought).score
-        ok = bool(score and score.perfect)
+        scored = ctx.rescore(thought)  # recorded, so the thought keeps the score it was judged by
+        ok = scored.score is not None and scored.score.perfect
     return ctx.state.add(replace(ctx.state.thoughts[thought.id], validated=True, valid=ok))
+
+
+def _improvements(op: Op, calls: int, _thoughts: list[Thought]) -> str | None:
+    return f"{op.id}: {calls} improvement{'s' if calls > 1 else ''}"
+
+
+VALIDATE_AND_IMPROVE = register(
+    OpKind(
+        "validate_and_improve",
+        ValidateAndImproveParams,
+        validate_and_improve,
+        _ONE_THOUGHT,
+        retries=_improvements,
+    )
+)
+
+
+class ScoreParams(Params):
+    """Score input thoughts: `scorer="code"` (`Task.score`) or `"model"`.
+
+    The model scorer sends the task's `prompt` once with `samples` completions and averages the
+    parsed scores; use it only where code cannot check. `force` re-scores scored thoughts.
+    """
+
+    scorer: Literal["code", "model"] = "code"
+    samples: int = Field(default=1, ge=1, le=100)
+    prompt: str = "score"
+    force: bool = False
+
+    @classmethod
+    def prompt_of(cls, params: Mapping[str, Any]) -> str | None:
+        return None if params.get("scorer") == "code" else super().prompt_of(params)
 
 
 async def score(ctx: RunContext, op: Op, inputs: list[Thought], base_round: int) -> list[Thought]:
@@ -411,11 +582,29 @@ async def score(ctx: RunContext, op: Op, inputs: list[Thought], base_round: int)
             texts = await ctx.ask(op, call_id, name, prompt, op.params["samples"])
         except ModelError:  # a failed scoring call leaves the thought with the worst score
             texts = ()
-        result = model_score(ctx.task, texts)
+        result = model_score(cast(ModelScore, ctx.task), texts)
         ctx.op_rounds[op.id] = max(ctx.op_rounds.get(op.id, 0), base_round + 1)
         return ctx.state.add(thought.with_score(result))
 
     return list(await asyncio.gather(*(by_model(i, t) for i, t in enumerate(inputs))))
+
+
+SCORE = register(
+    OpKind(
+        "score",
+        ScoreParams,
+        score,
+        _ONE_THOUGHT,
+        needs=lambda params: ModelScore if params["scorer"] == "model" else None,
+    )
+)
+
+
+class KeepBestParams(Params):
+    """Keep the `n` best input thoughts; ties go to the earlier input."""
+
+    n: int = Field(default=1, ge=1)
+    higher_is_better: bool = False
 
 
 async def keep_best(
@@ -430,10 +619,24 @@ async def keep_best(
     return list(unique.values())[: op.params["n"]]
 
 
+KEEP_BEST = register(OpKind("keep_best", KeepBestParams, keep_best, reference_name="keep_best_n"))
+
+
+class KeepValidParams(Params):
+    """Keep only the input thoughts that parsed (and passed validation where validated)."""
+
+
 async def keep_valid(
     ctx: RunContext, op: Op, inputs: list[Thought], base_round: int
 ) -> list[Thought]:
     return [t for t in inputs if t.valid]
+
+
+KEEP_VALID = register(OpKind("keep_valid", KeepValidParams, keep_valid))
+
+
+class GroundTruthParams(Params):
+    """Compare each input thought with `Task.reference`: recorded as `solved`, never used to choose."""
 
 
 async def ground_truth(
@@ -442,22 +645,19 @@ async def ground_truth(
     """Record whether each thought equals the reference answer; never changes what is passed on."""
     out = []
     for thought in inputs:
-        solved = thought.content is not None and thought.content == ctx.task.reference(
-            thought.problem
-        )
+        solved = thought.content is not None and thought.content == cast(
+            HasReference, ctx.task
+        ).reference(thought.problem)
         out.append(ctx.state.add(replace(ctx.state.thoughts[thought.id], solved=solved)))
     return out
 
 
-OPS: dict[str, OpFunction] = {
-    "split": split,
-    "select": select,
-    "generate": generate,
-    "aggregate": aggregate,
-    "refine": refine,
-    "validate_and_improve": validate_and_improve,
-    "score": score,
-    "keep_best": keep_best,
-    "keep_valid": keep_valid,
-    "ground_truth": ground_truth,
-}
+GROUND_TRUTH = register(
+    OpKind(
+        "ground_truth",
+        GroundTruthParams,
+        ground_truth,
+        reference_name="ground_truth_evaluator",
+        needs=lambda _params: HasReference,
+    )
+)

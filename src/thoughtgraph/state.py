@@ -11,6 +11,9 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from . import kinds
+from .metrics import ThoughtMetrics, thought_metrics
+
 
 @dataclass(frozen=True)
 class Score:
@@ -128,7 +131,7 @@ class OpRecord:
 
     id: str
     kind: str
-    status: str = "pending"  # pending, running, done, failed, skipped
+    status: str = "pending"  # pending, running, done, stopped (budget or fatal error), failed
     outputs: list[str] = field(default_factory=list)  # ids of the thoughts passed on
     end_round: int = 0
     started: float | None = None
@@ -175,9 +178,7 @@ class RunState:
             self.thoughts.values(), key=lambda t: (order.get(t.op_id, -1), _natural(t.id))
         )
 
-    def metrics(self) -> dict[str, Any]:
-        from .metrics import thought_metrics
-
+    def metrics(self) -> dict[str, ThoughtMetrics]:
         return thought_metrics(self._ordered_thoughts())
 
     def to_dict(self) -> dict[str, Any]:
@@ -213,7 +214,7 @@ class RunState:
             record = self.ops.get(op["id"])
             thoughts = [self.thoughts[t] for t in (record.outputs if record else [])]
             entry: dict[str, Any] = {
-                "operation": REFERENCE_OP_NAMES.get(op["kind"], op["kind"]),
+                "operation": _reference_name(op["kind"]),
                 "op_id": op["id"],
                 "thoughts": [{"id": t.id, "current": t.content, "text": t.text} for t in thoughts],
             }
@@ -253,19 +254,11 @@ class RunState:
         return cls.from_dict(json.loads(Path(path).read_text()))
 
 
-# Our op kinds -> the reference implementation's OperationType names, for its plotting scripts.
-REFERENCE_OP_NAMES = {
-    "generate": "generate",
-    "aggregate": "aggregate",
-    "refine": "improve",
-    "validate_and_improve": "validate_and_improve",
-    "score": "score",
-    "keep_best": "keep_best_n",
-    "keep_valid": "keep_valid",
-    "ground_truth": "ground_truth_evaluator",
-    "select": "selector",
-    "split": "generate",
-}
+def _reference_name(kind: str) -> str:
+    """The reference implementation's OperationType name of an op kind (its plotting scripts
+    read `output_graph`); a kind unknown here keeps its own name."""
+    known = kinds.all_kinds()
+    return known[kind].reference_name if kind in known else kind
 
 
 def _natural(text: str) -> list[Any]:

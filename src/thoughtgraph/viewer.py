@@ -24,8 +24,9 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
+from .dag import topological
 from .errors import InputError
-from .metrics import dependencies, topological
+from .metrics import dependencies
 from .state import RunState
 
 ASSETS = files("thoughtgraph") / "viewer_assets"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..errors import UnknownNameError
-from .base import BaseTask, ParseError, Task
+from .base import BaseTask, ParseError, Task, check_task
 from .docmerge import DocMergeTask
 from .keywords import KeywordCountingTask
 from .sets import SetIntersectionTask, SetProblem
@@ -18,19 +18,9 @@ TASKS: dict[str, type] = {
 
 
 def get_task(task: str | Task) -> Task:
-    """A task by name, or the task object itself."""
+    """A task by name, or the task object itself once `check_task` found it complete."""
     if not isinstance(task, str):
-        missing = [
-            m
-            for m in ("parse_input", "describe", "format", "parse", "score")
-            if not callable(getattr(task, m, None))
-        ]
-        if missing:
-            raise UnknownNameError(
-                f"not a task: {type(task).__name__} lacks {', '.join(missing)} "
-                "(give a task name or a Task object)"
-            )
-        return task
+        return check_task(task)
     try:
         return TASKS[task.strip().lower()]()
     except KeyError:
@@ -49,5 +39,6 @@ __all__ = [
     "SetProblem",
     "SortingTask",
     "Task",
+    "check_task",
     "get_task",
 ]

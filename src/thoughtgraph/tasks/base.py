@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
-from typing import Any, Protocol, runtime_checkable
+from collections.abc import Mapping
+from typing import Any, Protocol, cast, runtime_checkable
 
-from ..errors import InputError
+from ..errors import InputError, UnknownNameError
+from ..prompts import PromptTemplate
 from ..state import Score
 
 
@@ -21,7 +23,8 @@ class ParseError(ValueError):
 
 @runtime_checkable
 class Task(Protocol):
-    """Everything task-specific. `problem` and `content` are whatever types the task chooses."""
+    """Everything task-specific the engine needs for every run. `problem` and `content` are
+    whatever types the task chooses. `check_task` refuses an object that lacks any of these."""
 
     name: str
 
@@ -55,11 +58,101 @@ class Task(Protocol):
     def score_unparsed(self, problem: Any, reason: str) -> Score:
         """The score of an answer that could not be parsed: worse than any parsed answer."""
 
-    def reference(self, problem: Any) -> Any:
-        """The exact answer, computed in code (for checks and tests; never used to choose)."""
 
-    def validate(self, problem: Any, content: Any) -> bool:
-        """Is this answer acceptable as it is? (`validate_and_improve`, `keep_valid`)"""
+REQUIRED_METHODS = (
+    "parse_input",
+    "describe",
+    "format",
+    "default_parts",
+    "split",
+    "join",
+    "render",
+    "parse",
+    "score",
+    "score_unparsed",
+)
+"""The methods of `Task`, checked once by `check_task` (`get_task`) before anything runs."""
+
+
+# --- optional capabilities: a graph that needs one the task lacks is refused before any call ---
+@runtime_checkable
+class FewShotPrompts(Protocol):
+    """The task's own templates by name (`io`, `cot`, `improve`, `split`, ...)."""
+
+    prompts: Mapping[str, PromptTemplate]
+
+
+@runtime_checkable
+class ModelSplit(Protocol):
+    """`split` by the model: read the model's answer as `parts` pieces (raise `ParseError`).
+
+    A task may add `parts_from_split(problem, pieces)` when its sub-problems need more than the
+    pieces (set intersection); `model_split` uses it when present.
+    """
+
+    def parse_split(self, text: str, parts: int) -> list[Any]: ...
+
+
+@runtime_checkable
+class ModelScore(Protocol):
+    """The model scorer: one answer -> a number. A task may add `combine_scores(texts) -> Score`
+    to combine the samples otherwise than by their mean (`model_score` uses it when present)."""
+
+    def parse_score(self, text: str) -> float: ...
+
+
+@runtime_checkable
+class Validates(Protocol):
+    """Is an answer acceptable as it is? (`validate_and_improve`; default: a perfect score)."""
+
+    def validate(self, problem: Any, content: Any) -> bool: ...
+
+
+@runtime_checkable
+class HasReference(Protocol):
+    """The exact answer, computed in code (`ground_truth` ops and tests; never used to choose)."""
+
+    def reference(self, problem: Any) -> Any: ...
+
+
+def check_task(task: object) -> Task:
+    """`task` as a `Task`, or one `UnknownNameError` line naming every missing method.
+
+    Checked once, before any call, so that a user's task never fails half-way through a paid run
+    with a raw `AttributeError`.
+    """
+    missing = [m for m in REQUIRED_METHODS if not callable(getattr(task, m, None))]
+    if not isinstance(getattr(task, "name", None), str):
+        missing.insert(0, "name")
+    if missing:
+        raise UnknownNameError(
+            f"not a task: {type(task).__name__} lacks {', '.join(missing)} "
+            "(give a task name or a Task object; subclass thoughtgraph.BaseTask for defaults)"
+        )
+    return cast(Task, task)
+
+
+CAPABILITIES: dict[type, str] = {
+    FewShotPrompts: "its own prompts (prompts)",
+    ModelSplit: "a reader for the model's split (parse_split)",
+    ModelScore: "a reader for the model's score (parse_score)",
+    Validates: "a validator (validate)",
+    HasReference: "a reference solver (reference)",
+}
+"""Each optional capability, as a refusal names it."""
+
+
+def lacks(task: Task, capability: type) -> str | None:
+    """What the task lacks for `capability` (one of the protocols above), or None."""
+    return (
+        None if isinstance(task, capability) else CAPABILITIES.get(capability, capability.__name__)
+    )
+
+
+def score_name(task: Task) -> str:
+    """What the task's score counts, for summaries (optional attribute; default "errors")."""
+    name = getattr(task, "score_name", None)
+    return name if isinstance(name, str) and name else "errors"
 
 
 class BaseTask(ABC):
@@ -110,9 +203,6 @@ class BaseTask(ABC):
     def score_unparsed(self, problem: Any, reason: str) -> Score:
         return Score(float(len(problem) + 1), (reason,))
 
-    def reference(self, problem: Any) -> Any:
-        raise NotImplementedError(f"task {self.name!r} has no reference solver")
-
     prompts: dict[str, Any] = {}  # noqa: RUF012 - the task's own templates by name (io, cot, ...)
 
     def validate(self, problem: Any, content: Any) -> bool:
@@ -142,7 +232,7 @@ class BaseTask(ABC):
         return mean_score(self, texts)
 
 
-def mean_score(task: Any, texts: list[str] | tuple[str, ...]) -> Score:
+def mean_score(task: ModelScore, texts: list[str] | tuple[str, ...]) -> Score:
     """The mean of the samples `task.parse_score` can read; unreadable samples are skipped."""
     values = []
     for text in texts:
@@ -155,13 +245,13 @@ def mean_score(task: Any, texts: list[str] | tuple[str, ...]) -> Score:
     return Score(sum(values) / len(values))
 
 
-def model_score(task: Any, texts: list[str] | tuple[str, ...]) -> Score:
+def model_score(task: ModelScore, texts: list[str] | tuple[str, ...]) -> Score:
     """What the model scorer op records: the task's `combine_scores`, else the mean."""
     combine = getattr(task, "combine_scores", None)
     return combine(list(texts)) if combine is not None else mean_score(task, texts)
 
 
-def model_split(task: Any, problem: Any, text: str, parts: int) -> list[Any]:
+def model_split(task: ModelSplit, problem: Any, text: str, parts: int) -> list[Any]:
     """A model's split answer -> sub-problems (`parse_split`, then `parts_from_split`)."""
     pieces = task.parse_split(text, parts)
     rebuild = getattr(task, "parts_from_split", None)

@@ -1,0 +1,107 @@
+"""The op-kind registry: everything about one kind of op, in one record.
+
+A kind is its params model (what a graph file may say about it), its run function, the template
+values it fills, the reference implementation's name for it and how its retries read in a
+summary. The built-in kinds are written in `ops.py`, each record next to its function, so adding
+a kind touches one place (CONTRIBUTING.md). Everything else reads the records from here: graph
+validation, the JSON Schema and drawings (`graph.py`), the executor, `api.check_graph`, the
+trace's `output_graph` (`state.py`) and the CLI summary.
+
+Why a registry module and not `ops.py` itself: `state.py` and `graph.py` sit below the op
+functions (which need the run context), so they read the records here; the built-in records
+are loaded on the first lookup.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict
+
+from .errors import GraphError
+
+if TYPE_CHECKING:
+    from .context import RunContext
+    from .graph import Op
+    from .state import Thought
+
+
+class Params(BaseModel):
+    """Base of every kind's params model: unknown fields are refused, values are frozen."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    @classmethod
+    def prompt_of(cls, params: Mapping[str, Any]) -> str | None:
+        """The template an op with these (validated) params sends; None if it calls no model."""
+        prompt = params.get("prompt")
+        return prompt if isinstance(prompt, str) else None
+
+
+OpFunction = Callable[["RunContext", "Op", list["Thought"], int], Awaitable[list["Thought"]]]
+"""`(ctx, op, inputs, base_round) -> the thoughts the op passes on`."""
+
+RetryNote = Callable[["Op", int, list["Thought"]], "str | None"]
+"""`(op, model calls it made, its thoughts) -> a short note for the summary, or None`."""
+
+Needs = Callable[[Mapping[str, Any]], "type | None"]
+"""`(op params) -> the optional task capability (a protocol of tasks/base.py) the op needs`."""
+
+
+@dataclass(frozen=True)
+class OpKind:
+    """One op kind. `fills` names the template values the op supplies: a graph whose prompt
+    needs others is refused before any call."""
+
+    name: str
+    params: type[Params]
+    run: OpFunction
+    fills: frozenset[str] = frozenset()
+    reference_name: str = ""  # the reference implementation's OperationType (default: name)
+    retries: RetryNote | None = None
+    needs: Needs | None = None
+
+    def __post_init__(self) -> None:
+        if not self.reference_name:
+            object.__setattr__(self, "reference_name", self.name)
+
+    def retry_note(self, op: Op, calls: int, thoughts: list[Thought]) -> str | None:
+        return self.retries(op, calls, thoughts) if self.retries is not None else None
+
+    def capability(self, params: Mapping[str, Any]) -> type | None:
+        """The task capability an op of this kind with these params needs, if any."""
+        return self.needs(params) if self.needs is not None else None
+
+
+_KINDS: dict[str, OpKind] = {}
+
+
+def register(kind: OpKind) -> OpKind:
+    """Add a kind; a second, different kind under a taken name is a programming error."""
+    known = _KINDS.get(kind.name)
+    if known is not None and known is not kind:
+        raise ValueError(f"op kind {kind.name!r} is already registered")
+    _KINDS[kind.name] = kind
+    return kind
+
+
+def all_kinds() -> Mapping[str, OpKind]:
+    """Every registered kind by name, the built-ins first (read-only)."""
+    _load_builtins()
+    return MappingProxyType(_KINDS)
+
+
+def get(name: str) -> OpKind:
+    """The kind of that name; an unknown name is one `GraphError` line listing the known."""
+    kinds = all_kinds()
+    if name not in kinds:
+        raise GraphError(f"unknown op kind {name!r} (known: {', '.join(kinds)})")
+    return kinds[name]
+
+
+def _load_builtins() -> None:
+    if "split" not in _KINDS:
+        from . import ops  # noqa: F401 - defines and registers the built-in kinds
