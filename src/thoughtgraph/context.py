@@ -13,7 +13,7 @@ from .budget import Budget, Meter, Ticket, estimate_tokens
 from .errors import BudgetExhausted, FatalModelError, GraphError, ModelError
 from .events import Event, EventHandler
 from .graph import Op
-from .models.base import LanguageModel
+from .models.base import LanguageModel, model_settings, would_answer
 from .models.limits import shared_semaphore
 from .models.pricing import Price
 from .prompts import TEMPLATES, PromptTemplate
@@ -147,11 +147,10 @@ class RunContext:
             raise BudgetExhausted("the run has ended")
 
     def _cache_would_answer(self, prompt: str, n: int) -> bool:
-        would_answer = getattr(self.model, "would_answer", None)
-        return bool(would_answer(prompt, n)) if callable(would_answer) else False
+        return would_answer(self.model, prompt, n)
 
     def _reserve(self, prompt: str, n: int) -> Ticket:
-        settings = getattr(self.model, "settings", None) or {}
+        settings = model_settings(self.model)
         expected = estimate_tokens(prompt, n, settings.get("max_tokens"))
         try:
             return self.meter.reserve(expected)

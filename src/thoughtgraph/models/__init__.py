@@ -1,10 +1,21 @@
 """Language models: the protocol, adapters, built-in implementations and wrappers.
 
-Wrap in this order so that cache hits cost neither rate limit nor budget:
-`CachedModel(RateLimitedModel(OpenAIModel(...), rpm=..., tpm=...), "answers.sqlite")`.
+Wrappers (`WrapperModel` subclasses) compose in any order, and cache hits cost neither rate
+limit nor budget either way: `CachedModel(RateLimitedModel(OpenAIModel(...), rpm=...), path)`
+and `RateLimitedModel(CachedModel(OpenAIModel(...), path), rpm=...)` behave alike.
 """
 
-from .base import Completion, FunctionModel, LanguageModel, as_model, from_spec
+from .base import (
+    Completion,
+    FunctionModel,
+    LanguageModel,
+    WrapperModel,
+    as_model,
+    from_spec,
+    model_settings,
+    requests_needed,
+    would_answer,
+)
 from .cache import CachedModel
 from .limits import RateLimitedModel
 from .openai import OpenAIModel
@@ -18,7 +29,11 @@ __all__ = [
     "OpenAIModel",
     "Price",
     "RateLimitedModel",
+    "WrapperModel",
     "as_model",
     "from_spec",
+    "model_settings",
     "price_for",
+    "requests_needed",
+    "would_answer",
 ]

@@ -1,15 +1,20 @@
 """The model interface: anything that turns a prompt into one or more answers.
 
-A model is an object with `async complete(prompt, n=1) -> list[Completion]` and a `name`.
-Any plain function `prompt -> str` (sync or async) is adapted by `as_model`, so a user's own
-client, a stub in a test or a lambda all work wherever a model is accepted.
+A model is an object with `async complete(prompt, n=1) -> list[Completion]`, a `name` and a
+`simulated` flag (`LanguageModel`). Three optional capabilities, each a small protocol read
+through one function here, tell the engine more: `settings` (answer-relevant options such as
+`max_tokens`, for cache keys and token estimates), `requests_needed(n)` (an endpoint that
+ignores `n` needs n requests) and `would_answer(prompt, n)` (a cache knows a call is free).
+`WrapperModel` forwards all of them, so wrappers (cache, rate limits, accounting) compose in any
+order. Any plain function `prompt -> str` (sync or async) is adapted by `as_model`, so a user's
+own client, a stub in a test or a lambda all work wherever a model is accepted.
 """
 
 from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
@@ -35,6 +40,86 @@ class LanguageModel(Protocol):
     simulated: bool
 
     async def complete(self, prompt: str, n: int = 1) -> list[Completion]: ...
+
+
+@runtime_checkable
+class HasSettings(Protocol):
+    """The model's answer-relevant settings (temperature, max_tokens, ...)."""
+
+    @property
+    def settings(self) -> Mapping[str, Any]: ...
+
+
+@runtime_checkable
+class CountsRequests(Protocol):
+    """How many requests a call for `n` answers takes (n when the endpoint ignores `n`)."""
+
+    def requests_needed(self, n: int) -> int: ...
+
+
+@runtime_checkable
+class Foresees(Protocol):
+    """Whether the next `complete(prompt, n)` is answered without a paid call (a cache)."""
+
+    def would_answer(self, prompt: str, n: int = 1) -> bool: ...
+
+
+def model_settings(model: object) -> dict[str, Any]:
+    """The model's settings, or {} when it has none."""
+    return dict(model.settings or {}) if isinstance(model, HasSettings) else {}
+
+
+def requests_needed(model: object, n: int) -> int:
+    """The requests a call for `n` answers takes (1 unless the model says otherwise)."""
+    return int(model.requests_needed(n)) if isinstance(model, CountsRequests) else 1
+
+
+def would_answer(model: object, prompt: str, n: int = 1) -> bool:
+    """True when the model says the call is free (answered from a cache); False if it cannot say."""
+    return bool(model.would_answer(prompt, n)) if isinstance(model, Foresees) else False
+
+
+class WrapperModel:
+    """A model that wraps another and forwards everything it does not change.
+
+    `name`, `simulated`, `settings`, `requests_needed`, `would_answer` and `complete` go to
+    `inner` unless a subclass overrides them, and any other attribute (`close`, `hits`, ...) is
+    looked up on `inner` too. So `CachedModel(RateLimitedModel(m))` and
+    `RateLimitedModel(CachedModel(m))` both keep `m`'s name and settings, and cache hits stay
+    free of budget and rate limits either way.
+    """
+
+    def __init__(self, inner: LanguageModel) -> None:
+        self.inner = inner
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    @property
+    def simulated(self) -> bool:
+        return bool(self.inner.simulated)
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        return model_settings(self.inner)
+
+    def requests_needed(self, n: int) -> int:
+        return requests_needed(self.inner, n)
+
+    def would_answer(self, prompt: str, n: int = 1) -> bool:
+        return would_answer(self.inner, prompt, n)
+
+    async def complete(self, prompt: str, n: int = 1) -> list[Completion]:
+        return await self.inner.complete(prompt, n)
+
+    def __getattr__(self, attribute: str) -> Any:
+        if attribute == "inner" or attribute.startswith("__"):  # not set yet, or a protocol probe
+            raise AttributeError(attribute)
+        return getattr(self.inner, attribute)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.inner!r})"
 
 
 PromptFunction = Callable[[str], str] | Callable[[str], Awaitable[str]]

@@ -15,8 +15,8 @@ is taken when a call starts, before any await, so it follows the executor's dete
 order, not completion order; a call that fails gives its indices back to the next call of that
 prompt, so the answers recorded line up with a rerun in which that call succeeds.
 
-Wrap the cache outermost (`CachedModel(RateLimitedModel(OpenAIModel(...)))`) so that hits cost
-neither rate limit nor budget.
+The cache may sit on either side of `RateLimitedModel` (both are `WrapperModel`s): hits cost
+neither rate limit nor budget either way.
 """
 
 from __future__ import annotations
@@ -31,11 +31,11 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Self
+from typing import Self
 
 from ..errors import FatalModelError, ModelError, ThoughtgraphError
 from ..state import Usage
-from .base import Completion, LanguageModel
+from .base import Completion, LanguageModel, WrapperModel
 
 KEY_VERSION = 1  # bump if the canonical request changes: old entries then simply miss
 
@@ -77,27 +77,22 @@ def migrate(db: sqlite3.Connection) -> None:
                 db.execute("INSERT INTO _migrations VALUES (?, ?)", (name, time.time()))
 
 
-class CachedModel:
+class CachedModel(WrapperModel):
     """A `LanguageModel` that answers from the cache file when it can and records what it cannot.
 
-    `hits` and `misses` count answers (samples), not requests.
+    `hits` and `misses` count answers (samples), not requests. Name, settings and the rest are
+    the inner model's (`WrapperModel`).
     """
 
     def __init__(self, inner: LanguageModel, path: str | Path) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.path = Path(path)
-        self.name = inner.name
-        self.simulated = inner.simulated
         self.hits = 0
         self.misses = 0
         self._asked: Counter[str] = Counter()  # sample indices handed out per prompt
         self._free: dict[str, list[int]] = {}  # indices released by failed calls (heaps)
         self._lock = threading.Lock()
         self._db = _open(self.path)
-
-    @property
-    def settings(self) -> dict[str, Any]:
-        return dict(getattr(self.inner, "settings", None) or {})
 
     def __repr__(self) -> str:
         return f"CachedModel({self.inner!r}, {str(self.path)!r})"

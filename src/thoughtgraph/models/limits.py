@@ -25,7 +25,7 @@ from typing import Any
 
 from aiolimiter import AsyncLimiter
 
-from .base import Completion, LanguageModel
+from .base import Completion, LanguageModel, WrapperModel, would_answer
 
 _Limit = AsyncLimiter | asyncio.Semaphore
 _registry: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[Any, ...], _Limit]]
@@ -63,10 +63,12 @@ def shared_semaphore(name: str, limit: int) -> asyncio.Semaphore:
         return semaphore
 
 
-class RateLimitedModel:
+class RateLimitedModel(WrapperModel):
     """Wraps a model so that its calls respect `rpm` and `tpm` (None: no limit).
 
-    `period` is the window in seconds (60 for "per minute"; tests use shorter ones).
+    `period` is the window in seconds (60 for "per minute"; tests use shorter ones). A call the
+    inner model says it answers without a request (`would_answer`: a cache below this wrapper)
+    is not limited, so the cache may sit on either side of the limits.
     """
 
     def __init__(
@@ -80,20 +82,11 @@ class RateLimitedModel:
         for label, value in (("rpm", rpm), ("tpm", tpm), ("period", period)):
             if value is not None and value <= 0:
                 raise ValueError(f"{label} must be positive, got {value}")
-        self.inner, self.rpm, self.tpm, self.period = inner, rpm, tpm, period
-        self.name = inner.name
-        self.simulated = inner.simulated
-
-    @property
-    def settings(self) -> dict[str, Any]:
-        return dict(getattr(self.inner, "settings", None) or {})
+        super().__init__(inner)
+        self.rpm, self.tpm, self.period = rpm, tpm, period
 
     def __repr__(self) -> str:
         return f"RateLimitedModel({self.inner!r}, rpm={self.rpm}, tpm={self.tpm})"
-
-    def requests_needed(self, n: int) -> int:
-        needed = getattr(self.inner, "requests_needed", None)
-        return needed(n) if callable(needed) else 1
 
     def estimate_tokens(self, prompt: str, n: int = 1) -> int:
         """What a request will count against the token limit, before it is sent."""
@@ -101,6 +94,8 @@ class RateLimitedModel:
         return math.ceil(len(prompt) / 4) + n * max_tokens
 
     async def complete(self, prompt: str, n: int = 1) -> list[Completion]:
+        if would_answer(self.inner, prompt, n):  # no request is sent: nothing to limit
+            return await self.inner.complete(prompt, n)
         if n > 1 and self.requests_needed(n) > 1:
             # The endpoint ignores `n`: make the single calls here, each one rate limited.
             singles = await asyncio.gather(*(self._limited(prompt, 1) for _ in range(n)))
