@@ -19,7 +19,7 @@ from .errors import (
 )
 from .events import Event
 from .graph import Graph, Op
-from .models.base import Completion, FunctionModel, LanguageModel, as_model
+from .models.base import Completion, FunctionModel, LanguageModel, WrapperModel, as_model
 from .models.sim import SimulatedModel
 from .prompts import PromptTemplate
 from .result import Result
@@ -55,6 +55,7 @@ __all__ = [
     "ThoughtgraphError",
     "UnknownNameError",
     "Usage",
+    "WrapperModel",
     "as_model",
     "asolve",
     "get_task",
