@@ -30,6 +30,7 @@ from .models.base import LanguageModel, from_spec
 from .result import CALL_KINDS, Result, calls_by_op
 from .schemes import SCHEMES
 from .tasks.base import score_name
+from .tracefile import write_trace
 
 app = typer.Typer(
     name="thoughtgraph",
@@ -365,11 +366,7 @@ def _check_writable(path: Path, what: str) -> None:
 
 
 def _write_trace(path: Path, result: Result) -> None:
-    data = {"result": result.to_dict(), **result.state.to_dict()}
-    try:
-        path.write_text(json.dumps(data, indent=1, default=str) + "\n")
-    except OSError as exc:
-        raise InputError(f"cannot write trace {path}: {exc.strerror or exc}") from None
+    write_trace(path, result.state, result)
 
 
 def _summary(result: Result, title: str, reference: Any, score_name: str = "errors") -> str:

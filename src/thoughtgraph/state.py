@@ -2,6 +2,7 @@
 
 Everything here is plain data. Ids are structural (derived from the op id, the item and the
 attempt), never from completion order, so the same graph and the same answers give the same state.
+The JSON export is the trace format (`tracefile.py`: its version and its one reader).
 """
 
 from __future__ import annotations
@@ -12,7 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from . import kinds
+from .errors import InputError
 from .metrics import ThoughtMetrics, thought_metrics
+from .tracefile import TRACE_VERSION, VERSION_KEY, read_trace, upgrade
 
 
 @dataclass(frozen=True)
@@ -193,6 +196,7 @@ class RunState:
             )
             thoughts.append(data)
         return {
+            VERSION_KEY: TRACE_VERSION,
             "graph": self.graph,
             "ops": [asdict(op) for op in sorted(self.ops.values(), key=lambda o: order[o.id])],
             "thoughts": thoughts,
@@ -238,20 +242,27 @@ class RunState:
         return entries
 
     def save(self, path: str | Path) -> None:
+        """Write the run state as a trace (`tracefile`)."""
         Path(path).write_text(json.dumps(self.to_dict(), indent=1, default=str) + "\n")
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> RunState:
-        state = cls(graph=data["graph"], cost=data.get("cost", 0.0))
-        state.ops = {op["id"]: OpRecord(**op) for op in data.get("ops", [])}
-        state.thoughts = {t["id"]: Thought.from_dict(t) for t in data.get("thoughts", [])}
-        state.calls = {c["id"]: Call.from_dict(c) for c in data.get("calls", [])}
+    def from_dict(cls, data: dict[str, Any], where: str = "the trace") -> RunState:
+        """Rebuild a run state from a trace of any version `tracefile` reads."""
+        data = upgrade(data, where)
+        try:
+            state = cls(graph=data["graph"], cost=data.get("cost", 0.0))
+            state.ops = {op["id"]: OpRecord(**op) for op in data.get("ops", [])}
+            state.thoughts = {t["id"]: Thought.from_dict(t) for t in data["thoughts"]}
+            state.calls = {c["id"]: Call.from_dict(c) for c in data.get("calls", [])}
+        except (KeyError, TypeError, ValueError) as exc:
+            why = f"no {exc}" if isinstance(exc, KeyError) else str(exc)
+            raise InputError(f"{where} cannot be read as a run state ({why})") from None
         return state
 
     @classmethod
     def load(cls, path: str | Path) -> RunState:
-        """Load a run state written by `save` or by the CLI's `--trace`."""
-        return cls.from_dict(json.loads(Path(path).read_text()))
+        """Load a run state written by `save` or by the CLI's `--trace` (any version read)."""
+        return cls.from_dict(read_trace(path), str(path))
 
 
 def _reference_name(kind: str) -> str:

@@ -24,44 +24,20 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
+from . import tracefile
 from .dag import topological
 from .errors import InputError
 from .metrics import dependencies
 from .state import RunState
+from .tracefile import read_trace
 
 ASSETS = files("thoughtgraph") / "viewer_assets"
 
 
 # --- loading -------------------------------------------------------------------------------
 def load_trace(path: str | Path) -> dict[str, Any]:
-    """Read a trace written by `--trace` or `RunState.save`; a bad file is one InputError."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InputError(f"cannot read trace {path}: {exc.strerror or exc}") from None
-    except ValueError as exc:
-        raise InputError(f"trace {path} is not valid JSON: {exc}") from None
-    if not isinstance(data, dict) or not isinstance(data.get("thoughts"), list):
-        raise InputError(f"{path} is not a thoughtgraph trace (no 'thoughts' list)")
-    problem = _shape_problem(data)
-    if problem:
-        raise InputError(f"{path} is not a thoughtgraph trace ({problem})")
-    return data
-
-
-def _shape_problem(data: dict[str, Any]) -> str | None:
-    """What makes a parsed trace unusable (a file of the wrong shape would draw nothing)."""
-    for key in ("thoughts", "calls", "ops"):
-        items = data.get(key, [])
-        if not isinstance(items, list):
-            return f"'{key}' is not a list"
-        for number, item in enumerate(items, start=1):
-            if not isinstance(item, dict) or "id" not in item:
-                return f"'{key}' item {number} is not an object with an 'id'"
-    for key in ("result", "graph"):
-        if data.get(key) is not None and not isinstance(data[key], dict):
-            return f"'{key}' is not an object"
-    return None
+    """Read a trace written by `--trace` or `RunState.save` (the one reader: `tracefile`)."""
+    return read_trace(path)
 
 
 def trace_dict(source: Mapping[str, Any] | RunState | Any) -> dict[str, Any]:
@@ -72,7 +48,7 @@ def trace_dict(source: Mapping[str, Any] | RunState | Any) -> dict[str, Any]:
         return source.to_dict()
     state = getattr(source, "state", None)
     if isinstance(state, RunState) and hasattr(source, "to_dict"):
-        return {"result": source.to_dict(), **state.to_dict()}
+        return tracefile.trace_dict(state, source)
     raise TypeError(f"cannot view a {type(source).__name__}: give a trace dict, RunState or Result")
 
 

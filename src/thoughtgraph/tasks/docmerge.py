@@ -21,7 +21,7 @@ from typing import Any
 from ..errors import InputError
 from ..state import Score
 from .base import BaseTask, ParseError
-from .clauses import clauses, measures, merge_clauses, missing, repeats
+from .clauses import clauses, merge_clauses, missing, repeats
 from .docmerge_prompts import PROMPTS
 
 _MERGED = re.compile(r"<merged>(.*?)(?:</merged>|$)", re.DOTALL | re.IGNORECASE)
@@ -173,8 +173,3 @@ def clause_errors(documents: tuple[str, ...] | list[str], merged: str) -> Score:
     if len(errors) > MAX_LISTED_ERRORS:
         errors = [*errors[:MAX_LISTED_ERRORS], f"and {len(errors) - MAX_LISTED_ERRORS} more"]
     return Score(float(len(lost) + len(twice)), tuple(errors))
-
-
-def proxy_scores(documents: tuple[str, ...] | list[str], merged: str) -> tuple[float, float]:
-    """The proxy's (redundancy, retention) on the paper's 0-10 scales."""
-    return measures(documents, merged)
