@@ -49,7 +49,7 @@ class Op(BaseModel):
     @classmethod
     def _valid_params(cls, params: dict[str, Any], info: ValidationInfo) -> dict[str, Any]:
         kind = info.data.get("kind")
-        if kind not in kinds.all_kinds():
+        if not isinstance(kind, str) or kind not in kinds.all_kinds():
             return params  # the kind's own error is reported
         try:
             return kinds.get(kind).params.model_validate(params).model_dump()

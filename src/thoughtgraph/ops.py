@@ -340,7 +340,7 @@ async def generate(
 
 
 def _regenerations(op: Op, calls: int, _thoughts: list[Thought]) -> str | None:
-    return f"{op.id} regenerated {calls - 1}×" if calls > 1 and _single(op) else None
+    return f"{op.id} regenerated {calls - 1}×" if calls > 1 and _single(op) else None  # noqa: RUF001
 
 
 def _single(op: Op) -> bool:
@@ -426,7 +426,7 @@ def _tag(index: int) -> str:
 
 
 def _merges(op: Op, calls: int, _thoughts: list[Thought]) -> str | None:
-    return f"{op.id} merged again {calls - 1}×" if calls > 1 and _single(op) else None
+    return f"{op.id} merged again {calls - 1}×" if calls > 1 and _single(op) else None  # noqa: RUF001
 
 
 _MERGE_VALUES = frozenset(
@@ -636,7 +636,7 @@ KEEP_VALID = register(OpKind("keep_valid", KeepValidParams, keep_valid))
 
 
 class GroundTruthParams(Params):
-    """Compare each input thought with `Task.reference`: recorded as `solved`, never used to choose."""
+    """Compare each input thought with `Task.reference`: recorded as `solved`, never used to choose."""  # noqa: E501 - one line in the schema
 
 
 async def ground_truth(

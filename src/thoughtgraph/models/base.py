@@ -34,10 +34,13 @@ class Completion:
 
 @runtime_checkable
 class LanguageModel(Protocol):
-    """What the executor needs from a model."""
+    """What the executor needs from a model (plain attributes or properties both satisfy it)."""
 
-    name: str
-    simulated: bool
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def simulated(self) -> bool: ...
 
     async def complete(self, prompt: str, n: int = 1) -> list[Completion]: ...
 
