@@ -315,8 +315,7 @@ def check_graph(graph: Graph, task: Task, problem: Any) -> None:
                         f"prompt {op.prompt!r} needs {', '.join(sorted(needed))}, which a "
                         f"{op.kind} op does not fill (it fills: {', '.join(sorted(kind.fills))})"
                     )
-            if op.kind == "split":
-                check_parts(op.params["parts"], len(problem))
+            kind.check_problem(op.params, problem)
         except ThoughtgraphError as exc:
             raise GraphError(f"op {op.id!r}: {exc}") from None
 
@@ -341,11 +340,11 @@ def _final_thought(graph: Graph, state: RunState, task: Task, problem: Any) -> T
     outputs = state.outputs(graph.output.id) if state.ops[graph.output.id].status == "done" else []
     if outputs:
         return min(outputs, key=lambda t: _rank(task, problem, t))
-    split_ops = {op.id for op in graph.ops if op.kind == "split"}
+    not_answers = {op.id for op in graph.ops if not kinds.get(op.kind).makes_answers}
     answers = [
         t
         for t in state.thoughts.values()
-        if t.call_id and t.content is not None and t.op_id not in split_ops
+        if t.call_id and t.content is not None and t.op_id not in not_answers
     ]
     # model work first: with no answer at all the input itself comes back (not clean)
     return min(answers or [state.thoughts["input"]], key=lambda t: _rank(task, problem, t))

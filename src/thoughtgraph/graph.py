@@ -101,7 +101,7 @@ class Graph(BaseModel):
         groups: list[tuple[str, int]] = []
         for op_id in self.bfs_order():
             kind = self.op(op_id).kind
-            if kind == "select":
+            if kinds.get(kind).plumbing:
                 continue
             if groups and groups[-1][0] == kind:
                 groups[-1] = (kind, groups[-1][1] + 1)

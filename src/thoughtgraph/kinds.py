@@ -50,11 +50,21 @@ RetryNote = Callable[["Op", int, list["Thought"]], "str | None"]
 Needs = Callable[[Mapping[str, Any]], "type | None"]
 """`(op params) -> the optional task capability (a protocol of tasks/base.py) the op needs`."""
 
+Check = Callable[[Mapping[str, Any], Any], None]
+"""`(op params, problem) -> None`: raise a `ThoughtgraphError` to refuse the graph before any
+call (a split into more parts than the problem has items)."""
+
 
 @dataclass(frozen=True)
 class OpKind:
-    """One op kind. `fills` names the template values the op supplies: a graph whose prompt
-    needs others is refused before any call."""
+    """One op kind.
+
+    `fills` names the template values the op supplies (a graph whose prompt needs others is
+    refused before any call); `needs` and `check` refuse, before any call, a graph the task or
+    the problem cannot run. `makes_answers` is False when the model thoughts the op makes are
+    not answers to the problem (a model's split), so a run stopped early never returns one.
+    `plumbing` kinds (select) only route thoughts and are left out of one-line summaries.
+    """
 
     name: str
     params: type[Params]
@@ -63,6 +73,9 @@ class OpKind:
     reference_name: str = ""  # the reference implementation's OperationType (default: name)
     retries: RetryNote | None = None
     needs: Needs | None = None
+    check: Check | None = None
+    makes_answers: bool = True
+    plumbing: bool = False
 
     def __post_init__(self) -> None:
         if not self.reference_name:
@@ -74,6 +87,10 @@ class OpKind:
     def capability(self, params: Mapping[str, Any]) -> type | None:
         """The task capability an op of this kind with these params needs, if any."""
         return self.needs(params) if self.needs is not None else None
+
+    def check_problem(self, params: Mapping[str, Any], problem: Any) -> None:
+        if self.check is not None:
+            self.check(params, problem)
 
 
 _KINDS: dict[str, OpKind] = {}

@@ -26,6 +26,7 @@ from .tasks.base import (
     ModelSplit,
     ParseError,
     Validates,
+    check_parts,
     model_score,
     model_split,
 )
@@ -255,6 +256,8 @@ SPLIT = register(
         _ONE_THOUGHT | {"parts"},
         reference_name="generate",
         needs=lambda params: ModelSplit if params["by"] == "model" else None,
+        check=lambda params, problem: check_parts(params["parts"], len(problem)),
+        makes_answers=False,
     )
 )
 
@@ -272,7 +275,7 @@ async def select(ctx: RunContext, op: Op, inputs: list[Thought], base_round: int
     return [inputs[index]]
 
 
-SELECT = register(OpKind("select", SelectParams, select, reference_name="selector"))
+SELECT = register(OpKind("select", SelectParams, select, reference_name="selector", plumbing=True))
 
 
 class GenerateParams(Params):

@@ -11,6 +11,7 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
+from . import kinds
 from .events import Event
 from .graph import Graph
 
@@ -32,7 +33,7 @@ class LiveView:
     def __init__(self, graph: Graph, title: str, console: Console | None = None) -> None:
         self.console = console or Console(stderr=True)
         self.title = title
-        self.ops = {op.id: _OpView(op.kind) for op in graph.ops if op.kind != "select"}
+        self.ops = {op.id: _OpView(op.kind) for op in graph.ops if not kinds.get(op.kind).plumbing}
         self.calls = 0
         self.in_flight = 0
         self.started = time.perf_counter()
