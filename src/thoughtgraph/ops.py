@@ -343,7 +343,7 @@ async def generate(
 
 
 def _regenerations(op: Op, calls: int, _thoughts: list[Thought]) -> str | None:
-    return f"{op.id} regenerated {calls - 1}×" if calls > 1 and _single(op) else None  # noqa: RUF001
+    return f"{op.id} regenerated {calls - 1}×" if calls > 1 and _single(op) else None
 
 
 def _single(op: Op) -> bool:
@@ -429,7 +429,7 @@ def _tag(index: int) -> str:
 
 
 def _merges(op: Op, calls: int, _thoughts: list[Thought]) -> str | None:
-    return f"{op.id} merged again {calls - 1}×" if calls > 1 and _single(op) else None  # noqa: RUF001
+    return f"{op.id} merged again {calls - 1}×" if calls > 1 and _single(op) else None
 
 
 _MERGE_VALUES = frozenset(
