@@ -9,6 +9,11 @@ a script of faults, one per request, so each test can stage the failure it is ab
         server.script(Fault("429", seconds=0.2), Fault("500"))
         model = OpenAIModel("sim", base_url=server.base_url)
 
+Beyond the script, `fault_rate` fails that share of requests at random (seeded by `seed`, kinds
+drawn from `random_faults`), and `fault_when(body)` may return a fault for any request (e.g. only
+for merge prompts). `answered` counts the completions sent in 200 answers that carried any, so a
+test can check that every answer that arrived was counted and cached.
+
 `fake_openai` below is a fixture giving a fresh server per test; to share it with every test
 module, import it in tests/conftest.py (`from .fake_openai import fake_openai  # noqa: F401`).
 """
@@ -21,7 +26,7 @@ import random
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Self
@@ -45,6 +50,7 @@ FAULT_KINDS = {
     "403": "permission denied",
     "404": "model not found",
     "reset": "close the connection without answering",
+    "blank": "200 whose every choice is the empty string",
 }
 
 
@@ -87,6 +93,8 @@ class FakeOpenAI:
         to prove our errors scrub the key).
     report_usage: include `usage` in answers.
     error: the simulated model's slip scale (0: always the correct answer).
+    fault_rate: share of requests failed at random with one of `random_faults` (seeded by `seed`).
+    fault_when: a function of the request body that may return a fault for that request.
     """
 
     honour_n: bool = True
@@ -95,16 +103,22 @@ class FakeOpenAI:
     echo_key: bool = False
     report_usage: bool = True
     error: float = 0.0
+    fault_rate: float = 0.0
+    random_faults: tuple[str, ...] = ("500",)
+    seed: int = 0
+    fault_when: Callable[[Any], Fault | str | None] | None = None
     requests: list[Request] = field(default_factory=list)
+    answered: int = 0  # completions sent in 200 answers with text
     _faults: deque[Fault] = field(default_factory=deque)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _httpd: ThreadingHTTPServer | None = None
     _thread: threading.Thread | None = None
     _answers: int = 0
+    _rng: random.Random | None = None
 
     # --- lifecycle ------------------------------------------------------------------------
     def start(self) -> Self:
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        self._httpd = _Server(("127.0.0.1", 0), _Handler)
         self._httpd.daemon_threads = True  # a handler sleeping in a "delay" fault never blocks
         self._httpd.fake = self  # type: ignore[attr-defined]
         self._thread = threading.Thread(
@@ -152,15 +166,30 @@ class FakeOpenAI:
         with self._lock:
             self.requests.append(request)
 
-    def _next_fault(self) -> Fault | None:
+    def _next_fault(self, body: Any) -> Fault | None:
         with self._lock:
-            return self._faults.popleft() if self._faults else None
+            if self._faults:
+                return self._faults.popleft()
+            if self._rng is None:
+                self._rng = random.Random(self.seed)
+            if self.fault_rate and self._rng.random() < self.fault_rate:
+                return Fault(self._rng.choice(self.random_faults))
+        chosen = self.fault_when(body) if self.fault_when is not None else None
+        return Fault(chosen) if isinstance(chosen, str) else chosen
+
+    def _count_answers(self, count: int) -> None:
+        with self._lock:
+            self.answered += count
 
     def _answer(self, prompt: str) -> str:
         with self._lock:
             self._answers += 1
             rng = random.Random(self._answers)
         return SimulatedModel(error=self.error).answer(prompt, rng)
+
+
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 256  # parallel singles connect all at once: none may be turned away
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -180,7 +209,7 @@ class _Handler(BaseHTTPRequestHandler):
         auth = self.headers.get("Authorization", "")
         fault = fault_kind = None
         if self.path in PATHS and not self._key_rejected(fake, auth):
-            fault = fake._next_fault()
+            fault = fake._next_fault(body)
             fault_kind = fault.kind if fault else None
         headers = {k: v for k, v in self.headers.items() if k.lower() != "authorization"}
         fake._record(Request(arrived, self.path, body, headers, bool(auth), fault_kind))
@@ -226,7 +255,12 @@ class _Handler(BaseHTTPRequestHandler):
         count = n if fake.honour_n and kind != "few" else 1
         prompt = _user_text(body["messages"])
         texts = [fake._answer(prompt) for _ in range(count)]
-        return self._json(200, _completion(body, prompt, texts, kind, fake.report_usage))
+        if kind == "blank":
+            texts = ["" for _ in texts]
+        data = _completion(body, prompt, texts, kind, fake.report_usage)
+        if kind not in ("empty", "null"):  # counted before it is sent: the client may be quick
+            fake._count_answers(len(data["choices"]))
+        return self._json(200, data)
 
     def _error(
         self,

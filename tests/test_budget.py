@@ -139,7 +139,9 @@ def test_meter_messages_say_what_was_paid_and_what_is_in_flight():
     meter = Meter(Budget(max_calls=2), None)
     ticket = meter.reserve(Usage(10, 0))
     meter.reserve(Usage(10, 0))
-    with pytest.raises(BudgetExhausted, match=r"max_calls=2 reached \(0 paid, 2 in flight\)"):
+    with pytest.raises(
+        BudgetExhausted, match=r"max_calls=2 reached \(0 requests sent, 2 in flight\)"
+    ):
         meter.reserve(Usage(10, 0))
     meter.settle(ticket, Usage(0, 0), 0.0, paid=False)  # it was a cache hit after all
     meter.reserve(Usage(10, 0))

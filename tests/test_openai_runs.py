@@ -91,10 +91,10 @@ def trace_of(path: Path) -> dict:
 @pytest.mark.parametrize(
     ("fault", "extra", "message"),
     [
-        (Fault("500"), [], "failed (HTTP 500, after 0 retries): simulated 500"),
-        (Fault("429"), [], "is rate limiting (HTTP 429, after 0 retries)"),
+        (Fault("500"), [], "failed (HTTP 500): simulated 500 (after 0 retries)"),
+        (Fault("429"), [], "is rate limiting (HTTP 429) (after 0 retries)"),
         (Fault("delay", 2.0), ["--timeout", "0.3"], "did not answer within 0.3s"),
-        (Fault("reset"), [], "failed (RemoteProtocolError, after 0 retries)"),
+        (Fault("reset"), [], "failed (RemoteProtocolError) (after 0 retries)"),
         (Fault("malformed"), [], "sent a body that is not JSON"),
         (Fault("empty"), [], "sent an answer with no choices"),
         (Fault("null"), [], "sent a choice with no text content"),
@@ -118,7 +118,8 @@ def test_a_failed_request_is_a_scored_counted_traced_attempt(
     assert thought["content"] is None and thought["kept"] is False
     assert thought["errors"][0].startswith("the model call failed: ")
     assert "part_1:0.2" in {c["id"] for c in run["calls"]}  # the Part op asked again
-    assert len(server.requests) == data["calls"]  # every request counted, none hidden
+    assert len(server.requests) == data["calls"] == data["requests"]  # none hidden
+    assert failed["requests"] == 1 and failed["attempts"][0]["outcome"] != "ok"
 
 
 def test_sdk_retries_absorb_a_transient_fault_with_retry_after(capsys, server):

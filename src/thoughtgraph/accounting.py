@@ -1,8 +1,20 @@
-"""What a run spent: calls, tokens and cost, in total and per call kind, from the recorded calls.
+"""What a run spent: calls, requests, tokens and cost, in total and per call kind, from the
+recorded calls.
+
+Three counts, not to be confused:
+
+- a *call* is one model call the graph made: one prompt, asking for `n` answers;
+- a *request* is one HTTP request sent to the model for a call: a retry after a 429, a 5xx or a
+  timeout is another request, and so is each parallel single request standing in for `n` on a
+  server that ignores it; a call answered from the answer cache sends none;
+- a *completion* is one answer. `answers_received` came from the model (each is written to the
+  answer cache when there is one), `answers_cached` came from the cache.
 
 Paid and cached are kept apart: a call answered wholly from the answer cache is a cached call
 and costs nothing; its answers' tokens (and what they would cost at today's price) are "saved".
-A failed call reached the model, so it is a paid call, usually with 0 tokens.
+A failed call reached the model, so it is a paid call, usually with 0 tokens. A request whose
+tokens are unknown (it timed out) adds nothing to the token counts and is counted in
+`unknown_token_requests` instead.
 """
 
 from __future__ import annotations
@@ -19,10 +31,14 @@ CALL_KINDS = ("part", "merge", "refine")
 
 @dataclass(frozen=True)
 class Spend:
-    calls: int = 0  # requests recorded
-    paid_calls: int = 0  # requests that reached the model (failed ones included)
-    cached_calls: int = 0  # requests answered wholly from the answer cache
-    failed_calls: int = 0  # requests that got no usable answer (error recorded on the call)
+    calls: int = 0  # model calls recorded
+    paid_calls: int = 0  # calls that sent at least one request (failed ones included)
+    cached_calls: int = 0  # calls answered wholly from the answer cache
+    failed_calls: int = 0  # calls that got no answer (error recorded on the call)
+    requests: int = 0  # HTTP requests sent (retries and parallel singles included)
+    answers_received: int = 0  # completions the model delivered
+    answers_cached: int = 0  # completions served from the answer cache
+    unknown_token_requests: int = 0  # requests whose tokens are unknown (timed out)
     prompt_tokens: int = 0  # paid
     completion_tokens: int = 0  # paid
     cost: float = 0.0  # USD paid (0 without a price)
@@ -39,6 +55,10 @@ class Spend:
             "paid_calls": self.paid_calls,
             "cached_calls": self.cached_calls,
             "failed_calls": self.failed_calls,
+            "requests": self.requests,
+            "answers_received": self.answers_received,
+            "answers_cached": self.answers_cached,
+            "unknown_token_requests": self.unknown_token_requests,
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
             "tokens": self.tokens,
@@ -57,6 +77,10 @@ def spend(calls: Iterable[Call], price: Price | None = None) -> Spend:
         paid_calls=sum(not c.cached for c in calls),
         cached_calls=sum(c.cached for c in calls),
         failed_calls=sum(c.error is not None for c in calls),
+        requests=sum(c.requests for c in calls),
+        answers_received=sum(c.received for c in calls),
+        answers_cached=sum(max(0, len(c.texts) - c.received) for c in calls),
+        unknown_token_requests=sum(c.unknown_tokens for c in calls),
         prompt_tokens=sum(c.usage.prompt_tokens for c in calls),
         completion_tokens=sum(c.usage.completion_tokens for c in calls),
         cost=sum(c.cost for c in calls),

@@ -12,7 +12,7 @@ from typing import Any
 
 from . import kinds, schemes
 from .accounting import spend, spend_by_kind
-from .budget import Budget
+from .budget import Budget, Meter
 from .context import RunContext, template_for
 from .errors import FatalModelError, GraphError, InputError, ThoughtgraphError
 from .events import EventHandler
@@ -51,6 +51,7 @@ async def asolve(
     scheme: str | None = None,
     graph: Graph | None = None,
     on_event: EventHandler | None = None,
+    meter: Meter | None = None,
 ) -> Result:
     """Solve one problem with the spec's GoT pattern (or your own `graph`). Awaitable anywhere.
 
@@ -59,9 +60,11 @@ async def asolve(
     graph (`got`, `got_paper`, `io`, `cot`, `cot_sc`, `tot`, `tot2`); `graph` runs your own
     instead. The caps apply to `got`.
 
-    Spending: `max_calls`, `max_tokens` (paid tokens) and `max_cost` (USD; needs a price) are
-    checked before every paid call; when one is reached the best thought so far is returned
-    with status "not clean" and `stop_reason` "budget exhausted". The price is
+    Spending: `max_calls` (HTTP requests, retries and parallel singles included), `max_tokens`
+    (paid tokens) and `max_cost` (USD; needs a price) are checked before every request leaves;
+    when one is reached the best thought so far is returned with status "not clean" and
+    `stop_reason` "budget exhausted". `meter` is a budget shared with other runs (what
+    `evaluate` passes): its caps then apply instead. The price is
     `price_in`/`price_out` (USD per million tokens) or the built-in table's for OpenAI models.
     `cache` is an answer-cache file (SQLite): answers in it are free and a rerun resumes.
     `rpm`/`tpm` cap requests/tokens per minute, and `concurrency` the calls in flight, for every
@@ -120,6 +123,7 @@ async def asolve(
             max_cost=max_cost,
             price=price,
             on_event=on_event,
+            meter=meter,
         )
     finally:
         if cached is not None:

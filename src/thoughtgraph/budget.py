@@ -1,18 +1,24 @@
-"""Budget caps on a run (calls, tokens, cost) and the meter that enforces them before each call.
+"""Budget caps on a run (requests, tokens, cost) and the meter that enforces them before each
+HTTP request.
 
-The rule, checked before every call that will reach the model (answers served from the cache
-are free and never checked): the call may start only while
+What each cap counts:
 
-    paid so far + expected for the calls in flight  <  the cap
+- `max_calls`: HTTP requests sent to the model: every retry of a failed request and every
+  parallel single request that stands in for `n` on a server that ignores it counts as one,
+  failed ones included. Answers from the answer cache send no request and count nothing.
+- `max_tokens`: tokens (prompt + completion) the responses reported; a request whose tokens are
+  unknown (it timed out: the server may have billed it) counts its estimate.
+- `max_cost`: USD for those tokens at the run's price (the same estimate for unknown ones).
 
-for each cap that is set. "Paid" counts requests that reached the model (failed ones included)
-and the tokens and cost their responses reported. A call in flight is expected to cost one
-request, its prompt's tokens estimated at 4 characters a token, plus `max_tokens` per answer
-when the model sets it. So with one call at a time the run stops as soon as what it paid reaches
-a cap; with many in flight it stops launching once the calls already running are expected to
-reach it. Calls in flight always finish and are counted, so tokens and cost can end slightly
-above their caps (by what those calls' answers cost beyond the estimate); calls never exceed
-`max_calls`.
+The rule, checked before every request leaves the process: it may be sent only while
+
+    counted so far + expected for the requests in flight  <  the cap
+
+for each cap that is set. A request in flight is expected to cost its prompt's tokens (4
+characters a token) plus `max_tokens` per answer when the model sets it. So no request is ever
+sent past `max_calls`; tokens and cost can end slightly above their caps, by what the requests
+already in flight cost beyond their estimate. One `Meter` may be shared by several runs (an
+evaluation): its caps then bound all of them together.
 """
 
 from __future__ import annotations
@@ -67,8 +73,8 @@ class Meter:
 
     budget: Budget = field(default_factory=Budget)
     price: Price | None = None
-    paid_calls: int = 0
-    tokens: int = 0
+    requests: int = 0  # requests sent and ended (failed ones included)
+    tokens: int = 0  # tokens reported, plus the estimate of requests whose tokens are unknown
     cost: float = 0.0
     _pending_calls: int = 0
     _pending_tokens: int = 0
@@ -81,8 +87,13 @@ class Meter:
                 "give price_in and price_out (USD per million tokens)"
             )
 
+    @property
+    def paid_calls(self) -> int:
+        """The older name of `requests`."""
+        return self.requests
+
     def reserve(self, expected: Usage) -> Ticket:
-        """Admit one paid call, or raise `BudgetExhausted` saying which cap stops it."""
+        """Admit one request, or raise `BudgetExhausted` saying which cap stops it."""
         self.check()
         cost = self.price.cost(expected) if self.price else 0.0
         ticket = Ticket(expected.total_tokens, cost)
@@ -93,10 +104,10 @@ class Meter:
 
     def check(self) -> None:
         caps = self.budget
-        if caps.max_calls is not None and self.paid_calls + self._pending_calls >= caps.max_calls:
+        if caps.max_calls is not None and self.requests + self._pending_calls >= caps.max_calls:
             raise BudgetExhausted(
                 f"max_calls={caps.max_calls} reached "
-                f"({self.paid_calls} paid{self._in_flight('calls')})"
+                f"({self.requests} requests sent{self._in_flight('calls')})"
             )
         if caps.max_tokens is not None and self.tokens + self._pending_tokens >= caps.max_tokens:
             raise BudgetExhausted(
@@ -109,19 +120,33 @@ class Meter:
                 f"({usd(self.cost)} paid{self._in_flight('cost')})"
             )
 
-    def settle(self, ticket: Ticket, usage: Usage, cost: float, paid: bool = True) -> None:
-        """The call ended: replace its estimate by what it paid (nothing if all was cached)."""
+    def settle(self, ticket: Ticket, usage: Usage | None, cost: float, paid: bool = True) -> None:
+        """The request ended: replace its estimate by what it cost (nothing if it was never
+        sent). `usage` None means unknown: the estimate stays counted."""
         if ticket.open:
             ticket.open = False
             self._pending_calls -= 1
             self._pending_tokens -= ticket.tokens
             self._pending_cost -= ticket.cost
-        if paid:
+        if not paid:
+            return
+        if usage is None:
+            self.requests += 1
+            self.tokens += ticket.tokens
+            self.cost += ticket.cost
+        else:
             self.add(usage, cost)
 
     def add(self, usage: Usage, cost: float) -> None:
-        self.paid_calls += 1
+        """Count one request that was sent, with what its response reported."""
+        self.requests += 1
         self.tokens += usage.total_tokens
+        self.cost += cost
+
+    def carry(self, requests: int, tokens: int, cost: float) -> None:
+        """What earlier runs under the same budget already spent (a resumed evaluation)."""
+        self.requests += requests
+        self.tokens += tokens
         self.cost += cost
 
     def _in_flight(self, what: str) -> str:

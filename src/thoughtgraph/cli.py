@@ -322,13 +322,8 @@ def solve(
         raise fatal  # one `error:` line on stderr, exit 2, after the work was kept
     if not result.clean and result.stop_reason:
         raise Exit(1)
-    if result.output is None:  # every answer failed or could not be parsed
-        failed = sum(1 for c in result.state.calls.values() if c.error)
-        last = next((c.error for c in reversed(list(result.state.calls.values())) if c.error), None)
-        detail = f"{failed} of {result.calls} model calls failed" + (
-            f" (last: {last})" if last else ""
-        )
-        raise InputError(f"no usable answer: {detail}") if failed else Exit(1)
+    if result.output is None:  # every answer failed or could not be parsed: exit 2
+        raise InputError(f"no usable answer: {_unusable(result)}")
 
 
 OPENAI_FLAGS = {
@@ -391,9 +386,13 @@ def _summary(result: Result, title: str, reference: Any, score_name: str = "erro
     answers = f", {result.completions} answers" if result.completions != result.calls else ""
     failed = result.spend.failed_calls
     answers += f", {failed} failed" if failed else ""
+    unknown = result.spend.unknown_token_requests
+    tokens = f"{result.tokens:,} tokens" + (
+        f" (+ {unknown} request{'s' if unknown != 1 else ''} of unknown tokens)" if unknown else ""
+    )
     lines.append(
-        f"calls:   {result.calls} ({by_kind}{answers}) · depth {result.depth} rounds · "
-        f"{result.wall_seconds:.2f} s · {result.tokens:,} tokens{_money(result)}"
+        f"calls:   {result.calls} ({by_kind}{answers}) · {_plural(result.requests, 'request')} · "
+        f"depth {result.depth} rounds · {result.wall_seconds:.2f} s · {tokens}{_money(result)}"
     )
     if result.cached_calls:
         calls = f"{result.cached_calls} call{'s' if result.cached_calls != 1 else ''}"
@@ -408,6 +407,25 @@ def _summary(result: Result, title: str, reference: Any, score_name: str = "erro
     if retries:
         lines.append(f"retries: {retries}")
     return "\n".join(lines)
+
+
+def _unusable(result: Result) -> str:
+    """Why a run that asked the model ended with no answer it could use."""
+    calls = list(result.state.calls.values())
+    failed = [c.error for c in calls if c.error]
+    if failed:
+        return f"{len(failed)} of {result.calls} model calls failed (last: {failed[-1]})"
+    unparsed = [
+        t.score.errors[0]
+        for t in result.state.thoughts.values()
+        if t.call_id and t.content is None and t.score and t.score.errors
+    ]
+    last = f" (last: {unparsed[-1]})" if unparsed else ""
+    return f"none of the {result.completions} answers could be used{last}"
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def _money(result: Result) -> str:

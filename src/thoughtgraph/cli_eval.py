@@ -11,7 +11,15 @@ import typer
 
 from .errors import InputError
 from .evaluate.report import write_reports
-from .evaluate.runner import PairResult, check_folder, evaluate, plan, sized
+from .evaluate.runner import (
+    PairResult,
+    check_folder,
+    evaluate,
+    incomplete,
+    plan,
+    shared_meter,
+    sized,
+)
 
 DEFAULT_SCHEMES = "io,cot,tot,tot2,got,got_paper"
 
@@ -34,10 +42,24 @@ def eval_command(
         Path | None, typer.Option(help="Output folder (default runs/eval-TASK-SIZE).")
     ] = None,
     parallel: Annotated[int, typer.Option(help="(scheme, sample) pairs running at once.")] = 8,
-    concurrency: Annotated[int, typer.Option(help="Model calls in flight per pair.")] = 16,
+    concurrency: Annotated[
+        int,
+        typer.Option(help="Model calls in flight at once, shared by all pairs (not per pair)."),
+    ] = 16,
     max_calls: Annotated[
         int | None,
-        typer.Option(help="Requests for the whole evaluation; no pair starts beyond it."),
+        typer.Option(
+            help="HTTP requests for the whole evaluation, shared by all pairs (retries and "
+            "parallel singles count; cached answers do not)."
+        ),
+    ] = None,
+    max_tokens: Annotated[
+        int | None,
+        typer.Option(help="Paid tokens for the whole evaluation, shared by all pairs."),
+    ] = None,
+    max_cost: Annotated[
+        float | None,
+        typer.Option(help="USD for the whole evaluation, shared by all pairs (needs a price)."),
     ] = None,
     base_url: Annotated[
         str | None, typer.Option(help="openai: endpoint (default $OPENAI_BASE_URL).")
@@ -77,8 +99,6 @@ def eval_command(
         )
     if parallel < 1 or concurrency < 1:
         raise InputError("--parallel and --concurrency must be at least 1")
-    if max_calls is not None and max_calls < 0:
-        raise InputError(f"--max-calls must be at least 0, got {max_calls}")
     from .cli import _model  # the same model flags as `solve`
 
     lm = _model(
@@ -91,6 +111,8 @@ def eval_command(
         },
     )
     options = {"cache": cache, "rpm": rpm, "tpm": tpm, "price_in": price_in, "price_out": price_out}
+    shared_meter(lm.name, max_calls, max_tokens, max_cost, options)  # refuse bad caps now
+    budget = {"max_calls": max_calls, "max_tokens": max_tokens, "max_cost": max_cost}
     folder = out or Path("runs") / f"eval-{the_plan.task}-{the_plan.size}"
     done_before = check_folder(folder, the_plan, lm.name)  # every option is valid past here
     total = len(the_plan.schemes) * len(the_plan.samples)
@@ -118,7 +140,7 @@ def eval_command(
             folder,
             parallel,
             concurrency,
-            max_calls,
+            budget,
             total,
             done_before,
             show,
@@ -140,18 +162,24 @@ def eval_command(
     written = write_reports(results, the_plan.schemes, the_plan.size, title, note, folder)
     typer.echo((folder / "summary.md").read_text())
     typer.echo("wrote " + ", ".join(str(p) for p in [folder / "results.jsonl", *written]))
+    caps = ", ".join(f"--{k.replace('_', '-')} {v}" for k, v in budget.items() if v is not None)
     if not results:
-        typer.echo(
-            f"nothing ran: no pair fitted in --max-calls {max_calls} (no plot written)", err=True
-        )
+        typer.echo(f"nothing ran: no pair fitted in {caps} (no plot written)", err=True)
         raise typer.Exit(1)
+    stopped = incomplete(results)
+    if stopped:
+        names = ", ".join(f"{r.scheme}#{r.sample}" for r in stopped)
+        typer.echo(
+            f"{len(stopped)} pairs incomplete (stopped by the budget, {caps}): {names}", err=True
+        )
     if len(results) < total:
-        typer.echo(f"{total - len(results)} pairs not run (the call budget ran out)", err=True)
+        typer.echo(f"{total - len(results)} pairs not run (the budget ran out: {caps})", err=True)
+    if stopped or len(results) < total:
         raise typer.Exit(1)
 
 
 async def _run(
-    the_plan, model, folder, parallel, concurrency, max_calls, total, done_before, show, options
+    the_plan, model, folder, parallel, concurrency, budget, total, done_before, show, options
 ) -> list[PairResult]:
     if not show:
         return await evaluate(
@@ -160,7 +188,7 @@ async def _run(
             folder,
             parallel=parallel,
             concurrency=concurrency,
-            max_calls=max_calls,
+            **budget,
             solve_options=options,
         )
     from rich.console import Console
@@ -180,7 +208,7 @@ async def _run(
             folder,
             parallel=parallel,
             concurrency=concurrency,
-            max_calls=max_calls,
+            **budget,
             solve_options=options,
             on_result=lambda _r: bar.advance(job),
         )

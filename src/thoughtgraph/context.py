@@ -13,7 +13,8 @@ from .budget import Budget, Meter, Ticket, estimate_tokens
 from .errors import BudgetExhausted, FatalModelError, GraphError, ModelError
 from .events import Event, EventHandler
 from .graph import Op
-from .models.base import LanguageModel, model_settings, would_answer
+from .ledger import Attempt, CallLedger, close_call, open_call
+from .models.base import Completion, LanguageModel, model_settings, would_answer
 from .models.limits import shared_semaphore
 from .models.pricing import Price
 from .prompts import TEMPLATES, PromptTemplate
@@ -48,13 +49,15 @@ class RunContext:
     stop_reason: str | None = None  # "budget exhausted" or "fatal model error"
     stop_detail: str | None = None  # the one-line why, e.g. "max_calls=5 reached (5 paid)"
     op_rounds: dict[str, int] = field(default_factory=dict)  # latest model round per op
+    shared_meter: Meter | None = None  # an evaluation's, shared by all its runs (so that its
+    # caps bound them together); None: a fresh one for this run's budget
     meter: Meter = field(init=False)
     closed: bool = False  # set when the run has ended: no call may start after that
     _in_flight: int = 0
     _idle: asyncio.Event = field(init=False)
 
     def __post_init__(self) -> None:
-        self.meter = Meter(self.budget, self.price)
+        self.meter = self.shared_meter or Meter(self.budget, self.price)
         self._idle = asyncio.Event()
         self._idle.set()
 
@@ -72,54 +75,70 @@ class RunContext:
     async def ask(
         self, op: Op, call_id: str, kind: str, prompt: str, n: int = 1
     ) -> tuple[str, ...]:
-        """One model request for `n` completions, recorded in the state before it is used.
+        """One model call for `n` completions, recorded in the state before it is used.
 
-        Raises `BudgetExhausted` before a paid call that a cap forbids (cache hits are free),
-        `FatalModelError` when the run must stop (and for every call after that), and
-        `ModelError` when the call failed in a way the op may retry.
+        The call gateway: raises `BudgetExhausted` before a request that a cap forbids (cache
+        hits are free), `FatalModelError` when the run must stop (and for every call after
+        that), and `ModelError` when the call got no answer in a way the op may retry. A call
+        may return fewer than `n` answers (some of its requests failed): every answer that
+        arrived is kept and used.
         """
         self._check_open()
         async with shared_semaphore(_name(self.model), self.concurrency):
             self._check_open()
-            ticket = None if self._cache_would_answer(prompt, n) else self._reserve(prompt, n)
+            try:
+                hit = self._cache_would_answer(prompt, n)
+            except FatalModelError as exc:  # a damaged cache: stop, never run on without it
+                self._stop("fatal model error", str(exc))
+                raise
+            ledger = CallLedger(
+                self.meter,
+                lambda count: self._estimate(prompt, count),
+                self.price,
+                lambda detail: self._stop("budget exhausted", detail),
+                None if hit else self._reserve(prompt, n),
+            )
             self._in_flight += 1
             self._idle.clear()
             try:
-                return await self._call(op, call_id, kind, prompt, n, ticket)
+                return await self._call(op, call_id, kind, prompt, n, ledger)
             finally:
                 self._in_flight -= 1
                 if not self._in_flight:
                     self._idle.set()
 
     async def _call(
-        self, op: Op, call_id: str, kind: str, prompt: str, n: int, ticket: Ticket | None
+        self, op: Op, call_id: str, kind: str, prompt: str, n: int, ledger: CallLedger
     ) -> tuple[str, ...]:
         started = self.now()
         self.emit("call_started", op.id, call_id=call_id, kind=kind, n=n)
+        token = open_call(ledger)
         try:
             completions = await self.model.complete(prompt, n)
             if not completions:
                 raise ModelError("the model returned no answer")
-        except (ModelError, FatalModelError) as exc:
-            if ticket is not None:
-                self.meter.settle(ticket, Usage(), 0.0)
-            self._record(
-                Call(call_id, op.id, kind, prompt, (), started, self.now(), error=str(exc), n=n)
-            )
+        except (ModelError, FatalModelError, BudgetExhausted) as exc:
+            self._count_unreported(ledger, (), failed=str(exc))
+            self._record(self._failed_call(op, call_id, kind, prompt, n, started, ledger, exc))
             if isinstance(exc, FatalModelError):
                 self._stop("fatal model error", str(exc))
             raise
-        except BaseException:  # cancelled: nothing was received
-            if ticket is not None:
-                self.meter.settle(ticket, Usage(), 0.0, paid=False)
+        except BaseException:  # cancelled: what was sent stays counted and recorded
+            ledger.release()
+            if ledger.attempts:
+                error = "cancelled before its answers arrived"
+                self._record(
+                    self._failed_call(op, call_id, kind, prompt, n, started, ledger, error)
+                )
             raise
-        paid = [c for c in completions if not c.cached]
-        usage = _sum(c.usage for c in paid)
-        cost = self.price.cost(usage) if self.price and paid else 0.0
-        if ticket is not None:
-            self.meter.settle(ticket, usage, cost, paid=bool(paid))
-        elif paid:  # not foreseen as a cache hit after all: count it anyway
-            self.meter.add(usage, cost)
+        finally:
+            close_call(token)
+        self._count_unreported(ledger, completions)
+        fatal = next((a for a in ledger.attempts if a.fatal), None)
+        if fatal is not None:  # a sibling request was refused for good: keep these, then stop
+            self._stop("fatal model error", fatal.error or fatal.outcome)
+        usage = ledger.usage
+        cost = self.price.cost(usage) if self.price and ledger.attempts else 0.0
         texts = tuple(c.text for c in completions)
         self._record(
             Call(
@@ -132,12 +151,62 @@ class RunContext:
                 self.now(),
                 usage,
                 n=n,
-                cached=not paid,
+                cached=not ledger.attempts,
                 cost=cost,
                 saved=_sum(c.usage for c in completions if c.cached),
+                requests=len(ledger.attempts),
+                attempts=tuple(a.to_dict() for a in ledger.attempts),
             )
         )
         return texts
+
+    def _count_unreported(
+        self, ledger: CallLedger, completions: Sequence[Completion], failed: str | None = None
+    ) -> None:
+        """A model that does not count its own requests (the simulated model, a function) sent
+        one request per call that reached it: count that one on the gateway's reservation."""
+        if ledger.attempts or ledger.provisional is None:
+            ledger.release()
+            return
+        paid = [c for c in completions if not c.cached]
+        if failed is None and not paid:  # answered wholly from the cache after all
+            ledger.release()
+            return
+        ticket = ledger.reserve(len(paid) or 1)  # the gateway's reservation: never refused
+        usage = _sum(c.usage for c in paid)
+        outcome = "ok" if failed is None else "error"
+        ledger.record(
+            ticket,
+            Attempt(outcome, len(paid), usage.prompt_tokens, usage.completion_tokens, failed),
+        )
+
+    def _failed_call(
+        self,
+        op: Op,
+        call_id: str,
+        kind: str,
+        prompt: str,
+        n: int,
+        started: float,
+        ledger: CallLedger,
+        exc: BaseException | str,
+    ) -> Call:
+        usage = ledger.usage
+        return Call(
+            call_id,
+            op.id,
+            kind,
+            prompt,
+            (),
+            started,
+            self.now(),
+            usage,
+            error=str(exc),
+            n=n,
+            cost=self.price.cost(usage) if self.price else 0.0,
+            requests=len(ledger.attempts),
+            attempts=tuple(a.to_dict() for a in ledger.attempts),
+        )
 
     def _check_open(self) -> None:
         """After a fatal error no call starts; after the run's end none at all."""
@@ -149,11 +218,12 @@ class RunContext:
     def _cache_would_answer(self, prompt: str, n: int) -> bool:
         return would_answer(self.model, prompt, n)
 
+    def _estimate(self, prompt: str, n: int) -> Usage:
+        return estimate_tokens(prompt, n, model_settings(self.model).get("max_tokens"))
+
     def _reserve(self, prompt: str, n: int) -> Ticket:
-        settings = model_settings(self.model)
-        expected = estimate_tokens(prompt, n, settings.get("max_tokens"))
         try:
-            return self.meter.reserve(expected)
+            return self.meter.reserve(self._estimate(prompt, n))
         except BudgetExhausted as exc:
             self._stop("budget exhausted", str(exc))
             raise
@@ -209,7 +279,7 @@ class RunContext:
         """
         try:
             texts: tuple[str, ...] = await self.ask(op, call_id, kind, prompt, len(thought_ids))
-            failure = "the model gave fewer answers than asked for"
+            failure = self._shortfall(call_id)
         except ModelError as exc:
             texts, failure = (), f"the model call failed: {exc}"
         made = []
@@ -242,6 +312,13 @@ class RunContext:
                 attempt=attempt,
             )
         return made
+
+    def _shortfall(self, call_id: str) -> str:
+        """Why a call gave fewer answers than asked: the last of its requests that failed."""
+        call = self.state.calls.get(call_id)
+        errors = [a.get("error") for a in call.attempts if a.get("error")] if call else []
+        reason = f": {errors[-1]}" if errors else ""
+        return f"the model gave fewer answers than asked for{reason}"
 
     async def model_thought(self, op: Op, *, thought_id: str, **kwargs: Any) -> Thought:
         """One request for one answer; the call shares the thought's id."""

@@ -14,7 +14,7 @@ import logging
 from typing import Any
 
 from . import kinds
-from .budget import Budget
+from .budget import Budget, Meter
 from .context import RunContext
 from .errors import BudgetExhausted, FatalModelError, InputError
 from .events import EventHandler
@@ -39,19 +39,23 @@ async def execute(
     max_cost: float | None = None,
     price: Price | None = None,
     on_event: EventHandler | None = None,
+    meter: Meter | None = None,
 ) -> tuple[RunState, RunContext]:
     """Run every op of `graph`; returns the run state and the context (calls, stop reason).
 
     A budget cap or a fatal model error stops the run the same way: the op that met it stops,
     no further op or paid call starts, the calls in flight finish and are recorded, and the
-    reason is in `ctx.stop_reason` / `ctx.stop_detail`.
+    reason is in `ctx.stop_reason` / `ctx.stop_detail`. `meter`, when given, is a budget shared
+    with other runs (an evaluation's): its caps apply instead of max_calls/max_tokens/max_cost.
     """
     if concurrency < 1:
         raise InputError(f"concurrency must be at least 1, got {concurrency}")
-    budget = Budget(max_calls, max_tokens, max_cost)
+    budget = meter.budget if meter is not None else Budget(max_calls, max_tokens, max_cost)
     state = RunState(graph=graph.to_dict())
     state.ops = {op.id: OpRecord(op.id, op.kind) for op in graph.ops}
-    ctx = RunContext(task, problem, model, state, concurrency, budget, price, on_event)
+    ctx = RunContext(
+        task, problem, model, state, concurrency, budget, price, on_event, shared_meter=meter
+    )
     logger.info("graph of operations: %s", graph.to_json(indent=None))
     ctx.emit("run_started", graph=state.graph, model=getattr(model, "name", "model"))
     source = Thought(

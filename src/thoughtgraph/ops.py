@@ -397,7 +397,7 @@ async def aggregate(
         name = "merge_many"
     prompt = ctx.render(name, **values)
     if op.params["max_extra_merges"]:
-        return [
+        merged = [
             await _until_good(
                 ctx,
                 op,
@@ -411,16 +411,56 @@ async def aggregate(
                 make_prompt=lambda _previous: prompt,
             )
         ]
-    return await _branches(
-        ctx,
-        op,
-        item=0,
-        kind="merge" if name == "merge_many" else name,
-        prompt=prompt,
-        problem=problem,
-        parents=inputs,
-        base_round=base_round,
-    )
+    else:
+        merged = await _branches(
+            ctx,
+            op,
+            item=0,
+            kind="merge" if name == "merge_many" else name,
+            prompt=prompt,
+            problem=problem,
+            parents=inputs,
+            base_round=base_round,
+        )
+    if any(t.content is not None for t in merged):
+        return merged
+    joined = _joined_in_code(ctx, op, inputs, problem, base_round)
+    return merged if joined is None else [joined]
+
+
+def _joined_in_code(
+    ctx: RunContext, op: Op, inputs: list[Thought], problem: Any, base_round: int
+) -> Thought | None:
+    """Every merge attempt failed: rather than pass on an empty answer (and lose the parts),
+    pass on the inputs joined in code, scored as an answer to the merge's problem, so its
+    errors (e.g. a concatenation that is not sorted) lead the next op. Inputs with no content
+    are left out; None when none has any, or the task cannot join its answers."""
+    usable = [t for t in inputs if t.content is not None]
+    if not usable:
+        return None
+    contents = [t.content for t in usable]
+    join = getattr(ctx.task, "join_answers", None)
+    try:
+        content = join(contents) if callable(join) else _concatenated(contents)
+    except (TypeError, ValueError):
+        content = None
+    if content is None:
+        return None
+    thought = ctx.code_thought(op, f"{op.id}:0.joined", content, problem, usable, base_round)
+    return ctx.rescore(thought)
+
+
+def _concatenated(contents: list[Any]) -> Any:
+    """Answers that are sequences of one type, end to end (lists, tuples, texts); else None."""
+    kind = type(contents[0])
+    if not issubclass(kind, list | tuple | str) or any(type(c) is not kind for c in contents):
+        return None
+    if kind is str:
+        return "\n\n".join(contents)
+    joined = contents[0][:0]
+    for content in contents:
+        joined = joined + content
+    return joined
 
 
 def _tag(index: int) -> str:

@@ -24,8 +24,8 @@ class Result:
     error_count: float
     errors: list[str]
     status: str
-    calls: int  # model requests
-    completions: int  # answers received (a request may ask for n of them)
+    calls: int  # model calls the graph made (one prompt each, asking for n answers)
+    completions: int  # answers the run got, from the model or the answer cache
     calls_by_kind: dict[str, int]
     depth: int
     wall_seconds: float
@@ -54,12 +54,17 @@ class Result:
         # large run takes seconds to print
         return (
             f"Result(status={self.status!r}, error_count={self.error_count:g}, "
-            f"calls={self.calls}, output={_short(self.output)})"
+            f"calls={self.calls}, requests={self.requests}, output={_short(self.output)})"
         )
 
     @property
     def cost(self) -> float:
         return self.spend.cost
+
+    @property
+    def requests(self) -> int:
+        """HTTP requests sent to the model (retries and parallel singles included)."""
+        return self.spend.requests
 
     @property
     def paid_calls(self) -> int:
@@ -82,6 +87,7 @@ class Result:
             "error_count": self.error_count,
             "errors": self.errors,
             "calls": self.calls,
+            "requests": self.requests,
             "completions": self.completions,
             "calls_by_kind": self.calls_by_kind,
             "volume": self.volume,

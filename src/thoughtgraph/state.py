@@ -107,14 +107,27 @@ class Call:
     cached: bool = False  # every answer came from the answer cache (nothing was paid)
     saved: Usage = field(default_factory=Usage)  # tokens of answers served from the cache
     cost: float = 0.0  # USD paid for this call (0 without a price, and for cached answers)
+    requests: int = 0  # HTTP requests it sent (retries and parallel singles included)
+    attempts: tuple[dict[str, Any], ...] = ()  # each request's outcome (see ledger.Attempt)
 
     @property
     def latency(self) -> float:
         return self.ended - self.started
 
+    @property
+    def received(self) -> int:
+        """Completions the model delivered (answers from the cache not included)."""
+        return sum(int(a.get("answers") or 0) for a in self.attempts)
+
+    @property
+    def unknown_tokens(self) -> int:
+        """Requests whose tokens are unknown (timed out: possibly billed, never reported)."""
+        return sum(a.get("prompt_tokens") is None for a in self.attempts)
+
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["texts"] = list(self.texts)
+        data["attempts"] = [dict(a) for a in self.attempts]
         data["latency"] = round(self.latency, 6)
         return data
 
@@ -125,6 +138,12 @@ class Call:
         data["texts"] = tuple(data.get("texts", ()))
         data["usage"] = Usage(**data.get("usage", {}))
         data["saved"] = Usage(**data.get("saved", {}))
+        if "requests" not in data:  # a trace from before requests were counted
+            cached = bool(data.get("cached"))
+            data["requests"] = 0 if cached else 1
+            answers = 0 if cached else len(data["texts"])
+            data["attempts"] = () if cached else ({"outcome": "ok", "answers": answers},)
+        data["attempts"] = tuple(dict(a) for a in data.get("attempts", ()))
         return cls(**data)
 
 

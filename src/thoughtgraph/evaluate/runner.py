@@ -17,8 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from ..api import asolve
-from ..errors import InputError, UnknownNameError
+from ..budget import Budget, Meter
+from ..errors import BudgetExhausted, InputError, UnknownNameError
 from ..models.base import ModelLike, as_model
+from ..models.pricing import price_for
 from ..schemes import SCHEMES, build
 from ..tasks import get_task
 from .datasets import DATASETS, Sample, dataset_task, load_dataset
@@ -37,8 +39,8 @@ class PairResult:
     clipped_error: float  # min(error, size), as the paper plots it
     solved: bool
     status: str
-    requests: int
-    completions: int
+    requests: int  # HTTP requests sent (retries and parallel singles included)
+    completions: int  # answers the pair got (from the model or the answer cache)
     tokens: int
     cost: float
     wall_seconds: float
@@ -49,6 +51,7 @@ class PairResult:
     stop_reason: str | None = None
     final_score: float | None = None  # the final thought's own score: for doc-merge the model's
     # harmonic mean of redundancy and retention (0-10, higher is better); else equal to error
+    calls: int | None = None  # model calls (None in results from before they were counted)
 
 
 @dataclass(frozen=True)
@@ -194,21 +197,28 @@ async def evaluate(
     parallel: int = 8,
     concurrency: int = 16,
     max_calls: int | None = None,
+    max_tokens: int | None = None,
+    max_cost: float | None = None,
     on_result: Callable[[PairResult], None] | None = None,
     solve_options: dict[str, Any] | None = None,
 ) -> list[PairResult]:
     """Run every pair not yet in `out/results.jsonl`; returns the plan's results (old and new).
 
     A simulated model gets a fresh instance per pair, so its seeded answers do not depend on
-    which pairs happen to run first. `max_calls` caps the requests of the whole evaluation:
-    once reached, no further pair starts (a pair already running finishes within what is left).
-    `out` must be new or hold an evaluation of the same task, dataset, size and model
+    which pairs happen to run first. The budget is one ledger shared by every pair, counting the
+    pairs already in `out` too: `max_calls` caps the HTTP requests of the whole evaluation,
+    `max_tokens` its tokens and `max_cost` its USD (at the price in `solve_options` or the
+    built-in table). Each request of each pair is reserved against it before it is sent, so
+    pairs running side by side can never go past a cap together; once it is reached, the pairs
+    running stop with their best thought so far (stop_reason "budget exhausted") and no further
+    pair starts. `concurrency` is the cap on calls in flight, shared by all pairs (not per
+    pair). `out` must be new or hold an evaluation of the same task, dataset, size and model
     (`check_folder`); its manifest is written before the first pair runs.
     """
-    if max_calls is not None and max_calls < 0:
-        raise InputError(f"--max-calls must be at least 0, got {max_calls}")
+    options = dict(solve_options or {})
     shared = None if isinstance(model, str) and model.startswith("sim") else as_model(model)
     model_name = (shared or as_model(model)).name
+    meter = shared_meter(model_name, max_calls, max_tokens, max_cost, options)
     check_folder(out, the_plan, model_name)
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -220,25 +230,18 @@ async def evaluate(
     finished = {(r.scheme, r.sample) for r in done}
     todo = [(s, x) for x in the_plan.samples for s in the_plan.schemes if (s, x.id) not in finished]
     gate = asyncio.Semaphore(parallel)
-    spent = {"calls": sum(r.requests for r in done)}
+    for old in done:  # the budget is the whole evaluation's, earlier runs included
+        meter.carry(old.requests, old.tokens, old.cost)
     results = list(done)
     with (out / RESULTS).open("a") as sink:
 
         async def run_pair(scheme: str, sample: Sample) -> None:
             async with gate:
-                left = None if max_calls is None else max_calls - spent["calls"]
-                if left is not None and left <= 0:
+                if exhausted(meter):
                     return
                 pair = await _solve_pair(
-                    the_plan,
-                    scheme,
-                    sample,
-                    shared or as_model(model),
-                    concurrency,
-                    left,
-                    solve_options or {},
+                    the_plan, scheme, sample, shared or as_model(model), concurrency, meter, options
                 )
-                spent["calls"] += pair.requests
                 sink.write(json.dumps(asdict(pair)) + "\n")
                 sink.flush()
                 results.append(pair)
@@ -250,6 +253,40 @@ async def evaluate(
     ids = {x.id for x in the_plan.samples}
     mine = [r for r in results if r.scheme in order and r.sample in ids]  # not other --samples
     return sorted(mine, key=lambda r: (order[r.scheme], r.sample))
+
+
+def shared_meter(
+    model_name: str,
+    max_calls: int | None,
+    max_tokens: int | None,
+    max_cost: float | None,
+    options: dict[str, Any],
+) -> Meter:
+    """The evaluation's one budget ledger; refuses bad caps (and a cost cap without a price)."""
+    for name, value in (("--max-calls", max_calls), ("--max-tokens", max_tokens)):
+        if value is not None and value < 0:
+            raise InputError(f"{name} must be at least 0, got {value}")
+    price = price_for(model_name, options.get("price_in"), options.get("price_out"))
+    if max_cost is not None and price is None:
+        raise InputError(
+            f"--max-cost needs a price: {model_name} is not in the built-in price table; "
+            "give --price-in and --price-out (USD per million tokens)"
+        )
+    return Meter(Budget(max_calls, max_tokens, max_cost), price)
+
+
+def exhausted(meter: Meter) -> bool:
+    """True once a cap leaves no room for another request."""
+    try:
+        meter.check()
+    except BudgetExhausted:
+        return True
+    return False
+
+
+def incomplete(results: Sequence[PairResult]) -> list[PairResult]:
+    """Pairs the budget stopped before they finished (their figures are of a partial run)."""
+    return [r for r in results if r.stop_reason == "budget exhausted"]
 
 
 def _rewrite(path: Path, results: list[PairResult]) -> None:
@@ -264,7 +301,7 @@ async def _solve_pair(
     sample: Sample,
     model: Any,
     concurrency: int,
-    max_calls: int | None,
+    meter: Meter,
     options: dict[str, Any],
 ) -> PairResult:
     graph = build(scheme, the_plan.task, len(sample.input))
@@ -275,7 +312,7 @@ async def _solve_pair(
         model,
         graph=graph,
         concurrency=concurrency,
-        max_calls=max_calls,
+        meter=meter,
         **options,
     )
     solved = result.output == sample.reference if sample.reference is not None else result.clean
@@ -286,7 +323,7 @@ async def _solve_pair(
         clipped_error=min(result.error_count, float(the_plan.size)),
         solved=bool(solved),
         status=result.status,
-        requests=result.calls,
+        requests=result.requests,
         completions=result.completions,
         tokens=result.tokens,
         cost=float(getattr(result, "cost", 0.0) or 0.0),
@@ -297,4 +334,5 @@ async def _solve_pair(
         simulated=result.simulated,
         stop_reason=result.stop_reason,
         final_score=None if result.final.score is None else result.final.score.value,
+        calls=result.calls,
     )

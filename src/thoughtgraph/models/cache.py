@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Self
 
-from ..errors import FatalModelError, ModelError, ThoughtgraphError
+from ..errors import FatalModelError, ThoughtgraphError
 from ..state import Usage
 from .base import Completion, LanguageModel, WrapperModel
 
@@ -108,14 +108,20 @@ class CachedModel(WrapperModel):
         self.misses += len(missing)
         try:
             fresh = await self.inner.complete(prompt, len(missing)) if missing else []
-            if len(fresh) < len(missing):
-                raise ModelError(f"{self.name} returned {len(fresh)} of {len(missing)} answers")
         except BaseException:
             self._release(prompt, [samples[i] for i in missing])
             raise
-        self._store(prompt, [(samples[i], keys[i], fresh[j]) for j, i in enumerate(missing)])
-        by_position = dict(zip(missing, fresh, strict=True))
-        return [by_position[i] if i in by_position else found[key] for i, key in enumerate(keys)]
+        # Fewer answers than asked (some parallel singles failed): every one that arrived is
+        # kept under the first missing samples; the rest go back to the next call.
+        filled, unfilled = missing[: len(fresh)], missing[len(fresh) :]
+        self._release(prompt, [samples[i] for i in unfilled])
+        self._store(prompt, [(samples[i], keys[i], fresh[j]) for j, i in enumerate(filled)])
+        by_position = dict(zip(filled, fresh, strict=False))
+        return [
+            by_position[i] if i in by_position else found[key]
+            for i, key in enumerate(keys)
+            if i in by_position or key in found
+        ]
 
     def would_answer(self, prompt: str, n: int = 1) -> bool:
         """True when the next `complete(prompt, n)` will be answered wholly from the file.
@@ -179,7 +185,19 @@ class CachedModel(WrapperModel):
                 f"WHERE key IN ({marks})",
                 keys,
             ).fetchall()
-        return {k: Completion(text, Usage(p, c), cached=True) for k, text, p, c in rows}
+        return {k: self._row(text, p, c) for k, text, p, c in rows}
+
+    def _row(self, text: Any, prompt_tokens: Any, completion_tokens: Any) -> Completion:
+        """A stored answer, checked: a damaged row stops the run rather than feed it garbage."""
+        numbers = (prompt_tokens, completion_tokens)
+        if not isinstance(text, str) or not all(
+            isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in numbers
+        ):
+            raise FatalModelError(
+                f"cannot read the answer cache at {self.path}: a damaged row "
+                "(delete the file to start afresh)"
+            )
+        return Completion(text, Usage(prompt_tokens, completion_tokens), cached=True)
 
     def _store(self, prompt: str, rows: list[tuple[int, str, Completion]]) -> None:
         if not rows:
@@ -211,7 +229,7 @@ class CachedModel(WrapperModel):
         """A cache that cannot be read or written stops the run: answers could be lost."""
         try:
             yield
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, ValueError, OverflowError) as exc:  # damaged pages, bad values
             raise FatalModelError(f"cannot {what} the answer cache at {self.path}: {exc}") from None
 
 

@@ -26,6 +26,7 @@ from typing import Any
 from aiolimiter import AsyncLimiter
 
 from .base import Completion, LanguageModel, WrapperModel, would_answer
+from .singles import gather_singles
 
 _Limit = AsyncLimiter | asyncio.Semaphore
 _registry: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[Any, ...], _Limit]]
@@ -98,8 +99,7 @@ class RateLimitedModel(WrapperModel):
             return await self.inner.complete(prompt, n)
         if n > 1 and self.requests_needed(n) > 1:
             # The endpoint ignores `n`: make the single calls here, each one rate limited.
-            singles = await asyncio.gather(*(self._limited(prompt, 1) for _ in range(n)))
-            return [answers[0] for answers in singles]
+            return await gather_singles([self._limited(prompt, 1) for _ in range(n)])
         return await self._limited(prompt, n)
 
     async def _limited(self, prompt: str, n: int) -> list[Completion]:

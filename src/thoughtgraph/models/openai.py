@@ -1,12 +1,16 @@
 """Any OpenAI-compatible chat-completions endpoint (OpenAI, vLLM, Ollama, llama.cpp, LM Studio).
 
-Built on the official SDK's `AsyncOpenAI`, which already retries 408/409/429/5xx (honouring
-Retry-After), timeouts and dropped connections with backoff. This module adds what the engine
-needs on top:
+Built on the official SDK's `AsyncOpenAI` with the SDK's own retries turned off: this module
+retries 408/409/429/5xx (honouring Retry-After), timeouts and dropped connections itself, with
+the same exponential backoff, so that every HTTP request is reserved against the run's budget
+before it is sent and counted, with its outcome, when it ends (see `thoughtgraph.ledger`);
+retries inside the SDK would be invisible to both. On top of that:
 
 - one request with `n` choices, topped up with parallel single calls when the endpoint returns
   fewer choices or rejects `n` (local servers often do); the endpoint is then remembered as
-  ignoring `n`, and later calls go straight to parallel singles;
+  ignoring `n`, and later calls go straight to parallel singles. A single that fails is one
+  missing answer: the answers of its siblings are returned (the call raises only when no
+  answer arrived at all);
 - errors mapped to the engine's two kinds: `ModelError` (this attempt failed, the op may retry)
   and `FatalModelError` (rejected key, unreachable endpoint, bad request: stop the run);
 - the API key kept out of every message, repr, log line and name, and scrubbed from every
@@ -18,17 +22,28 @@ needs on top:
 from __future__ import annotations
 
 import asyncio
+import email.utils
 import json
 import logging
 import os
+import random
 import re
+import time
 import weakref
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..errors import FatalModelError, ModelError, ThoughtgraphError, UnknownNameError
+from ..errors import (
+    BudgetExhausted,
+    FatalModelError,
+    ModelError,
+    ThoughtgraphError,
+    UnknownNameError,
+)
+from ..ledger import Attempt, record_request, reserve_request, unsent_request
 from ..state import Usage
 from .base import Completion, _parse_options
+from .singles import gather_singles
 
 logger = logging.getLogger(__name__)
 
@@ -38,6 +53,9 @@ BASE_URL_ENV = "OPENAI_BASE_URL"
 # Sent to key-less local servers: the SDK insists on some key, and they ignore it.
 _KEYLESS_PLACEHOLDER = "sk-no-key-required"
 _REASON_CHARS = 160
+# Backoff between retries, as the SDK's own: 0.5 s doubling to at most 8 s, less up to 25%
+# jitter; a server's Retry-After (up to a minute) wins.
+_BACKOFF_START, _BACKOFF_MAX, _RETRY_AFTER_MAX = 0.5, 8.0, 60.0
 
 # The options an `openai:MODEL,key=value` spec (or its overrides) may set, and their types.
 SPEC_OPTIONS: dict[str, Any] = {
@@ -78,6 +96,14 @@ class _Secret:
 
 class _NRejected(Exception):
     """The endpoint answered 400 to a request with n > 1 because of `n`."""
+
+
+class _Retryable(Exception):
+    """An attempt failed in a way a new attempt may not (429, 5xx, timeout, broken connection)."""
+
+    def __init__(self, error: ModelError, retry_after: float | None) -> None:
+        super().__init__(str(error))
+        self.error, self.retry_after = error, retry_after
 
 
 class OpenAIModel:
@@ -173,13 +199,13 @@ class OpenAIModel:
         if n == 1 or not self.n_honoured:
             return await self._singles(prompt, n)
         try:
-            answers = await self._request(prompt, n)
+            answers = await self._send(prompt, n)
         except _NRejected:
             self._forget_n("rejected n")
             return await self._singles(prompt, n)
         if len(answers) < n:
             self._forget_n(f"returned {len(answers)} of {n} choices")
-            answers += await self._singles(prompt, n - len(answers))
+            answers += await self._singles(prompt, n - len(answers), have=len(answers))
         return answers[:n]
 
     async def aclose(self) -> None:
@@ -194,18 +220,108 @@ class OpenAIModel:
             logger.info("%s %s; using parallel single calls from now on", self.name, why)
         N_IGNORED.add((self.base_url, self.model))
 
-    async def _singles(self, prompt: str, count: int) -> list[Completion]:
-        results = await asyncio.gather(
-            *(self._request(prompt, 1) for _ in range(count)), return_exceptions=True
-        )
-        failures = [r for r in results if isinstance(r, BaseException)]
-        if failures:  # a fatal failure wins over a retryable one
-            raise next((f for f in failures if isinstance(f, FatalModelError)), failures[0])
-        return [answers[0] for answers in results if isinstance(answers, list)]
+    async def _singles(self, prompt: str, count: int, have: int = 0) -> list[Completion]:
+        """`count` parallel single requests (see `gather_singles`); `have` counts the answers
+        already in hand, so that with some the call never fails for want of more."""
+        try:
+            return await gather_singles([self._send(prompt, 1) for _ in range(count)])
+        except ThoughtgraphError:
+            if have:
+                return []
+            raise
 
-    async def _request(self, prompt: str, n: int) -> list[Completion]:
+    async def _send(self, prompt: str, n: int) -> list[Completion]:
+        """One request for `n` answers, retried up to `max_retries` times. Every attempt is
+        reserved against the budget before it leaves; when the budget refuses a retry, the
+        last failure stands (the run's stop reason says which cap)."""
+        last: _Retryable | None = None
+        for retry in range(self.max_retries + 1):
+            if last is not None:
+                await asyncio.sleep(_backoff(retry, last.retry_after))
+            try:
+                ticket = reserve_request(n)
+            except BudgetExhausted:
+                if last is None:
+                    raise
+                raise self._final(last.error, retry - 1) from None
+            try:
+                return await self._attempt(prompt, n, ticket)
+            except _Retryable as exc:
+                last = exc
+        assert last is not None
+        raise self._final(last.error, self.max_retries)
+
+    def _final(self, error: ModelError, retries: int) -> ModelError:
+        return ModelError(f"{error} (after {retries} retr{'y' if retries == 1 else 'ies'})")
+
+    async def _attempt(self, prompt: str, n: int, ticket: Any) -> list[Completion]:
+        """One HTTP request, recorded in the call's ledger however it ends."""
         import openai
 
+        outcome: Attempt | None = None
+        try:
+            raw = await self._client().chat.completions.with_raw_response.create(
+                **self._arguments(prompt, n)
+            )
+            body = raw.text
+        except openai.BadRequestError as exc:
+            rejected_n = n > 1 and _mentions_n(exc)
+            reason = self._key.scrub(_reason(exc))
+            outcome = Attempt("HTTP 400", error=reason, fatal=not rejected_n)
+            if rejected_n:
+                raise _NRejected() from None
+            raise self._translate(exc) from None
+        except openai.APIStatusError as exc:
+            error = self._translate(exc)
+            outcome = Attempt(f"HTTP {exc.status_code}", error=str(error), fatal=_fatal(error))
+            if isinstance(error, ModelError):  # 408, 409, 429 (not out of quota), 5xx
+                raise _Retryable(error, _retry_after(exc)) from None
+            raise error from None
+        except openai.APIConnectionError as exc:  # timeouts included
+            error = self._translate(exc)
+            if isinstance(error, FatalModelError) or _never_connected(exc):
+                unsent_request(ticket)  # no connection was made: nothing was sent
+                ticket = None
+                if isinstance(error, FatalModelError):
+                    raise error from None
+                assert isinstance(error, ModelError)
+                raise _Retryable(error, None) from None
+            kind = "timeout" if isinstance(exc, openai.APITimeoutError) else "connection"
+            outcome = Attempt(kind, prompt_tokens=None, completion_tokens=None, error=str(error))
+            assert isinstance(error, ModelError)
+            raise _Retryable(error, None) from None
+        except openai.OpenAIError as exc:
+            error = self._translate(exc)
+            outcome = Attempt("error", prompt_tokens=None, completion_tokens=None, error=str(error))
+            raise error from None
+        except BaseException:  # cancelled in flight: the server may still bill it
+            outcome = Attempt("cancelled", prompt_tokens=None, completion_tokens=None)
+            raise
+        finally:
+            if outcome is not None:
+                record_request(ticket, outcome)
+        try:
+            answers = self._parse(body)
+        except ModelError as exc:
+            usage = _body_usage(body)
+            record_request(
+                ticket,
+                Attempt(
+                    "malformed",
+                    0,
+                    None if usage is None else usage.prompt_tokens,
+                    None if usage is None else usage.completion_tokens,
+                    str(exc),
+                ),
+            )
+            raise
+        billed = _sum_usage(answers)
+        record_request(
+            ticket, Attempt("ok", len(answers), billed.prompt_tokens, billed.completion_tokens)
+        )
+        return answers
+
+    def _arguments(self, prompt: str, n: int) -> dict[str, Any]:
         kwargs: dict[str, Any] = {
             "model": self.model,
             "messages": [{"role": "user", "content": prompt}],
@@ -216,16 +332,7 @@ class OpenAIModel:
             kwargs["temperature"] = self.temperature
         if self.max_tokens is not None:
             kwargs["max_tokens"] = self.max_tokens
-        try:
-            raw = await self._client().chat.completions.with_raw_response.create(**kwargs)
-            body = raw.text
-        except openai.BadRequestError as exc:
-            if n > 1 and _mentions_n(exc):
-                raise _NRejected() from None
-            raise self._translate(exc) from None
-        except openai.OpenAIError as exc:
-            raise self._translate(exc) from None
-        return self._parse(body)
+        return kwargs
 
     def _client(self) -> Any:
         """One SDK client per event loop: its connection pool cannot outlive its loop."""
@@ -237,7 +344,7 @@ class OpenAIModel:
                 api_key=self._key.reveal(),
                 base_url=self.base_url,
                 timeout=self.timeout,
-                max_retries=self.max_retries,
+                max_retries=0,  # retried in `_send`, where each request is counted
             )
             self._sdk_loop = weakref.ref(loop)
         return self._sdk
@@ -267,10 +374,10 @@ class OpenAIModel:
         """One readable line for an SDK error, with the key scrubbed from anything quoted."""
         import openai
 
-        where, retries = self._where(), f"after {self.max_retries} retries"
+        where = self._where()
         if isinstance(exc, openai.APITimeoutError):
             error: ThoughtgraphError = ModelError(
-                f"{where} did not answer within {self.timeout:g}s ({retries})"
+                f"{where} did not answer within {self.timeout:g}s"
             )
         elif isinstance(exc, openai.APIConnectionError):
             if _refused(exc):
@@ -279,16 +386,14 @@ class OpenAIModel:
                     "(connection refused or host not found)"
                 )
             else:
-                error = ModelError(
-                    f"the connection to {self.url} failed ({_cause_name(exc)}, {retries})"
-                )
+                error = ModelError(f"the connection to {self.url} failed ({_cause_name(exc)})")
         elif isinstance(exc, openai.APIStatusError):
-            error = self._status_error(exc, retries)
+            error = self._status_error(exc)
         else:
             error = ModelError(f"{where} sent an unusable answer ({type(exc).__name__})")
         return type(error)(self._key.scrub(str(error)))
 
-    def _status_error(self, exc: Any, retries: str) -> ThoughtgraphError:
+    def _status_error(self, exc: Any) -> ThoughtgraphError:
         status, where, reason = exc.status_code, self._where(), _reason(exc)
         if status in (401, 403):
             if not self._key.present:
@@ -300,9 +405,9 @@ class OpenAIModel:
         if status == 429 and _code(exc) == "insufficient_quota":
             return FatalModelError(f"{where} says the account is out of quota (HTTP 429)")
         if status == 429:
-            return ModelError(f"{where} is rate limiting (HTTP 429, {retries})")
+            return ModelError(f"{where} is rate limiting (HTTP 429)")
         if status >= 500 or status in (408, 409):
-            return ModelError(f"{where} failed (HTTP {status}, {retries}): {reason}")
+            return ModelError(f"{where} failed (HTTP {status}): {reason}")
         return FatalModelError(f"{where} refused the request (HTTP {status}): {reason}")
 
 
@@ -350,6 +455,59 @@ def _with_usage(texts: list[str], usage: dict[str, Any]) -> list[Completion]:
     ]
 
 
+def _sum_usage(answers: list[Completion]) -> Usage:
+    return Usage(
+        sum(a.usage.prompt_tokens for a in answers),
+        sum(a.usage.completion_tokens for a in answers),
+    )
+
+
+def _body_usage(body: str) -> Usage | None:
+    """The usage a response reported even though its answers were unusable (None: unknown)."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return None
+    usage = data.get("usage") if isinstance(data, dict) else None
+    if not isinstance(usage, dict):
+        return None
+    return Usage(_int(usage.get("prompt_tokens")), _int(usage.get("completion_tokens")))
+
+
+def _fatal(error: ThoughtgraphError) -> bool:
+    return isinstance(error, FatalModelError)
+
+
+def _backoff(retry: int, retry_after: float | None) -> float:
+    """Seconds before retry number `retry` (1, 2, ...): the server's Retry-After when it gave a
+    sane one, else exponential backoff with jitter."""
+    if retry_after is not None and 0 <= retry_after <= _RETRY_AFTER_MAX:
+        return retry_after
+    delay = min(_BACKOFF_START * 2 ** (retry - 1), _BACKOFF_MAX)
+    return delay * (1 - 0.25 * random.random())
+
+
+def _retry_after(exc: Any) -> float | None:
+    """Retry-After-Ms or Retry-After (seconds or an HTTP date) of an error response."""
+    headers = getattr(getattr(exc, "response", None), "headers", None)
+    if headers is None:
+        return None
+    try:
+        milliseconds = headers.get("retry-after-ms")
+        if milliseconds is not None:
+            return float(milliseconds) / 1000
+        value = headers.get("retry-after")
+        if value is None:
+            return None
+        try:
+            return float(value)
+        except ValueError:
+            when = email.utils.parsedate_to_datetime(value)
+            return when.timestamp() - time.time()
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
 def _spread(total: int, weights: list[int]) -> list[int]:
     shares = [total * w // sum(weights) for w in weights]
     for i in range(total - sum(shares)):  # integer remainders go to the first answers
@@ -394,6 +552,18 @@ def _refused(exc: BaseException) -> bool:
         if seen is None:
             break
         if isinstance(seen, ConnectionRefusedError) or type(seen).__name__ == "ConnectError":
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def _never_connected(exc: BaseException) -> bool:
+    """True when the connection could not be made in time: the request never left."""
+    seen: BaseException | None = exc
+    for _ in range(10):
+        if seen is None:
+            return False
+        if type(seen).__name__ == "ConnectTimeout":
             return True
         seen = seen.__cause__ or seen.__context__
     return False

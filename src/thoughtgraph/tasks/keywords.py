@@ -91,6 +91,14 @@ class KeywordCountingTask(BaseTask):
     def score_unparsed(self, problem: tuple[str, ...], reason: str) -> Score:
         return Score(float(sum(self.reference(problem).values()) + 1), (reason,))
 
+    def join_answers(self, counts: list[dict[str, int]]) -> dict[str, int]:
+        """Counts of passages, added in code: what a merge does, for when every merge failed."""
+        total: dict[str, int] = {}
+        for answer in counts:
+            for country, count in answer.items():
+                total[country] = total.get(country, 0) + count
+        return total
+
     def reference(self, problem: tuple[str, ...]) -> dict[str, int]:
         return count_countries(self.render(problem))
 

@@ -1,0 +1,28 @@
+"""Parallel single requests that stand in for one request of `n` answers.
+
+When a server ignores `n`, `n` answers take `n` requests. Each is paid for on its own, so one
+that fails must not throw away the others: it is one missing answer. The group fails only when
+no answer arrived at all.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Sequence
+
+from ..errors import FatalModelError, ThoughtgraphError
+from .base import Completion
+
+
+async def gather_singles(requests: Sequence[Awaitable[list[Completion]]]) -> list[Completion]:
+    """The answers of every request that succeeded; raises (a fatal failure first) only when
+    none did. Anything but a model failure (a bug, a cancellation) is raised as is."""
+    results = await asyncio.gather(*requests, return_exceptions=True)
+    answers = [a for r in results if isinstance(r, list) for a in r[:1]]
+    failures = [r for r in results if isinstance(r, BaseException)]
+    unexpected = [f for f in failures if not isinstance(f, ThoughtgraphError)]
+    if unexpected:
+        raise unexpected[0]
+    if failures and not answers:
+        raise next((f for f in failures if isinstance(f, FatalModelError)), failures[0])
+    return answers
