@@ -247,8 +247,13 @@ def test_eval_help_describes_shared_concurrency_and_budgets(capsys):
 # --- 4. a damaged cache is fatal and stated --------------------------------------------------
 def damage(path: Path, how: str) -> None:
     if how == "pages":
+        with sqlite3.connect(path) as db:
+            size = db.execute("PRAGMA page_size").fetchone()[0]
+            table = db.execute("SELECT rootpage FROM sqlite_master WHERE name='answers'")
+            root = table.fetchone()[0]
         data = bytearray(path.read_bytes())
-        data[100:] = b"\x07" * (len(data) - 100)  # header intact, every page overwritten
+        start = (root - 1) * size  # header, schema and migrations intact; the answers overwritten
+        data[start:] = b"\x07" * (len(data) - start)
         path.write_bytes(bytes(data))
     else:
         with sqlite3.connect(path) as db:

@@ -168,9 +168,9 @@ def eval_command(
         raise typer.Exit(1)
     stopped = incomplete(results)
     if stopped:
-        names = ", ".join(f"{r.scheme}#{r.sample}" for r in stopped)
+        which = ", ".join(f"{r.scheme}#{r.sample}" for r in stopped)
         typer.echo(
-            f"{len(stopped)} pairs incomplete (stopped by the budget, {caps}): {names}", err=True
+            f"{len(stopped)} pairs incomplete (stopped by the budget, {caps}): {which}", err=True
         )
     if len(results) < total:
         typer.echo(f"{total - len(results)} pairs not run (the budget ran out: {caps})", err=True)

@@ -256,6 +256,8 @@ class RunContext:
             completion_tokens=call.usage.completion_tokens,
             cached=call.cached,
             cost=call.cost,
+            requests=call.requests,
+            answers=call.received,
         )
 
     async def model_thoughts(
