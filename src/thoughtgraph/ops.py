@@ -22,6 +22,7 @@ from .kinds import OpKind, Params, register
 from .state import Score, Thought
 from .tasks.base import (
     HasReference,
+    JoinsAnswers,
     ModelScore,
     ModelSplit,
     ParseError,
@@ -439,9 +440,13 @@ def _joined_in_code(
     if not usable:
         return None
     contents = [t.content for t in usable]
-    join = getattr(ctx.task, "join_answers", None)
+    task = ctx.task
     try:
-        content = join(contents) if callable(join) else _concatenated(contents)
+        content = (
+            task.join_answers(contents)
+            if isinstance(task, JoinsAnswers)
+            else _concatenated(contents)
+        )
     except (TypeError, ValueError):
         content = None
     if content is None:

@@ -109,6 +109,14 @@ class Validates(Protocol):
 
 
 @runtime_checkable
+class JoinsAnswers(Protocol):
+    """Answers joined in code, for a merge whose every attempt failed (default: lists, tuples
+    and texts end to end). Never required: a merge without it falls back to the default."""
+
+    def join_answers(self, contents: list[Any]) -> Any: ...
+
+
+@runtime_checkable
 class HasReference(Protocol):
     """The exact answer, computed in code (`ground_truth` ops and tests; never used to choose)."""
 
