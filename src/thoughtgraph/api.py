@@ -7,6 +7,7 @@ import concurrent.futures
 import logging
 import math
 import time
+from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -14,9 +15,9 @@ from . import kinds, schemes
 from .accounting import spend, spend_by_kind
 from .budget import Budget
 from .context import RunContext, template_for
-from .errors import FatalModelError, GraphError, InputError, ThoughtgraphError
+from .errors import FatalModelError, GraphError, InputError, RunInterrupted, ThoughtgraphError
 from .events import EventHandler
-from .executor import execute
+from .executor import INTERRUPTED, execute
 from .graph import Graph
 from .models.base import LanguageModel, ModelLike, as_model
 from .models.cache import CachedModel
@@ -121,6 +122,13 @@ async def asolve(
             price=price,
             on_event=on_event,
         )
+    except asyncio.CancelledError as exc:  # Ctrl-C: the run so far rides on the cancellation
+        run = getattr(exc, "run", None)
+        if run is not None:
+            exc.result = _result(  # type: ignore[attr-defined]
+                graph, *run, the_task, problem, lm, price, time.perf_counter() - started
+            )
+        raise
     finally:
         if cached is not None:
             cached.close()
@@ -321,13 +329,33 @@ def check_graph(graph: Graph, task: Task, problem: Any) -> None:
 
 
 def solve(task: str | Task, input: Any, model: ModelLike | None = "sim", **options: Any) -> Result:
-    """Synchronous `asolve`. Inside a running event loop (Jupyter) it runs in a helper thread."""
+    """Synchronous `asolve`. Inside a running event loop (Jupyter) it runs in a helper thread.
+
+    Ctrl-C raises `RunInterrupted` (a `KeyboardInterrupt`) whose `result` is the run so far.
+    """
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(asolve(task, input, model, **options))
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, asolve(task, input, model, **options)).result()
+        result = asyncio.run(keep_partial(asolve(task, input, model, **options)))
+    else:
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            coro = keep_partial(asolve(task, input, model, **options))
+            result = pool.submit(asyncio.run, coro).result()
+    if result.stop_reason == INTERRUPTED:
+        raise RunInterrupted(result)
+    return result
+
+
+async def keep_partial(run: Coroutine[Any, Any, Result]) -> Result:
+    """The run's result, or on Ctrl-C the run so far (stop reason "interrupted") instead of a
+    bare cancellation: the caller reports what was kept, then stops."""
+    try:
+        return await run
+    except asyncio.CancelledError as exc:
+        partial = getattr(exc, "result", None)
+        if partial is None:
+            raise
+        return partial
 
 
 def _final_thought(graph: Graph, state: RunState, task: Task, problem: Any) -> Thought:
