@@ -24,8 +24,8 @@ from .cli_trace import trace_app
 from .errors import FatalModelError, GraphError, InputError, ThoughtgraphError
 from .evaluate.datasets import dataset_task, load_sample
 from .eventlog import EventLog, combine
-from .executor import INTERRUPTED
 from .events import EventHandler
+from .executor import INTERRUPTED
 from .graph import Graph, json_schema
 from .models.base import LanguageModel, from_spec
 from .result import CALL_KINDS, Result, calls_by_op
