@@ -6,6 +6,7 @@ import asyncio
 import concurrent.futures
 import logging
 import math
+import os
 import time
 from collections.abc import Coroutine
 from pathlib import Path
@@ -13,6 +14,7 @@ from typing import Any
 
 from . import kinds, schemes
 from .accounting import spend, spend_by_kind
+from .bounds import check_items
 from .budget import Budget
 from .context import RunContext, template_for
 from .errors import FatalModelError, GraphError, InputError, RunInterrupted, ThoughtgraphError
@@ -29,6 +31,8 @@ from .tasks import Task, get_task
 from .tasks.base import check_parts, lacks
 
 logger = logging.getLogger("thoughtgraph")
+
+MOST_RETRIES = 100  # max_regenerations / max_extra_merges / max_refines: the graph schema's bound
 
 
 async def asolve(
@@ -85,6 +89,10 @@ async def asolve(
             "tpm": (tpm, 0, True),
         },
     )
+    if cache is not None and not isinstance(cache, str | os.PathLike):
+        raise InputError(f"cache must be a file path, got {type(cache).__name__}")
+    if on_event is not None and not callable(on_event):
+        raise InputError(f"on_event must be a function of one event, got {type(on_event).__name__}")
     the_task, problem, graph = prepare(
         task,
         input,
@@ -238,14 +246,16 @@ def prepare(
         raise InputError("give either a scheme or a graph, not both")
     if graph is not None and parts is not None:
         raise InputError("parts applies to a built-in scheme; a graph sets its own parts")
-    scheme = scheme or "got"
+    scheme = "got" if scheme is None else scheme  # '' is an unknown scheme, not the default
     the_task = get_task(task)
     try:
         problem = the_task.parse_input(input)
+        check_items(len(problem))  # before a graph is built for it
+        the_task.render(problem)  # a prompt must be able to show it (a 10^5000 int cannot)
     except ThoughtgraphError:
         raise
     except (ValueError, TypeError, OverflowError, RecursionError) as exc:
-        raise InputError(f"the input could not be read: {str(exc)[:200]}") from None
+        raise InputError(f"the input could not be read: {_first_line(exc)}") from None
     for name, value in (
         ("max_regenerations", max_regenerations),
         ("max_extra_merges", max_extra_merges),
@@ -253,6 +263,8 @@ def prepare(
     ):
         if value < 0:
             raise InputError(f"{name} must be 0 or more, got {value}")
+        if value > MOST_RETRIES:
+            raise InputError(f"{name} must be at most {MOST_RETRIES}, got {value}")
     if graph is None:
         options = {}
         if scheme == "got":
@@ -269,6 +281,11 @@ def prepare(
         graph = schemes.build(scheme, the_task.name, len(problem), parts=parts, **options)
     check_graph(graph, the_task, problem)
     return the_task, problem, graph
+
+
+def _first_line(exc: BaseException) -> str:
+    """The exception's message cut to one short line (Python's own advice left out)."""
+    return str(exc).split(";")[0].splitlines()[0][:200] if str(exc) else type(exc).__name__
 
 
 def _check_numbers(

@@ -19,6 +19,7 @@ from typer.exceptions import Abort, Exit, TyperException
 
 from . import kinds, schemes
 from .api import asolve, keep_partial, prepare
+from .bounds import MAX_INPUT_BYTES, check_length, read_bounded, read_file
 from .cli_eval import eval_command
 from .cli_trace import trace_app
 from .errors import FatalModelError, GraphError, InputError, ThoughtgraphError
@@ -63,21 +64,18 @@ def _read_input(
             + (f" (got {', '.join(given)})" if given else "")
         )
     if text is not None:
+        check_length(text, MAX_INPUT_BYTES, "--input")
         return text, None
     if file is not None:
         if file == "-":
-            text = sys.stdin.read()
+            text = read_bounded(sys.stdin, MAX_INPUT_BYTES, "standard input")
             try:
                 text.encode("utf-8")  # undecodable bytes arrive as lone surrogates
             except UnicodeEncodeError:
                 raise InputError("standard input is not UTF-8 text") from None
             return text, None
-        try:
-            return Path(file).read_text(encoding="utf-8"), None
-        except UnicodeDecodeError:
-            raise InputError(f"cannot read input file {file}: not UTF-8 text") from None
-        except OSError as exc:
-            raise InputError(f"cannot read input file {file}: {exc.strerror or exc}") from None
+        # any readable file, pipes too (`--input-file <(...)`), read in bounded chunks
+        return read_file(file, MAX_INPUT_BYTES, "input file", regular_only=False), None
     assert dataset is not None
     item = load_sample(dataset, sample)
     return item.input, item.reference
@@ -496,6 +494,8 @@ def graph(
     the_task = get_task(task)
     if fmt not in ("json", "yaml", "mermaid", "dot"):
         raise InputError(f"unknown --format {fmt!r} (json, yaml, mermaid, dot)")
+    if parts is not None and scheme not in ("got", "got_paper"):
+        raise InputError(f"--parts applies to the got and got_paper schemes, not {scheme!r}")
     built = schemes.build(scheme, the_task.name, size, parts=parts)
     text = {
         "json": built.to_json,

@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from .errors import InputError
+from .evaluate.lock import hold_folder_lock
 from .evaluate.report import write_reports
 from .evaluate.runner import PairResult, check_folder, evaluate, plan, sized
 
@@ -91,7 +92,10 @@ def eval_command(
         },
     )
     options = {"cache": cache, "rpm": rpm, "tpm": tpm, "price_in": price_in, "price_out": price_out}
+    _check_run_options(lm.name, rpm, tpm, price_in, price_out)  # before the banner, not after
     folder = out or Path("runs") / f"eval-{the_plan.task}-{the_plan.size}"
+    check_folder(folder, the_plan, lm.name)  # refuse a wrong folder before the lock creates it
+    hold_folder_lock(folder)  # one eval per folder: a second one refuses instead of interleaving
     done_before = check_folder(folder, the_plan, lm.name)  # every option is valid past here
     total = len(the_plan.schemes) * len(the_plan.samples)
     available = len(the_plan.samples)
@@ -148,6 +152,28 @@ def eval_command(
     if len(results) < total:
         typer.echo(f"{total - len(results)} pairs not run (the call budget ran out)", err=True)
         raise typer.Exit(1)
+
+
+def _check_run_options(
+    name: str,
+    rpm: float | None,
+    tpm: float | None,
+    price_in: float | None,
+    price_out: float | None,
+) -> None:
+    """The checks each pair's solve would make, made once before anything is printed."""
+    from .api import _check_numbers
+    from .models.pricing import price_for
+
+    _check_numbers(
+        reals={
+            "--rpm": (rpm, 0, True),
+            "--tpm": (tpm, 0, True),
+            "--price-in": (price_in, 0, False),
+            "--price-out": (price_out, 0, False),
+        }
+    )
+    price_for(name, price_in, price_out)
 
 
 async def _run(

@@ -77,7 +77,7 @@ class EventLog:
         if str(target) == "-":
             return cls(sys.stderr, name="standard error")
         try:
-            stream = Path(target).open("w", encoding="utf-8")
+            stream = Path(target).open("w", encoding="utf-8")  # noqa: SIM115  (closed by close())
             return cls(stream, owns_stream=True, name=str(target))
         except OSError as exc:
             raise InputError(f"cannot write events to {target}: {exc.strerror or exc}") from None

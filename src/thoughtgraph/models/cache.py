@@ -179,6 +179,13 @@ class CachedModel(WrapperModel):
                 f"WHERE key IN ({marks})",
                 keys,
             ).fetchall()
+        for _key, text, p, c in rows:  # a damaged row stops the run: never a wrong count
+            if not isinstance(text, str) or not all(_count(v) for v in (p, c)):
+                raise FatalModelError(
+                    f"the answer cache at {self.path} is damaged (a row holds "
+                    f"{type(text).__name__} text, token counts {p!r}, {c!r}): "
+                    "delete it or give another --cache"
+                )
         return {k: Completion(text, Usage(p, c), cached=True) for k, text, p, c in rows}
 
     def _store(self, prompt: str, rows: list[tuple[int, str, Completion]]) -> None:
@@ -213,6 +220,11 @@ class CachedModel(WrapperModel):
             yield
         except sqlite3.Error as exc:
             raise FatalModelError(f"cannot {what} the answer cache at {self.path}: {exc}") from None
+
+
+def _count(value: object) -> bool:
+    """A token count as stored: a whole number, 0 or more (not text, not a float)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 def _open(path: Path) -> sqlite3.Connection:
