@@ -85,7 +85,7 @@ def test_trace_view_of_non_text_thought_ids_is_one_line(tmp_path, capsys):
     code, _, err = run_cli(capsys, "trace", "view", str(path))
     assert code == 2
     assert one_line(err) == (
-        f"{path} is not a thoughtgraph trace ('thoughts' item 1 is not an object with a text 'id')"
+        f"{path} is not a thoughtgraph trace ('thoughts' item 1 has an 'id' that is not text)"
     )
 
 
