@@ -133,9 +133,10 @@ async def asolve(
     except asyncio.CancelledError as exc:  # Ctrl-C: the run so far rides on the cancellation
         run = getattr(exc, "run", None)
         if run is not None:
-            exc.result = _result(  # type: ignore[attr-defined]
-                graph, *run, the_task, problem, lm, price, time.perf_counter() - started
-            )
+            so_far, so_far_ctx = run
+            wall = time.perf_counter() - started
+            partial = _result(graph, so_far, so_far_ctx, the_task, problem, lm, price, wall)
+            exc.result = partial  # type: ignore[attr-defined]
         raise
     finally:
         if cached is not None:

@@ -33,7 +33,8 @@ def read_bounded(stream: TextIO, limit: int, what: str) -> str:
     """At most `limit` bytes' worth of characters from an open text stream, else one error.
 
     Reads in chunks, so an endless source (/dev/zero, `yes |`) is refused after `limit`."""
-    chunks, total = [], 0
+    chunks: list[str] = []
+    total = 0
     while True:
         chunk = stream.read(64 * 1024)
         if not chunk:

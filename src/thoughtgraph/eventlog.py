@@ -66,7 +66,7 @@ class EventLog:
     ) -> None:
         self.stream = stream
         self.owns_stream = owns_stream
-        self.name = name or getattr(stream, "name", "the event log")
+        self.name: str = name or str(getattr(stream, "name", "the event log"))
         self.lines = 0
         self.error: str | None = None  # why writing stopped (the run went on without the log)
         self._lock = threading.Lock()  # solve() may run the loop in a helper thread
