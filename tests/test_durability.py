@@ -132,3 +132,26 @@ def test_ctrl_c_says_what_was_kept_writes_the_trace_and_keeps_the_cache(tmp_path
     again = subprocess.run([*args, "--json"], capture_output=True, text=True, timeout=120)
     resumed = json.loads(again.stdout)
     assert resumed["clean"] and resumed["cached_calls"] == saved["calls"]
+
+
+@pytest.mark.slow
+def test_ctrl_c_in_eval_says_how_many_pairs_were_kept(tmp_path):
+    out = tmp_path / "ev"
+    args = [sys.executable, "-m", "thoughtgraph.cli", "eval", "sorting", "--schemes", "io,got"]
+    args += ["--samples", "20", "--model", "sim:latency=0.2", "--parallel", "1"]
+    args += ["--out", str(out), "--no-progress"]
+    run = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    results = out / "results.jsonl"
+    while not results.exists() or not results.read_text().strip():
+        assert run.poll() is None, run.communicate()
+        time.sleep(0.05)
+    run.send_signal(signal.SIGINT)
+    _, err = run.communicate(timeout=60)
+
+    assert run.returncode == 130
+    kept = len(results.read_text().splitlines())
+    assert 1 <= kept < 40
+    assert err.splitlines()[-1] == (
+        f"error: interrupted: {kept} of 40 pairs kept in {results} "
+        "(run the same command again to resume)"
+    )

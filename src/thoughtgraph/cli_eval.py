@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from collections.abc import Coroutine
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -116,19 +117,28 @@ def eval_command(
     )
     show = progress and sys.stderr.isatty()
     results = asyncio.run(
-        _run(
-            the_plan,
-            model if simulated else lm,
-            folder,
-            parallel,
-            concurrency,
-            max_calls,
-            total,
-            done_before,
-            show,
-            options,
+        _unless_interrupted(
+            _run(
+                the_plan,
+                model if simulated else lm,
+                folder,
+                parallel,
+                concurrency,
+                max_calls,
+                total,
+                done_before,
+                show,
+                options,
+            )
         )
     )
+    if results is None:  # Ctrl-C: say what is kept, and how to go on
+        done = check_folder(folder, the_plan, lm.name)
+        sys.stderr.write(
+            f"error: interrupted: {done} of {total} pairs kept in {folder / 'results.jsonl'} "
+            "(run the same command again to resume)\n"
+        )
+        raise typer.Exit(130)
     what = (
         f"{the_plan.task} {the_plan.size}"
         if sized(the_plan.dataset)
@@ -174,6 +184,16 @@ def _check_run_options(
         }
     )
     price_for(name, price_in, price_out)
+
+
+async def _unless_interrupted(
+    run: Coroutine[Any, Any, list[PairResult]],
+) -> list[PairResult] | None:
+    """The pairs' results, or None after Ctrl-C (the finished pairs are already on disk)."""
+    try:
+        return await run
+    except asyncio.CancelledError:
+        return None
 
 
 async def _run(
