@@ -82,18 +82,52 @@ def test_a_trace_that_cannot_be_written_keeps_the_result_and_the_cache(tmp_path,
 
 def test_a_cancelled_asolve_carries_the_run_so_far():
     async def main() -> thoughtgraph.Result:
+        def cancel_after_two_calls(event: thoughtgraph.Event) -> None:
+            if event.kind == "call_finished" and event.data["call_id"] and not task.done():
+                finished.append(event.data["call_id"])
+                if len(finished) == 2:
+                    task.cancel()
+
+        finished: list[str] = []
         task = asyncio.ensure_future(
-            thoughtgraph.asolve("sorting", INPUT_32, "sim:latency=0.05", parts=4, concurrency=1)
+            thoughtgraph.asolve(
+                "sorting", INPUT_32, "sim", parts=4, concurrency=1, on_event=cancel_after_two_calls
+            )
         )
-        await asyncio.sleep(0.12)  # a couple of calls done, one in flight
-        task.cancel()
         with pytest.raises(asyncio.CancelledError) as caught:
             await task
         return caught.value.result
 
     partial = asyncio.run(main())
     assert partial.stop_reason == "interrupted" and partial.status == "not clean"
-    assert 1 <= partial.calls < 11  # stopped mid-run, with what had been answered
+    assert partial.calls == 2  # stopped mid-run, with what had been answered
+    assert partial.output is not None  # the best part so far, not nothing
+
+
+@pytest.mark.slow
+def test_ctrl_c_in_solve_raises_run_interrupted_with_the_result(tmp_path):
+    script = tmp_path / "run.py"
+    script.write_text(
+        "import thoughtgraph\n"
+        "try:\n"
+        "    thoughtgraph.solve('sorting', list(range(64, 0, -1)), 'sim:latency=0.3',\n"
+        "                       concurrency=1, on_event=lambda e: print(e.kind, flush=True))\n"
+        "except thoughtgraph.RunInterrupted as stop:\n"
+        "    assert isinstance(stop, KeyboardInterrupt)\n"
+        "    print('kept', stop.result.stop_reason, stop.result.calls, flush=True)\n"
+    )
+    run = subprocess.Popen(
+        [sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert run.stdout is not None
+    for line in run.stdout:  # wait for the first answer, then press Ctrl-C
+        if line.strip() == "call_finished":
+            break
+    run.send_signal(signal.SIGINT)
+    out, err = run.communicate(timeout=60)
+    assert run.returncode == 0, err
+    kept = out.splitlines()[-1].split()
+    assert kept[:2] == ["kept", "interrupted"] and int(kept[2]) >= 1
 
 
 @pytest.mark.slow
