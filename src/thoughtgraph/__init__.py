@@ -14,6 +14,7 @@ from .errors import (
     GraphError,
     InputError,
     ModelError,
+    RunInterrupted,
     ThoughtgraphError,
     UnknownNameError,
 )
@@ -46,6 +47,7 @@ __all__ = [
     "ParseError",
     "PromptTemplate",
     "Result",
+    "RunInterrupted",
     "RunState",
     "Score",
     "SimulatedModel",

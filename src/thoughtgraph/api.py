@@ -6,17 +6,20 @@ import asyncio
 import concurrent.futures
 import logging
 import math
+import os
 import time
+from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
 
 from . import kinds, schemes
 from .accounting import spend, spend_by_kind
+from .bounds import check_items
 from .budget import Budget, Meter
 from .context import RunContext, template_for
-from .errors import FatalModelError, GraphError, InputError, ThoughtgraphError
+from .errors import FatalModelError, GraphError, InputError, RunInterrupted, ThoughtgraphError
 from .events import EventHandler
-from .executor import execute
+from .executor import INTERRUPTED, execute
 from .graph import Graph
 from .models.base import LanguageModel, ModelLike, as_model
 from .models.cache import CachedModel
@@ -28,6 +31,8 @@ from .tasks import Task, get_task
 from .tasks.base import check_parts, lacks
 
 logger = logging.getLogger("thoughtgraph")
+
+MOST_RETRIES = 100  # max_regenerations / max_extra_merges / max_refines: the graph schema's bound
 
 
 async def asolve(
@@ -87,6 +92,10 @@ async def asolve(
             "tpm": (tpm, 0, True),
         },
     )
+    if cache is not None and not isinstance(cache, str | os.PathLike):
+        raise InputError(f"cache must be a file path, got {type(cache).__name__}")
+    if on_event is not None and not callable(on_event):
+        raise InputError(f"on_event must be a function of one event, got {type(on_event).__name__}")
     the_task, problem, graph = prepare(
         task,
         input,
@@ -125,6 +134,14 @@ async def asolve(
             on_event=on_event,
             meter=meter,
         )
+    except asyncio.CancelledError as exc:  # Ctrl-C: the run so far rides on the cancellation
+        run = getattr(exc, "run", None)
+        if run is not None:
+            so_far, so_far_ctx = run
+            wall = time.perf_counter() - started
+            partial = _result(graph, so_far, so_far_ctx, the_task, problem, lm, price, wall)
+            exc.result = partial  # type: ignore[attr-defined]
+        raise
     finally:
         if cached is not None:
             cached.close()
@@ -234,14 +251,16 @@ def prepare(
         raise InputError("give either a scheme or a graph, not both")
     if graph is not None and parts is not None:
         raise InputError("parts applies to a built-in scheme; a graph sets its own parts")
-    scheme = scheme or "got"
+    scheme = "got" if scheme is None else scheme  # '' is an unknown scheme, not the default
     the_task = get_task(task)
     try:
         problem = the_task.parse_input(input)
+        check_items(len(problem))  # before a graph is built for it
+        the_task.render(problem)  # a prompt must be able to show it (a 10^5000 int cannot)
     except ThoughtgraphError:
         raise
     except (ValueError, TypeError, OverflowError, RecursionError) as exc:
-        raise InputError(f"the input could not be read: {str(exc)[:200]}") from None
+        raise InputError(f"the input could not be read: {_first_line(exc)}") from None
     for name, value in (
         ("max_regenerations", max_regenerations),
         ("max_extra_merges", max_extra_merges),
@@ -249,6 +268,8 @@ def prepare(
     ):
         if value < 0:
             raise InputError(f"{name} must be 0 or more, got {value}")
+        if value > MOST_RETRIES:
+            raise InputError(f"{name} must be at most {MOST_RETRIES}, got {value}")
     if graph is None:
         options = {}
         if scheme == "got":
@@ -265,6 +286,11 @@ def prepare(
         graph = schemes.build(scheme, the_task.name, len(problem), parts=parts, **options)
     check_graph(graph, the_task, problem)
     return the_task, problem, graph
+
+
+def _first_line(exc: BaseException) -> str:
+    """The exception's message cut to one short line (Python's own advice left out)."""
+    return str(exc).split(";")[0].splitlines()[0][:200] if str(exc) else type(exc).__name__
 
 
 def _check_numbers(
@@ -325,13 +351,33 @@ def check_graph(graph: Graph, task: Task, problem: Any) -> None:
 
 
 def solve(task: str | Task, input: Any, model: ModelLike | None = "sim", **options: Any) -> Result:
-    """Synchronous `asolve`. Inside a running event loop (Jupyter) it runs in a helper thread."""
+    """Synchronous `asolve`. Inside a running event loop (Jupyter) it runs in a helper thread.
+
+    Ctrl-C raises `RunInterrupted` (a `KeyboardInterrupt`) whose `result` is the run so far.
+    """
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(asolve(task, input, model, **options))
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, asolve(task, input, model, **options)).result()
+        result = asyncio.run(keep_partial(asolve(task, input, model, **options)))
+    else:
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            coro = keep_partial(asolve(task, input, model, **options))
+            result = pool.submit(asyncio.run, coro).result()
+    if result.stop_reason == INTERRUPTED:
+        raise RunInterrupted(result)
+    return result
+
+
+async def keep_partial(run: Coroutine[Any, Any, Result]) -> Result:
+    """The run's result, or on Ctrl-C the run so far (stop reason "interrupted") instead of a
+    bare cancellation: the caller reports what was kept, then stops."""
+    try:
+        return await run
+    except asyncio.CancelledError as exc:
+        partial = getattr(exc, "result", None)
+        if partial is None:
+            raise
+        return partial
 
 
 def _final_thought(graph: Graph, state: RunState, task: Task, problem: Any) -> Thought:

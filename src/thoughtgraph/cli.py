@@ -18,13 +18,15 @@ import typer
 from typer.exceptions import Abort, Exit, TyperException
 
 from . import kinds, schemes
-from .api import asolve, prepare
+from .api import asolve, keep_partial, prepare
+from .bounds import MAX_INPUT_BYTES, check_length, read_bounded, read_file
 from .cli_eval import eval_command
 from .cli_trace import trace_app
 from .errors import FatalModelError, GraphError, InputError, ThoughtgraphError
 from .evaluate.datasets import dataset_task, load_sample
 from .eventlog import EventLog, combine
 from .events import EventHandler
+from .executor import INTERRUPTED
 from .graph import Graph, json_schema
 from .models.base import LanguageModel, from_spec
 from .result import CALL_KINDS, Result, calls_by_op
@@ -62,21 +64,18 @@ def _read_input(
             + (f" (got {', '.join(given)})" if given else "")
         )
     if text is not None:
+        check_length(text, MAX_INPUT_BYTES, "--input")
         return text, None
     if file is not None:
         if file == "-":
-            text = sys.stdin.read()
+            text = read_bounded(sys.stdin, MAX_INPUT_BYTES, "standard input")
             try:
                 text.encode("utf-8")  # undecodable bytes arrive as lone surrogates
             except UnicodeEncodeError:
                 raise InputError("standard input is not UTF-8 text") from None
             return text, None
-        try:
-            return Path(file).read_text(encoding="utf-8"), None
-        except UnicodeDecodeError:
-            raise InputError(f"cannot read input file {file}: not UTF-8 text") from None
-        except OSError as exc:
-            raise InputError(f"cannot read input file {file}: {exc.strerror or exc}") from None
+        # any readable file, pipes too (`--input-file <(...)`), read in bounded chunks
+        return read_file(file, MAX_INPUT_BYTES, "input file", regular_only=False), None
     assert dataset is not None
     item = load_sample(dataset, sample)
     return item.input, item.reference
@@ -287,11 +286,13 @@ def solve(
         "cache": None if no_cache else cache,
     }
     fatal: FatalModelError | None = None
+    logs: list[EventLog] = []
     try:
         with ExitStack() as stack:
             handlers: list[EventHandler] = []
             if events is not None:
-                handlers.append(stack.enter_context(EventLog.open(events)))
+                logs.append(stack.enter_context(EventLog.open(events)))
+                handlers.append(logs[-1])
             if otel:
                 from .otel import from_env
 
@@ -302,15 +303,16 @@ def solve(
                 from .progress import LiveView
 
                 handlers.append(stack.enter_context(LiveView(graph, title)))
-            result = asyncio.run(asolve(the_task, problem, on_event=combine(*handlers), **options))
+            run = asolve(the_task, problem, on_event=combine(*handlers), **options)
+            result = asyncio.run(keep_partial(run))
     except FatalModelError as exc:
         if exc.result is None:  # failed before the run started: nothing to keep
             raise
         fatal, result = exc, exc.result
-    if trace is not None:
-        _write_trace(trace, result)
     if fatal is not None and not result.completions:
+        _report_outputs(trace, result, logs)
         raise fatal  # no answer came back: the error line says it all
+    # The result first: a trace or event log that cannot be written must not hide it.
     if as_json:
         data = result.to_dict()
         if reference is not None:
@@ -318,12 +320,49 @@ def solve(
         typer.echo(json.dumps(data))
     else:
         typer.echo(_summary(result, title, reference, score_name(the_task)))
+    failed_outputs = _report_outputs(trace, result, logs)
+    if result.stop_reason == INTERRUPTED:
+        _fail(_kept(result, cache if not no_cache else None, trace, failed_outputs), 130)
     if fatal is not None:
         raise fatal  # one `error:` line on stderr, exit 2, after the work was kept
+    if failed_outputs:
+        raise Exit(2)  # each failed file has had its one `error:` line
     if not result.clean and result.stop_reason:
         raise Exit(1)
     if result.output is None:  # every answer failed or could not be parsed: exit 2
         raise InputError(f"no usable answer: {_unusable(result)}")
+
+
+def _report_outputs(trace: Path | None, result: Result, logs: list[EventLog]) -> list[str]:
+    """Write the trace and report every output file that failed, one `error:` line each.
+
+    Returns the files that failed. Never raises: the result (already printed) and the cache
+    (written answer by answer) are what matter, an output file is only a copy of them.
+    """
+    failed = []
+    for log in logs:
+        if log.error is not None:
+            sys.stderr.write(f"error: {log.error}\n")
+            failed.append(log.name)
+    if trace is not None:
+        try:
+            _write_trace(trace, result)
+        except InputError as exc:
+            sys.stderr.write(f"error: {exc}\n")
+            failed.append(str(trace))
+    return failed
+
+
+def _kept(result: Result, cache: Path | None, trace: Path | None, failed: list[str]) -> str:
+    """The one line after Ctrl-C: what the run had done and where it is kept."""
+    answers = f"{result.completions} answer{'s' if result.completions != 1 else ''}"
+    where = []
+    if cache is not None:
+        where.append(f"in the cache {cache} (rerun with it to resume)")
+    if trace is not None and str(trace) not in failed:
+        where.append(f"in the trace {trace}")
+    kept = " and ".join(where) if where else "in no file (give --cache to resume a run)"
+    return f"interrupted after {result.calls} model calls: {answers} kept {kept}"
 
 
 OPENAI_FLAGS = {
@@ -356,7 +395,9 @@ def _check_writable(path: Path, what: str) -> None:
         raise InputError(f"cannot write {what} {str(path)!r}: it is a folder")
     if not path.parent.exists():
         raise InputError(f"cannot write {what}: folder {path.parent} does not exist")
-    if not os.access(path.parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+    # an existing file is overwritten in place (only it must be writable); a new one is created
+    writable = os.access(path, os.W_OK) if path.exists() else os.access(path.parent, os.W_OK)
+    if not writable:
         raise InputError(f"cannot write {what} {path}: permission denied")
 
 
@@ -471,6 +512,8 @@ def graph(
     the_task = get_task(task)
     if fmt not in ("json", "yaml", "mermaid", "dot"):
         raise InputError(f"unknown --format {fmt!r} (json, yaml, mermaid, dot)")
+    if parts is not None and scheme not in ("got", "got_paper"):
+        raise InputError(f"--parts applies to the got and got_paper schemes, not {scheme!r}")
     built = schemes.build(scheme, the_task.name, size, parts=parts)
     text = {
         "json": built.to_json,

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from collections.abc import Coroutine
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from .errors import InputError
+from .evaluate.lock import hold_folder_lock
 from .evaluate.report import write_reports
 from .evaluate.runner import (
     PairResult,
@@ -111,9 +113,12 @@ def eval_command(
         },
     )
     options = {"cache": cache, "rpm": rpm, "tpm": tpm, "price_in": price_in, "price_out": price_out}
+    _check_run_options(lm.name, rpm, tpm, price_in, price_out)  # before the banner, not after
     shared_meter(lm.name, max_calls, max_tokens, max_cost, options)  # refuse bad caps now
     budget = {"max_calls": max_calls, "max_tokens": max_tokens, "max_cost": max_cost}
     folder = out or Path("runs") / f"eval-{the_plan.task}-{the_plan.size}"
+    check_folder(folder, the_plan, lm.name)  # refuse a wrong folder before the lock creates it
+    hold_folder_lock(folder)  # one eval per folder: a second one refuses instead of interleaving
     done_before = check_folder(folder, the_plan, lm.name)  # every option is valid past here
     total = len(the_plan.schemes) * len(the_plan.samples)
     available = len(the_plan.samples)
@@ -134,19 +139,28 @@ def eval_command(
     )
     show = progress and sys.stderr.isatty()
     results = asyncio.run(
-        _run(
-            the_plan,
-            model if simulated else lm,
-            folder,
-            parallel,
-            concurrency,
-            budget,
-            total,
-            done_before,
-            show,
-            options,
+        _unless_interrupted(
+            _run(
+                the_plan,
+                model if simulated else lm,
+                folder,
+                parallel,
+                concurrency,
+                budget,
+                total,
+                done_before,
+                show,
+                options,
+            )
         )
     )
+    if results is None:  # Ctrl-C: say what is kept, and how to go on
+        done = check_folder(folder, the_plan, lm.name)
+        sys.stderr.write(
+            f"error: interrupted: {done} of {total} pairs kept in {folder / 'results.jsonl'} "
+            "(run the same command again to resume)\n"
+        )
+        raise typer.Exit(130)
     what = (
         f"{the_plan.task} {the_plan.size}"
         if sized(the_plan.dataset)
@@ -176,6 +190,38 @@ def eval_command(
         typer.echo(f"{total - len(results)} pairs not run (the budget ran out: {caps})", err=True)
     if stopped or len(results) < total:
         raise typer.Exit(1)
+
+
+def _check_run_options(
+    name: str,
+    rpm: float | None,
+    tpm: float | None,
+    price_in: float | None,
+    price_out: float | None,
+) -> None:
+    """The checks each pair's solve would make, made once before anything is printed."""
+    from .api import _check_numbers
+    from .models.pricing import price_for
+
+    _check_numbers(
+        reals={
+            "--rpm": (rpm, 0, True),
+            "--tpm": (tpm, 0, True),
+            "--price-in": (price_in, 0, False),
+            "--price-out": (price_out, 0, False),
+        }
+    )
+    price_for(name, price_in, price_out)
+
+
+async def _unless_interrupted(
+    run: Coroutine[Any, Any, list[PairResult]],
+) -> list[PairResult] | None:
+    """The pairs' results, or None after Ctrl-C (the finished pairs are already on disk)."""
+    try:
+        return await run
+    except asyncio.CancelledError:
+        return None
 
 
 async def _run(

@@ -52,7 +52,14 @@ def view(
         raise InputError(f"the page would overwrite the trace {run}: give -o PAGE.html")
     if not page.parent.exists():
         raise InputError(f"cannot write {page}: folder {page.parent} does not exist")
-    write_html(trace, page)
+    try:
+        write_html(trace, page)
+    except (TypeError, ValueError, KeyError, AttributeError, RecursionError) as exc:
+        # a hand-edited or foreign file: some field has a shape no trace has
+        raise InputError(
+            f"{run} is not a thoughtgraph trace: a field has the wrong type "
+            f"({type(exc).__name__}: {str(exc).splitlines()[0][:120] if str(exc) else ''})"
+        ) from None
     typer.echo(f"{page} ({len(trace.get('thoughts', []))} thoughts)")
     if open_page:
         webbrowser.open(page.resolve().as_uri())

@@ -41,3 +41,12 @@ class FatalModelError(ThoughtgraphError):
 
 class BudgetExhausted(ThoughtgraphError):
     """A budget cap (e.g. max_calls) forbids the next model call."""
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped `solve`: still a `KeyboardInterrupt`, and `result` holds the run so far
+    (stop reason "interrupted", status "not clean"), so nothing paid is lost from view."""
+
+    def __init__(self, result: Any) -> None:
+        super().__init__("interrupted")
+        self.result = result

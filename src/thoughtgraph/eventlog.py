@@ -7,6 +7,10 @@ run that crashes (or is killed) still leaves its history up to the last event on
         thoughtgraph.solve("sorting", numbers, on_event=combine(log, my_handler))
 
 Each line is `{"event": KIND, "time": SECONDS_SINCE_START, "op_id": ..., **event.data}`.
+
+A log that cannot be written (a full disk, `/dev/full`, a closed pipe) never stops the run: the
+first failure is kept in `EventLog.error`, later events are dropped, and the caller reports it
+once the result is safe (the CLI prints the result, then one `error:` line naming the file).
 """
 
 from __future__ import annotations
@@ -57,19 +61,24 @@ def _finite(value: Any) -> Any:
 class EventLog:
     """An event handler (`on_event=`) that writes each event as one flushed JSON line."""
 
-    def __init__(self, stream: TextIO, *, owns_stream: bool = False) -> None:
+    def __init__(
+        self, stream: TextIO, *, owns_stream: bool = False, name: str | None = None
+    ) -> None:
         self.stream = stream
         self.owns_stream = owns_stream
+        self.name: str = name or str(getattr(stream, "name", "the event log"))
         self.lines = 0
+        self.error: str | None = None  # why writing stopped (the run went on without the log)
         self._lock = threading.Lock()  # solve() may run the loop in a helper thread
 
     @classmethod
     def open(cls, target: str | Path) -> EventLog:
         """`-` is stderr; anything else is a file, created or truncated (one log per run)."""
         if str(target) == "-":
-            return cls(sys.stderr)
+            return cls(sys.stderr, name="standard error")
         try:
-            return cls(Path(target).open("w", encoding="utf-8"), owns_stream=True)
+            stream = Path(target).open("w", encoding="utf-8")  # noqa: SIM115  (closed by close())
+            return cls(stream, owns_stream=True, name=str(target))
         except OSError as exc:
             raise InputError(f"cannot write events to {target}: {exc.strerror or exc}") from None
 
@@ -79,13 +88,31 @@ class EventLog:
             record.setdefault("started_at", datetime.now(UTC).isoformat(timespec="milliseconds"))
         line = to_json_line(record) + "\n"
         with self._lock:
-            self.stream.write(line)
-            self.stream.flush()
+            if self.error is not None:
+                return  # one failure is enough: the run itself must go on
+            try:
+                self.stream.write(line)
+                self.stream.flush()
+            except (OSError, ValueError) as exc:  # ValueError: the stream was closed under us
+                self._failed(exc)
+                return
             self.lines += 1
 
+    def _failed(self, exc: BaseException) -> None:
+        why = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+        self.error = (
+            f"cannot write events to {self.name}: {why} "
+            f"(stopped after {self.lines} event{'s' if self.lines != 1 else ''})"
+        )
+
     def close(self) -> None:
+        """Close the file; a failure to flush its last bytes is kept in `error`, not raised."""
         if self.owns_stream and not self.stream.closed:
-            self.stream.close()
+            try:
+                self.stream.close()
+            except OSError as exc:
+                if self.error is None:
+                    self._failed(exc)
 
     def __enter__(self) -> Self:
         return self

@@ -26,6 +26,8 @@ from .tasks.base import Task
 
 logger = logging.getLogger("thoughtgraph")
 
+INTERRUPTED = "interrupted"  # the stop reason of a run cancelled mid-way (Ctrl-C)
+
 
 async def execute(
     graph: Graph,
@@ -47,6 +49,9 @@ async def execute(
     no further op or paid call starts, the calls in flight finish and are recorded, and the
     reason is in `ctx.stop_reason` / `ctx.stop_detail`. `meter`, when given, is a budget shared
     with other runs (an evaluation's): its caps apply instead of max_calls/max_tokens/max_cost.
+    A cancellation (Ctrl-C) stops it at once: stop reason "interrupted", recorded in
+    `run_finished`, and the `CancelledError` carries `.run = (state, ctx)` so the caller can
+    still report what was done.
     """
     if concurrency < 1:
         raise InputError(f"concurrency must be at least 1, got {concurrency}")
@@ -74,6 +79,11 @@ async def execute(
         else:
             await runner.run_concurrently()
         await ctx.drain()
+    except asyncio.CancelledError as exc:  # Ctrl-C (or a cancelled task): keep what was done
+        if ctx.stop_reason is None:
+            ctx.stop_reason, ctx.stop_detail = INTERRUPTED, "cancelled (Ctrl-C)"
+        exc.run = (state, ctx)  # type: ignore[attr-defined]  # asolve builds the partial result
+        raise
     finally:
         ctx.closed = True
         ctx.emit(

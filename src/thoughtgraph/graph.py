@@ -25,7 +25,7 @@ from pydantic import (
 
 from . import kinds
 from .dag import topological
-from .errors import GraphError
+from .errors import GraphError, ThoughtgraphError
 
 
 class Op(BaseModel):
@@ -161,19 +161,21 @@ class Graph(BaseModel):
     @classmethod
     def load(cls, path: str | Path) -> Graph:
         """Read a graph file: JSON (`.json`) or YAML (`.yaml`, `.yml`)."""
+        from .bounds import MAX_GRAPH_FILE_BYTES, read_file
+
         path = Path(path)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError:
-            raise GraphError(f"cannot read graph file {path}: not UTF-8 text") from None
-        except OSError as exc:
-            raise GraphError(f"cannot read graph file {path}: {exc.strerror or exc}") from None
+        try:  # a regular file of bounded size: a FIFO or /dev/zero is refused, not waited on
+            text = read_file(path, MAX_GRAPH_FILE_BYTES, "graph file")
+        except ThoughtgraphError as exc:
+            raise GraphError(str(exc)) from None
         try:
             if path.suffix.lower() in (".yaml", ".yml"):
                 return cls.from_yaml(text)
             return cls.from_json(text)
         except GraphError as exc:
             raise GraphError(f"{path}: {exc}") from None
+        except RecursionError:  # thousands of nested [ or - : no graph is shaped like that
+            raise GraphError(f"{path}: nested too deeply to be a graph file") from None
 
     def to_dot(self) -> str:
         lines = ["digraph graph_of_operations {", "    rankdir=TB;", "    node [shape=box];"]

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from .bounds import MAX_ITEMS
 from .errors import GraphError, UnknownNameError
 from .graph import Graph, Op
 
@@ -330,7 +331,7 @@ def paper_options(name: str, task: str, size: int) -> dict[str, Any]:
     return options
 
 
-MAX_SIZE = 10_000_000  # beyond this a graph takes minutes just to build
+MAX_SIZE = MAX_ITEMS  # beyond this a graph takes minutes (and gigabytes) just to build
 
 
 def _part_size(task: str) -> int:

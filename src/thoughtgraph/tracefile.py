@@ -22,6 +22,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .bounds import MAX_TRACE_BYTES, read_file
 from .errors import InputError
 
 if TYPE_CHECKING:  # the state module writes traces through this one
@@ -51,12 +52,13 @@ def write_trace(path: str | Path, state: RunState, result: Result | None = None)
 
 def read_trace(path: str | Path) -> dict[str, Any]:
     """Read a trace file (any version this thoughtgraph reads), as the current version."""
+    text = read_file(path, MAX_TRACE_BYTES, "trace")  # refuses a FIFO, a device, a huge file
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InputError(f"cannot read trace {path}: {exc.strerror or exc}") from None
-    except ValueError as exc:  # bad JSON, or not UTF-8
+        data = json.loads(text)
+    except ValueError as exc:
         raise InputError(f"trace {path} is not valid JSON: {exc}") from None
+    except RecursionError:
+        raise InputError(f"{path} is not a thoughtgraph trace (nested too deeply)") from None
     return upgrade(data, str(path))
 
 
@@ -89,6 +91,8 @@ def _shape_problem(data: dict[str, Any]) -> str | None:
         for number, item in enumerate(items, start=1):
             if not isinstance(item, dict) or "id" not in item:
                 return f"'{key}' item {number} is not an object with an 'id'"
+            if not isinstance(item["id"], str):  # ids are keys and labels: text only
+                return f"'{key}' item {number} has an 'id' that is not text"
     for key in ("result", "graph"):
         if data.get(key) is not None and not isinstance(data[key], dict):
             return f"'{key}' is not an object"

@@ -189,13 +189,13 @@ class CachedModel(WrapperModel):
 
     def _row(self, text: Any, prompt_tokens: Any, completion_tokens: Any) -> Completion:
         """A stored answer, checked: a damaged row stops the run rather than feed it garbage."""
-        numbers = (prompt_tokens, completion_tokens)
         if not isinstance(text, str) or not all(
-            isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in numbers
+            _count(v) for v in (prompt_tokens, completion_tokens)
         ):
             raise FatalModelError(
-                f"cannot read the answer cache at {self.path}: a damaged row "
-                "(delete the file to start afresh)"
+                f"the answer cache at {self.path} is damaged (a row holds "
+                f"{type(text).__name__} text, token counts {prompt_tokens!r}, "
+                f"{completion_tokens!r}): delete it or give another --cache"
             )
         return Completion(text, Usage(prompt_tokens, completion_tokens), cached=True)
 
@@ -231,6 +231,11 @@ class CachedModel(WrapperModel):
             yield
         except (sqlite3.Error, ValueError, OverflowError) as exc:  # damaged pages, bad values
             raise FatalModelError(f"cannot {what} the answer cache at {self.path}: {exc}") from None
+
+
+def _count(value: object) -> bool:
+    """A token count as stored: a whole number, 0 or more (not text, not a float)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 def _open(path: Path) -> sqlite3.Connection:

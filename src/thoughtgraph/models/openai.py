@@ -25,6 +25,7 @@ import asyncio
 import email.utils
 import json
 import logging
+import math
 import os
 import random
 import re
@@ -132,8 +133,7 @@ class OpenAIModel:
 
         if not model.strip():
             raise UnknownNameError("an openai model needs a model name, e.g. openai:gpt-4o-mini")
-        if timeout <= 0 or max_retries < 0:
-            raise UnknownNameError("openai options: timeout must be > 0 and max_retries >= 0")
+        _check_settings(base_url or os.environ.get(BASE_URL_ENV), temperature, timeout, max_retries)
         self.model = model.strip()
         self.base_url = (base_url or os.environ.get(BASE_URL_ENV) or DEFAULT_BASE_URL).rstrip("/")
         self._key = _Secret(_resolve_key(api_key, api_key_env, self.base_url))
@@ -572,3 +572,32 @@ def _never_connected(exc: BaseException) -> bool:
 def _cause_name(exc: BaseException) -> str:
     cause = exc.__cause__ or exc.__context__
     return type(cause).__name__ if cause is not None else type(exc).__name__
+
+
+def _check_settings(
+    base_url: str | None, temperature: float | None, timeout: float, max_retries: int
+) -> None:
+    """Refuse, with one line, settings the SDK would only choke on later (NaN, a bad URL)."""
+    if not (isinstance(timeout, int | float) and math.isfinite(timeout) and timeout > 0):
+        raise UnknownNameError(
+            f"openai option timeout must be a number of seconds > 0, got {timeout}"
+        )
+    if not isinstance(max_retries, int) or max_retries < 0:
+        raise UnknownNameError(f"openai option max_retries must be 0 or more, got {max_retries}")
+    if temperature is not None and not (
+        isinstance(temperature, int | float) and 0 <= temperature <= 2
+    ):  # NaN fails both comparisons
+        raise UnknownNameError(
+            f"openai option temperature must be between 0 and 2, got {temperature}"
+        )
+    if base_url is not None:
+        try:
+            parts = urlsplit(base_url)
+            parts.port  # noqa: B018  (raises on a port out of range)
+        except ValueError as exc:
+            raise UnknownNameError(f"base_url is not a valid URL: {exc}") from None
+        if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+            raise UnknownNameError(
+                "base_url must be an http:// or https:// URL with a host, "
+                "e.g. http://127.0.0.1:8000/v1"
+            )

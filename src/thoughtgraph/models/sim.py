@@ -28,6 +28,7 @@ import random
 from collections import Counter
 from typing import Any
 
+from ..bounds import MAX_SIM_LATENCY
 from ..errors import UnknownNameError
 from ..state import Usage
 from .base import Completion, _tokens
@@ -107,6 +108,10 @@ class SimulatedModel:
     def __init__(self, error: float = 1.0, latency: float = 0.0, seed: int = 0) -> None:
         if error < 0 or latency < 0:
             raise UnknownNameError("sim options error and latency must be 0 or more")
+        if latency > MAX_SIM_LATENCY:  # 1e12 would sleep for ever with no error
+            raise UnknownNameError(
+                f"sim option latency is at most {MAX_SIM_LATENCY:g} seconds, got {latency:g}"
+            )
         self.error, self.latency, self.seed = error, latency, seed
         self._seen: Counter[str] = Counter()
         self.name = f"sim:latency={latency:g},error={error:g},seed={seed}"
