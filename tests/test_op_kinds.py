@@ -23,7 +23,7 @@ class ReverseParams(kinds.Params):
     times: int = Field(default=1, ge=1, le=3)
 
 
-async def reverse(ctx: Any, op: Op, inputs: list[Thought], base_round: int) -> list[Thought]:
+async def reverse(ctx: Any, op: Op, inputs: list[Thought]) -> list[Thought]:
     out = list(inputs)
     for _ in range(op.params["times"]):
         out.reverse()

@@ -18,11 +18,13 @@ from .budget import Budget, Meter
 from .context import RunContext
 from .errors import BudgetExhausted, FatalModelError, InputError
 from .events import EventHandler
+from .gateway import CallGateway
 from .graph import Graph, Op
 from .models.base import LanguageModel
 from .models.pricing import Price
 from .state import OpRecord, RunState, Thought
 from .tasks.base import Task
+from .thoughts import ThoughtFactory
 
 logger = logging.getLogger("thoughtgraph")
 
@@ -47,22 +49,21 @@ async def execute(
 
     A budget cap or a fatal model error stops the run the same way: the op that met it stops,
     no further op or paid call starts, the calls in flight finish and are recorded, and the
-    reason is in `ctx.stop_reason` / `ctx.stop_detail`. `meter`, when given, is a budget shared
-    with other runs (an evaluation's): its caps apply instead of max_calls/max_tokens/max_cost.
-    A cancellation (Ctrl-C) stops it at once: stop reason "interrupted", recorded in
-    `run_finished`, and the `CancelledError` carries `.run = (state, ctx)` so the caller can
-    still report what was done.
+    reason is in `ctx.calls.stop_reason` / `ctx.calls.stop_detail`. `meter`, when given, is a
+    budget shared with other runs (an evaluation's): its caps apply instead of max_calls,
+    max_tokens and max_cost. A cancellation (Ctrl-C) stops it at once: stop reason
+    "interrupted", recorded in `run_finished`, and the `CancelledError` carries
+    `.run = (state, ctx)` so the caller can still report what was done.
     """
     if concurrency < 1:
         raise InputError(f"concurrency must be at least 1, got {concurrency}")
     budget = meter.budget if meter is not None else Budget(max_calls, max_tokens, max_cost)
     state = RunState(graph=graph.to_dict())
     state.ops = {op.id: OpRecord(op.id, op.kind) for op in graph.ops}
-    ctx = RunContext(
-        task, problem, model, state, concurrency, budget, price, on_event, shared_meter=meter
-    )
+    calls = CallGateway(model, state, concurrency, budget, price, on_event, shared_meter=meter)
+    ctx = RunContext(task, problem, state, calls, ThoughtFactory(task, state, calls))
     logger.info("graph of operations: %s", graph.to_json(indent=None))
-    ctx.emit("run_started", graph=state.graph, model=getattr(model, "name", "model"))
+    calls.emit("run_started", graph=state.graph, model=getattr(model, "name", "model"))
     source = Thought(
         id="input",
         op_id="input",
@@ -78,16 +79,16 @@ async def execute(
             await runner.run_in_order()
         else:
             await runner.run_concurrently()
-        await ctx.drain()
+        await calls.drain()
     except asyncio.CancelledError as exc:  # Ctrl-C (or a cancelled task): keep what was done
-        if ctx.stop_reason is None:
-            ctx.stop_reason, ctx.stop_detail = INTERRUPTED, "cancelled (Ctrl-C)"
+        if calls.stop_reason is None:
+            calls.stop_reason, calls.stop_detail = INTERRUPTED, "cancelled (Ctrl-C)"
         exc.run = (state, ctx)  # type: ignore[attr-defined]  # asolve builds the partial result
         raise
     finally:
-        ctx.closed = True
-        ctx.emit(
-            "run_finished", calls=len(state.calls), stop_reason=ctx.stop_reason, cost=state.cost
+        calls.closed = True
+        calls.emit(
+            "run_finished", calls=len(state.calls), stop_reason=calls.stop_reason, cost=state.cost
         )
         logger.info("run finished: %d model calls", len(state.calls))
     return state, ctx
@@ -154,28 +155,27 @@ class _Runner:
         stay in the state)."""
         record = self.ctx.state.ops[op.id]
         inputs = self._inputs(op)
-        base_round = max((self.ctx.state.ops[i].end_round for i in op.inputs), default=0)
-        record.status, record.started = "running", self.ctx.now()
-        self.ctx.emit("op_started", op.id, kind=op.kind)
+        record.status, record.started = "running", self.ctx.calls.now()
+        self.ctx.calls.emit("op_started", op.id, kind=op.kind)
         try:
-            outputs = await kinds.get(op.kind).run(self.ctx, op, inputs, base_round)
+            outputs = await kinds.get(op.kind).run(self.ctx, op, inputs)
         except (BudgetExhausted, FatalModelError):
             record.status = "stopped"
-            self._finish(op, record, base_round)
+            self._finish(op, record)
             return False
         except BaseException:
             record.status = "failed"
-            self._finish(op, record, base_round)
+            self._finish(op, record)
             raise
         record.outputs = [t.id for t in outputs]
         record.status = "done"
-        self._finish(op, record, base_round)
+        self._finish(op, record)
         return True
 
-    def _finish(self, op: Op, record: OpRecord, base_round: int) -> None:
-        record.end_round = max(base_round, self.ctx.op_rounds.get(op.id, 0))
-        record.ended = self.ctx.now()
-        self.ctx.emit("op_finished", op.id, kind=op.kind, status=record.status)
+    def _finish(self, op: Op, record: OpRecord) -> None:
+        record.end_round = self.ctx.thoughts.end_round(op)
+        record.ended = self.ctx.calls.now()
+        self.ctx.calls.emit("op_finished", op.id, kind=op.kind, status=record.status)
 
     def _inputs(self, op: Op) -> list[Thought]:
         if not op.inputs:

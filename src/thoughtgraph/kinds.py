@@ -41,8 +41,8 @@ class Params(BaseModel):
         return prompt if isinstance(prompt, str) else None
 
 
-OpFunction = Callable[["RunContext", "Op", list["Thought"], int], Awaitable[list["Thought"]]]
-"""`(ctx, op, inputs, base_round) -> the thoughts the op passes on`."""
+OpFunction = Callable[["RunContext", "Op", list["Thought"]], Awaitable[list["Thought"]]]
+"""`(ctx, op, inputs) -> the thoughts the op passes on` (rounds are the thought factory's)."""
 
 RetryNote = Callable[["Op", int, list["Thought"]], "str | None"]
 """`(op, model calls it made, its thoughts) -> a short note for the summary, or None`."""

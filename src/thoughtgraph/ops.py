@@ -1,5 +1,5 @@
 """The built-in op kinds, each in one place: its params model, its async function
-`(ctx, op, inputs, base_round) -> output thoughts` and its `OpKind` record (`kinds.py`).
+`(ctx, op, inputs) -> output thoughts` and its `OpKind` record (`kinds.py`).
 
 Bounded loops (regenerate, merge again, refine, validate-and-improve) live inside one op, capped
 by its params, so the graph itself stays a static DAG. Every attempt is recorded in the run
@@ -28,7 +28,6 @@ from .tasks.base import (
     ParseError,
     Validates,
     check_parts,
-    model_score,
     model_split,
 )
 
@@ -107,14 +106,13 @@ async def _until_good(
     bar: float,
     problem: Any,
     parents: list[Thought],
-    base_round: int,
     make_prompt: Callable[[Thought | None], str],
 ) -> Thought:
     """Ask up to `tries` times while the answer's error count is above `bar`; keep the best."""
     attempts: list[Thought] = []
     previous: Thought | None = None
     for attempt in range(1, tries + 1):
-        previous = await ctx.model_thought(
+        previous = await ctx.thoughts.model_thought(
             op,
             thought_id=f"{op.id}:{item}.{attempt}",
             kind=kind,
@@ -123,7 +121,6 @@ async def _until_good(
             parents=parents,
             previous=previous,
             attempt=attempt,
-            base_round=base_round,
         )
         attempts.append(previous)
         if _error_value(previous) <= bar:
@@ -142,24 +139,22 @@ async def _branches(
     prompt: str,
     problem: Any,
     parents: list[Thought],
-    base_round: int,
 ) -> list[Thought]:
     """`repeat` concurrent requests of `n` answers each; every answer is passed on."""
     n, repeat = op.params["n"], op.params["repeat"]
     if n * repeat == 1:
         return [
-            await ctx.model_thought(
+            await ctx.thoughts.model_thought(
                 op,
                 thought_id=f"{op.id}:{item}.1",
                 kind=kind,
                 prompt=prompt,
                 problem=problem,
                 parents=parents,
-                base_round=base_round,
             )
         ]
     requests = [
-        ctx.model_thoughts(
+        ctx.thoughts.model_thoughts(
             op,
             call_id=f"{op.id}:{item}.r{r}",
             thought_ids=[f"{op.id}:{item}.r{r}.{c}" for c in range(1, n + 1)],
@@ -167,7 +162,6 @@ async def _branches(
             prompt=prompt,
             problem=problem,
             parents=parents,
-            base_round=base_round,
         )
         for r in range(1, repeat + 1)
     ]
@@ -191,33 +185,24 @@ class SplitParams(Params):
         return None if params.get("by") == "code" else super().prompt_of(params)
 
 
-async def split(ctx: RunContext, op: Op, inputs: list[Thought], base_round: int) -> list[Thought]:
+async def split(ctx: RunContext, op: Op, inputs: list[Thought]) -> list[Thought]:
     parts = op.params["parts"]
     out = []
     for item, source in enumerate(inputs):
         chunks = None
         parent = source
         if op.params["by"] == "model":
-            parent, chunks = await _model_split(ctx, op, item, source, parts, base_round)
+            parent, chunks = await _model_split(ctx, op, item, source, parts)
         if chunks is None:
             chunks = ctx.task.split(source.content, parts)
         prefix = f"{op.id}:{item}." if len(inputs) > 1 else f"{op.id}:"
         for index, chunk in enumerate(chunks):
-            out.append(
-                ctx.code_thought(
-                    op,
-                    f"{prefix}{index}",
-                    chunk,
-                    chunk,
-                    [parent],
-                    parent.round if parent is not source else base_round,
-                )
-            )
+            out.append(ctx.thoughts.code_thought(op, f"{prefix}{index}", chunk, chunk, [parent]))
     return out
 
 
 async def _model_split(
-    ctx: RunContext, op: Op, item: int, source: Thought, parts: int, base_round: int
+    ctx: RunContext, op: Op, item: int, source: Thought, parts: int
 ) -> tuple[Thought, list[Any] | None]:
     """Ask the model to split; its parts stand only if there are exactly `parts` of them."""
     length = len(source.content) // parts if hasattr(source.content, "__len__") else ""
@@ -226,26 +211,21 @@ async def _model_split(
     texts: tuple[str, ...] = ()
     error = None
     try:
-        texts = await ctx.ask(op, call_id, op.params["prompt"], prompt)
+        texts = await ctx.calls.ask(op, call_id, op.params["prompt"], prompt)
         chunks = model_split(cast(ModelSplit, ctx.task), source.content, texts[0], parts)
     except (ModelError, ParseError) as exc:  # an unusable answer: the code split stands in
         chunks, error = None, f"the model's split could not be used ({exc}); split in code"
-    score = Score(0.0) if error is None else Score(1.0, (error,))
-    answer = Thought(
-        id=call_id,
-        op_id=op.id,
-        kind=op.params["prompt"],
-        content=chunks,
-        text=texts[0] if texts else "",
-        problem=source.problem,
-        parents=(source.id,),
-        score=score,
-        valid=error is None,
-        prompt=prompt,
+    answer = ctx.thoughts.model_answer(
+        op,
         call_id=call_id,
-        round=base_round + 1,
+        kind=op.params["prompt"],
+        prompt=prompt,
+        text=texts[0] if texts else "",
+        content=chunks,
+        problem=source.problem,
+        parents=[source],
+        score=Score(0.0) if error is None else Score(1.0, (error,)),
     )
-    ctx.add(answer)
     return answer, chunks
 
 
@@ -269,7 +249,7 @@ class SelectParams(Params):
     index: int = Field(ge=0)
 
 
-async def select(ctx: RunContext, op: Op, inputs: list[Thought], base_round: int) -> list[Thought]:
+async def select(ctx: RunContext, op: Op, inputs: list[Thought]) -> list[Thought]:
     index = op.params["index"]
     if index >= len(inputs):
         raise GraphError(f"op {op.id!r} selects thought {index} but its inputs hold {len(inputs)}")
@@ -302,9 +282,7 @@ class GenerateParams(Params):
         return self
 
 
-async def generate(
-    ctx: RunContext, op: Op, inputs: list[Thought], base_round: int
-) -> list[Thought]:
+async def generate(ctx: RunContext, op: Op, inputs: list[Thought]) -> list[Thought]:
     """Answers for every input thought, concurrently: branches, or the spec's Part with retries."""
     name = op.params["prompt"]
 
@@ -324,7 +302,6 @@ async def generate(
                     bar=op.params["bar"],
                     problem=source.problem,
                     parents=[source],
-                    base_round=base_round,
                     make_prompt=prompt,
                 )
             ]
@@ -336,7 +313,6 @@ async def generate(
             prompt=ctx.render(name, **_values(ctx, source)),
             problem=source.problem,
             parents=[source],
-            base_round=base_round,
         )
 
     batches = await asyncio.gather(*(one(i, t) for i, t in enumerate(inputs)))
@@ -376,9 +352,7 @@ class AggregateParams(Params):
         return self
 
 
-async def aggregate(
-    ctx: RunContext, op: Op, inputs: list[Thought], base_round: int
-) -> list[Thought]:
+async def aggregate(ctx: RunContext, op: Op, inputs: list[Thought]) -> list[Thought]:
     """The spec's Merge: all inputs into one answer; merged again while it has errors."""
     if len(inputs) < 2:
         raise GraphError(f"op {op.id!r} merges {len(inputs)} thought(s); it needs at least 2")
@@ -408,7 +382,6 @@ async def aggregate(
                 bar=0,
                 problem=problem,
                 parents=inputs,
-                base_round=base_round,
                 make_prompt=lambda _previous: prompt,
             )
         ]
@@ -421,17 +394,14 @@ async def aggregate(
             prompt=prompt,
             problem=problem,
             parents=inputs,
-            base_round=base_round,
         )
     if any(t.content is not None for t in merged):
         return merged
-    joined = _joined_in_code(ctx, op, inputs, problem, base_round)
+    joined = _joined_in_code(ctx, op, inputs, problem)
     return merged if joined is None else [joined]
 
 
-def _joined_in_code(
-    ctx: RunContext, op: Op, inputs: list[Thought], problem: Any, base_round: int
-) -> Thought | None:
+def _joined_in_code(ctx: RunContext, op: Op, inputs: list[Thought], problem: Any) -> Thought | None:
     """Every merge attempt failed: rather than pass on an empty answer (and lose the parts),
     pass on the inputs joined in code, scored as an answer to the merge's problem, so its
     errors (e.g. a concatenation that is not sorted) lead the next op. Inputs with no content
@@ -451,8 +421,8 @@ def _joined_in_code(
         content = None
     if content is None:
         return None
-    thought = ctx.code_thought(op, f"{op.id}:0.joined", content, problem, usable, base_round)
-    return ctx.rescore(thought)
+    thought = ctx.thoughts.code_thought(op, f"{op.id}:0.joined", content, problem, usable)
+    return ctx.thoughts.rescore(thought)
 
 
 def _concatenated(contents: list[Any]) -> Any:
@@ -496,16 +466,15 @@ class RefineParams(Params):
     keep_if_better: bool = True
 
 
-async def refine(ctx: RunContext, op: Op, inputs: list[Thought], base_round: int) -> list[Thought]:
+async def refine(ctx: RunContext, op: Op, inputs: list[Thought]) -> list[Thought]:
     """The spec's Refine and stop rule: at most `max_refines` passes while errors remain."""
     out = []
     for item, source in enumerate(inputs):
-        best = ctx.rescore(source)
-        last_round = base_round
+        best = ctx.thoughts.rescore(source)
         for attempt in range(1, op.params["max_refines"] + 1):
             if best.score is None or best.score.perfect:
                 break
-            candidate = await ctx.model_thought(
+            candidate = await ctx.thoughts.model_thought(
                 op,
                 thought_id=f"{op.id}:{item}.{attempt}",
                 kind=op.params["prompt"],
@@ -513,9 +482,7 @@ async def refine(ctx: RunContext, op: Op, inputs: list[Thought], base_round: int
                 problem=best.problem,
                 parents=[best],
                 attempt=attempt,
-                base_round=last_round,
             )
-            last_round = candidate.round
             if _error_value(candidate) < _error_value(best) or not op.params["keep_if_better"]:
                 best = candidate
             else:
@@ -544,18 +511,15 @@ class ValidateAndImproveParams(Params):
     tries: int = Field(default=3, ge=1, le=100)
 
 
-async def validate_and_improve(
-    ctx: RunContext, op: Op, inputs: list[Thought], base_round: int
-) -> list[Thought]:
+async def validate_and_improve(ctx: RunContext, op: Op, inputs: list[Thought]) -> list[Thought]:
     """Validate; while invalid, improve (at most `tries` times); pass on the last answer."""
 
     async def one(item: int, source: Thought) -> Thought:
         current = _validated(ctx, source)
-        last_round = base_round
         for attempt in range(1, op.params["tries"] + 1):
             if current.valid:
                 break
-            current = await ctx.model_thought(
+            current = await ctx.thoughts.model_thought(
                 op,
                 thought_id=f"{op.id}:{item}.{attempt}",
                 kind=op.params["prompt"],
@@ -563,9 +527,7 @@ async def validate_and_improve(
                 problem=current.problem,
                 parents=[current],
                 attempt=attempt,
-                base_round=last_round,
             )
-            last_round = current.round
             current = _validated(ctx, current)
         return current
 
@@ -579,7 +541,9 @@ def _validated(ctx: RunContext, thought: Thought) -> Thought:
     elif isinstance(ctx.task, Validates):
         ok = bool(ctx.task.validate(thought.problem, thought.content))
     else:
-        scored = ctx.rescore(thought)  # recorded, so the thought keeps the score it was judged by
+        scored = ctx.thoughts.rescore(
+            thought
+        )  # recorded, so the thought keeps the score it was judged by
         ok = scored.score is not None and scored.score.perfect
     return ctx.state.add(replace(ctx.state.thoughts[thought.id], validated=True, valid=ok))
 
@@ -616,23 +580,22 @@ class ScoreParams(Params):
         return None if params.get("scorer") == "code" else super().prompt_of(params)
 
 
-async def score(ctx: RunContext, op: Op, inputs: list[Thought], base_round: int) -> list[Thought]:
+async def score(ctx: RunContext, op: Op, inputs: list[Thought]) -> list[Thought]:
     if op.params["scorer"] == "code":
-        return [ctx.rescore(t, force=op.params["force"]) for t in inputs]
+        return [ctx.thoughts.rescore(t, force=op.params["force"]) for t in inputs]
 
     async def by_model(item: int, thought: Thought) -> Thought:
         if thought.score is not None and not op.params["force"]:
             return thought
         name = op.params["prompt"]
-        prompt = ctx.render(name, **_values(ctx, thought))
-        call_id = f"{op.id}:{item}.score"
-        try:
-            texts = await ctx.ask(op, call_id, name, prompt, op.params["samples"])
-        except ModelError:  # a failed scoring call leaves the thought with the worst score
-            texts = ()
-        result = model_score(cast(ModelScore, ctx.task), texts)
-        ctx.op_rounds[op.id] = max(ctx.op_rounds.get(op.id, 0), base_round + 1)
-        return ctx.state.add(thought.with_score(result))
+        return await ctx.thoughts.model_scored(
+            op,
+            thought,
+            call_id=f"{op.id}:{item}.score",
+            kind=name,
+            prompt=ctx.render(name, **_values(ctx, thought)),
+            samples=op.params["samples"],
+        )
 
     return list(await asyncio.gather(*(by_model(i, t) for i, t in enumerate(inputs))))
 
@@ -655,11 +618,9 @@ class KeepBestParams(Params):
     higher_is_better: bool = False
 
 
-async def keep_best(
-    ctx: RunContext, op: Op, inputs: list[Thought], base_round: int
-) -> list[Thought]:
+async def keep_best(ctx: RunContext, op: Op, inputs: list[Thought]) -> list[Thought]:
     sign = -1 if op.params["higher_is_better"] else 1
-    scored = [ctx.rescore(t) for t in inputs]
+    scored = [ctx.thoughts.rescore(t) for t in inputs]
     ranked = sorted(enumerate(scored), key=lambda it: (sign * _error_value(it[1]), it[0]))
     unique: dict[str, Thought] = {}
     for _, thought in ranked:
@@ -674,9 +635,7 @@ class KeepValidParams(Params):
     """Keep only the input thoughts that parsed (and passed validation where validated)."""
 
 
-async def keep_valid(
-    ctx: RunContext, op: Op, inputs: list[Thought], base_round: int
-) -> list[Thought]:
+async def keep_valid(ctx: RunContext, op: Op, inputs: list[Thought]) -> list[Thought]:
     return [t for t in inputs if t.valid]
 
 
@@ -687,9 +646,7 @@ class GroundTruthParams(Params):
     """Compare each input thought with `Task.reference`: recorded as `solved`, never used to choose."""  # noqa: E501 - one line in the schema
 
 
-async def ground_truth(
-    ctx: RunContext, op: Op, inputs: list[Thought], base_round: int
-) -> list[Thought]:
+async def ground_truth(ctx: RunContext, op: Op, inputs: list[Thought]) -> list[Thought]:
     """Record whether each thought equals the reference answer; never changes what is passed on."""
     out = []
     for thought in inputs:
