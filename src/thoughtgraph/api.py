@@ -6,7 +6,6 @@ import asyncio
 import concurrent.futures
 import logging
 import math
-import os
 import time
 from collections.abc import Coroutine
 from pathlib import Path
@@ -15,7 +14,7 @@ from typing import Any
 from . import kinds, schemes
 from .accounting import spend, spend_by_kind
 from .bounds import check_items
-from .budget import Budget, Meter
+from .budget import Meter
 from .context import RunContext, template_for
 from .errors import FatalModelError, GraphError, InputError, RunInterrupted, ThoughtgraphError
 from .events import EventHandler
@@ -24,7 +23,8 @@ from .graph import Graph
 from .models.base import LanguageModel, ModelLike, as_model
 from .models.cache import CachedModel
 from .models.limits import RateLimitedModel
-from .models.pricing import Price, price_for
+from .models.pricing import Price
+from .options import PreparedRun, RunOptions, check_whole
 from .result import Result, count_calls
 from .state import RunState, Score, Thought
 from .tasks import Task, get_task
@@ -77,26 +77,12 @@ async def asolve(
     endpoint, bad request) stops the run and raises `FatalModelError` whose `result` holds the
     run so far.
     """
-    _check_numbers(
-        ints={
-            "concurrency": (concurrency, 1),
-            "max_calls": (max_calls, 0),
-            "max_tokens": (max_tokens, 0),
-        },
-        required=("concurrency",),
-        reals={
-            "max_cost": (max_cost, 0, False),
-            "price_in": (price_in, -math.inf, False),
-            "price_out": (price_out, -math.inf, False),
-            "rpm": (rpm, 0, True),
-            "tpm": (tpm, 0, True),
-        },
+    options = RunOptions(
+        concurrency, max_calls, max_tokens, max_cost, price_in, price_out, cache, rpm, tpm
     )
-    if cache is not None and not isinstance(cache, str | os.PathLike):
-        raise InputError(f"cache must be a file path, got {type(cache).__name__}")
     if on_event is not None and not callable(on_event):
         raise InputError(f"on_event must be a function of one event, got {type(on_event).__name__}")
-    the_task, problem, graph = prepare(
+    prepared = prepare(
         task,
         input,
         graph,
@@ -106,19 +92,25 @@ async def asolve(
         max_extra_merges=max_extra_merges,
         max_refines=max_refines,
     )
-    lm = as_model(model)
-    name = getattr(lm, "name", type(lm).__name__)
-    price = price_for(name, price_in, price_out)
-    Budget(max_calls, max_tokens, max_cost)  # refuse bad caps before opening anything
-    if max_cost is not None and price is None:
-        raise InputError(
-            f"max_cost needs a price: {name} is not in the built-in price table; "
-            "give price_in and price_out (--price-in/--price-out, USD per million "
-            "tokens)"
-        )
-    if rpm is not None or tpm is not None:
-        lm = _rate_limited(lm, rpm, tpm)
-    cached = CachedModel(lm, cache) if cache is not None else None
+    return await run_prepared(prepared, as_model(model), options, on_event=on_event, meter=meter)
+
+
+async def run_prepared(
+    prepared: PreparedRun,
+    model: LanguageModel,
+    options: RunOptions,
+    *,
+    on_event: EventHandler | None = None,
+    meter: Meter | None = None,
+) -> Result:
+    """Run a prepared run with checked options: what `asolve` does after its checks (the CLI and
+    `evaluate` prepare once and call this). Raises `FatalModelError` as `asolve` does."""
+    the_task, problem, graph = prepared.task, prepared.problem, prepared.graph
+    lm = model
+    price = options.price(_name(lm))
+    if options.rate_limited:
+        lm = _rate_limited(lm, options.rpm, options.tpm)
+    cached = CachedModel(lm, options.cache) if options.cache is not None else None
     started = time.perf_counter()
     try:
         state, ctx = await execute(
@@ -126,10 +118,8 @@ async def asolve(
             the_task,
             problem,
             cached or lm,
-            concurrency=concurrency,
-            max_calls=max_calls,
-            max_tokens=max_tokens,
-            max_cost=max_cost,
+            concurrency=options.concurrency,
+            budget=options.budget,
             price=price,
             on_event=on_event,
             meter=meter,
@@ -231,17 +221,16 @@ def prepare(
     max_regenerations: int = 2,
     max_extra_merges: int = 1,
     max_refines: int = 2,
-) -> tuple[Task, Any, Graph]:
-    """Check the input and options and build the graph: everything that happens before a call."""
-    _check_numbers(
-        ints={
-            "parts": (parts, 1),
-            "max_regenerations": (max_regenerations, 0),
-            "max_extra_merges": (max_extra_merges, 0),
-            "max_refines": (max_refines, 0),
-        },
-        required=("max_regenerations", "max_extra_merges", "max_refines"),
-    )
+) -> PreparedRun:
+    """Check the input and the graph's options and build the graph: everything that happens
+    before a call, once (the CLI prepares, shows the graph, then runs it with `run_prepared`)."""
+    check_whole("parts", parts, 1)
+    for name, value in (
+        ("max_regenerations", max_regenerations),
+        ("max_extra_merges", max_extra_merges),
+        ("max_refines", max_refines),
+    ):
+        check_whole(name, value, 0, most=MOST_RETRIES, required=True)
     if graph is not None and not isinstance(graph, Graph):
         raise InputError(
             f"graph must be a thoughtgraph.Graph (use Graph.load(path) for a file), "
@@ -261,15 +250,6 @@ def prepare(
         raise
     except (ValueError, TypeError, OverflowError, RecursionError) as exc:
         raise InputError(f"the input could not be read: {_first_line(exc)}") from None
-    for name, value in (
-        ("max_regenerations", max_regenerations),
-        ("max_extra_merges", max_extra_merges),
-        ("max_refines", max_refines),
-    ):
-        if value < 0:
-            raise InputError(f"{name} must be 0 or more, got {value}")
-        if value > MOST_RETRIES:
-            raise InputError(f"{name} must be at most {MOST_RETRIES}, got {value}")
     if graph is None:
         options = {}
         if scheme == "got":
@@ -285,45 +265,12 @@ def prepare(
             check_parts(parts, len(problem))
         graph = schemes.build(scheme, the_task.name, len(problem), parts=parts, **options)
     check_graph(graph, the_task, problem)
-    return the_task, problem, graph
+    return PreparedRun(the_task, problem, graph)
 
 
 def _first_line(exc: BaseException) -> str:
     """The exception's message cut to one short line (Python's own advice left out)."""
     return str(exc).split(";")[0].splitlines()[0][:200] if str(exc) else type(exc).__name__
-
-
-def _check_numbers(
-    ints: dict[str, tuple[Any, int]] | None = None,
-    reals: dict[str, tuple[Any, float, bool]] | None = None,
-    required: tuple[str, ...] = (),
-) -> None:
-    """Options must be numbers of the right kind: whole numbers at or above a minimum, or finite
-    reals at or above (or, when strict, above) one. None means "not set", except for `required`."""
-    for name, (value, least) in (ints or {}).items():
-        if value is None and name in required:
-            raise InputError(f"{name} must be a whole number, got None")
-        if value is None:
-            continue
-        if not isinstance(value, int) or isinstance(value, bool):
-            raise InputError(f"{name} must be a whole number, got {value!r}")
-        if value < least:
-            bound = "0 or more" if least == 0 else f"at least {least}"
-            raise InputError(f"{name} must be {bound}, got {value}")
-    for name, (value, floor, strict) in (reals or {}).items():
-        if value is None:
-            continue
-        if (
-            isinstance(value, bool)
-            or not isinstance(value, int | float)
-            or not math.isfinite(value)
-        ):
-            raise InputError(f"{name} must be a finite number, got {value!r}")
-        if value < floor or (strict and value == floor):
-            raise InputError(
-                f"{name} must be {'more than ' if strict else ''}{floor:g}"
-                f"{'' if strict else ' or more'}, got {value:g}"
-            )
 
 
 def check_graph(graph: Graph, task: Task, problem: Any) -> None:
@@ -418,3 +365,7 @@ def _whole_score(task: Task, problem: Any, thought: Thought) -> Score | None:
 def _depth(state: RunState) -> int:
     """Model rounds on the critical path: the latest round any op finished at."""
     return max((op.end_round for op in state.ops.values()), default=0)
+
+
+def _name(model: Any) -> str:
+    return getattr(model, "name", None) or type(model).__name__

@@ -18,7 +18,7 @@ import typer
 from typer.exceptions import Abort, Exit, TyperException
 
 from . import kinds, schemes
-from .api import asolve, keep_partial, prepare
+from .api import keep_partial, prepare, run_prepared
 from .bounds import MAX_INPUT_BYTES, check_length, read_bounded, read_file
 from .cli_eval import eval_command
 from .cli_trace import trace_app
@@ -28,7 +28,8 @@ from .eventlog import EventLog, combine
 from .events import EventHandler
 from .executor import INTERRUPTED
 from .graph import Graph, json_schema
-from .models.base import LanguageModel, from_spec
+from .models.flags import model_from_flags
+from .options import RunOptions
 from .result import CALL_KINDS, Result, calls_by_op
 from .schemes import SCHEMES
 from .tasks.base import score_name
@@ -238,7 +239,7 @@ def solve(
         raise InputError("give either --scheme or --graph, not both")
     user_graph = Graph.load(graph_file) if graph_file is not None else None
     try:
-        the_task, problem, graph = prepare(
+        prepared = prepare(
             task,
             raw,
             user_graph,
@@ -252,7 +253,7 @@ def solve(
         if graph_file is None:
             raise
         raise GraphError(f"{graph_file}: {exc}") from None
-    lm = _model(
+    lm = model_from_flags(
         model,
         {
             "--base-url": base_url,
@@ -263,28 +264,25 @@ def solve(
             "--max-retries": max_retries,
         },
     )
-    if concurrency < 1:
-        raise InputError(f"--concurrency must be at least 1, got {concurrency}")
+    run_options = RunOptions(
+        concurrency,
+        max_calls,
+        max_tokens,
+        max_cost,
+        price_in,
+        price_out,
+        None if no_cache else cache,
+        rpm,
+        tpm,
+        flags=True,
+    )
     if trace is not None:
         _check_writable(trace, "trace")
     if cache is not None and not no_cache:
         _check_writable(cache, "cache")
     label = f"{lm.name} ({SIM_NOTE})" if getattr(lm, "simulated", False) else lm.name
-    title = f"thoughtgraph · {the_task.name} · {len(problem)} items · {label}"
+    title = f"thoughtgraph · {prepared.task.name} · {len(prepared.problem)} items · {label}"
     live = progress and sys.stderr.isatty() and not verbose and events != "-"
-    options: dict[str, Any] = {
-        "model": lm,
-        "graph": graph,
-        "concurrency": concurrency,
-        "max_calls": max_calls,
-        "max_tokens": max_tokens,
-        "max_cost": max_cost,
-        "price_in": price_in,
-        "price_out": price_out,
-        "rpm": rpm,
-        "tpm": tpm,
-        "cache": None if no_cache else cache,
-    }
     fatal: FatalModelError | None = None
     logs: list[EventLog] = []
     try:
@@ -302,8 +300,8 @@ def solve(
             if live:
                 from .progress import LiveView
 
-                handlers.append(stack.enter_context(LiveView(graph, title)))
-            run = asolve(the_task, problem, on_event=combine(*handlers), **options)
+                handlers.append(stack.enter_context(LiveView(prepared.graph, title)))
+            run = run_prepared(prepared, lm, run_options, on_event=combine(*handlers))
             result = asyncio.run(keep_partial(run))
     except FatalModelError as exc:
         if exc.result is None:  # failed before the run started: nothing to keep
@@ -319,7 +317,7 @@ def solve(
             data["matches_reference"] = result.output == reference
         typer.echo(json.dumps(data))
     else:
-        typer.echo(_summary(result, title, reference, score_name(the_task)))
+        typer.echo(_summary(result, title, reference, score_name(prepared.task)))
     failed_outputs = _report_outputs(trace, result, logs)
     if result.stop_reason == INTERRUPTED:
         _fail(_kept(result, cache if not no_cache else None, trace, failed_outputs), 130)
@@ -363,30 +361,6 @@ def _kept(result: Result, cache: Path | None, trace: Path | None, failed: list[s
         where.append(f"in the trace {trace}")
     kept = " and ".join(where) if where else "in no file (give --cache to resume a run)"
     return f"interrupted after {result.calls} model calls: {answers} kept {kept}"
-
-
-OPENAI_FLAGS = {
-    "--base-url": "base_url",
-    "--api-key-env": "api_key_env",
-    "--temperature": "temperature",
-    "--max-completion-tokens": "max_tokens",
-    "--timeout": "timeout",
-    "--max-retries": "max_retries",
-}
-
-
-def _model(spec: str, flags: dict[str, Any]) -> LanguageModel:
-    """The model of `--model`, with the openai flags given applied over the spec's options."""
-    given = {flag: value for flag, value in flags.items() if value is not None}
-    base_url = given.get("--base-url")
-    if base_url is not None and not str(base_url).lower().startswith(("http://", "https://")):
-        raise InputError(f"--base-url must start with http:// or https://, got {base_url!r}")
-    temperature = given.get("--temperature")
-    if temperature is not None and not (0 <= temperature <= 2):
-        raise InputError(f"--temperature must be between 0 and 2, got {temperature}")
-    if given and spec.partition(":")[0].strip().lower() != "openai":
-        raise InputError(f"{', '.join(given)}: only for openai:MODEL models, not {spec!r}")
-    return from_spec(spec, **{OPENAI_FLAGS[flag]: value for flag, value in given.items()})
 
 
 def _check_writable(path: Path, what: str) -> None:

@@ -19,9 +19,10 @@ from .evaluate.runner import (
     evaluate,
     incomplete,
     plan,
-    shared_meter,
     sized,
 )
+from .models.flags import model_from_flags
+from .options import RunOptions, check_whole
 
 DEFAULT_SCHEMES = "io,cot,tot,tot2,got,got_paper"
 
@@ -99,11 +100,11 @@ def eval_command(
             f"--size {size} does not match dataset {the_plan.dataset} "
             f"(size {the_plan.size}); give one of them"
         )
-    if parallel < 1 or concurrency < 1:
-        raise InputError("--parallel and --concurrency must be at least 1")
-    from .cli import _model  # the same model flags as `solve`
-
-    lm = _model(
+    check_whole("--parallel", parallel, 1, required=True, flags=True)
+    options = RunOptions(
+        concurrency, max_calls, max_tokens, max_cost, price_in, price_out, cache, rpm, tpm, True
+    )
+    lm = model_from_flags(
         model,
         {
             "--base-url": base_url,
@@ -112,9 +113,7 @@ def eval_command(
             "--max-completion-tokens": max_completion_tokens,
         },
     )
-    options = {"cache": cache, "rpm": rpm, "tpm": tpm, "price_in": price_in, "price_out": price_out}
-    _check_run_options(lm.name, rpm, tpm, price_in, price_out)  # before the banner, not after
-    shared_meter(lm.name, max_calls, max_tokens, max_cost, options)  # refuse bad caps now
+    options.price(lm.name)  # refuse a cost cap without a price now, before the banner
     budget = {"max_calls": max_calls, "max_tokens": max_tokens, "max_cost": max_cost}
     folder = out or Path("runs") / f"eval-{the_plan.task}-{the_plan.size}"
     check_folder(folder, the_plan, lm.name)  # refuse a wrong folder before the lock creates it
@@ -145,8 +144,6 @@ def eval_command(
                 model if simulated else lm,
                 folder,
                 parallel,
-                concurrency,
-                budget,
                 total,
                 done_before,
                 show,
@@ -192,28 +189,6 @@ def eval_command(
         raise typer.Exit(1)
 
 
-def _check_run_options(
-    name: str,
-    rpm: float | None,
-    tpm: float | None,
-    price_in: float | None,
-    price_out: float | None,
-) -> None:
-    """The checks each pair's solve would make, made once before anything is printed."""
-    from .api import _check_numbers
-    from .models.pricing import price_for
-
-    _check_numbers(
-        reals={
-            "--rpm": (rpm, 0, True),
-            "--tpm": (tpm, 0, True),
-            "--price-in": (price_in, 0, False),
-            "--price-out": (price_out, 0, False),
-        }
-    )
-    price_for(name, price_in, price_out)
-
-
 async def _unless_interrupted(
     run: Coroutine[Any, Any, list[PairResult]],
 ) -> list[PairResult] | None:
@@ -225,7 +200,7 @@ async def _unless_interrupted(
 
 
 async def _run(
-    the_plan, model, folder, parallel, concurrency, budget, total, done_before, show, options
+    the_plan, model, folder, parallel, total, done_before, show, options
 ) -> list[PairResult]:
     if not show:
         return await evaluate(
@@ -233,9 +208,7 @@ async def _run(
             model,
             folder,
             parallel=parallel,
-            concurrency=concurrency,
-            **budget,
-            solve_options=options,
+            options=options,
         )
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
@@ -253,8 +226,6 @@ async def _run(
             model,
             folder,
             parallel=parallel,
-            concurrency=concurrency,
-            **budget,
-            solve_options=options,
+            options=options,
             on_result=lambda _r: bar.advance(job),
         )

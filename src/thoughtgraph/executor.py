@@ -16,7 +16,7 @@ from typing import Any
 from . import kinds
 from .budget import Budget, Meter
 from .context import RunContext
-from .errors import BudgetExhausted, FatalModelError, InputError
+from .errors import BudgetExhausted, FatalModelError
 from .events import EventHandler
 from .gateway import CallGateway
 from .graph import Graph, Op
@@ -38,9 +38,7 @@ async def execute(
     model: LanguageModel,
     *,
     concurrency: int = 16,
-    max_calls: int | None = None,
-    max_tokens: int | None = None,
-    max_cost: float | None = None,
+    budget: Budget | None = None,
     price: Price | None = None,
     on_event: EventHandler | None = None,
     meter: Meter | None = None,
@@ -50,14 +48,12 @@ async def execute(
     A budget cap or a fatal model error stops the run the same way: the op that met it stops,
     no further op or paid call starts, the calls in flight finish and are recorded, and the
     reason is in `ctx.calls.stop_reason` / `ctx.calls.stop_detail`. `meter`, when given, is a
-    budget shared with other runs (an evaluation's): its caps apply instead of max_calls,
-    max_tokens and max_cost. A cancellation (Ctrl-C) stops it at once: stop reason
-    "interrupted", recorded in `run_finished`, and the `CancelledError` carries
+    budget shared with other runs (an evaluation's): its caps apply instead of `budget`. The
+    options come checked (`options.RunOptions`). A cancellation (Ctrl-C) stops it at once:
+    stop reason "interrupted", recorded in `run_finished`, and the `CancelledError` carries
     `.run = (state, ctx)` so the caller can still report what was done.
     """
-    if concurrency < 1:
-        raise InputError(f"concurrency must be at least 1, got {concurrency}")
-    budget = meter.budget if meter is not None else Budget(max_calls, max_tokens, max_cost)
+    budget = meter.budget if meter is not None else budget or Budget()
     state = RunState(graph=graph.to_dict())
     state.ops = {op.id: OpRecord(op.id, op.kind) for op in graph.ops}
     calls = CallGateway(model, state, concurrency, budget, price, on_event, shared_meter=meter)

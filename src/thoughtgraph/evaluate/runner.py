@@ -16,11 +16,11 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from ..api import asolve
-from ..budget import Budget, Meter
+from ..api import prepare, run_prepared
+from ..budget import Meter
 from ..errors import BudgetExhausted, InputError, UnknownNameError
-from ..models.base import ModelLike, as_model
-from ..models.pricing import price_for
+from ..models.base import LanguageModel, ModelLike, as_model
+from ..options import RunOptions
 from ..schemes import SCHEMES, build
 from ..tasks import get_task
 from .datasets import DATASETS, Sample, dataset_task, load_dataset
@@ -201,6 +201,7 @@ async def evaluate(
     max_cost: float | None = None,
     on_result: Callable[[PairResult], None] | None = None,
     solve_options: dict[str, Any] | None = None,
+    options: RunOptions | None = None,
 ) -> list[PairResult]:
     """Run every pair not yet in `out/results.jsonl`; returns the plan's results (old and new).
 
@@ -213,12 +214,17 @@ async def evaluate(
     running stop with their best thought so far (stop_reason "budget exhausted") and no further
     pair starts. `concurrency` is the cap on calls in flight, shared by all pairs (not per
     pair). `out` must be new or hold an evaluation of the same task, dataset, size and model
-    (`check_folder`); its manifest is written before the first pair runs.
+    (`check_folder`); its manifest is written before the first pair runs. `options`, when
+    given, are the checked options (what `thoughtgraph eval` passes) and stand for all of
+    `concurrency`, the caps and `solve_options` (cache, rpm, tpm, price_in, price_out).
     """
-    options = dict(solve_options or {})
+    if options is None:
+        options = RunOptions(
+            concurrency, max_calls, max_tokens, max_cost, **dict(solve_options or {})
+        )
     shared = None if isinstance(model, str) and model.startswith("sim") else as_model(model)
     model_name = (shared or as_model(model)).name
-    meter = shared_meter(model_name, max_calls, max_tokens, max_cost, options)
+    meter = shared_meter(model_name, options)
     check_folder(out, the_plan, model_name)
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -240,7 +246,7 @@ async def evaluate(
                 if exhausted(meter):
                     return
                 pair = await _solve_pair(
-                    the_plan, scheme, sample, shared or as_model(model), concurrency, meter, options
+                    the_plan, scheme, sample, shared or as_model(model), meter, options
                 )
                 sink.write(json.dumps(asdict(pair)) + "\n")
                 sink.flush()
@@ -255,24 +261,9 @@ async def evaluate(
     return sorted(mine, key=lambda r: (order[r.scheme], r.sample))
 
 
-def shared_meter(
-    model_name: str,
-    max_calls: int | None,
-    max_tokens: int | None,
-    max_cost: float | None,
-    options: dict[str, Any],
-) -> Meter:
-    """The evaluation's one budget ledger; refuses bad caps (and a cost cap without a price)."""
-    for name, value in (("--max-calls", max_calls), ("--max-tokens", max_tokens)):
-        if value is not None and value < 0:
-            raise InputError(f"{name} must be at least 0, got {value}")
-    price = price_for(model_name, options.get("price_in"), options.get("price_out"))
-    if max_cost is not None and price is None:
-        raise InputError(
-            f"--max-cost needs a price: {model_name} is not in the built-in price table; "
-            "give --price-in and --price-out (USD per million tokens)"
-        )
-    return Meter(Budget(max_calls, max_tokens, max_cost), price)
+def shared_meter(model_name: str, options: RunOptions) -> Meter:
+    """The evaluation's one budget ledger (a cost cap without a price is refused here)."""
+    return Meter(options.budget, options.price(model_name))
 
 
 def exhausted(meter: Meter) -> bool:
@@ -299,22 +290,14 @@ async def _solve_pair(
     the_plan: EvalPlan,
     scheme: str,
     sample: Sample,
-    model: Any,
-    concurrency: int,
+    model: LanguageModel,
     meter: Meter,
-    options: dict[str, Any],
+    options: RunOptions,
 ) -> PairResult:
     graph = build(scheme, the_plan.task, len(sample.input))
     started = time.perf_counter()
-    result = await asolve(
-        the_plan.task,
-        sample.input,
-        model,
-        graph=graph,
-        concurrency=concurrency,
-        meter=meter,
-        **options,
-    )
+    prepared = prepare(the_plan.task, sample.input, graph)
+    result = await run_prepared(prepared, model, options, meter=meter)
     solved = result.output == sample.reference if sample.reference is not None else result.clean
     return PairResult(
         scheme=scheme,

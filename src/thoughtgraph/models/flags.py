@@ -1,0 +1,36 @@
+"""The model a command asks for: `--model SPEC` plus the openai flags, checked.
+
+`thoughtgraph solve` and `thoughtgraph eval` take the same model flags; both build their model
+here, so a flag means the same in each and is refused the same way.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import InputError
+from .base import LanguageModel, from_spec
+
+OPENAI_FLAGS = {
+    "--base-url": "base_url",
+    "--api-key-env": "api_key_env",
+    "--temperature": "temperature",
+    "--max-completion-tokens": "max_tokens",
+    "--timeout": "timeout",
+    "--max-retries": "max_retries",
+}
+"""Each openai flag and the `from_spec` override it sets."""
+
+
+def model_from_flags(spec: str, flags: dict[str, Any]) -> LanguageModel:
+    """The model of `--model`, with the openai flags given (None: not given) over the spec's."""
+    given = {flag: value for flag, value in flags.items() if value is not None}
+    base_url = given.get("--base-url")
+    if base_url is not None and not str(base_url).lower().startswith(("http://", "https://")):
+        raise InputError(f"--base-url must start with http:// or https://, got {base_url!r}")
+    temperature = given.get("--temperature")
+    if temperature is not None and not (0 <= temperature <= 2):
+        raise InputError(f"--temperature must be between 0 and 2, got {temperature}")
+    if given and spec.partition(":")[0].strip().lower() != "openai":
+        raise InputError(f"{', '.join(given)}: only for openai:MODEL models, not {spec!r}")
+    return from_spec(spec, **{OPENAI_FLAGS[flag]: value for flag, value in given.items()})

@@ -1,0 +1,83 @@
+"""One validated options object and one prepared run: each check in one place, built once."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import thoughtgraph
+from thoughtgraph import api
+from thoughtgraph.errors import InputError
+from thoughtgraph.options import RunOptions
+from thoughtgraph.tasks.sorting import SortingTask
+
+from .conftest import run_cli
+
+
+def test_a_cli_solve_parses_the_input_and_checks_the_graph_once(capsys, monkeypatch):
+    counts = {"parse_input": 0, "check_graph": 0}
+    parse, check = SortingTask.parse_input, api.check_graph
+
+    def counted_parse(self, raw):
+        counts["parse_input"] += 1
+        return parse(self, raw)
+
+    def counted_check(*args):
+        counts["check_graph"] += 1
+        return check(*args)
+
+    monkeypatch.setattr(SortingTask, "parse_input", counted_parse)
+    monkeypatch.setattr(api, "check_graph", counted_check)
+    code, out, _ = run_cli(capsys, "solve", "sorting", "-i", "[3, 1, 2]", "-m", "sim:error=0")
+    assert code == 0 and "[1, 2, 3]" in out
+    assert counts == {"parse_input": 1, "check_graph": 1}
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"concurrency": 0}, "concurrency must be at least 1, got 0"),
+        ({"concurrency": None}, "concurrency must be a whole number, got None"),
+        ({"max_calls": 1.5}, "max_calls must be a whole number, got 1.5"),
+        ({"max_tokens": -1}, "max_tokens must be 0 or more, got -1"),
+        ({"max_cost": float("nan")}, "max_cost must be a finite number, got nan"),
+        ({"rpm": 0}, "rpm must be more than 0, got 0"),
+        ({"tpm": True}, "tpm must be a finite number, got True"),
+    ],
+)
+def test_each_option_is_refused_in_one_line_by_the_api(options, message):
+    with pytest.raises(InputError) as caught:
+        thoughtgraph.solve("sorting", [3, 1, 2], model="sim", **options)
+    assert str(caught.value) == message
+
+
+def test_the_command_line_names_the_flag():
+    with pytest.raises(InputError, match=r"^--max-calls must be at least 0, got -1$"):
+        RunOptions(max_calls=-1, flags=True)
+    with pytest.raises(InputError, match=r"^--max-cost needs a price: sim"):
+        RunOptions(max_cost=1.0, flags=True).price("sim")
+
+
+@pytest.mark.parametrize("command", ["solve", "eval"])
+def test_solve_and_eval_refuse_a_bad_option_the_same_way(capsys, tmp_path, command):
+    args = (
+        ["sorting", "-i", "[3, 1]"] if command == "solve" else ["sorting", "--out", str(tmp_path)]
+    )
+    code, _, err = run_cli(capsys, command, *args, "--concurrency", "0")
+    assert code == 2 and err == "error: --concurrency must be at least 1, got 0\n"
+
+
+def test_the_eval_command_does_not_import_the_solve_command():
+    """The model flags live in the models package, so cli_eval never reaches back into cli
+    (cli imports cli_eval): no import of it anywhere in the module, nested ones included."""
+    import thoughtgraph.cli_eval as cli_eval
+
+    tree = ast.parse(Path(cli_eval.__file__).read_text())
+    imported = {
+        node.module
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module is not None
+    }
+    assert imported and "cli" not in imported and "thoughtgraph.cli" not in imported
