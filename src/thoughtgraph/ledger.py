@@ -1,7 +1,7 @@
 """The requests of one model call: each reserved against the budget before it leaves, counted
 when it ends, its outcome kept for the trace.
 
-A model call (`RunContext.ask`) may send several HTTP requests: retries after a 429, a 5xx or a
+A model call (`CallGateway.ask`) may send several HTTP requests: retries after a 429, a 5xx or a
 timeout, and the parallel single requests that stand in for `n` when a server ignores it. Only
 the model knows when it sends one, so the gateway opens a `CallLedger` for the call and puts it
 in a context variable; a model that sends requests itself (`OpenAIModel`) calls
