@@ -105,7 +105,7 @@ def test_summarise_quartiles_by_hand():
         )
 
     rows = summarise([pair(e) for e in (0, 2, 4, 6, 8)], ["io"])
-    assert (rows[0].q1_error, rows[0].median_error, rows[0].q3_error) == (2, 4, 6)
+    assert (rows[0].q1, rows[0].median, rows[0].q3) == (2, 4, 6)
     assert rows[0].solved == 1
 
 
@@ -134,7 +134,7 @@ def test_eval_command_writes_every_file_and_resumes(tmp_path, capsys):
         str(out),
     )
     captured = capsys.readouterr()
-    assert code == 0 and "| io | 2 |" in captured.out and "SIMULATED" in captured.err
+    assert code == 0 and "| io |  | 2 |" in captured.out and "SIMULATED" in captured.err
     for name in ("results.jsonl", "summary.md", "summary.csv", "errors.png", "errors.svg"):
         assert (out / name).exists(), name
     code = run_cli(

@@ -107,6 +107,7 @@ async def run_prepared(
     `evaluate` prepare once and call this). Raises `FatalModelError` as `asolve` does."""
     the_task, problem, graph = prepared.task, prepared.problem, prepared.graph
     lm = model
+    _check_simulated(lm, the_task, problem)
     price = options.price(_name(lm))
     if options.rate_limited:
         lm = _rate_limited(lm, options.rpm, options.tpm)
@@ -149,6 +150,22 @@ async def run_prepared(
         error.result = result
         raise error
     return result
+
+
+def _check_simulated(model: LanguageModel, task: Task, problem: Any) -> None:
+    """The simulated model plays only the built-in tasks: on a user's own task it would answer
+    as if asked to sort. A user's task is refused unless its description reads as one of them
+    (a from-scratch task that sorts is played)."""
+    from .models.simulated import known_task
+    from .tasks import TASKS
+
+    if not getattr(model, "simulated", False) or task.name in TASKS:
+        return
+    if known_task(task.describe(problem)) is None:
+        raise InputError(
+            f"the simulated model only plays the built-in tasks ({', '.join(sorted(TASKS))}), "
+            f"not {task.name!r}: give a real model (openai:MODEL) or a function prompt -> str"
+        )
 
 
 def _rate_limited(model: LanguageModel, rpm: float | None, tpm: float | None) -> LanguageModel:

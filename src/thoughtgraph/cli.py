@@ -45,6 +45,38 @@ app = typer.Typer(
 )
 
 app.add_typer(trace_app, name="trace")
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"thoughtgraph {package_version()}")
+        raise typer.Exit()
+
+
+def package_version() -> str:
+    """The installed distribution's version (the source's `__version__` when not installed)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("thoughtgraph")
+    except PackageNotFoundError:
+        from . import __version__
+
+        return __version__
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """Graph of Thoughts: solve long, exact tasks with a graph of scored model calls."""
+
+
 app.command("eval")(eval_command)
 
 SIM_NOTE = "SIMULATED: the built-in offline stand-in, not a real LLM"
@@ -417,7 +449,8 @@ def _summary(result: Result, title: str, reference: Any, score_name: str = "erro
             + (f", ${result.spend.saved_cost:.4f}" if result.price else "")
             + ")"
         )
-    lines.append(f"final:   {result.final.id} · volume {result.volume} · latency {result.latency}")
+    hops = f"{result.latency} hop{'s' if result.latency != 1 else ''} from the input"
+    lines.append(f"final:   {result.final.id} · volume {result.volume} · {hops}")
     retries = _retries(result)
     if retries:
         lines.append(f"retries: {retries}")

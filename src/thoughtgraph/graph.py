@@ -74,6 +74,13 @@ class Graph(BaseModel):
         _validate(self.ops)
         self._index = {op.id: op for op in self.ops}
 
+    def _repr_svg_(self) -> str | None:
+        """Jupyter draws the graph inline (thoughtgraph.display); a very large one falls back
+        to its text repr."""
+        from .display import MAX_DRAWN_OPS, graph_svg
+
+        return graph_svg(self) if len(self.ops) <= MAX_DRAWN_OPS else None
+
     # --- structure -------------------------------------------------------------------------
     def op(self, op_id: str) -> Op:
         return self._index[op_id]

@@ -33,7 +33,7 @@ class LiveView:
     def __init__(self, graph: Graph, title: str, console: Console | None = None) -> None:
         self.console = console or Console(stderr=True)
         self.title = title
-        self.ops = {op.id: _OpView(op.kind) for op in graph.ops if not kinds.get(op.kind).plumbing}
+        self.ops = {op.id: _OpView(op.kind) for op in graph.ops}  # all: the summary counts all
         self.calls = 0
         self.in_flight = 0
         self.started = time.perf_counter()
@@ -76,7 +76,8 @@ class LiveView:
             table.add_column(
                 column, justify="right" if column in ("calls", "best error") else "left"
             )
-        rows = list(self.ops.items())
+        # plumbing (select) is counted, as the summary counts it, but has no work to show
+        rows = [r for r in self.ops.items() if not kinds.get(r[1].kind).plumbing]
         if len(rows) > MAX_ROWS:
             rows = [r for r in rows if r[1].status == "running"][:MAX_ROWS]
         for op_id, view in rows:

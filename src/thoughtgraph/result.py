@@ -57,6 +57,17 @@ class Result:
             f"calls={self.calls}, requests={self.requests}, output={_short(self.output)})"
         )
 
+    def _repr_html_(self) -> str:
+        """Jupyter shows the summary table with the graph drawn below it."""
+        from .display import result_html
+
+        return result_html(self)
+
+    def _repr_markdown_(self) -> str:
+        from .display import result_markdown
+
+        return result_markdown(self)
+
     @property
     def cost(self) -> float:
         return self.spend.cost

@@ -1,46 +1,49 @@
-"""Summaries and plots of an evaluation, computed only from results.jsonl."""
+"""Summaries of an evaluation, computed only from results.jsonl (the figures: `figures.py`).
+
+A task is measured the way the paper measures it: sorting, set intersection and keyword counting
+by their error count (lower is better, with a "solved" count: the output equals the dataset's
+reference); document merging by the model's score of the merge (0-10, higher is better: the
+harmonic mean of redundancy and retention, paper Figure 8), with no "solved" (there is no
+reference merge) and the code's lexical proxy shown beside it under its own name.
+"""
 
 from __future__ import annotations
 
 import csv
+import inspect
 import io
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .runner import PairResult
+from ..schemes import SCHEMES, paper_options
+from .runner import PairResult, model_scored
 
-COLUMNS = (
-    "scheme",
-    "samples",
-    "median_error",
-    "q1_error",
-    "q3_error",
-    "solved",
-    "mean_requests",
-    "mean_completions",
-    "mean_tokens",
-    "mean_cost",
-    "total_cost",
-    "median_final_score",
-)
+COST_COLUMNS = ("mean_requests", "mean_completions", "mean_tokens", "mean_cost", "total_cost")
+ERROR_COLUMNS = ("median_error", "q1_error", "q3_error", "solved")
+SCORE_COLUMNS = ("median_score", "q1_score", "q3_score")
+SCORE_LABEL = "model score (0-10, higher is better)"
+PROXY_LABEL = "lexical proxy errors"
 
 
 @dataclass(frozen=True)
 class SchemeSummary:
+    """One scheme's row: `median`/`q1`/`q3` are of the task's measure (error or model score)."""
+
     scheme: str
     samples: int
-    median_error: float
-    q1_error: float
-    q3_error: float
-    solved: int
+    median: float
+    q1: float
+    q3: float
+    solved: int | None  # None: the task has no reference to be solved against
     mean_requests: float
     mean_completions: float
     mean_tokens: float
     mean_cost: float
     total_cost: float
-    median_final_score: float | None = None
+    median_proxy_errors: float | None = None  # model-scored tasks: the code's lexical proxy
+    worst_trace: str | None = None  # the trace of the scheme's worst run, if written
 
 
 def quartiles(values: Sequence[float]) -> tuple[float, float, float]:
@@ -51,14 +54,37 @@ def quartiles(values: Sequence[float]) -> tuple[float, float, float]:
     return q1, q2, q3
 
 
-def summarise(results: Sequence[PairResult], schemes: Sequence[str]) -> list[SchemeSummary]:
+def measure(result: PairResult, scored: bool) -> float:
+    """The task's measure of one run: the model score (0 when the model gave none) or the
+    error count."""
+    if scored:
+        return 0.0 if result.final_score is None else float(result.final_score)
+    return result.error
+
+
+def plotted(result: PairResult, scored: bool) -> float:
+    """The value the figure plots: the model score, or the error clipped at the size."""
+    return measure(result, scored) if scored else result.clipped_error
+
+
+def worst(results: Sequence[PairResult], scored: bool) -> PairResult:
+    """The run a user looks at first: the lowest score or the most errors (then sample id)."""
+    sign = 1 if scored else -1
+    return min(results, key=lambda r: (sign * measure(r, scored), r.sample))
+
+
+def summarise(
+    results: Sequence[PairResult], schemes: Sequence[str], task: str | None = None
+) -> list[SchemeSummary]:
+    scored = task is not None and model_scored(task)
     rows = []
     for scheme in schemes:
         mine = [r for r in results if r.scheme == scheme]
         if not mine:
             continue
-        q1, median, q3 = quartiles([r.error for r in mine])
+        q1, median, q3 = quartiles([measure(r, scored) for r in mine])
         n = len(mine)
+        solved = [r.solved for r in mine if r.solved is not None]
         rows.append(
             SchemeSummary(
                 scheme,
@@ -66,107 +92,168 @@ def summarise(results: Sequence[PairResult], schemes: Sequence[str]) -> list[Sch
                 median,
                 q1,
                 q3,
-                sum(r.solved for r in mine),
+                sum(solved) if solved and not scored else None,
                 sum(r.requests for r in mine) / n,
                 sum(r.completions for r in mine) / n,
                 sum(r.tokens for r in mine) / n,
                 sum(r.cost for r in mine) / n,
                 sum(r.cost for r in mine),
-                _median([r.final_score for r in mine if r.final_score is not None]),
+                statistics.median(r.error for r in mine) if scored else None,
+                worst(mine, scored).trace,
             )
         )
     return rows
 
 
-def _median(values: Sequence[float]) -> float | None:
-    return statistics.median(values) if values else None
+def settings(scheme: str, task: str | None, size: int) -> str:
+    """The structure a scheme ran with, as the paper labels it: ToT's levels L and branching
+    k ("L=2, k=20"); CoT-SC's k; empty for the others."""
+    if scheme not in ("tot", "tot2", "cot_sc"):
+        return ""
+    defaults = {
+        name: p.default
+        for name, p in inspect.signature(SCHEMES[scheme].builder).parameters.items()
+        if p.default is not inspect.Parameter.empty
+    }
+    options = defaults | (paper_options(scheme, task, size) if task else {})
+    if scheme == "cot_sc":
+        return f"k={options['k']}"
+    return f"L={options['levels']}, k={options['k']}"
 
 
-def to_csv(rows: Sequence[SchemeSummary]) -> str:
+NAMES = {
+    "io": "IO",
+    "cot": "CoT",
+    "cot_sc": "CoT-SC",
+    "tot": "ToT",
+    "tot2": "ToT2",
+    "got": "GoT",
+    "got_paper": "GoT (paper)",
+}
+
+
+def label(scheme: str, task: str | None, size: int) -> str:
+    """The paper's name of a scheme with its settings: "ToT (L=2, k=20)"."""
+    name = NAMES.get(scheme, scheme)
+    extra = settings(scheme, task, size)
+    return f"{name} ({extra})" if extra else name
+
+
+def columns(scored: bool) -> tuple[str, ...]:
+    measured = SCORE_COLUMNS if scored else ERROR_COLUMNS
+    tail = ("median_proxy_errors",) if scored else ()
+    return ("scheme", "settings", "samples", *measured, *COST_COLUMNS, *tail, "worst_trace")
+
+
+def to_csv(rows: Sequence[SchemeSummary], task: str | None = None, size: int = 0) -> str:
+    scored = task is not None and model_scored(task)
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(COLUMNS)
+    writer.writerow(columns(scored))
     for row in rows:
+        values = {
+            "settings": settings(row.scheme, task, size),
+            "median_error": row.median,
+            "q1_error": row.q1,
+            "q3_error": row.q3,
+            "median_score": row.median,
+            "q1_score": row.q1,
+            "q3_score": row.q3,
+        }
         writer.writerow(
-            [
-                ""
-                if getattr(row, c) is None
-                else round(getattr(row, c), 6)
-                if isinstance(getattr(row, c), float)
-                else getattr(row, c)
-                for c in COLUMNS
-            ]
+            [_cell(values[c] if c in values else getattr(row, c)) for c in columns(scored)]
         )
     return buffer.getvalue()
 
 
+def _cell(value: object) -> object:
+    if value is None:
+        return ""
+    return round(value, 6) if isinstance(value, float) else value
+
+
 def to_markdown(
-    rows: Sequence[SchemeSummary], title: str, note: str, score_column: bool = False
+    rows: Sequence[SchemeSummary],
+    title: str,
+    note: str,
+    task: str | None = None,
+    size: int = 0,
 ) -> str:
-    """The summary table; `score_column` adds the median final score (doc-merge's model score)."""
-    extra_head, extra_rule = (" median score |", "---:|") if score_column else ("", "")
+    """The summary table: one row per scheme, the worst run's trace linked from each row."""
+    scored = task is not None and model_scored(task)
+    if scored:
+        head = f"| scheme | settings | samples | median {SCORE_LABEL} | Q1-Q3 | "
+        tail = f" {PROXY_LABEL} (median) | worst run |"
+        rule = "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+    else:
+        head = "| scheme | settings | samples | median error | Q1-Q3 | solved | "
+        tail = " worst run |"
+        rule = "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
     lines = [
         f"# {title}",
         "",
         note,
         "",
-        (
-            "| scheme | samples | median error | Q1-Q3 | solved | requests | completions | tokens "
-            f"| cost (USD) |{extra_head}"
-        ),
-        f"|---|---:|---:|---:|---:|---:|---:|---:|---:|{extra_rule}",
+        head + "requests | completions | tokens | cost (USD) |" + tail,
+        rule,
     ]
     for r in rows:
-        score = (
-            f" {r.median_final_score:.2f} |"
-            if score_column and r.median_final_score is not None
-            else (" |" if score_column else "")
-        )
+        measured = f"{r.median:g} | {r.q1:g}-{r.q3:g} |"
+        if scored:
+            measured = f"{r.median:.2f} | {r.q1:.2f}-{r.q3:.2f} |"
+        elif r.solved is not None:
+            measured += f" {r.solved} |"
+        else:
+            measured += " n/a |"
+        proxy = f" {r.median_proxy_errors:g} |" if scored else ""
+        link = f" [trace]({r.worst_trace}) |" if r.worst_trace else " |"
         lines.append(
-            f"| {r.scheme} | {r.samples} | {r.median_error:g} | {r.q1_error:g}-{r.q3_error:g} | "
-            f"{r.solved} | {r.mean_requests:.1f} | {r.mean_completions:.1f} | "
-            f"{r.mean_tokens:,.0f} | {r.total_cost:.4f} |{score}"
+            f"| {r.scheme} | {settings(r.scheme, task, size)} | {r.samples} | {measured} "
+            f"{r.mean_requests:.1f} | {r.mean_completions:.1f} | {r.mean_tokens:,.0f} | "
+            f"{r.total_cost:.4f} |{proxy}{link}"
         )
+    if scored:
+        lines += [
+            "",
+            f"The {SCORE_LABEL} is the paper's Figure 8 measure: the model rates the final merge "
+            "for redundancy and retention (3 samples each, averaged), combined by their harmonic "
+            f"mean. The {PROXY_LABEL} are the code's word-overlap check (source clauses lost plus "
+            "clauses said twice, lower is better); they see words, not meaning. There is no "
+            "reference merge, so nothing is counted as solved.",
+        ]
     return "\n".join(lines) + "\n"
 
 
-def plot(
-    results: Sequence[PairResult], schemes: Sequence[str], size: int, title: str, out: Path
-) -> list[Path]:
-    """Box plots of the clipped error per scheme, total cost as bars on a second axis (like the
-    paper's Figure 5; total tokens when no price is known). Needs matplotlib (the `plot` extra);
-    returns the files written."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    present = [s for s in schemes if any(r.scheme == s for r in results)]
-    errors = [[r.clipped_error for r in results if r.scheme == s] for s in present]
-    costs = [sum(r.cost for r in results if r.scheme == s) for s in present]
-    bar_label = "total cost (USD)"
-    if not any(costs):  # no price known (e.g. the simulated model): show tokens instead
-        costs = [sum(r.tokens for r in results if r.scheme == s) / 1000 for s in present]
-        bar_label = "total tokens (thousands; no price known)"
-    fig, ax = plt.subplots(figsize=(1.4 * len(present) + 2.5, 4.2))
-    ax.boxplot(errors, tick_labels=present, widths=0.55)
-    ax.set_ylabel(f"error (clipped at {size})")
-    ax.set_ylim(-0.5, size + 0.5)
-    ax.set_title(title, fontsize=10)
-    cost_axis = ax.twinx()
-    cost_axis.bar(range(1, len(present) + 1), costs, alpha=0.25, color="tab:orange", width=0.6)
-    cost_axis.set_ylabel(bar_label)
-    cost_axis.set_ylim(bottom=0)
-    ax.set_zorder(cost_axis.get_zorder() + 1)  # boxes in front of the cost bars
-    ax.patch.set_visible(False)
-    fig.tight_layout()
-    written = []
-    for suffix in ("png", "svg"):
-        path = out / f"errors.{suffix}"
-        fig.savefig(path, dpi=120)
-        written.append(path)
-    plt.close(fig)
-    return written
+def runs_section(
+    results: Sequence[PairResult], schemes: Sequence[str], task: str | None, where: str = ""
+) -> str:
+    """Every run linked to its trace, worst first per scheme (empty without traces)."""
+    scored = task is not None and model_scored(task)
+    if not any(r.trace for r in results):
+        return ""
+    what = "score" if scored else "errors"
+    lines = [
+        "",
+        f"## Runs{' at ' + where if where else ''} (worst first; {what} in brackets)",
+        "",
+        "Open one: `thoughtgraph trace view FOLDER --scheme SCHEME --sample N"
+        + (" --size SIZE" if where else "")
+        + "` (or `--row N`, the line of results.jsonl).",
+        "",
+    ]
+    for scheme in schemes:
+        mine = [r for r in results if r.scheme == scheme]
+        sign = 1 if scored else -1
+        mine.sort(key=lambda r: (sign * measure(r, scored), r.sample))
+        links = [
+            f"[#{r.sample} ({measure(r, scored):.3g})]({r.trace})"
+            if r.trace
+            else f"#{r.sample} ({measure(r, scored):.3g})"
+            for r in mine
+        ]
+        if links:
+            lines.append(f"- **{scheme}**: " + ", ".join(links))
+    return "\n".join(lines) + "\n"
 
 
 def write_reports(
@@ -176,20 +263,23 @@ def write_reports(
     title: str,
     note: str,
     out: Path,
+    *,
+    task: str | None = None,
+    panel_name: str = "",
 ) -> list[Path]:
-    """summary.md, summary.csv and (when matplotlib is installed and some pair ran) errors.png /
-    errors.svg."""
-    rows = summarise(results, schemes)
-    score_column = any(r.final_score is not None and r.final_score != r.error for r in results)
-    (out / "summary.csv").write_text(to_csv(rows))
-    (out / "summary.md").write_text(to_markdown(rows, title, note, score_column))
+    """summary.md, summary.csv and (when matplotlib is installed and some pair ran) the figure:
+    errors.png / errors.svg, or scores.png / scores.svg for a model-scored task."""
+    from .figures import FigureMissing, Panel, stem, write_figure
+
+    rows = summarise(results, schemes, task)
+    (out / "summary.csv").write_text(to_csv(rows, task, size))
+    markdown = to_markdown(rows, title, note, task, size) + runs_section(results, schemes, task)
+    (out / "summary.md").write_text(markdown)
     written = [out / "summary.md", out / "summary.csv"]
+    panel = Panel(size, list(results), panel_name)
     try:
-        if any(r.scheme in schemes for r in results):  # nothing ran: nothing to plot
-            written += plot(results, schemes, size, title, out)
-    except ImportError:
-        pass
-    if len(written) == 2:  # no plot now: leave no older one that would contradict the summary
+        written += write_figure([panel], schemes, task, title, out)
+    except FigureMissing:  # no figure now: leave no older one that would contradict the summary
         for suffix in ("png", "svg"):
-            (out / f"errors.{suffix}").unlink(missing_ok=True)
+            (out / f"{stem(task)}.{suffix}").unlink(missing_ok=True)
     return written

@@ -19,14 +19,18 @@ from typing import Any
 from ..api import prepare, run_prepared
 from ..budget import Meter
 from ..errors import BudgetExhausted, InputError, UnknownNameError
+from ..graph import Graph, Op
 from ..models.base import LanguageModel, ModelLike, as_model
 from ..options import RunOptions
-from ..schemes import SCHEMES, build
+from ..schemes import SCHEMES, build, paper_options
 from ..tasks import get_task
+from ..tracefile import trace_dict
 from .datasets import DATASETS, Sample, dataset_task, load_dataset
 
 RESULTS = "results.jsonl"
 MANIFEST = "eval.json"
+TRACES = "traces"
+JUDGE_OP = "judge"
 
 
 @dataclass(frozen=True)
@@ -37,7 +41,7 @@ class PairResult:
     sample: int
     error: float
     clipped_error: float  # min(error, size), as the paper plots it
-    solved: bool
+    solved: bool | None  # output equals the dataset's reference; None: the task has none
     status: str
     requests: int  # HTTP requests sent (retries and parallel singles included)
     completions: int  # answers the pair got (from the model or the answer cache)
@@ -52,6 +56,7 @@ class PairResult:
     final_score: float | None = None  # the final thought's own score: for doc-merge the model's
     # harmonic mean of redundancy and retention (0-10, higher is better); else equal to error
     calls: int | None = None  # model calls (None in results from before they were counted)
+    trace: str | None = None  # the pair's trace, relative to the folder (`eval --traces`)
 
 
 @dataclass(frozen=True)
@@ -202,6 +207,7 @@ async def evaluate(
     on_result: Callable[[PairResult], None] | None = None,
     solve_options: dict[str, Any] | None = None,
     options: RunOptions | None = None,
+    traces: bool = False,
 ) -> list[PairResult]:
     """Run every pair not yet in `out/results.jsonl`; returns the plan's results (old and new).
 
@@ -246,7 +252,13 @@ async def evaluate(
                 if exhausted(meter):
                     return
                 pair = await _solve_pair(
-                    the_plan, scheme, sample, shared or as_model(model), meter, options
+                    the_plan,
+                    scheme,
+                    sample,
+                    shared or as_model(model),
+                    meter,
+                    options,
+                    out if traces else None,
                 )
                 sink.write(json.dumps(asdict(pair)) + "\n")
                 sink.flush()
@@ -293,18 +305,20 @@ async def _solve_pair(
     model: LanguageModel,
     meter: Meter,
     options: RunOptions,
+    trace_folder: Path | None = None,
 ) -> PairResult:
-    graph = build(scheme, the_plan.task, len(sample.input))
+    graph = judged(build(scheme, the_plan.task, len(sample.input)), the_plan.task)
     started = time.perf_counter()
     prepared = prepare(the_plan.task, sample.input, graph)
     result = await run_prepared(prepared, model, options, meter=meter)
-    solved = result.output == sample.reference if sample.reference is not None else result.clean
+    solved = None if sample.reference is None else result.output == sample.reference
+    trace = None if trace_folder is None else write_trace(trace_folder, scheme, sample.id, result)
     return PairResult(
         scheme=scheme,
         sample=sample.id,
         error=result.error_count,
         clipped_error=min(result.error_count, float(the_plan.size)),
-        solved=bool(solved),
+        solved=solved,
         status=result.status,
         requests=result.requests,
         completions=result.completions,
@@ -318,4 +332,46 @@ async def _solve_pair(
         stop_reason=result.stop_reason,
         final_score=None if result.final.score is None else result.final.score.value,
         calls=result.calls,
+        trace=trace,
     )
+
+
+def model_scored(task: str) -> bool:
+    """Is the task's quality the model's score (document merging: 0-10, higher is better)
+    rather than an error count? The paper's configuration of the task says so."""
+    return bool(paper_options("io", task, 1).get("score_samples"))
+
+
+def judged(graph: Graph, task: str) -> Graph:
+    """On a model-scored task, a graph that never asks the model for a score (the spec's `got`,
+    driven by the code's lexical proxy) gets a last `judge` op: the same model score, with the
+    same samples, that the other schemes end with, so every scheme is measured on one scale.
+    Its calls are the scheme's, as the paper counts the scoring calls of its schemes."""
+    if not model_scored(task) or any(
+        op.kind == "score" and op.params.get("scorer") == "model" for op in graph.ops
+    ):
+        return graph
+    samples = paper_options("io", task, 1)["score_samples"]
+    judge = Op(
+        id=JUDGE_OP,
+        kind="score",
+        inputs=(graph.output.id,),
+        params={"scorer": "model", "samples": samples, "force": True},
+    )
+    return Graph(ops=(*graph.ops, judge))
+
+
+def trace_name(scheme: str, sample: int) -> str:
+    return f"{TRACES}/{scheme}-{sample:03d}.json"
+
+
+def write_trace(folder: Path, scheme: str, sample: int, result: Any) -> str:
+    """The pair's trace (the file `solve --trace` writes); returns its path within `folder`."""
+    name = trace_name(scheme, sample)
+    path = folder / name
+    try:
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(json.dumps(trace_dict(result.state, result), default=str) + "\n")
+    except OSError as exc:
+        raise InputError(f"cannot write trace {path}: {exc.strerror or exc}") from None
+    return name

@@ -190,6 +190,7 @@ def from_spec(spec: str, **overrides: Any) -> LanguageModel:
     `overrides` are openai options (base_url, api_key_env, temperature, max_tokens, timeout,
     max_retries) that win over the spec's own; None values are ignored.
     """
+    spec = normalize_spec(spec)
     scheme, _, rest = spec.partition(":")
     scheme = scheme.strip().lower()
     overrides = {k: v for k, v in overrides.items() if v is not None}
@@ -206,9 +207,32 @@ def from_spec(spec: str, **overrides: Any) -> LanguageModel:
         from .sim import SimulatedModel
 
         return SimulatedModel.from_options(_parse_options(rest, spec))
-    raise UnknownNameError(
-        f"unknown model {spec!r} (known: sim, sim:latency=S,error=E,seed=N, openai:MODEL)"
-    )
+    raise UnknownNameError(f"unknown model {spec!r}{_suggestion(spec)}")
+
+
+KNOWN_SPECS = "sim, sim:latency=S,error=E,seed=N, openai:MODEL"
+
+
+def normalize_spec(spec: str) -> str:
+    """`openai/MODEL` (the LiteLLM and DSPy form) -> `openai:MODEL`; other specs unchanged."""
+    head, slash, tail = spec.partition("/")
+    if slash and ":" not in head and head.strip().lower() == "openai":
+        return "openai:" + tail
+    return spec
+
+
+def _suggestion(spec: str) -> str:
+    """What the user probably meant by a spec we do not know."""
+    text = spec.strip()
+    if not text or ":" in text:
+        return f" (known: {KNOWN_SPECS})"
+    provider, slash, name = text.partition("/")
+    if slash:
+        return (
+            f": thoughtgraph speaks the OpenAI API; for an OpenAI-compatible {provider} "
+            f"endpoint use --model openai:{name} --base-url URL (known: {KNOWN_SPECS})"
+        )
+    return f": did you mean --model openai:{text}? (known: {KNOWN_SPECS})"
 
 
 def _parse_options(text: str, spec: str) -> dict[str, str]:

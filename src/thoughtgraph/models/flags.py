@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import InputError
-from .base import LanguageModel, from_spec
+from .base import LanguageModel, from_spec, normalize_spec
 
 OPENAI_FLAGS = {
     "--base-url": "base_url",
@@ -31,6 +31,6 @@ def model_from_flags(spec: str, flags: dict[str, Any]) -> LanguageModel:
     temperature = given.get("--temperature")
     if temperature is not None and not (0 <= temperature <= 2):
         raise InputError(f"--temperature must be between 0 and 2, got {temperature}")
-    if given and spec.partition(":")[0].strip().lower() != "openai":
+    if given and normalize_spec(spec).partition(":")[0].strip().lower() != "openai":
         raise InputError(f"{', '.join(given)}: only for openai:MODEL models, not {spec!r}")
     return from_spec(spec, **{OPENAI_FLAGS[flag]: value for flag, value in given.items()})

@@ -1,7 +1,9 @@
 """What model calls cost: USD per million input (prompt) and output (completion) tokens.
 
-A small built-in table covers OpenAI's common chat models at their standard-tier list prices as
-of `PRICES_AS_OF`. Prices change: check the provider's pricing page and pass your own
+Where the maintained `genai-prices` package is installed (`pip install 'thoughtgraph[prices]'`;
+its data ship with it, so it works offline) it prices OpenAI models; otherwise, or for a model it
+does not know, a small built-in table covers OpenAI's common chat models at their standard-tier
+list prices as of `PRICES_AS_OF`. Prices change: check the provider's pricing page and pass your own
 (`price_in` / `price_out`, or `--price-in` / `--price-out`) when they differ, and for any model
 the table does not know. The simulated model, plain functions and unknown models cost 0 unless a
 price is given, so a cost budget needs a price (it is refused without one).
@@ -76,6 +78,31 @@ def _snapshot_of(model_id: str, base: str) -> bool:
     return suffix != model_id and suffix[:1].isdigit()
 
 
+PACKAGE = "genai-prices"
+SAMPLE_TOKENS = 1000  # priced per call of this size, then scaled: the base tier of tiered prices
+
+
+def package_price(model_id: str) -> Price | None:
+    """The price `genai-prices` knows for an OpenAI model id; None when it is not installed or
+    does not know the model (it reads its bundled data: no network)."""
+    try:
+        from genai_prices import Usage as PriceUsage
+        from genai_prices import __version__, calc_price
+    except ImportError:
+        return None
+    usage = PriceUsage(input_tokens=SAMPLE_TOKENS, output_tokens=SAMPLE_TOKENS)
+    try:
+        found = calc_price(usage, model_ref=model_id.strip(), provider_id="openai")
+    except (LookupError, ValueError):
+        return None
+    scale = 1_000_000 / SAMPLE_TOKENS
+    return Price(
+        float(found.input_price) * scale,
+        float(found.output_price) * scale,
+        source=f"{PACKAGE} {__version__} ({found.model.id})",
+    )
+
+
 def model_id(model_name: str) -> str | None:
     """The provider's model id inside one of our model names (`openai:MODEL@host:port`)."""
     scheme, _, rest = model_name.partition(":")
@@ -87,7 +114,8 @@ def model_id(model_name: str) -> str | None:
 def price_for(
     model_name: str, price_in: float | None = None, price_out: float | None = None
 ) -> Price | None:
-    """The price to charge: the one given, else the built-in one for OpenAI models, else None.
+    """The price to charge: the one given, else for OpenAI models the one `genai-prices` knows,
+    else the built-in table's, else None.
 
     Give both halves or neither: a half-known price would silently undercount.
     """
@@ -99,4 +127,6 @@ def price_for(
     if price_in is not None and price_out is not None:
         return Price(price_in, price_out)
     model = model_id(model_name)
-    return table_price(model) if model else None
+    if not model:
+        return None
+    return package_price(model) or table_price(model)

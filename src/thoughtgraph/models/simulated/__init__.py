@@ -54,15 +54,29 @@ def poisson(mean: float, rng: random.Random) -> int:
         k += 1
 
 
+def known_task(prompt: str) -> str | None:
+    """Which built-in task a text is for, by its words; None for any other. The readers fall
+    back to sorting (a bare list in a spec prompt is read as one to sort), so a task's own
+    description is checked with this before a run (`api`)."""
+    if "<Doc1>" in prompt or re.search(r"\bNDA", prompt):
+        return "doc-merge"
+    if re.search(r"(?i)\bcountr(?:y|ies)\b", prompt):
+        return "keyword-counting"
+    if "Set 2" in prompt or "both sets" in prompt:
+        return "set-intersection"
+    if re.search(r"(?i)\bsort", prompt):
+        return "sorting"
+    return None
+
+
 def read_prompt(prompt: str) -> Job | None:
     """The job this prompt asks for, or None when no task reads it."""
     from . import docmerge, keywords, sets, sorting
 
-    found = sections(prompt)
-    if "<Doc1>" in prompt or re.search(r"\bNDA", prompt):
-        return docmerge.read(prompt, found)
-    if re.search(r"(?i)\bcountr(?:y|ies)\b", prompt):
-        return keywords.read(prompt, found)
-    if "Set 2" in prompt or "both sets" in prompt:
-        return sets.read(prompt, found)
-    return sorting.read(prompt, found)
+    readers = {
+        "doc-merge": docmerge.read,
+        "keyword-counting": keywords.read,
+        "set-intersection": sets.read,
+        "sorting": sorting.read,
+    }
+    return readers[known_task(prompt) or "sorting"](prompt, sections(prompt))

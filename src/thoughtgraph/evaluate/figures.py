@@ -1,0 +1,184 @@
+"""The paper's evaluation figures (Figures 5-8) from an evaluation's results.
+
+One figure per task, one panel per problem size side by side; in each panel one box per scheme
+(coloured per scheme, a thick black median line) with its solved count above it, and the
+scheme's total cost as a bar on a second axis. Document merging plots the model's score (0-10,
+higher is better) and has no solved count. Every artist a reader (or a test) looks for carries
+an SVG id: `box-SCHEME-SIZE`, `solved-SCHEME-SIZE`, `cost-SCHEME-SIZE`.
+
+Needs matplotlib (`pip install 'thoughtgraph[plot]'`); without it `FigureMissing` is raised.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..schemes import SCHEMES
+from .report import label, plotted
+from .runner import PairResult, model_scored
+
+INSTALL_HINT = "pip install 'thoughtgraph[plot]'"
+PALETTE = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3")
+COST_COLOUR = "#9e9e9e"
+
+
+class FigureMissing(ImportError):
+    """matplotlib is not installed: no figure can be drawn."""
+
+
+@dataclass
+class Panel:
+    """One problem size: its results (any schemes; those asked for are drawn)."""
+
+    size: int
+    results: list[PairResult] = field(default_factory=list)
+    name: str = ""  # the panel's title; default "P = SIZE"
+
+
+def available() -> bool:
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def stem(task: str | None) -> str:
+    """The figure's file name: what it plots."""
+    return "scores" if task and model_scored(task) else "errors"
+
+
+def colour(scheme: str) -> str:
+    """A scheme's colour, the same in every panel and every figure."""
+    order = list(SCHEMES)
+    index = order.index(scheme) if scheme in order else len(order)
+    return PALETTE[index % len(PALETTE)]
+
+
+def figure(panels: Sequence[Panel], schemes: Sequence[str], task: str | None, title: str) -> Any:
+    """The matplotlib Figure (not saved): one axes per panel plus its twin cost axis."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        from matplotlib.patches import Patch
+    except ImportError as exc:
+        raise FigureMissing(f"no figure: matplotlib is not installed ({INSTALL_HINT})") from exc
+    scored = bool(task) and model_scored(str(task))
+    tokens_instead = not any(r.cost for p in panels for r in p.results)
+    widest = max(len([s for s in schemes if _mine(p, s)]) for p in panels)
+    width = max(4.0, 0.95 * widest + 1.6) * len(panels)
+    fig, axes = plt.subplots(1, len(panels), figsize=(width, 4.8), squeeze=False)
+    for ax, panel in zip(axes[0], panels, strict=True):
+        _panel(ax, panel, schemes, task, scored, tokens_instead)
+    cost_name = "total tokens (thousands; no price known)" if tokens_instead else "total cost (USD)"
+    handles = [Patch(facecolor=COST_COLOUR, alpha=0.35, label=cost_name + ", right axis")]
+    fig.legend(handles=handles, loc="lower center", ncol=1, fontsize=8, frameon=False)
+    fig.suptitle(textwrap.fill(title, width=int(width * 11)), fontsize=10)  # fits the figure
+    fig.tight_layout(rect=(0, 0.05, 1, 1))
+    return fig
+
+
+def _mine(panel: Panel, scheme: str) -> list[PairResult]:
+    return [r for r in panel.results if r.scheme == scheme]
+
+
+def _panel(
+    ax: Any,
+    panel: Panel,
+    schemes: Sequence[str],
+    task: str | None,
+    scored: bool,
+    tokens_instead: bool,
+) -> None:
+    present = [s for s in schemes if _mine(panel, s)]
+    values = [[plotted(r, scored) for r in _mine(panel, s)] for s in present]
+    positions = list(range(1, len(present) + 1))
+    boxes = ax.boxplot(
+        values,
+        positions=positions,
+        widths=0.55,
+        patch_artist=True,
+        medianprops={"color": "black", "linewidth": 2.2},
+        flierprops={"markersize": 3},
+    )
+    for scheme, box in zip(present, boxes["boxes"], strict=True):
+        box.set_facecolor(colour(scheme))
+        box.set_alpha(0.85)
+        box.set_gid(f"box-{scheme}-{panel.size}")
+    ax.set_xticks(positions)
+    ax.set_xticklabels([label(s, task, panel.size) for s in present], rotation=30, ha="right")
+    ax.tick_params(axis="x", labelsize=8)
+    if scored:
+        top = 10.0
+        ax.set_ylabel("score (0-10); higher is better")
+    else:
+        top = float(panel.size)
+        ax.set_ylabel(f"#errors (clipped at {panel.size}); lower is better")
+    ax.set_ylim(-0.02 * top, top * 1.12)
+    ax.set_title(panel.name or f"P = {panel.size}", fontsize=10)
+    if not scored:
+        _solved_counts(ax, panel, present, values, top)
+    cost_axis = ax.twinx()
+    for x, scheme in zip(positions, present, strict=True):
+        mine = _mine(panel, scheme)
+        cost = sum(r.tokens for r in mine) / 1000 if tokens_instead else sum(r.cost for r in mine)
+        (bar,) = cost_axis.bar([x], [cost], width=0.7, color=COST_COLOUR, alpha=0.35)
+        bar.set_gid(f"cost-{scheme}-{panel.size}")
+    cost_axis.set_ylabel("total tokens (k)" if tokens_instead else "total cost (USD)")
+    cost_axis.set_ylim(bottom=0)
+    ax.set_zorder(cost_axis.get_zorder() + 1)  # boxes in front of the cost bars
+    ax.patch.set_visible(False)
+
+
+def _solved_counts(
+    ax: Any, panel: Panel, present: list[str], values: list[list[float]], top: float
+) -> None:
+    """The number of runs that equal the reference, above each box (the paper's labels)."""
+    for x, (scheme, data) in enumerate(zip(present, values, strict=True), start=1):
+        solved = [r.solved for r in _mine(panel, scheme) if r.solved is not None]
+        if not solved:
+            continue
+        y = min(max(data) + 0.03 * top, top * 1.05)
+        text = ax.text(x, y, str(sum(solved)), ha="center", va="bottom", fontsize=8)
+        text.set_gid(f"solved-{scheme}-{panel.size}")
+    ax.text(
+        0.01,
+        0.99,
+        "above each box: solved",
+        transform=ax.transAxes,
+        ha="left",
+        va="top",
+        fontsize=7,
+        color="#555555",
+    )
+
+
+def write_figure(
+    panels: Sequence[Panel],
+    schemes: Sequence[str],
+    task: str | None,
+    title: str,
+    out: Path,
+) -> list[Path]:
+    """STEM.png and STEM.svg in `out`; none (and no stale ones) when nothing ran."""
+    name = stem(task)
+    if not any(r.scheme in schemes for p in panels for r in p.results):
+        for suffix in ("png", "svg"):
+            (out / f"{name}.{suffix}").unlink(missing_ok=True)
+        return []
+    fig = figure(panels, schemes, task, title)
+    import matplotlib.pyplot as plt
+
+    written = []
+    for suffix in ("png", "svg"):
+        path = out / f"{name}.{suffix}"
+        fig.savefig(path, dpi=90)
+        written.append(path)
+    plt.close(fig)
+    return written
