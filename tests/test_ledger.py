@@ -5,6 +5,7 @@ stages the faults it is about."""
 
 from __future__ import annotations
 
+import csv
 import json
 import sqlite3
 from collections.abc import Iterator
@@ -221,6 +222,37 @@ def test_eval_shares_one_budget_across_parallel_pairs(capsys, tmp_path):
     lines = [json.loads(x) for x in (tmp_path / "e" / "results.jsonl").read_text().splitlines()]
     assert len(server.requests) == sum(x["requests"] for x in lines) <= 20
     assert code == 1 and "incomplete" in err and "got#" in err
+
+
+def test_a_pair_the_budget_stopped_is_left_out_of_the_summary_and_rerun_on_resume(capsys, tmp_path):
+    out, cache = tmp_path / "e", str(tmp_path / "answers.db")
+    with FakeOpenAI() as server:
+        code, _, _ = eval_cli(capsys, server, out, "--max-calls", "20", "--cache", cache)
+        first = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
+        stopped = [x for x in first if x["stop_reason"] == "budget exhausted"]
+        assert code == 1 and stopped
+        summary = (out / "summary.md").read_text()
+        assert "**Incomplete:**" in summary
+        assert all(f"{x['scheme']}#{x['sample']}" in summary for x in stopped)
+        table = {r["scheme"]: r for r in csv.DictReader((out / "summary.csv").open())}
+        for scheme in {x["scheme"] for x in first}:
+            finished = [x for x in first if x["scheme"] == scheme and not x["stop_reason"]]
+            if finished:  # the table counts only pairs that ran to their end
+                assert int(table[scheme]["samples"]) == len(finished)
+        before = len(server.requests)
+        code, _, _ = eval_cli(capsys, server, out, "--cache", cache)  # no cap: finish them
+        paid_again = len(server.requests) - before
+    assert code == 0
+    lines = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
+    latest = {(x["scheme"], x["sample"]): x for x in lines}
+    assert len(latest) == 12 and not any(x["stop_reason"] for x in latest.values())
+    rerun = lines[len(first) :]
+    assert {(x["scheme"], x["sample"]) for x in stopped} <= {
+        (x["scheme"], x["sample"]) for x in rerun
+    }
+    # the answers the stopped pairs had already received came from the cache, not the server
+    assert paid_again == sum(x["requests"] for x in rerun)
+    assert "**Incomplete:**" not in (out / "summary.md").read_text()
 
 
 @pytest.mark.parametrize(

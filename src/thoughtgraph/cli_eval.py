@@ -16,11 +16,19 @@ from .errors import InputError
 from .evaluate import figures
 from .evaluate.figures import INSTALL_HINT, FigureMissing, Panel, write_figure
 from .evaluate.lock import hold_folder_lock
-from .evaluate.report import runs_section, summarise, to_csv, to_markdown, write_reports
+from .evaluate.report import (
+    incomplete_section,
+    runs_section,
+    summarise,
+    to_csv,
+    to_markdown,
+    write_reports,
+)
 from .evaluate.runner import (
     EvalPlan,
     PairResult,
     check_folder,
+    complete,
     evaluate,
     incomplete,
     plan,
@@ -310,8 +318,9 @@ def write_combined(
     for the_plan, folder, results in outcomes:
         prefix = folder.relative_to(root).as_posix()
         linked = [replace(r, trace=f"{prefix}/{r.trace}") if r.trace else r for r in results]
-        rows = summarise(linked, the_plan.schemes, the_plan.task)
+        rows = summarise(complete(linked), the_plan.schemes, the_plan.task)
         table = to_markdown(rows, "", "", the_plan.task, the_plan.size).split("\n", 4)[4]
+        table += incomplete_section(linked)
         sections += [
             f"## {the_plan.dataset} (size {the_plan.size}: [{prefix}/summary.md]"
             f"({prefix}/summary.md))",
@@ -322,7 +331,7 @@ def write_combined(
         if not csv_lines:
             csv_lines.append("size," + body[0])
         csv_lines += [f"{the_plan.size},{line}" for line in body[1:]]
-        panels.append(Panel(the_plan.size, results))
+        panels.append(Panel(the_plan.size, complete(results)))
         runs.append(runs_section(linked, the_plan.schemes, the_plan.task, f"size {the_plan.size}"))
     root.mkdir(parents=True, exist_ok=True)
     (root / "summary.md").write_text("\n".join(sections) + "".join(runs))

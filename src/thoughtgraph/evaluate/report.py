@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..schemes import SCHEMES, paper_options
-from .runner import PairResult, model_scored
+from .runner import PairResult, complete, incomplete, model_scored
 
 COST_COLUMNS = ("mean_requests", "mean_completions", "mean_tokens", "mean_cost", "total_cost")
 ERROR_COLUMNS = ("median_error", "q1_error", "q3_error", "solved")
@@ -256,6 +256,19 @@ def runs_section(
     return "\n".join(lines) + "\n"
 
 
+def incomplete_section(results: Sequence[PairResult]) -> str:
+    """Name the pairs the budget stopped: they are left out of the table and the figure."""
+    stopped = incomplete(results)
+    if not stopped:
+        return ""
+    which = ", ".join(f"{r.scheme}#{r.sample}" for r in stopped)
+    return (
+        f"\n**Incomplete:** {len(stopped)} pairs were stopped by the budget and are left out of "
+        f"the table and the figure: {which}. Run the same command with a larger budget to "
+        "finish them (with `--cache`, their answers so far are free).\n"
+    )
+
+
 def write_reports(
     results: Sequence[PairResult],
     schemes: Sequence[str],
@@ -271,12 +284,12 @@ def write_reports(
     errors.png / errors.svg, or scores.png / scores.svg for a model-scored task."""
     from .figures import FigureMissing, Panel, stem, write_figure
 
-    rows = summarise(results, schemes, task)
+    rows = summarise(complete(results), schemes, task)
     (out / "summary.csv").write_text(to_csv(rows, task, size))
-    markdown = to_markdown(rows, title, note, task, size) + runs_section(results, schemes, task)
-    (out / "summary.md").write_text(markdown)
+    markdown = to_markdown(rows, title, note, task, size) + incomplete_section(results)
+    (out / "summary.md").write_text(markdown + runs_section(results, schemes, task))
     written = [out / "summary.md", out / "summary.csv"]
-    panel = Panel(size, list(results), panel_name)
+    panel = Panel(size, complete(results), panel_name)
     try:
         written += write_figure([panel], schemes, task, title, out)
     except FigureMissing:  # no figure now: leave no older one that would contradict the summary

@@ -155,7 +155,7 @@ def check_folder(out: Path, the_plan: EvalPlan, model_name: str) -> int:
             "use another --out"
         )
     wanted = {(s, x.id) for s in the_plan.schemes for x in the_plan.samples}
-    return sum((r.scheme, r.sample) in wanted for r in done)
+    return sum((r.scheme, r.sample) in wanted for r in latest(done) if not is_incomplete(r))
 
 
 def _read_manifest(out: Path) -> dict[str, Any] | None:
@@ -237,14 +237,17 @@ async def evaluate(
         (out / MANIFEST).write_text(json.dumps(manifest(the_plan, model_name), indent=1) + "\n")
     except OSError as exc:
         raise InputError(f"cannot write to {out}: {exc.strerror or exc}") from None
-    done = load_results(out)
-    _rewrite(out / RESULTS, done)
-    finished = {(r.scheme, r.sample) for r in done}
+    rows = load_results(out)
+    _rewrite(out / RESULTS, rows)
+    done = latest(rows)
+    # A pair the budget stopped is not done: a rerun runs it again (its cached answers are free)
+    # and its new line supersedes the old one.
+    finished = {(r.scheme, r.sample) for r in done if not is_incomplete(r)}
     todo = [(s, x) for x in the_plan.samples for s in the_plan.schemes if (s, x.id) not in finished]
     gate = asyncio.Semaphore(parallel)
-    for old in done:  # the budget is the whole evaluation's, earlier runs included
+    for old in rows:  # the budget is the whole evaluation's: every earlier run was paid
         meter.carry(old.requests, old.tokens, old.cost)
-    results = list(done)
+    by_pair = {(r.scheme, r.sample): r for r in done}
     with (out / RESULTS).open("a") as sink:
 
         async def run_pair(scheme: str, sample: Sample) -> None:
@@ -262,14 +265,14 @@ async def evaluate(
                 )
                 sink.write(json.dumps(asdict(pair)) + "\n")
                 sink.flush()
-                results.append(pair)
+                by_pair[(pair.scheme, pair.sample)] = pair
                 if on_result:
                     on_result(pair)
 
         await asyncio.gather(*(run_pair(s, x) for s, x in todo))
     order = {s: i for i, s in enumerate(the_plan.schemes)}
     ids = {x.id for x in the_plan.samples}
-    mine = [r for r in results if r.scheme in order and r.sample in ids]  # not other --samples
+    mine = [r for r in by_pair.values() if r.scheme in order and r.sample in ids]  # not others
     return sorted(mine, key=lambda r: (order[r.scheme], r.sample))
 
 
@@ -287,9 +290,24 @@ def exhausted(meter: Meter) -> bool:
     return False
 
 
+def is_incomplete(result: PairResult) -> bool:
+    """The budget stopped this pair before it finished: its figures are of a partial run."""
+    return result.stop_reason == "budget exhausted"
+
+
 def incomplete(results: Sequence[PairResult]) -> list[PairResult]:
-    """Pairs the budget stopped before they finished (their figures are of a partial run)."""
-    return [r for r in results if r.stop_reason == "budget exhausted"]
+    """Pairs the budget stopped before they finished (left out of summaries, rerun on resume)."""
+    return [r for r in results if is_incomplete(r)]
+
+
+def complete(results: Sequence[PairResult]) -> list[PairResult]:
+    """Pairs that ran to their end: the only ones summaries and figures are made of."""
+    return [r for r in results if not is_incomplete(r)]
+
+
+def latest(results: Sequence[PairResult]) -> list[PairResult]:
+    """One result per (scheme, sample): the last line written wins (a rerun of a stopped pair)."""
+    return list({(r.scheme, r.sample): r for r in results}.values())
 
 
 def _rewrite(path: Path, results: list[PairResult]) -> None:
