@@ -204,6 +204,12 @@ class _Server(ThreadingHTTPServer):
 
 class _Handler(BaseHTTPRequestHandler):
     server_version = "FakeOpenAI/1.0"
+    # keep-alive, as a provider does: with HTTP/1.0 every request paid a new connection (and a
+    # new server thread); every answer carries a Content-Length, so HTTP/1.1 is safe
+    protocol_version = "HTTP/1.1"
+    # headers and body go out in two sends: without TCP_NODELAY the second waits for the
+    # client's delayed ACK (40 ms) on a kept-alive connection
+    disable_nagle_algorithm = True
 
     def log_message(self, format: str, *args: Any) -> None:  # keep tests quiet
         pass
