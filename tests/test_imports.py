@@ -11,7 +11,16 @@ import pytest
 
 import thoughtgraph
 
-HEAVY = ("pydantic", "openai", "rich", "asyncio", "aiolimiter", "sqlite3", "thoughtgraph.api")
+HEAVY = (
+    "pydantic",
+    "openai",
+    "rich",
+    "asyncio",
+    "aiolimiter",
+    "sqlite3",
+    "thoughtgraph.api",
+    "thoughtgraph.tasks",
+)
 
 
 def _loaded_after(code: str) -> set[str]:

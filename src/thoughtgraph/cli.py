@@ -26,7 +26,6 @@ from .evaluate.datasets import dataset_task, load_sample
 from .eventlog import EventLog, combine
 from .events import EventHandler
 from .schemes import SCHEMES
-from .tasks.base import score_name
 from .tracefile import write_trace
 
 TYPE_CHECKING = False
@@ -272,6 +271,7 @@ def solve(
     from .graph import Graph
     from .models.flags import model_from_flags
     from .options import RunOptions
+    from .tasks.base import score_name
 
     user_graph = Graph.load(graph_file) if graph_file is not None else None
     try:
