@@ -95,6 +95,7 @@ class FakeOpenAI:
     error: the simulated model's slip scale (0: always the correct answer).
     fault_rate: share of requests failed at random with one of `random_faults` (seeded by `seed`).
     fault_when: a function of the request body that may return a fault for that request.
+    latency: seconds every answer waits before it is sent (a model's think time, for benches).
     """
 
     honour_n: bool = True
@@ -107,11 +108,12 @@ class FakeOpenAI:
     random_faults: tuple[str, ...] = ("500",)
     seed: int = 0
     fault_when: Callable[[Any], Fault | str | None] | None = None
+    latency: float = 0.0
     requests: list[Request] = field(default_factory=list)
     answered: int = 0  # completions sent in 200 answers with text
     _faults: deque[Fault] = field(default_factory=deque)
     _lock: threading.Lock = field(default_factory=threading.Lock)
-    _httpd: ThreadingHTTPServer | None = None
+    _httpd: _Server | None = None
     _thread: threading.Thread | None = None
     _answers: int = 0
     _rng: random.Random | None = None
@@ -189,11 +191,25 @@ class FakeOpenAI:
 
 
 class _Server(ThreadingHTTPServer):
-    request_queue_size = 256  # parallel singles connect all at once: none may be turned away
+    """A threading server whose listen backlog fits a concurrent client (parallel singles
+    connect all at once: none may be turned away).
+
+    The default backlog of 5 makes the kernel drop connection attempts when 16+ arrive at once;
+    the SDK then retries about a second later, and a test or bench measures that stall instead
+    of the engine.
+    """
+
+    request_queue_size = 1024
 
 
 class _Handler(BaseHTTPRequestHandler):
     server_version = "FakeOpenAI/1.0"
+    # keep-alive, as a provider does: with HTTP/1.0 every request paid a new connection (and a
+    # new server thread); every answer carries a Content-Length, so HTTP/1.1 is safe
+    protocol_version = "HTTP/1.1"
+    # headers and body go out in two sends: without TCP_NODELAY the second waits for the
+    # client's delayed ACK (40 ms) on a kept-alive connection
+    disable_nagle_algorithm = True
 
     def log_message(self, format: str, *args: Any) -> None:  # keep tests quiet
         pass
@@ -252,6 +268,8 @@ class _Handler(BaseHTTPRequestHandler):
             )
         if kind == "malformed":
             return self._send(200, b'{"id": "chatcmpl-1", "choices": [', {})
+        if fake.latency:
+            time.sleep(fake.latency)
         count = n if fake.honour_n and kind != "few" else 1
         prompt = _user_text(body["messages"])
         texts = [fake._answer(prompt) for _ in range(count)]

@@ -5,7 +5,6 @@ Every user mistake ends as one `error: ...` line on stderr and exit code 2, neve
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import os
@@ -17,8 +16,8 @@ from typing import Annotated, Any
 import typer
 from typer.exceptions import Abort, Exit, TyperException
 
-from . import kinds, schemes
-from .api import keep_partial, prepare, run_prepared
+from . import schemes
+from .accounting import CALL_KINDS
 from .bounds import MAX_INPUT_BYTES, check_length, read_bounded, read_file
 from .cli_eval import eval_command
 from .cli_trace import trace_app
@@ -26,14 +25,12 @@ from .errors import FatalModelError, GraphError, InputError, ThoughtgraphError
 from .evaluate.datasets import dataset_task, load_sample
 from .eventlog import EventLog, combine
 from .events import EventHandler
-from .executor import INTERRUPTED
-from .graph import Graph, json_schema
-from .models.flags import model_from_flags
-from .options import RunOptions
-from .result import CALL_KINDS, Result, calls_by_op
 from .schemes import SCHEMES
-from .tasks.base import score_name
 from .tracefile import write_trace
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the engine loads when a command runs, so `--help` stays fast
+    from .result import Result
 
 app = typer.Typer(
     name="thoughtgraph",
@@ -269,6 +266,13 @@ def solve(
     raw, reference = _read_input(input, input_file, dataset, sample or 0)
     if graph_file is not None and scheme != "got":
         raise InputError("give either --scheme or --graph, not both")
+    from .api import keep_partial, prepare, run_prepared
+    from .executor import INTERRUPTED
+    from .graph import Graph
+    from .models.flags import model_from_flags
+    from .options import RunOptions
+    from .tasks.base import score_name
+
     user_graph = Graph.load(graph_file) if graph_file is not None else None
     try:
         prepared = prepare(
@@ -333,6 +337,8 @@ def solve(
                 from .progress import LiveView
 
                 handlers.append(stack.enter_context(LiveView(prepared.graph, title)))
+            import asyncio
+
             run = run_prepared(prepared, lm, run_options, on_event=combine(*handlers))
             result = asyncio.run(keep_partial(run))
     except FatalModelError as exc:
@@ -484,6 +490,9 @@ def _money(result: Result) -> str:
 def _retries(result: Result) -> str:
     """Each op kind says how its retries read (`OpKind.retries`)."""
     notes = []
+    from . import kinds
+    from .result import calls_by_op
+
     for op_id, n in calls_by_op(result.state).items():
         op = result.graph.op(op_id)
         thoughts = [t for t in result.state.thoughts.values() if t.op_id == op_id]
@@ -534,6 +543,8 @@ def graph(
 @app.command()
 def schema() -> None:
     """Print the JSON Schema of graph files."""
+    from .graph import json_schema
+
     typer.echo(json.dumps(json_schema(), indent=2))
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import sys
 from collections.abc import Coroutine
@@ -13,29 +12,11 @@ from typing import Annotated, Any
 import typer
 
 from .errors import InputError
-from .evaluate import figures
-from .evaluate.figures import INSTALL_HINT, FigureMissing, Panel, write_figure
-from .evaluate.lock import hold_folder_lock
-from .evaluate.report import (
-    incomplete_section,
-    runs_section,
-    summarise,
-    to_csv,
-    to_markdown,
-    write_reports,
-)
-from .evaluate.runner import (
-    EvalPlan,
-    PairResult,
-    check_folder,
-    complete,
-    evaluate,
-    incomplete,
-    plan,
-    sized,
-)
-from .models.flags import model_from_flags
-from .options import RunOptions, check_whole
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the rest loads when the command runs: `--help` stays fast
+    from .evaluate.runner import EvalPlan, PairResult
+    from .options import RunOptions
 
 DEFAULT_SCHEMES = "io,cot,tot,tot2,got,got_paper"
 
@@ -122,6 +103,14 @@ def eval_command(
 ) -> None:
     """Run every (scheme, sample) pair, then write results.jsonl, summary.md/csv and the figure
     (errors.png/svg; scores.png/svg for doc-merge)."""
+    import asyncio
+
+    from .evaluate.lock import hold_folder_lock
+    from .evaluate.report import write_reports
+    from .evaluate.runner import check_folder, plan, sized
+    from .models.flags import model_from_flags
+    from .options import RunOptions, check_whole
+
     names = list(dict.fromkeys(s.strip() for s in schemes.split(",") if s.strip()))
     sizes = parse_sizes(size)
     if len(sizes) > 1 and dataset is not None:
@@ -255,6 +244,8 @@ def left(
 
 
 def _title(the_plan: EvalPlan, model: str, simulated: bool, several: bool = False) -> str:
+    from .evaluate.runner import sized
+
     if several:
         what = the_plan.task
     elif sized(the_plan.dataset):
@@ -269,6 +260,10 @@ def _finish(
     outcomes: list[tuple[EvalPlan, Path, list[PairResult]]], budget: dict[str, Any]
 ) -> None:
     """The figure note, the pairs the budget stopped or left out, and the exit code (1 then)."""
+    from .evaluate import figures
+    from .evaluate.figures import INSTALL_HINT
+    from .evaluate.runner import incomplete
+
     if not figures.available() and any(rs for _p, _f, rs in outcomes):
         typer.echo(
             f"note: no figure written: matplotlib is not installed ({INSTALL_HINT})", err=True
@@ -300,6 +295,8 @@ async def _unless_interrupted(
     run: Coroutine[Any, Any, list[PairResult]],
 ) -> list[PairResult] | None:
     """The pairs' results, or None after Ctrl-C (the finished pairs are already on disk)."""
+    import asyncio
+
     try:
         return await run
     except asyncio.CancelledError:
@@ -311,6 +308,16 @@ def write_combined(
 ) -> list[Path]:
     """The several-size evaluation's own summary.md / summary.csv (one table per size, trace
     links relative to `root`) and its figure: one panel per size, as in the paper."""
+    from .evaluate.figures import FigureMissing, Panel, write_figure
+    from .evaluate.report import (
+        incomplete_section,
+        runs_section,
+        summarise,
+        to_csv,
+        to_markdown,
+    )
+    from .evaluate.runner import complete
+
     sections = [f"# {title}", "", note, ""]
     csv_lines: list[str] = []
     panels = []
@@ -356,6 +363,8 @@ class Run:
 async def _run(
     the_plan: EvalPlan, model: Any, folder: Path, run: Run, traces: bool
 ) -> list[PairResult]:
+    from .evaluate.runner import evaluate
+
     if not run.show:
         return await evaluate(
             the_plan, model, folder, parallel=run.parallel, options=run.options, traces=traces

@@ -13,7 +13,6 @@ from typing import Annotated
 import typer
 
 from .errors import InputError
-from .viewer import load_trace, write_html
 
 trace_app = typer.Typer(
     help="Look at a run's trace (written by `solve --trace`).",
@@ -59,6 +58,8 @@ def view(
     ] = None,
 ) -> None:
     """Write one self-contained HTML page that draws the run's graph of thoughts."""
+    from .viewer import load_trace, write_html  # loaded when run: `--help` stays fast
+
     picked = row is not None or scheme is not None or sample is not None or size is not None
     if run.is_dir() and str(run) and (picked or (run / "results.jsonl").exists()):
         run = eval_trace(run, row, scheme, sample, size)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import json
 import logging
 from typing import Any
 
@@ -58,7 +59,8 @@ async def execute(
     state.ops = {op.id: OpRecord(op.id, op.kind) for op in graph.ops}
     calls = CallGateway(model, state, concurrency, budget, price, on_event, shared_meter=meter)
     ctx = RunContext(task, problem, state, calls, ThoughtFactory(task, state, calls))
-    logger.info("graph of operations: %s", graph.to_json(indent=None))
+    if logger.isEnabledFor(logging.INFO):  # a 10,000-op graph's JSON is not built for nothing
+        logger.info("graph of operations: %s", json.dumps(state.graph))
     calls.emit("run_started", graph=state.graph, model=getattr(model, "name", "model"))
     source = Thought(
         id="input",
@@ -93,6 +95,7 @@ async def execute(
 class _Runner:
     def __init__(self, graph: Graph, ctx: RunContext, source: Thought) -> None:
         self.graph, self.ctx, self.source = graph, ctx, source
+        self.ops = {op.id: op for op in graph.ops}  # Graph.op goes through pydantic's getattr
         self.succ = graph.successors()
         self.waiting = {op.id: len(set(op.inputs)) for op in graph.ops}
         self._output_cache: dict[str, list[Thought]] = {}
@@ -113,7 +116,7 @@ class _Runner:
         queue = self._roots()
         while queue:
             op_id = queue.pop(0)
-            if not await self._run_op(self.graph.op(op_id)):
+            if not await self._run_op(self.ops[op_id]):
                 return
             queue.extend(self._ready_after(op_id))
 
@@ -126,7 +129,7 @@ class _Runner:
             # a done-callback queue, not asyncio.wait over every running task: wait() costs
             # O(running) per wake-up, which made big graphs quadratic
             for op_id in op_ids:
-                task = asyncio.create_task(self._run_op(self.graph.op(op_id)))
+                task = asyncio.create_task(self._run_op(self.ops[op_id]))
                 task.add_done_callback(functools.partial(_report_done, finished, op_id))
                 running.add(task)
 
@@ -176,6 +179,8 @@ class _Runner:
     def _inputs(self, op: Op) -> list[Thought]:
         if not op.inputs:
             return [self.source]
+        if len(op.inputs) == 1:  # no copy: a split's 1,000 outputs feed 1,000 selects
+            return self._outputs(op.inputs[0])
         inputs: list[Thought] = []
         for source in op.inputs:
             inputs.extend(self._outputs(source))

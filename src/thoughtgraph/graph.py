@@ -27,11 +27,15 @@ from . import kinds
 from .dag import topological
 from .errors import GraphError, ThoughtgraphError
 
+# (params model, *sorted (name, type, value)) -> the validated params: a 10,000-op graph
+# repeats a few param sets, and validating each again through pydantic was a tenth of its build
+_CHECKED_PARAMS: dict[tuple[Any, ...], dict[str, Any]] = {}
+
 
 class Op(BaseModel):
     """One operation. `params` is validated and completed with defaults for its kind."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     id: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_.-]*$", max_length=200)
     kind: str
@@ -51,10 +55,23 @@ class Op(BaseModel):
         kind = info.data.get("kind")
         if not isinstance(kind, str) or kind not in kinds.all_kinds():
             return params  # the kind's own error is reported
+        model = kinds.get(kind).params
         try:
-            return kinds.get(kind).params.model_validate(params).model_dump()
+            # the params model (a kind may be registered again), and each value's type too:
+            # 1, 1.0 and True are equal keys but not equally valid values
+            key = (model, *((k, type(v), v) for k, v in sorted(params.items())))
+            hash(key)
+        except TypeError:  # an unhashable value: validate it every time
+            key = None
+        if key is not None and key in _CHECKED_PARAMS:
+            return dict(_CHECKED_PARAMS[key])
+        try:
+            checked = model.model_validate(params).model_dump()
         except ValidationError as exc:
             raise ValueError(_first_error(exc)) from None
+        if key is not None and len(_CHECKED_PARAMS) < 10_000:
+            _CHECKED_PARAMS[key] = checked
+        return dict(checked)
 
     @property
     def prompt(self) -> str | None:
@@ -65,7 +82,7 @@ class Op(BaseModel):
 class Graph(BaseModel):
     """A validated DAG of ops with exactly one output (leaf) op."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     ops: tuple[Op, ...]
     _index: dict[str, Op] = PrivateAttr(default_factory=dict)

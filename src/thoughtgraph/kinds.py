@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 class Params(BaseModel):
     """Base of every kind's params model: unknown fields are refused, values are frozen."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     @classmethod
     def prompt_of(cls, params: Mapping[str, Any]) -> str | None:

@@ -12,7 +12,7 @@ paper's Table 2.
 
 from __future__ import annotations
 
-from collections.abc import Container, Iterable
+from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -29,27 +29,59 @@ class ThoughtMetrics:
 
 
 def thought_metrics(thoughts: Iterable[Thought]) -> dict[str, ThoughtMetrics]:
-    """Volume and latency of every thought. Ancestor sets are bitsets, so this is fast."""
+    """Volume and latency of every thought. Ancestor sets are bitsets, so this is fast.
+
+    Thoughts are visited depth first (a merge right after its two halves), and a bitset is
+    dropped once every thought depending on it has read it: only a frontier of bitsets is alive.
+    In breadth-first order every part's bitset stayed alive at once, each as wide as the graph,
+    so memory grew with the square of the graph (1.6 GiB for 100,000 ops).
+    """
     nodes = {t.id: t for t in thoughts}
     deps = {tid: dependencies(t.parents, t.previous_attempt, nodes) for tid, t in nodes.items()}
     order, cyclic = topological(deps)
     if cyclic:
         raise ValueError(f"thought dependencies form a cycle through {cyclic[0]!r}")
-    bit = {tid: 1 << i for i, tid in enumerate(order)}
-    model_made = 0
-    for tid in order:
-        if nodes[tid].call_id:
-            model_made |= bit[tid]
+    order = _depth_first(deps, order)
+    readers = dict.fromkeys(order, 0)
+    for ds in deps.values():
+        for dep in ds:
+            readers[dep] += 1
     reach: dict[str, int] = {}
     latency: dict[str, int] = {}
     result: dict[str, ThoughtMetrics] = {}
-    for tid in order:
-        reach[tid] = bit[tid]
+    for index, tid in enumerate(order):
+        mine = 1 << index if nodes[tid].call_id else 0  # only model-made thoughts count
         for dep in deps[tid]:
-            reach[tid] |= reach[dep]
+            mine |= reach[dep]
+            readers[dep] -= 1
+            if not readers[dep]:
+                del reach[dep]
+        reach[tid] = mine
         latency[tid] = 1 + max((latency[d] for d in deps[tid]), default=-1)
-        result[tid] = ThoughtMetrics((reach[tid] & model_made).bit_count(), latency[tid])
+        result[tid] = ThoughtMetrics(mine.bit_count(), latency[tid])
     return result
+
+
+def _depth_first(deps: Mapping[str, Sequence[str]], order: list[str]) -> list[str]:
+    """A topological order that finishes each thought's dependencies just before it."""
+    seen: set[str] = set()
+    out: list[str] = []
+    for root in reversed(order):  # from the last thoughts back
+        if root in seen:
+            continue
+        seen.add(root)
+        stack = [(root, iter(deps[root]))]
+        while stack:
+            node, pending = stack[-1]
+            for dep in pending:
+                if dep not in seen:
+                    seen.add(dep)
+                    stack.append((dep, iter(deps[dep])))
+                    break
+            else:
+                stack.pop()
+                out.append(node)
+    return out
 
 
 def dependencies(

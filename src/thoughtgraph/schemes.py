@@ -26,7 +26,10 @@ from typing import Any
 
 from .bounds import MAX_ITEMS
 from .errors import GraphError, UnknownNameError
-from .graph import Graph, Op
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .graph import Graph, Op
 
 
 class _Builder:
@@ -39,11 +42,14 @@ class _Builder:
     def __init__(self, score_samples: int = 0) -> None:
         if score_samples < 0:
             raise GraphError(f"score_samples must be 0 or more, got {score_samples}")
+        from .graph import Graph, Op  # loaded on first build: listing schemes needs no pydantic
+
+        self._op, self._graph = Op, Graph
         self.ops: list[Op] = []
         self.score_samples = score_samples
 
     def add(self, op_id: str, kind: str, inputs: tuple[str, ...] = (), **params: object) -> str:
-        self.ops.append(Op(id=op_id, kind=kind, inputs=inputs, params=params))
+        self.ops.append(self._op(id=op_id, kind=kind, inputs=inputs, params=params))
         return op_id
 
     def score(self, op_id: str, source: str) -> str:
@@ -66,10 +72,10 @@ class _Builder:
         """Record whether the answer equals the reference, when the score is a code check."""
         if not self.score_samples:
             self.add("ground_truth", "ground_truth", (last,))
-        return Graph(ops=tuple(self.ops))
+        return self._graph(ops=tuple(self.ops))
 
     def graph(self) -> Graph:
-        return Graph(ops=tuple(self.ops))
+        return self._graph(ops=tuple(self.ops))
 
 
 def io(score_samples: int = 0) -> Graph:

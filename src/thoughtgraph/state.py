@@ -8,11 +8,11 @@ The JSON export is the trace format (`tracefile.py`: its version and its one rea
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from . import kinds
 from .errors import InputError
 from .metrics import ThoughtMetrics, thought_metrics
 from .tracefile import TRACE_VERSION, VERSION_KEY, read_trace, upgrade
@@ -287,12 +287,15 @@ class RunState:
 def _reference_name(kind: str) -> str:
     """The reference implementation's OperationType name of an op kind (its plotting scripts
     read `output_graph`); a kind unknown here keeps its own name."""
+    from . import kinds  # pydantic: loaded when a run needs it, not by `import state`
+
     known = kinds.all_kinds()
     return known[kind].reference_name if kind in known else kind
 
 
+_DIGITS = re.compile(r"(\d+)")
+
+
 def _natural(text: str) -> list[Any]:
     """Sort key that puts 'part_10' after 'part_9'."""
-    import re
-
-    return [int(tok) if tok.isdigit() else tok for tok in re.split(r"(\d+)", text)]
+    return [int(tok) if tok.isdigit() else tok for tok in _DIGITS.split(text)]

@@ -5,21 +5,61 @@ limit nor budget either way: `CachedModel(RateLimitedModel(OpenAIModel(...), rpm
 and `RateLimitedModel(CachedModel(OpenAIModel(...), path), rpm=...)` behave alike.
 """
 
-from .base import (
-    Completion,
-    FunctionModel,
-    LanguageModel,
-    WrapperModel,
-    as_model,
-    from_spec,
-    model_settings,
-    requests_needed,
-    would_answer,
-)
-from .cache import CachedModel
-from .limits import RateLimitedModel
-from .openai import OpenAIModel
-from .pricing import Price, price_for
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # at run time each name loads on first use: importing one model module
+    # must not pull in aiolimiter, sqlite3 and every other model
+    from typing import Any
+
+    from .base import (
+        Completion,
+        FunctionModel,
+        LanguageModel,
+        WrapperModel,
+        as_model,
+        from_spec,
+        model_settings,
+        requests_needed,
+        would_answer,
+    )
+    from .cache import CachedModel
+    from .limits import RateLimitedModel
+    from .openai import OpenAIModel
+    from .pricing import Price, price_for
+
+_LAZY = {
+    **dict.fromkeys(
+        [
+            "Completion",
+            "FunctionModel",
+            "LanguageModel",
+            "WrapperModel",
+            "as_model",
+            "from_spec",
+            "model_settings",
+            "requests_needed",
+            "would_answer",
+        ],
+        ".base",
+    ),
+    "CachedModel": ".cache",
+    "RateLimitedModel": ".limits",
+    "OpenAIModel": ".openai",
+    **dict.fromkeys(["Price", "price_for"], ".pricing"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Load a name's module on first use (PEP 562)."""
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "CachedModel",

@@ -30,7 +30,6 @@ import os
 import random
 import re
 import time
-import weakref
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -43,6 +42,7 @@ from ..errors import (
 )
 from ..ledger import Attempt, record_request, reserve_request, unsent_request
 from ..state import Usage
+from . import clients
 from .base import Completion, _parse_options
 from .singles import gather_singles
 
@@ -142,8 +142,6 @@ class OpenAIModel:
         self.timeout = timeout
         self.max_retries = max_retries
         self.name = f"openai:{self.model}" + _host_suffix(self.base_url)
-        self._sdk: Any = None
-        self._sdk_loop: weakref.ref[asyncio.AbstractEventLoop] | None = None
 
     @classmethod
     def from_spec(cls, rest: str, spec: str, **overrides: Any) -> OpenAIModel:
@@ -209,10 +207,9 @@ class OpenAIModel:
         return answers[:n]
 
     async def aclose(self) -> None:
-        """Close the HTTP connections (optional: they are also closed when the loop ends)."""
-        if self._sdk is not None:
-            await self._sdk.close()
-            self._sdk = None
+        """Close this endpoint's HTTP connections on the running loop (optional: they are also
+        closed when the loop ends). The client is shared: see `clients`."""
+        await clients.aclose(self.base_url, self._key.reveal(), self.timeout, 0)
 
     # --- internals ------------------------------------------------------------------------
     def _forget_n(self, why: str) -> None:
@@ -335,19 +332,9 @@ class OpenAIModel:
         return kwargs
 
     def _client(self) -> Any:
-        """One SDK client per event loop: its connection pool cannot outlive its loop."""
-        loop = asyncio.get_running_loop()
-        if self._sdk is None or self._sdk_loop is None or self._sdk_loop() is not loop:
-            from openai import AsyncOpenAI
-
-            self._sdk = AsyncOpenAI(
-                api_key=self._key.reveal(),
-                base_url=self.base_url,
-                timeout=self.timeout,
-                max_retries=0,  # retried in `_send`, where each request is counted
-            )
-            self._sdk_loop = weakref.ref(loop)
-        return self._sdk
+        """The endpoint's shared SDK client on this loop (`clients`: one per process and loop).
+        Its own retries are off: `_send` retries, where each request is counted."""
+        return clients.client_for(self.base_url, self._key.reveal(), self.timeout, 0)
 
     def _parse(self, body: str) -> list[Completion]:
         """The answers of a chat-completions body; a malformed one is a retryable failure."""

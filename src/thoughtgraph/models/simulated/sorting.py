@@ -13,9 +13,11 @@ from typing import Any
 from . import Job, is_cot
 
 SECTION = re.compile(
-    r"<(task|part|a|b|result|errors|input|incorrectly_sorted|parts)>((?:(?!<\1>).)*?)</\1>",
+    r"<(task|part|a|b|result|errors|input|incorrectly_sorted|parts)>"
+    r"((?:(?>[^<]+)|<(?!\1>))*?)</\1>",
     re.DOTALL,
-)  # the innermost <tag>...</tag>: instructions may name a tag before the tagged data
+)  # the innermost <tag>...</tag> (instructions may name a tag before the tagged data); runs
+# of text without '<' are taken whole (atomic), not tested char by char: 8,192-number prompts
 _INTS = re.compile(r"-?\d+")
 _COUNT_WORDS = {
     w: i
@@ -149,7 +151,7 @@ def render_split(items: list[Any], parts: int) -> str:
 
 
 def _show(items: list[Any]) -> str:
-    return "[" + ", ".join(str(v) for v in items) + "]"
+    return "[" + ", ".join(map(str, items)) + "]"
 
 
 def render_list(items: list[Any], rng: random.Random) -> str:

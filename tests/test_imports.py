@@ -1,0 +1,65 @@
+"""`import thoughtgraph` and `thoughtgraph --help` load only what they use: the engine, pydantic,
+the openai SDK, rich and asyncio load when a run needs them (cold start is benchmarked in
+bench/startup.py; here only what gets imported is checked)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+import thoughtgraph
+
+HEAVY = (
+    "pydantic",
+    "openai",
+    "rich",
+    "asyncio",
+    "aiolimiter",
+    "sqlite3",
+    "thoughtgraph.api",
+    "thoughtgraph.tasks",
+)
+
+
+def _loaded_after(code: str) -> set[str]:
+    probe = f"import sys\n{code}\nprint(' '.join(sorted(sys.modules)))"
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout
+    return set(out.split())
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import thoughtgraph",
+        "import thoughtgraph.models",
+        "from thoughtgraph.cli import app\ntry:\n    app(['--help'])\nexcept SystemExit:\n    pass",
+    ],
+)
+def test_a_cold_start_loads_nothing_heavy(code: str) -> None:
+    loaded = _loaded_after(code)
+    assert not {name for name in HEAVY if name in loaded}
+
+
+def test_every_public_name_resolves_and_matches_its_module() -> None:
+    from thoughtgraph import api, graph, tasks
+
+    for name in thoughtgraph.__all__:
+        assert getattr(thoughtgraph, name) is not None
+    assert thoughtgraph.solve is api.solve
+    assert thoughtgraph.Graph is graph.Graph
+    assert thoughtgraph.get_task is tasks.get_task
+    assert set(thoughtgraph.__all__) <= set(dir(thoughtgraph))
+
+
+def test_an_unknown_name_is_an_attribute_error() -> None:
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        thoughtgraph.nope  # noqa: B018
+    from thoughtgraph import models
+
+    with pytest.raises(AttributeError):
+        models.nope  # noqa: B018
+    assert models.OpenAIModel.__name__ == "OpenAIModel"
