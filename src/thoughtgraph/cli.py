@@ -21,6 +21,7 @@ from .accounting import CALL_KINDS
 from .bounds import MAX_INPUT_BYTES, check_length, read_bounded, read_file
 from .cli_eval import eval_command
 from .cli_trace import trace_app
+from .cli_tune import tune_command
 from .errors import FatalModelError, GraphError, InputError, ThoughtgraphError
 from .evaluate.datasets import dataset_task, load_sample
 from .eventlog import EventLog, combine
@@ -75,6 +76,7 @@ def _root(
 
 
 app.command("eval")(eval_command)
+app.command("tune")(tune_command)
 
 SIM_NOTE = "SIMULATED: the built-in offline stand-in, not a real LLM"
 

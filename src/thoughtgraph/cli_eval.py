@@ -100,6 +100,13 @@ def eval_command(
     progress: Annotated[
         bool, typer.Option(help="Progress bar on stderr (only when it is a terminal).")
     ] = True,
+    ray: Annotated[
+        str | None,
+        typer.Option(
+            "--ray",
+            help="Run pairs as Ray tasks: 'local' starts a cluster here, else auto or HOST:PORT.",
+        ),
+    ] = None,
 ) -> None:
     """Run every (scheme, sample) pair, then write results.jsonl, summary.md/csv and the figure
     (errors.png/svg; scores.png/svg for doc-merge)."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -28,6 +28,9 @@ from ..tracefile import trace_dict
 from .datasets import DATASETS, Sample, dataset_task, load_dataset
 
 RESULTS = "results.jsonl"
+# Runs one pair elsewhere (e.g. on a Ray cluster): (scheme, sample, the evaluation's ledger) ->
+# its result. It must keep to the ledger's caps and record there what the pair paid.
+PairRunner = Callable[[str, Sample, Meter], Awaitable["PairResult"]]
 MANIFEST = "eval.json"
 TRACES = "traces"
 JUDGE_OP = "judge"

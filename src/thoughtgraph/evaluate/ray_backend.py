@@ -1,0 +1,184 @@
+"""Run evaluation pairs and tuning jobs as Ray tasks (`eval --ray`, `tune --ray`).
+
+Only the work fans out: each (scheme, sample) pair or tuning job is one Ray task running the same
+function a local run calls, and returns a plain result. Everything with state stays with the
+driver, so a Ray run writes the same `results.jsonl` and the same Optuna study as a local run:
+the driver appends results as they come back, asks Optuna for trials and tells it their values.
+The answer cache is a path the workers open themselves (a SQLite file: on one machine, or on a
+shared filesystem with working locks; see docs/scale-out.md).
+
+`ray` is imported only here, inside the functions, and only when `--ray` is given.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from ..errors import InputError
+from .datasets import Sample
+
+INSTALL_HINT = "--ray needs Ray: pip install 'thoughtgraph[ray]'"
+LOCAL = "local"
+
+
+def import_ray() -> Any:
+    """`ray`, or one clear line saying what to install."""
+    try:
+        import ray
+    except ImportError:
+        raise InputError(INSTALL_HINT) from None
+    return ray
+
+
+def connect(address: str, num_cpus: int | None = None) -> Any:
+    """Join the cluster at `address` (`auto`, `HOST:PORT`, `ray://HOST:10001`), or with `local`
+    start a private one on this machine (loopback only). Returns the `ray` module."""
+    ray = import_ray()
+    if ray.is_initialized():
+        return ray
+    options: dict[str, Any] = {
+        "logging_level": logging.ERROR,
+        "log_to_driver": False,
+        "configure_logging": False,
+    }
+    try:
+        if address == LOCAL:
+            ray.init(
+                num_cpus=num_cpus,
+                include_dashboard=False,
+                _node_ip_address="127.0.0.1",
+                **options,
+            )
+        else:
+            ray.init(address=address, **options)
+    except (ConnectionError, RuntimeError, ValueError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise InputError(f"--ray {address}: cannot connect ({first[:200]})") from None
+    return ray
+
+
+def disconnect(ray: Any, started_here: bool) -> None:
+    if started_here and ray.is_initialized():
+        ray.shutdown()
+
+
+def _remote(ray: Any, fn: Any) -> Any:
+    return ray.remote(num_cpus=1, max_retries=0)(fn)
+
+
+def run_jobs(ray: Any, setup: Any, jobs: Sequence[Any]) -> list[Any]:
+    """Tuning jobs as Ray tasks; results in the jobs' order (as a local run returns them)."""
+    from ..tune.jobs import run_job_sync
+
+    task = _remote(ray, run_job_sync)
+    setup_ref = ray.put(setup)
+    return list(ray.get([task.remote(setup_ref, job) for job in jobs]))
+
+
+def _solve_pair_sync(
+    the_plan: Any,
+    scheme: str,
+    sample: Sample,
+    spec: str,
+    model_options: tuple[tuple[str, Any], ...],
+    concurrency: int,
+    allowance: tuple[int | None, int | None, float | None],
+    options: dict[str, Any],
+) -> Any:
+    """One pair in a worker, under its own ledger holding the pair's share of the budget."""
+    from ..tune.jobs import model_from_recipe
+    from .runner import _solve_pair, shared_meter
+
+    model = model_from_recipe(spec, model_options)
+    meter = shared_meter(model.name, *allowance, options)
+    return asyncio.run(_solve_pair(the_plan, scheme, sample, model, concurrency, meter, options))
+
+
+class _Shares:
+    """Splits what the evaluation's ledger has left among the pairs that may run at once.
+
+    Workers cannot share the driver's ledger, so each pair gets an allowance: an equal share of
+    what is left after the allowances of the pairs already running, among the `parallel` slots.
+    The allowances in flight never add up to more than is left, so the caps hold across
+    processes; when a pair returns, its spend goes into the ledger and the rest of its share is
+    free again. (So with a budget, a pair on Ray may stop sooner than it would locally.)
+    """
+
+    def __init__(self, parallel: int) -> None:
+        self.parallel = parallel
+        self.out: dict[int, tuple[float, float, float]] = {}
+        self.keys = itertools.count()
+
+    def take(self, meter: Any) -> tuple[int, tuple[int | None, int | None, float | None]]:
+        caps = meter.budget
+        slots = max(1, self.parallel - len(self.out))
+        held = [sum(a[i] for a in self.out.values()) for i in range(3)]
+        calls = tokens = cost = None
+        if caps.max_calls is not None:
+            calls = max(0, int(caps.max_calls - meter.requests - held[0]) // slots)
+        if caps.max_tokens is not None:
+            tokens = max(0, int(caps.max_tokens - meter.tokens - held[1]) // slots)
+        if caps.max_cost is not None:
+            cost = max(0.0, (caps.max_cost - meter.cost - held[2]) / slots)
+        key = next(self.keys)
+        self.out[key] = (calls or 0, tokens or 0, cost or 0.0)
+        return key, (calls, tokens, cost)
+
+    def give_back(self, key: int) -> None:
+        self.out.pop(key, None)
+
+
+def pair_runner(
+    ray: Any,
+    the_plan: Any,
+    spec: str,
+    model_options: dict[str, Any],
+    concurrency: int,
+    parallel: int,
+    options: dict[str, Any],
+) -> Any:
+    """A `runner.PairRunner` that solves each pair in a Ray task (awaited, not blocking)."""
+    task = _remote(ray, _solve_pair_sync, spec.strip().lower().startswith("sim"))
+    recipe = tuple(sorted((k, v) for k, v in model_options.items() if v is not None))
+    plan_ref = ray.put(the_plan)
+    shares = _Shares(parallel)
+
+    async def run(scheme: str, sample: Sample, meter: Any) -> Any:
+        key, allowance = shares.take(meter)
+        try:
+            pair = await task.remote(
+                plan_ref, scheme, sample, spec, recipe, concurrency, allowance, options
+            )
+        finally:
+            shares.give_back(key)
+        meter.carry(pair.requests, pair.tokens, pair.cost)
+        return pair
+
+    return run
+
+
+@contextlib.contextmanager
+def pairs_on(
+    address: str | None,
+    the_plan: Any,
+    spec: str,
+    model_options: dict[str, Any],
+    concurrency: int,
+    parallel: int,
+    options: dict[str, Any],
+) -> Iterator[Any]:
+    """`eval --ray`: a pair runner on the cluster while inside (None without `--ray`)."""
+    if address is None:
+        yield None
+        return
+    started_here = not import_ray().is_initialized()
+    ray = connect(address)
+    try:
+        yield pair_runner(ray, the_plan, spec, model_options, concurrency, parallel, options)
+    finally:
+        disconnect(ray, started_here)

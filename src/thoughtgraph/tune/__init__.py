@@ -1,0 +1,1 @@
+"""`thoughtgraph tune`: search graph settings for the best error-vs-cost trade-off (Optuna)."""

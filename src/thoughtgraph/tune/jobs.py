@@ -1,0 +1,190 @@
+"""One unit of tuning work: run one graph on a few samples and measure its error and cost.
+
+A `Job` is plain, picklable data (the graph as JSON, the model as a spec), so the same function
+runs it in this process or in a Ray worker and gets the same answer: the simulated model is built
+fresh for every (graph, sample), so its seeded answers depend only on the graph and the sample,
+never on which jobs ran first or where. A real model is built once per process and shared, so
+its concurrency and rate limits hold across the pairs running there.
+
+Cost is measured two ways. The *objective* cost is what the graph costs (completions, tokens or
+USD of every call, answered live or from the cache): a property of the graph, so a trial rerun
+from the cache measures the same. The *paid* spend (requests, tokens, USD that reached the model)
+is what the budget counts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import statistics
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..api import asolve
+from ..errors import FatalModelError, ThoughtgraphError
+from ..graph import Graph
+from ..models.base import LanguageModel, from_spec
+
+COST_METRICS = ("completions", "tokens", "usd")
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What every job of one tune shares: task, model recipe, run options."""
+
+    task: str
+    size: int
+    model_spec: str
+    model_options: tuple[tuple[str, Any], ...] = ()  # openai flags (base_url, temperature, ...)
+    concurrency: int = 16
+    cost_metric: str = "completions"
+    cache: str | None = None
+    price_in: float | None = None
+    price_out: float | None = None
+    rpm: float | None = None
+    tpm: float | None = None
+
+    @property
+    def simulated(self) -> bool:
+        return self.model_spec.strip().lower().startswith("sim")
+
+
+@dataclass(frozen=True)
+class Allowance:
+    """The most one (graph, sample) pair may pay: its share of what the tune has left."""
+
+    calls: int | None = None
+    tokens: int | None = None
+    cost: float | None = None
+
+
+@dataclass(frozen=True)
+class Job:
+    key: str  # e.g. "trial-7" or "holdout:got (default)"
+    graph_json: str
+    samples: tuple[tuple[int, Any, Any], ...]  # (id, input, reference)
+    allowance: Allowance = field(default_factory=Allowance)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How one graph did on its samples: the two objectives and what was paid."""
+
+    key: str
+    error: float  # mean error count over the samples
+    cost: float  # mean objective cost per sample (the setup's metric)
+    solved: float  # share of samples answered exactly
+    errors: tuple[float, ...]
+    paid_calls: int
+    paid_tokens: int
+    paid_cost: float
+    budget_stopped: bool
+    failure: str | None = None  # a fatal model error or a refused graph: the trial failed
+
+
+_SHARED: dict[tuple[str, tuple[tuple[str, Any], ...]], LanguageModel] = {}
+
+
+def model_for(setup: Setup) -> LanguageModel:
+    """The model of one pair of this setup (see `model_from_recipe`)."""
+    return model_from_recipe(setup.model_spec, setup.model_options)
+
+
+def model_from_recipe(spec: str, options: tuple[tuple[str, Any], ...] = ()) -> LanguageModel:
+    """A fresh simulated model per pair; one shared real model per process (limits hold)."""
+    if spec.strip().lower().startswith("sim"):
+        return from_spec(spec)
+    key = (spec, options)
+    if key not in _SHARED:
+        _SHARED[key] = from_spec(spec, **dict(options))
+    return _SHARED[key]
+
+
+async def run_job(setup: Setup, job: Job) -> Outcome:
+    """Every sample of the job concurrently; a sample stopped by its allowance marks the job."""
+    graph = Graph.from_json(job.graph_json)
+    runs = await asyncio.gather(
+        *(_run_sample(setup, graph, sample, job.allowance) for sample in job.samples)
+    )
+    failure = next((r["failure"] for r in runs if r["failure"]), None)
+    errors = tuple(float(r["error"]) for r in runs)
+    return Outcome(
+        key=job.key,
+        error=statistics.fmean(errors) if errors else math.inf,
+        cost=statistics.fmean(r["cost"] for r in runs) if runs else 0.0,
+        solved=statistics.fmean(float(r["solved"]) for r in runs) if runs else 0.0,
+        errors=errors,
+        paid_calls=sum(r["paid_calls"] for r in runs),
+        paid_tokens=sum(r["paid_tokens"] for r in runs),
+        paid_cost=sum(r["paid_cost"] for r in runs),
+        budget_stopped=any(r["stopped"] for r in runs),
+        failure=failure,
+    )
+
+
+def run_job_sync(setup: Setup, job: Job) -> Outcome:
+    """`run_job` for a worker process (Ray): its own event loop."""
+    return asyncio.run(run_job(setup, job))
+
+
+async def _run_sample(
+    setup: Setup, graph: Graph, sample: tuple[int, Any, Any], allowance: Allowance
+) -> dict[str, Any]:
+    _id, problem, reference = sample
+    try:
+        result = await asolve(
+            setup.task,
+            problem,
+            model_for(setup),
+            graph=graph,
+            concurrency=setup.concurrency,
+            max_calls=allowance.calls,
+            max_tokens=allowance.tokens,
+            max_cost=allowance.cost,
+            price_in=setup.price_in,
+            price_out=setup.price_out,
+            cache=setup.cache,
+            rpm=setup.rpm,
+            tpm=setup.tpm,
+        )
+    except FatalModelError as exc:
+        result = exc.result
+        if result is None:
+            return _failed(str(exc))
+        return {**_measure(setup, result, reference), "failure": str(exc)}
+    except ThoughtgraphError as exc:
+        return _failed(str(exc))
+    return _measure(setup, result, reference)
+
+
+def _measure(setup: Setup, result: Any, reference: Any) -> dict[str, Any]:
+    spend = result.spend
+    objective = {
+        "completions": float(result.completions),
+        "tokens": float(spend.tokens + spend.saved_tokens),
+        "usd": float(spend.cost + spend.saved_cost),
+    }[setup.cost_metric]
+    solved = result.output == reference if reference is not None else result.clean
+    return {
+        "error": min(float(result.error_count), float(setup.size)),
+        "cost": objective,
+        "solved": bool(solved),
+        "paid_calls": spend.paid_calls,
+        "paid_tokens": spend.tokens,
+        "paid_cost": spend.cost,
+        "stopped": result.stop_reason == "budget exhausted",
+        "failure": None,
+    }
+
+
+def _failed(reason: str) -> dict[str, Any]:
+    return {
+        "error": math.inf,
+        "cost": 0.0,
+        "solved": False,
+        "paid_calls": 0,
+        "paid_tokens": 0,
+        "paid_cost": 0.0,
+        "stopped": False,
+        "failure": reason,
+    }

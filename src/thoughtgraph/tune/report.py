@@ -1,0 +1,236 @@
+"""What a tune hands back: the Pareto front, its held-out figures, graph files, a table, a plot.
+
+The front is computed on the tuning split only. Each graph on it, and the two baselines (the
+default `got` and the paper's `got_paper`), then run on the held-out split: the table's held-out
+columns are figures the tuner never saw. `best.yaml` is the pick: the cheapest graph on the front
+whose tuning error is at most the target (by default the default `got`'s tuning error).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..graph import Graph
+
+TABLE_COLUMNS = (
+    "name",
+    "graph",
+    "tune_error",
+    "tune_cost",
+    "holdout_error",
+    "holdout_cost",
+    "holdout_solved",
+    "file",
+    "mark",
+)
+
+
+@dataclass
+class Row:
+    """One graph of the report: a front trial or a baseline."""
+
+    name: str  # "trial 7", "got (default)", "got_paper (paper)"
+    label: str  # its settings in one line
+    graph: Graph
+    tune_error: float
+    tune_cost: float
+    holdout_error: float | None = None
+    holdout_cost: float | None = None
+    holdout_solved: float | None = None
+    file: str = ""
+    mark: str = ""  # "pick", "front", "baseline"
+    stopped: bool = False  # its held-out run was cut short by the budget
+
+
+def pareto(points: Sequence[tuple[float, float, Any]]) -> list[tuple[float, float, Any]]:
+    """The non-dominated points (lower error, lower cost), cheapest first; ties keep the first."""
+    ordered = sorted(points, key=lambda p: (p[1], p[0]))
+    front: list[tuple[float, float, Any]] = []
+    best_error = math.inf
+    for error, cost, item in ordered:
+        if error < best_error:
+            front.append((error, cost, item))
+            best_error = error
+    return front
+
+
+def spread(front: Sequence[Any], most: int) -> list[Any]:
+    """At most `most` points of a front, evenly spread from cheapest to most accurate."""
+    if len(front) <= most:
+        return list(front)
+    if most == 1:
+        return [front[0]]
+    step = (len(front) - 1) / (most - 1)
+    return [front[round(i * step)] for i in range(most)]
+
+
+def pick(front: Sequence[Row], target: float) -> Row:
+    """The cheapest front graph at or below the target error, else the most accurate one."""
+    meeting = [r for r in front if r.tune_error <= target]
+    if meeting:
+        return min(meeting, key=lambda r: (r.tune_cost, r.tune_error))
+    return min(front, key=lambda r: (r.tune_error, r.tune_cost))
+
+
+def fmt(value: float | None, digits: int = 2) -> str:
+    if value is None:
+        return "—"
+    if math.isinf(value):
+        return "inf"
+    return f"{value:.{digits}f}".rstrip("0").rstrip(".") if digits else f"{value:.0f}"
+
+
+def table_markdown(rows: Sequence[Row], metric: str, title: str, note: str) -> str:
+    lines = [
+        f"# {title}",
+        "",
+        note,
+        "",
+        f"| graph | settings | tune error | tune {metric} | held-out error | "
+        f"held-out {metric} | held-out solved | file |",
+        "|---|---|---:|---:|---:|---:|---:|---|",
+    ]
+    for r in rows:
+        name = f"**{r.name}** ({r.mark})" if r.mark else r.name
+        solved = "—" if r.holdout_solved is None else f"{100 * r.holdout_solved:.0f}%"
+        cut = " (budget cut)" if r.stopped else ""
+        lines.append(
+            f"| {name} | {r.label} | {fmt(r.tune_error)} | {fmt(r.tune_cost, 1)} | "
+            f"{fmt(r.holdout_error)}{cut} | {fmt(r.holdout_cost, 1)} | {solved} | {r.file} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def table_csv(rows: Sequence[Row]) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(TABLE_COLUMNS)
+    for r in rows:
+        writer.writerow(
+            [
+                r.name,
+                r.label,
+                r.tune_error,
+                r.tune_cost,
+                "" if r.holdout_error is None else r.holdout_error,
+                "" if r.holdout_cost is None else r.holdout_cost,
+                "" if r.holdout_solved is None else r.holdout_solved,
+                r.file,
+                r.mark,
+            ]
+        )
+    return buffer.getvalue()
+
+
+def write_graphs(rows: Sequence[Row], folder: Path, chosen: Row) -> list[Path]:
+    """front-NN.yaml for every front graph and best.yaml for the pick: `solve --graph FILE`."""
+    written = []
+    for number, row in enumerate((r for r in rows if r.mark in ("front", "pick")), start=1):
+        path = folder / f"front-{number:02d}.yaml"
+        path.write_text(_graph_text(row))
+        row.file = path.name
+        written.append(path)
+    best = folder / "best.yaml"
+    best.write_text(_graph_text(chosen))
+    chosen.file = f"{chosen.file}, best.yaml" if chosen.file else "best.yaml"
+    return [*written, best]
+
+
+def _graph_text(row: Row) -> str:
+    header = (
+        f"# thoughtgraph tune: {row.name}: {row.label}\n"
+        f"# tuning split: error {fmt(row.tune_error)}, cost {fmt(row.tune_cost, 1)}; "
+        f"held-out: error {fmt(row.holdout_error)}, cost {fmt(row.holdout_cost, 1)}\n"
+    )
+    return header + row.graph.to_yaml()
+
+
+def plot(
+    rows: Sequence[Row],
+    trials: Sequence[tuple[float, float]],
+    metric: str,
+    title: str,
+    folder: Path,
+) -> list[Path]:
+    """pareto.png/svg: every trial, the front, the baselines and the pick, tuning and held-out.
+
+    Needs matplotlib (`thoughtgraph[plot]`); without it no plot is written and [] comes back.
+    """
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return []
+    fig, ax = plt.subplots(figsize=(7.5, 5))
+    if trials:
+        ax.scatter(
+            [c for _e, c in trials],
+            [e for e, _c in trials],
+            s=14,
+            c="0.75",
+            label="trials (tuning split)",
+        )
+    front = sorted((r for r in rows if r.mark in ("front", "pick")), key=lambda r: r.tune_cost)
+    ax.plot(
+        [r.tune_cost for r in front],
+        [r.tune_error for r in front],
+        "o-",
+        c="tab:blue",
+        drawstyle="steps-post",
+        label="Pareto front (tuning split)",
+    )
+    held = [r for r in front if r.holdout_error is not None]
+    ax.scatter(
+        [r.holdout_cost for r in held],
+        [r.holdout_error for r in held],
+        facecolors="none",
+        edgecolors="tab:blue",
+        s=60,
+        label="front graphs, held-out split",
+    )
+    styles = {"got (default)": ("s", "tab:red"), "got_paper (paper)": ("^", "tab:green")}
+    for r in rows:
+        if r.name in styles:
+            marker, colour = styles[r.name]
+            ax.scatter([r.tune_cost], [r.tune_error], marker=marker, c=colour, s=80, label=r.name)
+            if r.holdout_error is not None:
+                ax.scatter(
+                    [r.holdout_cost],
+                    [r.holdout_error],
+                    marker=marker,
+                    facecolors="none",
+                    edgecolors=colour,
+                    s=80,
+                    label=f"{r.name}, held-out",
+                )
+        if r.mark == "pick":
+            ax.scatter(
+                [r.tune_cost],
+                [r.tune_error],
+                marker="*",
+                c="gold",
+                edgecolors="k",
+                s=220,
+                label="pick (best.yaml)",
+                zorder=5,
+            )
+    ax.set_xscale("log")
+    ax.set_xlabel(f"cost per sample ({metric}, log scale)")
+    ax.set_ylabel("mean error per sample (clipped at the size)")
+    ax.set_title(title, fontsize=10)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, loc="upper right")
+    fig.tight_layout()
+    paths = [folder / "pareto.png", folder / "pareto.svg"]
+    for path in paths:
+        fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return paths

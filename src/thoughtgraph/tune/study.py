@@ -1,0 +1,260 @@
+"""The tuning loop: an Optuna study in SQLite, asked and told in fixed batches, under one budget.
+
+Why ask/tell in batches rather than `study.optimize` or Ray Tune: the driver alone talks to the
+study, `parallel` trials are asked, run (here or as Ray tasks) and told in the trials' order, so
+a run on Ray makes exactly the study a local run makes (same seed, same trials, same values).
+
+Resume: the study lives in `study.db`; a trial left running by a killed tune is marked failed
+and its parameters are asked again first, so it reruns with its answers served by the answer
+cache (`pays nothing twice`). The budget is a ledger over the study: every finished job records
+what it paid; a job that never finished counts its whole allowance as spent, so a kill can make
+the tune stop early but never spend past `--max-calls` / `--max-tokens` / `--max-cost`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+from . import space
+from .jobs import Allowance, Job, Outcome, Setup, run_job
+
+INSTALL_HINT = "tune needs Optuna: pip install 'thoughtgraph[tune]'"
+STUDY_FILE = "study.db"
+STUDY_NAME = "thoughtgraph-tune"
+
+Backend = Callable[[Setup, Sequence[Job]], list[Outcome]]
+
+
+def import_optuna() -> Any:
+    """`optuna`, or one clear line saying what to install."""
+    try:
+        import optuna
+    except ImportError:
+        raise InputError(INSTALL_HINT) from None
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    logging.getLogger("optuna").setLevel(logging.WARNING)
+    return optuna
+
+
+def local_backend(setup: Setup, jobs: Sequence[Job]) -> list[Outcome]:
+    """Every job concurrently in this process; outcomes in the jobs' order."""
+
+    async def run_all() -> list[Outcome]:
+        return list(await asyncio.gather(*(run_job(setup, job) for job in jobs)))
+
+    return asyncio.run(run_all())
+
+
+@dataclass(frozen=True)
+class Limits:
+    calls: int | None = None
+    tokens: int | None = None
+    cost: float | None = None
+
+    def any(self) -> bool:
+        return any(v is not None for v in (self.calls, self.tokens, self.cost))
+
+
+@dataclass(frozen=True)
+class Spent:
+    calls: float = 0
+    tokens: float = 0
+    cost: float = 0.0
+
+    def plus(self, other: Spent) -> Spent:
+        return Spent(self.calls + other.calls, self.tokens + other.tokens, self.cost + other.cost)
+
+
+class Ledger:
+    """What the whole tune may still pay, read from the study (so it survives a restart)."""
+
+    def __init__(self, study: Any, limits: Limits) -> None:
+        self.study, self.limits = study, limits
+
+    def spent(self) -> Spent:
+        total = Spent()
+        for trial in self.study.get_trials(deepcopy=False):
+            total = total.plus(_spent_of(trial.user_attrs))
+        for run in self.study.user_attrs.get("report_runs", []):
+            total = total.plus(_spent_of(run))
+        return total
+
+    def share(self, pairs: int) -> Allowance | None:
+        """An equal share of what is left for each of `pairs` pairs; None when a share is empty."""
+        if not self.limits.any():
+            return Allowance()
+        spent = self.spent()
+        calls = tokens = cost = None
+        if self.limits.calls is not None:
+            calls = int(self.limits.calls - spent.calls) // pairs
+            if calls < 1:
+                return None
+        if self.limits.tokens is not None:
+            tokens = int(self.limits.tokens - spent.tokens) // pairs
+            if tokens < 1:
+                return None
+        if self.limits.cost is not None:
+            cost = (self.limits.cost - spent.cost) / pairs
+            if cost <= 0:
+                return None
+        return Allowance(calls, tokens, cost)
+
+
+def _spent_of(attrs: dict[str, Any]) -> Spent:
+    """A finished job's payment, else (killed mid-way) its whole allowance."""
+    paid = attrs.get("paid")
+    if paid is not None:
+        return Spent(paid["calls"], paid["tokens"], paid["cost"])
+    allowance = attrs.get("allowance")
+    if allowance is None:
+        return Spent()
+    return Spent(allowance["calls"] or 0, allowance["tokens"] or 0, allowance["cost"] or 0.0)
+
+
+def open_study(folder: Path, manifest: dict[str, Any], seed: int, startup: int) -> Any:
+    """Create the study in `folder/study.db`, or reopen it if it tunes the same thing."""
+    optuna = import_optuna()
+    url = f"sqlite:///{(folder / STUDY_FILE).resolve()}"
+    storage = _storage(optuna, url, folder)
+    ran = _trials_so_far(optuna, storage)
+    # A resumed tune seeds its sampler past the trials it has, so it does not redraw them.
+    sampler = optuna.samplers.TPESampler(seed=seed + ran, n_startup_trials=startup)
+    try:
+        study = optuna.create_study(
+            study_name=STUDY_NAME,
+            storage=storage,
+            directions=["minimize", "minimize"],
+            sampler=sampler,
+            load_if_exists=True,
+        )
+    except Exception as exc:  # a corrupt or foreign SQLite file
+        raise InputError(f"cannot open the study {folder / STUDY_FILE}: {exc}") from None
+    have = study.user_attrs.get("manifest")
+    if have is None:
+        study.set_user_attr("manifest", manifest)
+    elif have != manifest:
+        changed = sorted(k for k in set(have) | set(manifest) if have.get(k) != manifest.get(k))
+        raise InputError(
+            f"{folder} holds a tune of another setup ({', '.join(changed)} differ); "
+            "use another --out"
+        )
+    return study
+
+
+def _storage(optuna: Any, url: str, folder: Path) -> Any:
+    try:
+        return optuna.storages.RDBStorage(url, engine_kwargs={"connect_args": {"timeout": 60}})
+    except Exception as exc:  # a corrupt or foreign SQLite file
+        raise InputError(f"cannot open the study {folder / STUDY_FILE}: {exc}") from None
+
+
+def _trials_so_far(optuna: Any, storage: Any) -> int:
+    try:
+        study = optuna.load_study(study_name=STUDY_NAME, storage=storage)
+    except KeyError:
+        return 0
+    return len(study.get_trials(deepcopy=False))
+
+
+def recover(study: Any) -> list[int]:
+    """Trials a killed tune left running: mark them failed and ask their params again first."""
+    optuna = import_optuna()
+    stale = study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.RUNNING,))
+    for trial in stale:
+        study.tell(trial.number, state=optuna.trial.TrialState.FAIL)
+        study.enqueue_trial(trial.params, user_attrs={"rerun_of": trial.number})
+    return [t.number for t in stale]
+
+
+def completed(study: Any) -> list[Any]:
+    optuna = import_optuna()
+    return study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
+
+
+@dataclass(frozen=True)
+class LoopResult:
+    ran: int
+    stop: str | None  # why it stopped before reaching the trials asked for
+
+
+def tune_loop(
+    study: Any,
+    setup: Setup,
+    samples: Sequence[Any],
+    trials: int,
+    parallel: int,
+    schemes: Sequence[str],
+    ledger: Ledger,
+    backend: Backend,
+    on_trial: Callable[[Any, Outcome], None] | None = None,
+) -> LoopResult:
+    """Run trials until `trials` are complete (counting those of earlier runs) or a stop."""
+    optuna = import_optuna()
+    data = tuple((s.id, s.input, s.reference) for s in samples)
+    ran = 0
+    while (left := trials - len(completed(study))) > 0:
+        batch = min(parallel, left)
+        allowance = ledger.share(batch * len(samples))
+        while allowance is None and batch > 1:
+            batch -= 1
+            allowance = ledger.share(batch * len(samples))
+        if allowance is None:
+            return LoopResult(ran, "budget exhausted")
+        asked = []
+        for _ in range(batch):
+            trial = study.ask()
+            params = space.suggest(trial, schemes, setup.size, setup.task)
+            graph = space.graph_for(params, setup.task, setup.size)
+            trial.set_user_attr("allowance", scaled(allowance, len(samples)))
+            trial.set_user_attr("graph", space.describe(params, setup.size))
+            asked.append(
+                (trial, Job(f"trial-{trial.number}", graph.to_json(None), data, allowance))
+            )
+        outcomes = backend(setup, [job for _, job in asked])
+        stop = None
+        for (trial, _job), outcome in zip(asked, outcomes, strict=True):
+            trial.set_user_attr("paid", _paid(outcome))
+            trial.set_user_attr("solved", outcome.solved)
+            trial.set_user_attr("errors", list(outcome.errors))
+            if outcome.failure:
+                trial.set_user_attr("failure", outcome.failure[:300])
+                study.tell(trial, state=optuna.trial.TrialState.FAIL)
+                stop = stop or f"a trial failed: {outcome.failure[:200]}"
+            elif outcome.budget_stopped:
+                trial.set_user_attr("failure", "budget exhausted")
+                study.tell(trial, state=optuna.trial.TrialState.FAIL)
+                stop = stop or "budget exhausted"
+            else:
+                study.tell(trial, [outcome.error, outcome.cost])
+                ran += 1
+            if on_trial:
+                on_trial(trial, outcome)
+        if stop:
+            return LoopResult(ran, stop)
+    return LoopResult(ran, None)
+
+
+def scaled(allowance: Allowance, pairs: int) -> dict[str, Any]:
+    """The most `pairs` pairs with this allowance each can pay together."""
+    return {k: None if v is None else v * pairs for k, v in asdict(allowance).items()}
+
+
+def _paid(outcome: Outcome) -> dict[str, Any]:
+    return {"calls": outcome.paid_calls, "tokens": outcome.paid_tokens, "cost": outcome.paid_cost}
+
+
+def record_report_run(study: Any, allowance: Allowance, jobs: int, paid: dict | None) -> None:
+    """Note what a report phase may pay (before it runs) and what it paid (after)."""
+    runs = list(study.user_attrs.get("report_runs", []))
+    if paid is None:
+        runs.append({"allowance": scaled(allowance, jobs)})
+    else:
+        runs[-1] = {**runs[-1], "paid": paid}
+    study.set_user_attr("report_runs", json.loads(json.dumps(runs)))
