@@ -26,6 +26,7 @@ from .tune.study import (
     open_study,
     record_report_run,
     recover,
+    run_unique,
     tune_loop,
 )
 
@@ -65,10 +66,11 @@ def tune_command(
     out: Annotated[
         Path | None, typer.Option(help="Output folder (default runs/tune-TASK-SIZE).")
     ] = None,
-    cache: Annotated[
+    cache_dir: Annotated[
         Path | None,
         typer.Option(
-            help="Answer cache (default OUT/cache.sqlite for a real model; none for sim)."
+            help="Answer caches, one SQLite file per graph (default OUT/cache for a real model; "
+            "none for sim)."
         ),
     ] = None,
     max_calls: Annotated[
@@ -145,7 +147,11 @@ def tune_command(
     if folder.exists() and not folder.is_dir():
         raise InputError(f"--out {folder} is a file, not a folder")
     folder.mkdir(parents=True, exist_ok=True)
-    cache_path = cache if cache is not None else (None if simulated else folder / "cache.sqlite")
+    cache_path = cache_dir if cache_dir is not None else (None if simulated else folder / "cache")
+    if cache_path is not None:
+        if cache_path.exists() and not cache_path.is_dir():
+            raise InputError(f"--cache-dir {cache_path} is a file, not a folder")
+        cache_path.mkdir(parents=True, exist_ok=True)
     from .cli import OPENAI_FLAGS
 
     setup = Setup(
@@ -157,7 +163,7 @@ def tune_command(
         ),
         concurrency=concurrency,
         cost_metric=cost,
-        cache=None if cache_path is None else str(cache_path),
+        cache_dir=None if cache_path is None else str(cache_path),
         price_in=price_in,
         price_out=price_out,
         rpm=rpm,
@@ -185,7 +191,7 @@ def tune_command(
     _note(
         f"study {folder / 'study.db'}: {len(completed(study))} trials already complete"
         + (f"; rerunning killed trial(s) {', '.join(map(str, rerun))}" if rerun else "")
-        + (f"; answer cache {cache_path}" if cache_path else "")
+        + (f"; answer caches in {cache_path}" if cache_path else "")
     )
     ledger = Ledger(study, Limits(max_calls, max_tokens, max_cost))
     backend, finish = _backend(ray)
@@ -307,7 +313,7 @@ def _report(
         Job(f"{split}:{row.name}", row.graph.to_json(None), d, allowance)
         for row, split, d in plan_jobs
     ]
-    outcomes = backend(setup, jobs)
+    outcomes = run_unique(backend, setup, jobs)
     record_report_run(
         study,
         allowance,

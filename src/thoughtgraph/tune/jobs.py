@@ -15,9 +15,11 @@ is what the budget counts.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import math
 import statistics
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from ..api import asolve
@@ -38,7 +40,7 @@ class Setup:
     model_options: tuple[tuple[str, Any], ...] = ()  # openai flags (base_url, temperature, ...)
     concurrency: int = 16
     cost_metric: str = "completions"
-    cache: str | None = None
+    cache_dir: str | None = None  # one answer-cache file per graph in here (see `cache_for`)
     price_in: float | None = None
     price_out: float | None = None
     rpm: float | None = None
@@ -103,8 +105,9 @@ def model_from_recipe(spec: str, options: tuple[tuple[str, Any], ...] = ()) -> L
 async def run_job(setup: Setup, job: Job) -> Outcome:
     """Every sample of the job concurrently; a sample stopped by its allowance marks the job."""
     graph = Graph.from_json(job.graph_json)
+    cache = cache_for(setup, job.graph_json)
     runs = await asyncio.gather(
-        *(_run_sample(setup, graph, sample, job.allowance) for sample in job.samples)
+        *(_run_sample(setup, graph, sample, job.allowance, cache) for sample in job.samples)
     )
     failure = next((r["failure"] for r in runs if r["failure"]), None)
     errors = tuple(float(r["error"]) for r in runs)
@@ -122,13 +125,59 @@ async def run_job(setup: Setup, job: Job) -> Outcome:
     )
 
 
+def unique(jobs: list[Job]) -> tuple[list[Job], list[int]]:
+    """The distinct jobs (same graph, same samples run once) and, per job, which one it is."""
+    seen: dict[tuple[str, tuple], int] = {}
+    distinct: list[Job] = []
+    index = []
+    for job in jobs:
+        key = (job.graph_json, tuple(sample[0] for sample in job.samples))
+        if key not in seen:
+            seen[key] = len(distinct)
+            distinct.append(job)
+        index.append(seen[key])
+    return distinct, index
+
+
+def spread_back(jobs: list[Job], outcomes: list[Outcome], index: list[int]) -> list[Outcome]:
+    """One outcome per job again; a repeat paid nothing (its twin did)."""
+    result, used = [], set()
+    for job, i in zip(jobs, index, strict=True):
+        outcome = replace(outcomes[i], key=job.key)
+        if i in used:
+            outcome = replace(outcome, paid_calls=0, paid_tokens=0, paid_cost=0.0)
+        used.add(i)
+        result.append(outcome)
+    return result
+
+
 def run_job_sync(setup: Setup, job: Job) -> Outcome:
     """`run_job` for a worker process (Ray): its own event loop."""
     return asyncio.run(run_job(setup, job))
 
 
+def cache_for(setup: Setup, graph_json: str) -> str | None:
+    """The answer cache of one graph: `CACHE_DIR/<sha256 of the graph>.sqlite`.
+
+    One file per graph, not one for the whole tune: the answer cache numbers the answers to a
+    prompt per run, so two runs asking the same prompt at once would both miss and both pay.
+    Runs of one graph never share a prompt (their inputs differ) and identical graphs of a batch
+    run once (`unique`), so no answer is ever paid twice, here or on a Ray cluster where each
+    file has one writer at a time. A graph tried again, or a killed trial rerun, is answered
+    from its file.
+    """
+    if setup.cache_dir is None:
+        return None
+    digest = hashlib.sha256(graph_json.encode()).hexdigest()[:20]
+    return str(Path(setup.cache_dir) / f"{digest}.sqlite")
+
+
 async def _run_sample(
-    setup: Setup, graph: Graph, sample: tuple[int, Any, Any], allowance: Allowance
+    setup: Setup,
+    graph: Graph,
+    sample: tuple[int, Any, Any],
+    allowance: Allowance,
+    cache: str | None,
 ) -> dict[str, Any]:
     _id, problem, reference = sample
     try:
@@ -143,7 +192,7 @@ async def _run_sample(
             max_cost=allowance.cost,
             price_in=setup.price_in,
             price_out=setup.price_out,
-            cache=setup.cache,
+            cache=cache,
             rpm=setup.rpm,
             tpm=setup.tpm,
         )

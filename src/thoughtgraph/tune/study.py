@@ -23,13 +23,19 @@ from typing import Any
 
 from ..errors import InputError
 from . import space
-from .jobs import Allowance, Job, Outcome, Setup, run_job
+from .jobs import Allowance, Job, Outcome, Setup, run_job, spread_back, unique
 
 INSTALL_HINT = "tune needs Optuna: pip install 'thoughtgraph[tune]'"
 STUDY_FILE = "study.db"
 STUDY_NAME = "thoughtgraph-tune"
 
 Backend = Callable[[Setup, Sequence[Job]], list[Outcome]]
+
+
+def run_unique(backend: Backend, setup: Setup, jobs: list[Job]) -> list[Outcome]:
+    """Run each distinct (graph, samples) once, so no two runs share a cache file at once."""
+    distinct, index = unique(jobs)
+    return spread_back(jobs, backend(setup, distinct), index)
 
 
 def import_optuna() -> Any:
@@ -217,7 +223,7 @@ def tune_loop(
             asked.append(
                 (trial, Job(f"trial-{trial.number}", graph.to_json(None), data, allowance))
             )
-        outcomes = backend(setup, [job for _, job in asked])
+        outcomes = run_unique(backend, setup, [job for _, job in asked])
         stop = None
         for (trial, _job), outcome in zip(asked, outcomes, strict=True):
             trial.set_user_attr("paid", _paid(outcome))
