@@ -67,15 +67,21 @@ def disconnect(ray: Any, started_here: bool) -> None:
         ray.shutdown()
 
 
-def _remote(ray: Any, fn: Any) -> Any:
-    return ray.remote(num_cpus=1, max_retries=0)(fn)
+IO_TASK_CPUS = 0.1  # a pair waiting on a model server barely uses a CPU
+
+
+def _remote(ray: Any, fn: Any, simulated: bool) -> Any:
+    """A Ray task of `fn`. The simulated model computes (one CPU a task); a real model's pair
+    mostly waits on the server, so ten share a CPU and a node keeps many requests in flight.
+    No Ray-level retries: a retried pair could pay twice; the answer cache makes reruns free."""
+    return ray.remote(num_cpus=1 if simulated else IO_TASK_CPUS, max_retries=0)(fn)
 
 
 def run_jobs(ray: Any, setup: Any, jobs: Sequence[Any]) -> list[Any]:
     """Tuning jobs as Ray tasks; results in the jobs' order (as a local run returns them)."""
     from ..tune.jobs import run_job_sync
 
-    task = _remote(ray, run_job_sync)
+    task = _remote(ray, run_job_sync, setup.simulated)
     setup_ref = ray.put(setup)
     return list(ray.get([task.remote(setup_ref, job) for job in jobs]))
 
