@@ -338,3 +338,13 @@ def test_kill_9_mid_trial_then_resume_pays_nothing_twice(tmp_path):
         )
         assert third.returncode == 0, third.stderr
         assert len(server.requests) == before
+
+
+def test_a_dataset_without_a_size_is_tuned_at_its_samples_item_count(capsys, tmp_path):
+    out = tmp_path / "docs"
+    args = ["tune", "doc-merge", "--dataset", "documents", "--trials", "3", "--parallel", "3"]
+    code, _out, err = run_cli(capsys, *args, "--pilot", "1", "--holdout", "1", "--out", str(out))
+    assert code == 0, err
+    study = study_of(out)
+    assert study.user_attrs["manifest"]["size"] == 4  # four documents a sample, not 32
+    assert states(out) == {"COMPLETE": 3}  # no graph split 4 documents into more parts

@@ -14,6 +14,7 @@ import typer
 from .errors import InputError
 from .evaluate.datasets import load_dataset
 from .evaluate.runner import plan
+from .tasks import get_task
 from .tune import report, space
 from .tune.jobs import COST_METRICS, Job, Outcome, Setup
 from .tune.study import (
@@ -126,6 +127,7 @@ def tune_command(
             f"--pilot {pilot} + --holdout {holdout} exceeds the {len(rows)} samples of "
             f"{the_plan.dataset}"
         )
+    size_of = _items(the_plan, rows[: pilot + holdout])
     import_optuna()  # one line naming the extra, before anything is written
     from .cli import SIM_NOTE, _model
     from .models.pricing import price_for
@@ -156,7 +158,7 @@ def tune_command(
 
     setup = Setup(
         task=the_plan.task,
-        size=the_plan.size,
+        size=size_of,
         model_spec=model,
         model_options=tuple(
             sorted((OPENAI_FLAGS[f], v) for f, v in flags.items() if v is not None)
@@ -173,7 +175,7 @@ def tune_command(
     manifest = {
         "task": the_plan.task,
         "dataset": the_plan.dataset,
-        "size": the_plan.size,
+        "size": size_of,
         "model": lm.name,
         "schemes": list(names),
         "cost": cost,
@@ -217,6 +219,16 @@ def tune_command(
     if outcome.stop:
         typer.echo(f"stopped after {len(completed(study))} trials: {outcome.stop}", err=True)
         raise typer.Exit(1)
+
+
+def _items(the_plan: Any, samples: list[Any]) -> int:
+    """The size the graphs are built for: the dataset's (sorting_064: 64), or for a dataset
+    without one (countries, documents) the fewest items any sample of the splits has, so no
+    tuned graph splits a sample into more parts than it has items."""
+    if the_plan.dataset.rsplit("_", 1)[-1].isdigit():
+        return the_plan.size
+    task = get_task(the_plan.task)
+    return min(len(task.parse_input(s.input)) for s in samples)
 
 
 def _check_counts(**values: int) -> None:
@@ -359,7 +371,7 @@ def _write(
     chosen = report.pick(front, goal)
     chosen.mark = "pick"
     written = report.write_graphs(rows, folder, chosen)
-    title = f"tune {the_plan.task} {the_plan.size}: model {model_name}" + (
+    title = f"tune {the_plan.task} on {the_plan.dataset}: model {model_name}" + (
         " (simulated)" if simulated else ""
     )
     how = (
