@@ -127,3 +127,11 @@ def test_tune_on_ray_makes_the_study_a_local_tune_makes(cluster, capsys, tmp_pat
     # resumed on Ray: nothing more to do, nothing run again
     assert run_cli(capsys, *tune_args(tmp_path / "ray", "--ray", "auto"))[0] == 0
     assert trials(tmp_path / "ray") == trials(tmp_path / "local")
+
+
+def test_eval_on_ray_keeps_the_whole_evaluations_call_budget(cluster, capsys, tmp_path):
+    out = tmp_path / "ray"
+    code, _out, _err = run_cli(capsys, *eval_args(out, "--max-calls", "30", "--ray", "auto"))
+    assert code == 1  # the budget ran out before every pair finished
+    paid = sum(r["requests"] for r in results(out))
+    assert 0 < paid <= 30  # workers ran under shares of one ledger, never past the cap
