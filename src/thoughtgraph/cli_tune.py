@@ -6,6 +6,7 @@ Optuna (and Ray, for `--ray`) are extras, imported only inside this command.
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -221,7 +222,7 @@ def tune_command(
         raise typer.Exit(1)
 
 
-def _items(the_plan: Any, samples: list[Any]) -> int:
+def _items(the_plan: Any, samples: Sequence[Any]) -> int:
     """The size the graphs are built for: the dataset's (sorting_064: 64), or for a dataset
     without one (countries, documents) the fewest items any sample of the splits has, so no
     tuned graph splits a sample into more parts than it has items."""
@@ -242,7 +243,7 @@ def _note(text: str) -> None:
     sys.stderr.flush()
 
 
-def _ids(samples: list[Any]) -> str:
+def _ids(samples: Sequence[Any]) -> str:
     if not samples:
         return "none"
     return f"{samples[0].id}-{samples[-1].id}" if len(samples) > 1 else str(samples[0].id)
@@ -277,8 +278,8 @@ def _backend(address: str | None) -> tuple[Backend, Any]:
 def _report(
     study: Any,
     setup: Setup,
-    tune_split: list[Any],
-    held_split: list[Any],
+    tune_split: Sequence[Any],
+    held_split: Sequence[Any],
     ledger: Ledger,
     backend: Backend,
     report_max: int,
@@ -306,7 +307,7 @@ def _report(
         for name, (g, text) in base.items()
     ]
 
-    def data(samples: list[Any]) -> tuple[tuple[int, Any, Any], ...]:
+    def data(samples: Sequence[Any]) -> tuple[tuple[int, Any, Any], ...]:
         return tuple((s.id, s.input, s.reference) for s in samples)
 
     plan_jobs: list[tuple[report.Row, str, tuple]] = [

@@ -189,8 +189,8 @@ def plot(
     )
     held = [r for r in front if r.holdout_error is not None]
     ax.scatter(
-        [r.holdout_cost for r in held],
-        [r.holdout_error for r in held],
+        [r.holdout_cost or 0.0 for r in held],
+        [r.holdout_error or 0.0 for r in held],
         facecolors="none",
         edgecolors="tab:blue",
         s=60,
@@ -203,7 +203,7 @@ def plot(
             ax.scatter([r.tune_cost], [r.tune_error], marker=marker, c=colour, s=80, label=r.name)
             if r.holdout_error is not None:
                 ax.scatter(
-                    [r.holdout_cost],
+                    [r.holdout_cost or 0.0],
                     [r.holdout_error],
                     marker=marker,
                     facecolors="none",
