@@ -135,3 +135,23 @@ def test_eval_on_ray_keeps_the_whole_evaluations_call_budget(cluster, capsys, tm
     assert code == 1  # the budget ran out before every pair finished
     paid = sum(r["requests"] for r in results(out))
     assert 0 < paid <= 30  # workers ran under shares of one ledger, never past the cap
+
+
+@pytest.mark.parametrize("command", ["eval", "tune"])
+def test_an_address_with_no_cluster_is_one_error_line_before_anything_runs(
+    capsys, tmp_path, command
+):
+    import socket
+
+    with socket.socket() as free:  # a port nothing listens on
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    argv = [command, "sorting", "--out", str(tmp_path / "x"), "--ray", f"127.0.0.1:{port}"]
+    code, _out, err = run_cli(capsys, *argv)
+    assert code == 2 and err.endswith(
+        f"error: --ray 127.0.0.1:{port}: no Ray cluster answers there (Connection refused)\n"
+    )
+    assert (
+        not (tmp_path / "x" / "study.db").exists()
+        and not (tmp_path / "x" / "results.jsonl").exists()
+    )

@@ -130,6 +130,10 @@ def tune_command(
         )
     size_of = _items(the_plan, rows[: pilot + holdout])
     import_optuna()  # one line naming the extra, before anything is written
+    if ray is not None:
+        from .evaluate.ray_backend import check_address
+
+        check_address(ray)
     from .cli import SIM_NOTE, _model
     from .models.pricing import price_for
 
@@ -265,7 +269,6 @@ def _backend(address: str | None) -> tuple[Backend, Any]:
         return local_backend, lambda: None
     from .evaluate import ray_backend
 
-    ray_backend.import_ray()
     started_here = not ray_backend.import_ray().is_initialized()
     ray = ray_backend.connect(address)
 

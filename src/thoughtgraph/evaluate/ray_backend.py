@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import itertools
 import logging
+import socket
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -41,6 +42,7 @@ def connect(address: str, num_cpus: int | None = None) -> Any:
     ray = import_ray()
     if ray.is_initialized():
         return ray
+    _reachable(address)
     options: dict[str, Any] = {
         "logging_level": logging.ERROR,
         "log_to_driver": False,
@@ -60,6 +62,26 @@ def connect(address: str, num_cpus: int | None = None) -> Any:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise InputError(f"--ray {address}: cannot connect ({first[:200]})") from None
     return ray
+
+
+def check_address(address: str) -> None:
+    """Before anything runs: Ray is installed and the address can be a cluster."""
+    import_ray()
+    _reachable(address)
+
+
+def _reachable(address: str, seconds: float = 5.0) -> None:
+    """Refuse at once a HOST:PORT nothing listens on (Ray itself retries for minutes)."""
+    if address in (LOCAL, "auto"):
+        return
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if not host or not port.isdigit():
+        raise InputError(f"--ray {address}: give local, auto, HOST:PORT or ray://HOST:PORT")
+    try:
+        socket.create_connection((host, int(port)), timeout=seconds).close()
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise InputError(f"--ray {address}: no Ray cluster answers there ({reason})") from None
 
 
 def disconnect(ray: Any, started_here: bool) -> None:
