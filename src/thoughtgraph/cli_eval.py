@@ -132,6 +132,8 @@ def eval_command(
     if len({p.dataset for p in plans}) < len(plans):
         raise InputError(f"{task} has one dataset: give one --size at most")
     check_whole("--parallel", parallel, 1, required=True, flags=True)
+    if ray is not None:
+        check_address(ray)  # one line naming the extra or the bad address, before anything runs
     options = RunOptions(
         concurrency, max_calls, max_tokens, max_cost, price_in, price_out, cache, rpm, tpm, True
     )

@@ -134,7 +134,8 @@ def tune_command(
         from .evaluate.ray_backend import check_address
 
         check_address(ray)
-    from .cli import SIM_NOTE, _model
+    from .cli import SIM_NOTE
+    from .models.flags import OPENAI_FLAGS, model_from_flags
     from .models.pricing import price_for
 
     flags = {
@@ -143,7 +144,7 @@ def tune_command(
         "--temperature": temperature,
         "--max-completion-tokens": max_completion_tokens,
     }
-    lm = _model(model, flags)
+    lm = model_from_flags(model, flags)
     if (cost == "usd" or max_cost is not None) and price_for(lm.name, price_in, price_out) is None:
         raise InputError(
             f"--cost usd and --max-cost need a price: {lm.name} is not in the built-in table; "
@@ -159,8 +160,6 @@ def tune_command(
         if cache_path.exists() and not cache_path.is_dir():
             raise InputError(f"--cache-dir {cache_path} is a file, not a folder")
         cache_path.mkdir(parents=True, exist_ok=True)
-    from .cli import OPENAI_FLAGS
-
     setup = Setup(
         task=the_plan.task,
         size=size_of,

@@ -114,17 +114,20 @@ def _solve_pair_sync(
     sample: Sample,
     spec: str,
     model_options: tuple[tuple[str, Any], ...],
-    concurrency: int,
     allowance: tuple[int | None, int | None, float | None],
-    options: dict[str, Any],
+    options: Any,
 ) -> Any:
     """One pair in a worker, under its own ledger holding the pair's share of the budget."""
+    import dataclasses
+
     from ..tune.jobs import model_from_recipe
     from .runner import _solve_pair, shared_meter
 
     model = model_from_recipe(spec, model_options)
-    meter = shared_meter(model.name, *allowance, options)
-    return asyncio.run(_solve_pair(the_plan, scheme, sample, model, concurrency, meter, options))
+    calls, tokens, cost = allowance
+    share = dataclasses.replace(options, max_calls=calls, max_tokens=tokens, max_cost=cost)
+    meter = shared_meter(model.name, share)
+    return asyncio.run(_solve_pair(the_plan, scheme, sample, model, meter, options))
 
 
 class _Shares:
@@ -166,9 +169,8 @@ def pair_runner(
     the_plan: Any,
     spec: str,
     model_options: dict[str, Any],
-    concurrency: int,
     parallel: int,
-    options: dict[str, Any],
+    options: Any,
 ) -> Any:
     """A `runner.PairRunner` that solves each pair in a Ray task (awaited, not blocking)."""
     task = _remote(ray, _solve_pair_sync, spec.strip().lower().startswith("sim"))
@@ -179,9 +181,7 @@ def pair_runner(
     async def run(scheme: str, sample: Sample, meter: Any) -> Any:
         key, allowance = shares.take(meter)
         try:
-            pair = await task.remote(
-                plan_ref, scheme, sample, spec, recipe, concurrency, allowance, options
-            )
+            pair = await task.remote(plan_ref, scheme, sample, spec, recipe, allowance, options)
         finally:
             shares.give_back(key)
         meter.carry(pair.requests, pair.tokens, pair.cost)
@@ -196,9 +196,8 @@ def pairs_on(
     the_plan: Any,
     spec: str,
     model_options: dict[str, Any],
-    concurrency: int,
     parallel: int,
-    options: dict[str, Any],
+    options: Any,
 ) -> Iterator[Any]:
     """`eval --ray`: a pair runner on the cluster while inside (None without `--ray`)."""
     if address is None:
@@ -207,6 +206,6 @@ def pairs_on(
     started_here = not import_ray().is_initialized()
     ray = connect(address)
     try:
-        yield pair_runner(ray, the_plan, spec, model_options, concurrency, parallel, options)
+        yield pair_runner(ray, the_plan, spec, model_options, parallel, options)
     finally:
         disconnect(ray, started_here)

@@ -226,6 +226,8 @@ async def evaluate(
     (`check_folder`); its manifest is written before the first pair runs. `options`, when
     given, are the checked options (what `thoughtgraph eval` passes) and stand for all of
     `concurrency`, the caps and `solve_options` (cache, rpm, tpm, price_in, price_out).
+    `pair_runner` runs each pair somewhere else (`evaluate.ray_backend`) under the same ledger;
+    results are written here all the same.
     """
     if options is None:
         options = RunOptions(
