@@ -113,6 +113,7 @@ def eval_command(
     import asyncio
 
     from .evaluate.lock import hold_folder_lock
+    from .evaluate.ray_backend import check_address, pairs_on  # ray itself only with --ray
     from .evaluate.report import write_reports
     from .evaluate.runner import check_folder, plan, sized
     from .models.flags import model_from_flags
@@ -132,6 +133,8 @@ def eval_command(
     if len({p.dataset for p in plans}) < len(plans):
         raise InputError(f"{task} has one dataset: give one --size at most")
     check_whole("--parallel", parallel, 1, required=True, flags=True)
+    if ray is not None and traces:
+        raise InputError("--traces is not written by pairs run with --ray yet; drop one of them")
     if ray is not None:
         check_address(ray)  # one line naming the extra or the bad address, before anything runs
     options = RunOptions(
@@ -179,6 +182,12 @@ def eval_command(
         else f"Model: {lm.name}."
     )
     show = progress and sys.stderr.isatty()
+    openai = {
+        "base_url": base_url,
+        "api_key_env": api_key_env,
+        "temperature": temperature,
+        "max_tokens": max_completion_tokens,
+    }
     outcomes: list[tuple[EvalPlan, Path, list[PairResult]]] = []
     for the_plan, folder, done_before in zip(plans, folders, done, strict=True):
         total = len(the_plan.schemes) * len(the_plan.samples)
@@ -187,9 +196,18 @@ def eval_command(
             f"{len(the_plan.samples)} samples, {done_before} pairs already done; model {label}\n"
         )
         run = Run(parallel, replace(options, **left(budget, outcomes)), total, done_before, show)
-        results = asyncio.run(
-            _unless_interrupted(_run(the_plan, model if simulated else lm, folder, run, traces))
-        )
+        with pairs_on(ray, the_plan, model, openai, parallel, run.options) as runner:
+            results = asyncio.run(
+                _unless_interrupted(
+                    _run(
+                        the_plan,
+                        model if simulated else lm,
+                        folder,
+                        replace(run, runner=runner),
+                        traces,
+                    )
+                )
+            )
         if results is None:  # Ctrl-C: say what is kept, and how to go on
             kept = check_folder(folder, the_plan, lm.name)
             sys.stderr.write(
@@ -367,6 +385,7 @@ class Run:
     total: int
     done_before: int
     show: bool
+    runner: Any = None  # `--ray`: runs each pair on the cluster (evaluate.ray_backend)
 
 
 async def _run(
@@ -376,7 +395,13 @@ async def _run(
 
     if not run.show:
         return await evaluate(
-            the_plan, model, folder, parallel=run.parallel, options=run.options, traces=traces
+            the_plan,
+            model,
+            folder,
+            parallel=run.parallel,
+            options=run.options,
+            traces=traces,
+            pair_runner=run.runner,
         )
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
@@ -396,5 +421,6 @@ async def _run(
             parallel=run.parallel,
             options=run.options,
             traces=traces,
+            pair_runner=run.runner,
             on_result=lambda _r: bar.advance(job),
         )

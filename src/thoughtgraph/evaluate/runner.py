@@ -211,6 +211,7 @@ async def evaluate(
     solve_options: dict[str, Any] | None = None,
     options: RunOptions | None = None,
     traces: bool = False,
+    pair_runner: PairRunner | None = None,
 ) -> list[PairResult]:
     """Run every pair not yet in `out/results.jsonl`; returns the plan's results (old and new).
 
@@ -259,14 +260,18 @@ async def evaluate(
             async with gate:
                 if exhausted(meter):
                     return
-                pair = await _solve_pair(
-                    the_plan,
-                    scheme,
-                    sample,
-                    shared or as_model(model),
-                    meter,
-                    options,
-                    out if traces else None,
+                pair = await (
+                    pair_runner(scheme, sample, meter)
+                    if pair_runner is not None
+                    else _solve_pair(
+                        the_plan,
+                        scheme,
+                        sample,
+                        shared or as_model(model),
+                        meter,
+                        options,
+                        out if traces else None,
+                    )
                 )
                 sink.write(json.dumps(asdict(pair)) + "\n")
                 sink.flush()
