@@ -16,6 +16,8 @@ from .fake_openai import FakeOpenAI
 ray = pytest.importorskip("ray", reason="ray is not installed: pip install -e '.[ray]'")
 optuna = pytest.importorskip("optuna", reason="optuna is not installed: pip install -e '.[tune]'")
 
+pytestmark = pytest.mark.slow  # a local Ray cluster starts (tens of seconds)
+
 
 @pytest.fixture(scope="module")
 def cluster():
