@@ -26,7 +26,7 @@ test: $(STAMP)
 
 # The edit loop: everything but the slow subprocess / kill -9 / signal / browser tests.
 test-fast: $(STAMP)
-	$(PY) -m pytest -m "not slow"
+	$(PY) -m pytest -m "not slow and not local_model"
 
 bench: $(STAMP)
 	$(PY) bench/latency.py
