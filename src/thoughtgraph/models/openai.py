@@ -44,7 +44,7 @@ from ..errors import (
 )
 from ..ledger import Attempt, record_request, reserve_request, unsent_request
 from ..state import Usage
-from . import clients, secrets
+from . import clients, inflight, secrets
 from .base import Completion, _parse_options
 from .singles import gather_singles
 
@@ -68,6 +68,7 @@ SPEC_OPTIONS: dict[str, Any] = {
     "max_tokens": int,
     "timeout": float,
     "max_retries": int,
+    "max_in_flight": int,
 }
 
 # (base_url, model) pairs seen returning fewer choices than asked or rejecting `n`.
@@ -132,12 +133,15 @@ class OpenAIModel:
         max_tokens: int | None = None,
         timeout: float = 120.0,
         max_retries: int = 3,
+        max_in_flight: int | None = None,
     ) -> None:
         import openai  # noqa: F401  (lazy: fail here, clearly, if the SDK is missing)
 
         if not model.strip():
             raise UnknownNameError("an openai model needs a model name, e.g. openai:gpt-4o-mini")
         _check_settings(base_url or os.environ.get(BASE_URL_ENV), temperature, timeout, max_retries)
+        if max_in_flight is not None and max_in_flight < 1:
+            raise UnknownNameError("openai option max_in_flight must be at least 1")
         self.model = model.strip()
         self.base_url = (base_url or os.environ.get(BASE_URL_ENV) or DEFAULT_BASE_URL).rstrip("/")
         for value in secrets.url_secrets(self.base_url):
@@ -148,6 +152,8 @@ class OpenAIModel:
         self.timeout = timeout
         self.max_retries = max_retries
         self.name = f"openai:{self.model}" + _host_suffix(self.base_url)
+        if max_in_flight is not None:
+            inflight.set_limit(self.base_url, max_in_flight)
 
     @classmethod
     def from_spec(cls, rest: str, spec: str, **overrides: Any) -> OpenAIModel:
@@ -259,10 +265,13 @@ class OpenAIModel:
         import openai
 
         outcome: Attempt | None = None
+        others = 0  # requests in flight to this endpoint besides this one
         try:
-            raw = await self._client().chat.completions.with_raw_response.create(
-                **self._arguments(prompt, n)
-            )
+            # The request waits for a slot here, not in the server's queue (models/inflight.py).
+            async with inflight.gate(self.base_url).slot() as others:
+                raw = await self._client().chat.completions.with_raw_response.create(
+                    **self._arguments(prompt, n)
+                )
             body = raw.text
         except openai.BadRequestError as exc:
             rejected_n = n > 1 and _mentions_n(exc)
@@ -278,6 +287,8 @@ class OpenAIModel:
                 raise _Retryable(error, _retry_after(exc)) from None
             raise error from None
         except openai.APIConnectionError as exc:  # timeouts included
+            if isinstance(exc, openai.APITimeoutError):  # a queueing server? lower its gate
+                inflight.learn_from_timeout(self.base_url, self.name, others)
             error = self._translate(exc)
             if isinstance(error, FatalModelError) or _never_connected(exc):
                 unsent_request(ticket)  # no connection was made: nothing was sent
