@@ -14,7 +14,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..state import Score
-from .answers import Candidate, choose, in_code, labelled
+from .answers import Candidate, choose, in_code, labelled, restates_input
 from .base import BaseTask, ParseError
 from .sorting_prompts import PROMPTS
 
@@ -146,17 +146,15 @@ def parse_int_list(text: str, prompt: str = "", *, unordered: bool = False) -> l
     echoes = prompt_lists(prompt)
     if unordered:
         echoes = {tuple(sorted(e)) for e in echoes}
-    best = choose(
-        Candidate(
-            value,
-            start,
-            complete=complete,
-            labelled=labelled(text, start),
-            code=in_code(text, start),
-            echo=tuple(sorted(value) if unordered else value) in echoes,
-        )
-        for start, value, complete in int_list_candidates(text)
-    )
+    candidates = []
+    for start, value, complete in int_list_candidates(text):
+        code = in_code(text, start)
+        if code and not value:
+            continue  # `result = []` starts a program; it is nobody's answer
+        key = tuple(sorted(value) if unordered else value)
+        echo = key in echoes or restates_input(text, start)
+        candidates.append(Candidate(value, start, complete, labelled(text, start), code, echo))
+    best = choose(candidates)
     if best is None:
         raise ParseError("the answer contains no list of integers")
     return list(best.value)
