@@ -33,7 +33,17 @@ SCHEMES: dict[str, dict[str, Any]] = {
 }
 
 
-def run_one(model: OpenAIModel, sample: Any, options: dict[str, Any], args: Any) -> dict[str, Any]:
+def run_one(sample: Any, options: dict[str, Any], args: Any) -> dict[str, Any]:
+    # A model per run: one reused across `solve` calls (each its own event loop) leaves its
+    # old SDK client to be closed on a closed loop ("Event loop is closed" noise on stderr).
+    model = OpenAIModel(
+        args.model,
+        base_url=args.base_url,
+        api_key="x",
+        max_tokens=args.max_tokens,
+        timeout=600,
+        max_retries=1,
+    )
     start = time.perf_counter()
     result = thoughtgraph.solve(
         "sorting",
@@ -96,14 +106,6 @@ def main() -> None:
         [json.loads(line) for line in results.read_text().splitlines()] if results.exists() else []
     )
     done = {(r["size"], r["sample"], r["scheme"]) for r in rows}
-    model = OpenAIModel(
-        args.model,
-        base_url=args.base_url,
-        api_key="x",
-        max_tokens=args.max_tokens,
-        timeout=600,
-        max_retries=1,
-    )
     sizes = [int(s) for s in args.sizes.split(",")]
     datasets = {size: load_dataset(f"sorting_{size:03d}")[: args.samples] for size in sizes}
     for index in range(args.samples):
@@ -114,7 +116,7 @@ def main() -> None:
                 if (size, sample.id, scheme) in done:
                     continue
                 row = {"size": size, "sample": sample.id, "scheme": scheme}
-                row |= run_one(model, sample, options, args)
+                row |= run_one(sample, options, args)
                 rows.append(row)
                 with results.open("a") as out:
                     out.write(json.dumps(row) + "\n")

@@ -73,6 +73,7 @@ def test_a_placeholder_key_leaves_answers_byte_identical(key: str, monkeypatch):
     assert secrets.redact(ANSWER) == ANSWER
 
 
+@pytest.mark.slow  # a subprocess
 @pytest.mark.parametrize("key", ["1", "x"])
 def test_a_placeholder_key_changes_no_parse_and_no_cache_entry(key: str, tmp_path: Path):
     """The issue's failure: with OPENAI_API_KEY=1 the answer [1, 1, 2] could not be parsed."""
@@ -101,6 +102,7 @@ def test_a_placeholder_key_changes_no_parse_and_no_cache_entry(key: str, tmp_pat
         ]
 
 
+@pytest.mark.slow  # a subprocess
 def test_a_long_key_echoed_into_answers_errors_and_headers_appears_nowhere(tmp_path: Path):
     trace, cache = tmp_path / "run.json", tmp_path / "answers.sqlite"
     text = "Output: [1, 2, 3]\n(debug: you sent {auth})"
@@ -143,6 +145,7 @@ def test_a_key_with_a_pasted_no_break_space_is_one_clear_error(capsys, monkeypat
     assert "Bearer" not in out + err
 
 
+@pytest.mark.slow  # a subprocess
 def test_a_secret_in_the_base_url_query_is_left_out_of_errors_and_logs(tmp_path: Path):
     query_key = "Zq8" + LONG_KEY[8:]
     with FakeOpenAI() as server:
