@@ -25,10 +25,11 @@ from dataclasses import dataclass
 from typing import Any
 
 # A label announcing an answer, at the end of the text before a candidate (rule 3).
+# Words that name a step (`sorted:`, `merged:`, `counts:` in a worked example) are no label.
 LABEL = re.compile(
-    r"(?i)(?:\b(?:final\s+)?(?:output|answer|result|solution|intersection|counts?|"
-    r"sorted(?:\s+(?:list|result|numbers|array|output|version))?|"
-    r"merged(?:\s+(?:list|nda|document))?)\b[^\n:=]{0,12}[:=]|<merged>)[\s`*]*(?:\w+\n)?\s*$"
+    r"(?i)(?:\b(?:final\s+)?(?:output|answer|result|solution|intersection|"
+    r"sorted\s+(?:list|result|numbers|array|output|version)|"
+    r"merged\s+(?:list|nda|document))\b[^\n:=]{0,12}[:=]|<merged>)[\s`*]*(?:\w+\n)?\s*$"
 )
 # A label restating the input just before a candidate (`Input:`, `Set 2:`): an echo (rule 1),
 # even when the model misquotes the input.

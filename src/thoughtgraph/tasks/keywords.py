@@ -20,6 +20,7 @@ from .countries import canonical, count_countries
 from .keywords_prompts import PROMPTS
 
 _OBJECT = re.compile(r"\{([^{}]*)\}")
+_ONLY_EMPTY = re.compile(r"\s*(?:```\w*\s*)?\{\s*\}\s*(?:```)?\s*")
 _OPEN_OBJECT = re.compile(r"\{([^{}]*)\Z")  # an object the token limit cut off
 _PAIR = re.compile(r"""["']?([A-Za-z][^"':{}\[\],\n]*?)["']?\s*[:=]\s*["']?(\d+)""")
 _LINE_PAIR = re.compile(r"(?m)^\s*(?:[-*•]\s*)?([A-Z][A-Za-z .'-]*?)\s*(?::|-|–)\s*(\d+)\s*$")
@@ -167,12 +168,20 @@ def parse_counts(text: str, prompt: str = "") -> dict[str, int]:
     raise ParseError("the answer contains no dictionary of country counts")
 
 
+def _empty_answer(text: str, match: re.Match[str]) -> bool:
+    """Is this `{}` an answer ("no country named") rather than code (`f"{i} {}"`, `x = {}`)?
+    Only when it is labelled or is the whole reply."""
+    if match.group(1).strip():
+        return False
+    return labelled(text, match.start()) or _ONLY_EMPTY.fullmatch(text) is not None
+
+
 def _count_candidates(text: str) -> list[tuple[int, dict[str, int], bool]]:
     """(start, counts, complete) for every object and every run of `Country: N` lines."""
     found: list[tuple[int, dict[str, int], bool]] = []
     for match in _OBJECT.finditer(text):
         pairs = _PAIR.findall(match.group(1))
-        if pairs or not match.group(1).strip():
+        if pairs or _empty_answer(text, match):
             found.append((match.start(), _counts(pairs), True))
     cut = _OPEN_OBJECT.search(text)
     if cut and _PAIR.findall(cut.group(1)):

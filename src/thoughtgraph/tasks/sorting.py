@@ -175,7 +175,7 @@ def int_list_candidates(text: str) -> list[tuple[int, list[int], bool]]:
     found: list[tuple[int, list[int], bool]] = []
     for match in _LIST.finditer(text):
         items = _items(match.group(1))
-        if items is not None:
+        if items is not None and not _subscript(text, match.start()):
             found.append((match.start(), items, True))
     cut = _OPEN.search(text)
     if cut:
@@ -189,6 +189,11 @@ def int_list_candidates(text: str) -> list[tuple[int, list[int], bool]]:
     if single:
         found.append((single.start(1), [int(single.group(1))], True))
     return found
+
+
+def _subscript(text: str, start: int) -> bool:
+    """`nums[0]`, `List[]`, `f(x)[1]`: an index or a type, not a list literal."""
+    return start > 0 and (text[start - 1].isalnum() or text[start - 1] in "_)]")
 
 
 def _numbered(text: str) -> list[tuple[int, list[int], bool]]:
