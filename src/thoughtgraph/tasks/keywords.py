@@ -186,14 +186,15 @@ def _count_candidates(text: str) -> list[tuple[int, dict[str, int], bool]]:
     cut = _OPEN_OBJECT.search(text)
     if cut and _PAIR.findall(cut.group(1)):
         found.append((cut.start(), _counts(_PAIR.findall(cut.group(1))), False))
-    run_start, run_pairs, run_end = -1, [], -1
+    run_start, run_end = -1, -1
+    run_pairs: list[tuple[str, str]] = []
     for match in _LINE_PAIR.finditer(text):
         if run_start >= 0 and text[run_end : match.start()].count("\n") <= 1:
-            run_pairs.append(match.groups())
+            run_pairs.append((match.group(1), match.group(2)))
         else:
             if run_pairs:
                 found.append((run_start, _counts(run_pairs), True))
-            run_start, run_pairs = match.start(), [match.groups()]
+            run_start, run_pairs = match.start(), [(match.group(1), match.group(2))]
         run_end = match.end()
     if run_pairs:
         found.append((run_start, _counts(run_pairs), True))
