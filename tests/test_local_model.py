@@ -32,6 +32,16 @@ BASE_URL = os.environ.get(
 )
 MODEL = os.environ.get("THOUGHTGRAPH_LOCAL_MODEL", "smollm2")
 SLOW = ("--timeout", "300", "--max-completion-tokens", "200", "--concurrency", "1")
+SPEC = f"openai:{MODEL},timeout=300,max_tokens=200"  # eval has no --timeout flag
+
+
+def exit_code_matches(run: subprocess.CompletedProcess[str], result: dict) -> bool:
+    """The CLI's documented codes: 2 when no usable answer came because model calls failed;
+    1 when none came otherwise (a small model's often), or a budget stopped an unclean run;
+    else 0 (an answer, clean or not)."""
+    if result["output"] is None:
+        return run.returncode == (2 if result["failed_calls"] else 1)
+    return run.returncode == (1 if not result["clean"] and result["stop_reason"] else 0)
 
 
 def _reachable() -> str | None:
@@ -72,13 +82,14 @@ def test_solve_io_through_the_real_openai_path(tmp_path: Path):
         *("--model", f"openai:{MODEL}", "--base-url", BASE_URL, *SLOW),
         *("--trace", str(trace), "--no-cache"),
     )
-    assert run.returncode in (0, 1), run.stderr  # solved, or answered but not clean
     result = json.loads(run.stdout)
+    assert exit_code_matches(run, result), run.stderr
     assert result["paid_calls"] == 1 and result["failed_calls"] == 0
     assert result["prompt_tokens"] > 100  # usage as the server reports it (the prompt is long)
     assert result["completion_tokens"] > 0
-    calls = json.loads(trace.read_text())
-    assert "simulated" not in json.dumps(calls).lower()
+    recorded = json.loads(trace.read_text())["result"]
+    assert recorded["simulated"] is False
+    assert recorded["model"] == f"openai:{MODEL}@" + BASE_URL.split("//")[1].split("/")[0]
     assert result["output"] is None or all(isinstance(x, int) for x in result["output"])
 
 
@@ -87,10 +98,10 @@ def test_solve_got_through_the_real_openai_path(tmp_path: Path):
         *("solve", "sorting", "--input", "[5, 2, 7, 1]", "--parts", "2", "--json"),
         *("--model", f"openai:{MODEL}", "--base-url", BASE_URL, *SLOW, "--no-cache"),
     )
-    assert run.returncode in (0, 1), run.stderr
     result = json.loads(run.stdout)
+    assert exit_code_matches(run, result), run.stderr
     assert result["paid_calls"] >= 3  # two parts and at least one merge
-    assert result["calls_by_kind"]["part"] == 2
+    assert result["calls_by_kind"]["part"] >= 2  # an unusable part answer is asked again
     assert result["tokens"] == result["prompt_tokens"] + result["completion_tokens"] > 0
 
 
@@ -98,8 +109,8 @@ def test_eval_through_the_real_openai_path(tmp_path: Path):
     out = tmp_path / "eval"
     run = thoughtgraph(
         *("eval", "sorting", "--dataset", "sorting_008", "--samples", "2", "--schemes", "io"),
-        *("--model", f"openai:{MODEL}", "--base-url", BASE_URL, "--parallel", "1"),
-        *(*SLOW, "--out", str(out), "--no-progress"),
+        *("--model", SPEC, "--base-url", BASE_URL, "--parallel", "1", "--concurrency", "1"),
+        *("--out", str(out), "--no-progress"),
     )
     assert run.returncode == 0, run.stderr
     rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
