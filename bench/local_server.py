@@ -10,7 +10,10 @@ docs/local-models.md come from this script. Four measurements:
 3. a burst of `--burst` requests sent at once: when each one finishes (a server that answers
    one at a time finishes them one service time apart, so the last waits burst x service);
 4. the same burst with a client timeout shorter than that wait: how many time out although the
-   server was working all along, and how many requests the server received in all.
+   server was working all along;
+5. thoughtgraph's own client (`OpenAIModel`, no retries) with that short timeout: a first burst
+   (the gate learns from its timeouts), a second burst (the learned limit), and a burst with
+   `max_in_flight=1` from the start.
 """
 
 from __future__ import annotations
@@ -89,6 +92,29 @@ async def burst(base_url: str, model: str, size: int, max_tokens: int, timeout: 
     await client.close()
 
 
+async def gated(base_url: str, model: str, size: int, max_tokens: int, timeout: float) -> None:
+    from thoughtgraph.errors import ModelError
+    from thoughtgraph.models import inflight
+    from thoughtgraph.models.openai import OpenAIModel
+
+    async def burst_of(client: OpenAIModel) -> str:
+        answers = await asyncio.gather(
+            *(client.complete(f"{prompt()}\n{i}") for i in range(size)), return_exceptions=True
+        )
+        failed = sum(isinstance(a, ModelError) for a in answers)
+        return f"{size - failed} answered, {failed} timed out"
+
+    inflight.LIMITS.clear()
+    options = {"base_url": base_url, "max_tokens": max_tokens, "timeout": timeout}
+    learning = OpenAIModel(model, max_retries=0, **options)
+    print(f"5. OpenAIModel, timeout {timeout:g}s, no retries, bursts of {size}:")
+    print(f"   first burst: {await burst_of(learning)}; limit learned: {inflight.LIMITS}")
+    print(f"   second burst: {await burst_of(learning)}; limit: {inflight.LIMITS}")
+    inflight.LIMITS.clear()
+    fixed = OpenAIModel(model, max_retries=0, max_in_flight=1, **options)
+    print(f"   max_in_flight=1: {await burst_of(fixed)}")
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--base-url", default="http://127.0.0.1:8088/v1")
@@ -96,14 +122,20 @@ async def main() -> None:
     parser.add_argument("--calls", type=int, default=5)
     parser.add_argument("--burst", type=int, default=8)
     parser.add_argument("--max-tokens", type=int, default=64)
+    parser.add_argument("--only-gate", action="store_true", help="Only measurement 5.")
+    parser.add_argument("--timeout", type=float, default=4.0)
     args = parser.parse_args()
+    if args.only_gate:
+        await gated(args.base_url, args.model, args.burst, args.max_tokens, args.timeout)
+        return
     client = AsyncOpenAI(base_url=args.base_url, api_key="x", timeout=600, max_retries=0)
     await sequential(client, args.model, args.calls, args.max_tokens)
     await n_choices(client, args.model, args.max_tokens)
     await client.close()
     print(f"3./4. a burst of {args.burst} requests sent at once:")
     await burst(args.base_url, args.model, args.burst, args.max_tokens, 600)
-    await burst(args.base_url, args.model, args.burst, args.max_tokens, 4)
+    await burst(args.base_url, args.model, args.burst, args.max_tokens, args.timeout)
+    await gated(args.base_url, args.model, args.burst, args.max_tokens, args.timeout)
 
 
 if __name__ == "__main__":
