@@ -34,8 +34,8 @@ SCHEMES: dict[str, dict[str, Any]] = {
 
 
 def run_one(sample: Any, options: dict[str, Any], args: Any) -> dict[str, Any]:
-    # A model per run: one reused across `solve` calls (each its own event loop) leaves its
-    # old SDK client to be closed on a closed loop ("Event loop is closed" noise on stderr).
+    # A model per run. (Measured before models/clients.py: one model reused across `solve`
+    # calls, each its own event loop, printed "Event loop is closed" tracebacks on stderr.)
     model = OpenAIModel(
         args.model,
         base_url=args.base_url,
