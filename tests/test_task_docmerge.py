@@ -46,6 +46,24 @@ def test_merged_document_parser(text, expected):
     assert parse_document(text) == expected
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # the format statement echoed: " and " between the tags is in the prompt
+        (
+            "I write it between the tags <Merged> and </Merged>.\n<Merged>NDA text</Merged>",
+            "NDA text",
+        ),
+        ("<Merged>NDA text</Merged>\n<Merged>The parties agree.</Merged>", "NDA text"),  # a copy
+        ("<Merged>First draft</Merged>\n<Merged>Second draft, cut off", "First draft"),
+        ("<Merged>Only draft, cut off by the token", "Only draft, cut off by the token"),
+    ],
+)
+def test_the_choice_among_candidates_follows_the_rule(text, expected):
+    prompt = "<Doc1>\nThe parties agree.\n</Doc1>\nWrite " + TASK.format()
+    assert TASK.parse_reply(text, ("The parties agree.",), prompt) == expected
+
+
 @pytest.mark.parametrize("text", ["", "<Merged>  </Merged>", "   "])
 def test_an_empty_merge_is_a_parse_error(text):
     with pytest.raises(ParseError):

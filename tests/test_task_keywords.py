@@ -56,6 +56,22 @@ def test_parser_copes_with_what_models_return(text, expected):
     assert parse_counts(text) == expected
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('Output: {"Peru": 2, "Chile": 1}\n\n{"Kenya": 1}', {"Kenya": 1}),  # the format example
+        ('{"Kenya": 1}\nOutput: {"Peru": 2, "Chile": 1}', {"Kenya": 1}),
+        ('Output: {"Peru": 2, "Chile": 1}', {"Peru": 2, "Chile": 1}),  # only an echo: used
+        ('Counts: {"Kenya": 2}\nOutput: {"Kenya": 3, "Ja', {"Kenya": 2}),  # complete beats cut off
+        ('Output: {"Kenya": 3, "Japan": 1, "Ch', {"Kenya": 3, "Japan": 1}),  # cut off: kept
+        ("Peru: 1\nChile: 2\n\nOutput:\nKenya: 1\nJapan: 1", {"Kenya": 1, "Japan": 1}),
+    ],
+)
+def test_the_choice_among_candidates_follows_the_rule(text, expected):
+    prompt = "Count the countries in <input>Kenya...</input>. Write " + TASK.format()
+    assert TASK.parse_reply(text, None, prompt) == expected
+
+
 @pytest.mark.parametrize("text", ["", "I am not sure.", "[1, 2, 3]", "{this is not it}"])
 def test_parser_raises_parse_error_when_there_is_no_dictionary(text):
     with pytest.raises(ParseError):

@@ -75,7 +75,7 @@ def test_parser_copes_with_what_models_return(text, expected):
     assert parse_set(text) == expected
 
 
-@pytest.mark.parametrize("text", ["", "I cannot help with that.", '{"x": 1}', "[1, 2"])
+@pytest.mark.parametrize("text", ["", "I cannot help with that.", '{"x": 1}', "[a, b"])
 def test_parser_raises_parse_error_when_there_is_no_list(text):
     with pytest.raises(ParseError):
         parse_set(text)

@@ -18,7 +18,7 @@ from .errors import ModelError
 from .gateway import CallGateway
 from .graph import Op
 from .state import RunState, Score, Thought
-from .tasks.base import ModelScore, ParseError, Task, model_score
+from .tasks.base import ModelScore, ParseError, Task, model_score, parse_answer
 
 
 class ThoughtFactory:
@@ -71,7 +71,7 @@ class ThoughtFactory:
         made = []
         for index, thought_id in enumerate(thought_ids):
             text = texts[index] if index < len(texts) else None
-            content, score, valid = self.judge(problem, text, failure)
+            content, score, valid = self.judge(problem, text, failure, prompt)
             thought = Thought(
                 id=thought_id,
                 op_id=op.id,
@@ -155,12 +155,14 @@ class ThoughtFactory:
         reason = f": {errors[-1]}" if errors else ""
         return f"the model gave fewer answers than asked for{reason}"
 
-    def judge(self, problem: Any, text: str | None, failure: str) -> tuple[Any, Score | None, bool]:
+    def judge(
+        self, problem: Any, text: str | None, failure: str, prompt: str = ""
+    ) -> tuple[Any, Score | None, bool]:
         """Parse and score one answer in code: (content, score, valid)."""
         if text is None:
             return None, self.task.score_unparsed(problem, failure), False
         try:
-            content = self.task.parse(text)
+            content = parse_answer(self.task, text, problem, prompt)
         except ParseError as exc:
             return None, self.task.score_unparsed(problem, str(exc)), False
         except (ValueError, TypeError, OverflowError, RecursionError) as exc:

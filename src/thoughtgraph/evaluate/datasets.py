@@ -20,6 +20,8 @@ from typing import Any
 from ..errors import InputError, UnknownNameError
 
 DATASETS = {
+    "sorting_008": "sorting",  # the first 8 numbers of each sorting_032 sample
+    "sorting_016": "sorting",  # the first 16
     "sorting_032": "sorting",
     "sorting_064": "sorting",
     "sorting_128": "sorting",

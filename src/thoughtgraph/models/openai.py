@@ -13,8 +13,10 @@ retries inside the SDK would be invisible to both. On top of that:
   answer arrived at all);
 - errors mapped to the engine's two kinds: `ModelError` (this attempt failed, the op may retry)
   and `FatalModelError` (rejected key, unreachable endpoint, bad request: stop the run);
-- the API key kept out of every message, repr, log line and name, and scrubbed from every
-  answer text (an endpoint that echoes the request's headers cannot leak it into a trace).
+- the API key kept out of every message, repr, log line and name; a key that is a secret (not
+  a placeholder such as `x` or `EMPTY`, see `secrets`) is also scrubbed from every answer text
+  (an endpoint that echoes the request's headers cannot leak it into a trace), and secrets in
+  the base URL (`user:password@`, `?api-key=...`) are left out of messages.
 
 `openai` is imported only when a model is created, so `import thoughtgraph` stays fast.
 """
@@ -42,7 +44,7 @@ from ..errors import (
 )
 from ..ledger import Attempt, record_request, reserve_request, unsent_request
 from ..state import Usage
-from . import clients
+from . import clients, inflight, secrets
 from .base import Completion, _parse_options
 from .singles import gather_singles
 
@@ -66,6 +68,7 @@ SPEC_OPTIONS: dict[str, Any] = {
     "max_tokens": int,
     "timeout": float,
     "max_retries": int,
+    "max_in_flight": int,
 }
 
 # (base_url, model) pairs seen returning fewer choices than asked or rejecting `n`.
@@ -79,6 +82,7 @@ class _Secret:
 
     def __init__(self, value: str | None) -> None:
         self._value = value or None
+        secrets.register(self._value)
 
     @property
     def present(self) -> bool:
@@ -88,8 +92,9 @@ class _Secret:
         return self._value or _KEYLESS_PLACEHOLDER
 
     def scrub(self, text: str) -> str:
-        """The text with the key replaced (so `Bearer <key>` becomes `Bearer ***`)."""
-        return text.replace(self._value, "***") if self._value else text
+        """The text with every secret (so any `Bearer <key>`, which becomes `Bearer ***`)
+        replaced; a placeholder key such as `x` or `1` is not a secret and changes nothing."""
+        return secrets.redact(text)
 
     def __repr__(self) -> str:
         return "<secret>" if self._value else "<no key>"
@@ -128,20 +133,27 @@ class OpenAIModel:
         max_tokens: int | None = None,
         timeout: float = 120.0,
         max_retries: int = 3,
+        max_in_flight: int | None = None,
     ) -> None:
         import openai  # noqa: F401  (lazy: fail here, clearly, if the SDK is missing)
 
         if not model.strip():
             raise UnknownNameError("an openai model needs a model name, e.g. openai:gpt-4o-mini")
         _check_settings(base_url or os.environ.get(BASE_URL_ENV), temperature, timeout, max_retries)
+        if max_in_flight is not None and max_in_flight < 1:
+            raise UnknownNameError("openai option max_in_flight must be at least 1")
         self.model = model.strip()
         self.base_url = (base_url or os.environ.get(BASE_URL_ENV) or DEFAULT_BASE_URL).rstrip("/")
+        for value in secrets.url_secrets(self.base_url):
+            secrets.register(value)
         self._key = _Secret(_resolve_key(api_key, api_key_env, self.base_url))
         self.temperature = temperature
         self.max_tokens = max_tokens
         self.timeout = timeout
         self.max_retries = max_retries
         self.name = f"openai:{self.model}" + _host_suffix(self.base_url)
+        if max_in_flight is not None:
+            inflight.set_limit(self.base_url, max_in_flight)
 
     @classmethod
     def from_spec(cls, rest: str, spec: str, **overrides: Any) -> OpenAIModel:
@@ -171,11 +183,8 @@ class OpenAIModel:
 
     @property
     def url(self) -> str:
-        """The endpoint as shown in messages: any user:password@ in the URL left out."""
-        parts = urlsplit(self.base_url)
-        if "@" not in parts.netloc:
-            return self.base_url
-        return parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]).geturl()
+        """The endpoint as shown in messages: no user:password@, query values masked."""
+        return secrets.public_url(self.base_url)
 
     @property
     def n_honoured(self) -> bool:
@@ -256,10 +265,13 @@ class OpenAIModel:
         import openai
 
         outcome: Attempt | None = None
+        others = 0  # requests in flight to this endpoint besides this one
         try:
-            raw = await self._client().chat.completions.with_raw_response.create(
-                **self._arguments(prompt, n)
-            )
+            # The request waits for a slot here, not in the server's queue (models/inflight.py).
+            async with inflight.gate(self.base_url).slot() as others:
+                raw = await self._client().chat.completions.with_raw_response.create(
+                    **self._arguments(prompt, n)
+                )
             body = raw.text
         except openai.BadRequestError as exc:
             rejected_n = n > 1 and _mentions_n(exc)
@@ -275,6 +287,8 @@ class OpenAIModel:
                 raise _Retryable(error, _retry_after(exc)) from None
             raise error from None
         except openai.APIConnectionError as exc:  # timeouts included
+            if isinstance(exc, openai.APITimeoutError):  # a queueing server? lower its gate
+                inflight.learn_from_timeout(self.base_url, self.name, others)
             error = self._translate(exc)
             if isinstance(error, FatalModelError) or _never_connected(exc):
                 unsent_request(ticket)  # no connection was made: nothing was sent
@@ -400,11 +414,11 @@ class OpenAIModel:
 
 def _resolve_key(api_key: str | None, api_key_env: str | None, base_url: str) -> str | None:
     if api_key:
-        return api_key
+        return _checked(api_key, "api_key")
     variable = api_key_env or KEY_ENV
     value = os.environ.get(variable)
     if value:
-        return value
+        return _checked(value, variable)
     if api_key_env:
         raise FatalModelError(f"the environment variable {variable} (api_key_env) is not set")
     if base_url == DEFAULT_BASE_URL:
@@ -413,6 +427,14 @@ def _resolve_key(api_key: str | None, api_key_env: str | None, base_url: str) ->
             f"(set {BASE_URL_ENV} or base_url for a local server)"
         )
     return None  # a key-less local endpoint
+
+
+def _checked(key: str, source: str) -> str:
+    try:
+        secrets.check_key(key, source)
+    except ValueError as exc:
+        raise FatalModelError(str(exc)) from None
+    return key
 
 
 def _host_suffix(base_url: str) -> str:

@@ -205,6 +205,10 @@ class BaseTask(ABC):
     @abstractmethod
     def parse(self, text: str) -> Any: ...
 
+    def parse_reply(self, text: str, problem: Any, prompt: str) -> Any:
+        """`parse`, knowing what was asked (optional; see `parse_answer`)."""
+        return self.parse(text)
+
     @abstractmethod
     def score(self, problem: Any, content: Any) -> Score: ...
 
@@ -257,6 +261,14 @@ def model_score(task: ModelScore, texts: list[str] | tuple[str, ...]) -> Score:
     """What the model scorer op records: the task's `combine_scores`, else the mean."""
     combine = getattr(task, "combine_scores", None)
     return combine(list(texts)) if combine is not None else mean_score(task, texts)
+
+
+def parse_answer(task: Any, text: str, problem: Any, prompt: str) -> Any:
+    """A model answer -> content. A task may define `parse_reply(text, problem, prompt)` to see
+    the prompt too: a candidate that merely repeats the prompt (its format example, an example,
+    the input) is a poor choice (tasks/answers.py). Otherwise `parse(text)`."""
+    parse_reply = getattr(task, "parse_reply", None)
+    return parse_reply(text, problem, prompt) if parse_reply is not None else task.parse(text)
 
 
 def model_split(task: ModelSplit, problem: Any, text: str, parts: int) -> list[Any]:

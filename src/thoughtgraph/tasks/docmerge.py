@@ -20,11 +20,12 @@ from typing import Any
 
 from ..errors import InputError
 from ..state import Score
+from .answers import Candidate, choose, labelled
 from .base import BaseTask, ParseError
 from .clauses import clauses, merge_clauses, missing, repeats
 from .docmerge_prompts import PROMPTS
 
-_MERGED = re.compile(r"<merged>(.*?)(?:</merged>|$)", re.DOTALL | re.IGNORECASE)
+_MERGED = re.compile(r"<merged>(.*?)(?:(</merged>)|\Z)", re.DOTALL | re.IGNORECASE)
 _FENCE = re.compile(r"```[\w+-]*\s*\n?(.*?)```", re.DOTALL)
 _OUTPUT = re.compile(r"(?i)^\s*(?:output|merged nda|answer)\s*:\s*")
 _DOCS = re.compile(r"<Doc\d+>\s*(.*?)\s*</Doc\d+>", re.DOTALL)
@@ -74,7 +75,11 @@ class DocMergeTask(BaseTask):
         return tuple(dict.fromkeys(doc for problem in problems for doc in problem))
 
     def parse(self, text: str) -> str:
-        return parse_document(text)
+        return parse_document(text, self.format())
+
+    def parse_reply(self, text: str, problem: Any, prompt: str) -> str:
+        """`parse`, knowing the prompt: a block that only repeats the prompt is an echo."""
+        return parse_document(text, prompt or self.format())
 
     def score(self, problem: tuple[str, ...], content: str) -> Score:
         return clause_errors(problem, content)
@@ -130,19 +135,31 @@ def _documents(raw: Any) -> list[str]:
     return list(raw)
 
 
-def parse_document(text: str) -> str:
-    """The merged document: between the last <Merged> tags, else in a fence, else the answer."""
+def parse_document(text: str, prompt: str = "") -> str:
+    """The merged document, chosen among the reply's candidates by the rule of `tasks.answers`:
+    each <Merged> block (one left open by the token limit counts, as cut off), each fenced
+    block; the whole reply only when there is neither. A candidate found verbatim in `prompt`
+    (a document copied, the words between the format's tags) is an echo."""
     if not isinstance(text, str):
         raise ParseError("the answer is not text")
-    found = _MERGED.findall(text)
-    body = found[-1] if found else None
-    if body is None:
-        fenced = _FENCE.findall(text)
-        body = fenced[-1] if fenced else text
-    body = _OUTPUT.sub("", body.strip()).strip()
+    candidates, blocks = [], _document_candidates(text)
+    for start, body, complete in blocks:
+        body = _OUTPUT.sub("", body.strip()).strip()
+        if body:
+            echo = body in prompt
+            candidates.append(Candidate(body, start, complete, labelled(text, start), echo=echo))
+    best = choose(candidates)
+    whole = "" if blocks else _OUTPUT.sub("", text.strip()).strip()
+    body = best.value if best is not None else whole
     if not body:
         raise ParseError("the answer holds no merged document")
-    return body
+    return str(body)
+
+
+def _document_candidates(text: str) -> list[tuple[int, str, bool]]:
+    found = [(m.start(1), m.group(1), m.group(2) is not None) for m in _MERGED.finditer(text)]
+    found += [(m.start(1), m.group(1), True) for m in _FENCE.finditer(text)]
+    return found
 
 
 def parse_two_scores(text: str) -> tuple[float, float]:

@@ -14,12 +14,14 @@ from typing import Any
 
 from ..errors import InputError
 from ..state import Score
+from .answers import Candidate, choose, in_code, labelled
 from .base import BaseTask, ParseError
 from .countries import canonical, count_countries
 from .keywords_prompts import PROMPTS
 
-_MARKER = re.compile(r"(?i)\b(?:final\s+)?(?:output|answer|result|counts?)\s*[:=]")
-_FENCE = re.compile(r"```[\w+-]*\s*\n?(.*?)```", re.DOTALL)
+_OBJECT = re.compile(r"\{([^{}]*)\}")
+_ONLY_EMPTY = re.compile(r"\s*(?:```\w*\s*)?\{\s*\}\s*(?:```)?\s*")
+_OPEN_OBJECT = re.compile(r"\{([^{}]*)\Z")  # an object the token limit cut off
 _PAIR = re.compile(r"""["']?([A-Za-z][^"':{}\[\],\n]*?)["']?\s*[:=]\s*["']?(\d+)""")
 _LINE_PAIR = re.compile(r"(?m)^\s*(?:[-*•]\s*)?([A-Z][A-Za-z .'-]*?)\s*(?::|-|–)\s*(\d+)\s*$")
 _NONE = re.compile(r"(?i)\bno (?:countr(?:y|ies))\b|\bnone\b")
@@ -87,7 +89,12 @@ class KeywordCountingTask(BaseTask):
         return str(value)
 
     def parse(self, text: str) -> dict[str, int]:
-        return parse_counts(text)
+        return parse_counts(text, self.format())
+
+    def parse_reply(self, text: str, problem: Any, prompt: str) -> dict[str, int]:
+        """`parse`, knowing the prompt: a dictionary that only repeats one of the prompt's
+        examples is an echo (tasks/answers.py)."""
+        return parse_counts(text, prompt or self.format())
 
     def score(self, problem: tuple[str, ...], content: dict[str, int]) -> Score:
         return count_errors(self.render(problem), content)
@@ -130,42 +137,68 @@ def _json_strings(text: str) -> list[str]:
     return list(data.values())
 
 
-def parse_counts(text: str) -> dict[str, int]:
-    """A model's count dictionary, from JSON or JSON-like text, prose around it, an `Output:`
-    line or a code fence. Repeated keys are added up (a model that lists a country twice has
-    counted both); zero counts are dropped; country spellings are normalised where known."""
+def parse_counts(text: str, prompt: str = "") -> dict[str, int]:
+    """A model's count dictionary, chosen among the reply's candidates by the rule of
+    `tasks.answers`: JSON or JSON-like objects, one cut off at the end of the reply, and runs of
+    `Country: 2` lines. A dictionary that repeats one in `prompt` (the format example, a
+    few-shot example) is an echo. Repeated keys are added up (a model that lists a country
+    twice has counted both); zero counts are dropped; spellings are normalised where known."""
     if not isinstance(text, str):
         raise ParseError("the answer is not text")
-    region = _region(text)
-    start = region.rfind("{")
-    end = region.find("}", start) if start >= 0 else -1
-    if start >= 0 and end > start:
-        body = region[start + 1 : end]
-        pairs = _PAIR.findall(body)
-        if pairs or not body.strip():
-            return _counts(pairs)
-        raise ParseError("the answer's dictionary holds no country: count pairs")
-    pairs = _LINE_PAIR.findall(region)
-    if pairs:
-        return _counts(pairs)
+    echoes = [
+        c for c in (_counts(_PAIR.findall(m.group(1))) for m in _OBJECT.finditer(prompt)) if c
+    ]
+    best = choose(
+        Candidate(
+            value,
+            start,
+            complete=complete,
+            labelled=labelled(text, start),
+            code=in_code(text, start),
+            echo=bool(value) and value in echoes,
+        )
+        for start, value, complete in _count_candidates(text)
+    )
+    if best is not None:
+        return dict(best.value)
     if _NONE.search(text):
         return {}
+    if "{" in text:
+        raise ParseError("the answer's dictionary holds no country: count pairs")
     raise ParseError("the answer contains no dictionary of country counts")
 
 
-def _region(text: str) -> str:
-    """Where the answer is: after the last `Output:` marker, else the last fenced block."""
-    markers = [
-        m
-        for m in _MARKER.finditer(text)
-        if "{" in text[m.end() :] or _LINE_PAIR.search(text[m.end() :])
-    ]
-    if markers:
-        return text[markers[-1].end() :]
-    for block in reversed(_FENCE.findall(text)):
-        if "{" in block or _LINE_PAIR.search(block):
-            return block
-    return text
+def _empty_answer(text: str, match: re.Match[str]) -> bool:
+    """Is this `{}` an answer ("no country named") rather than code (`f"{i} {}"`, `x = {}`)?
+    Only when it is labelled or is the whole reply."""
+    if match.group(1).strip():
+        return False
+    return labelled(text, match.start()) or _ONLY_EMPTY.fullmatch(text) is not None
+
+
+def _count_candidates(text: str) -> list[tuple[int, dict[str, int], bool]]:
+    """(start, counts, complete) for every object and every run of `Country: N` lines."""
+    found: list[tuple[int, dict[str, int], bool]] = []
+    for match in _OBJECT.finditer(text):
+        pairs = _PAIR.findall(match.group(1))
+        if pairs or _empty_answer(text, match):
+            found.append((match.start(), _counts(pairs), True))
+    cut = _OPEN_OBJECT.search(text)
+    if cut and _PAIR.findall(cut.group(1)):
+        found.append((cut.start(), _counts(_PAIR.findall(cut.group(1))), False))
+    run_start, run_end = -1, -1
+    run_pairs: list[tuple[str, str]] = []
+    for match in _LINE_PAIR.finditer(text):
+        if run_start >= 0 and text[run_end : match.start()].count("\n") <= 1:
+            run_pairs.append((match.group(1), match.group(2)))
+        else:
+            if run_pairs:
+                found.append((run_start, _counts(run_pairs), True))
+            run_start, run_pairs = match.start(), [(match.group(1), match.group(2))]
+        run_end = match.end()
+    if run_pairs:
+        found.append((run_start, _counts(run_pairs), True))
+    return found
 
 
 def _counts(pairs: list[tuple[str, str]]) -> dict[str, int]:

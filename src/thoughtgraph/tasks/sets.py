@@ -90,7 +90,12 @@ class SetIntersectionTask(BaseTask):
         return SetProblem(problems[0].set1, tuple(set2))
 
     def parse(self, text: str) -> list[int]:
-        return parse_set(text)
+        return parse_set(text, self.format())
+
+    def parse_reply(self, text: str, problem: Any, prompt: str) -> list[int]:
+        """`parse`, knowing the prompt: a list that only repeats Set 1, Set 2 or an example is
+        an echo (tasks/answers.py)."""
+        return parse_set(text, prompt or self.format())
 
     def score(self, problem: SetProblem, content: list[int]) -> Score:
         return intersection_errors(problem, content)
@@ -157,16 +162,18 @@ def _ints(items: Any, name: str) -> tuple[int, ...]:
     return tuple(out)
 
 
-def parse_set(text: str) -> list[int]:
+def parse_set(text: str, prompt: str = "") -> list[int]:
     """The answer's numbers, ascending (duplicates kept so the score can count them).
 
     Copes with what `parse_int_list` copes with (code fences, `Output:`, prose), with sets
-    written in braces (`{3, 11}`) and with answers saying there is no common number.
+    written in braces (`{3, 11}`) and with answers saying there is no common number. A list
+    that repeats one in `prompt` (in any order) is an echo, chosen only when nothing else is.
     """
     if not isinstance(text, str):
         raise ParseError("the answer is not text")
     try:
-        return sorted(parse_int_list(_BRACED.sub(r"[\1]", text)))
+        braced = _BRACED.sub(r"[\1]", text)
+        return sorted(parse_int_list(braced, _BRACED.sub(r"[\1]", prompt), unordered=True))
     except ParseError:
         if _NONE.search(text):
             return []

@@ -14,14 +14,24 @@ from typing import Any
 
 from ..errors import InputError
 from ..state import Score
+from .answers import Candidate, choose, in_code, labelled, restates_input
 from .base import BaseTask, ParseError
 from .sorting_prompts import PROMPTS
 
 _LIST = re.compile(r"\[([^\[\]]*)\]")
-_MARKER = re.compile(r"(?i)\b(?:final\s+)?(?:output|answer|result|sorted(?:\s+list)?)\s*[:=]")
-_FENCE = re.compile(r"```[\w+-]*\s*\n?(.*?)```", re.DOTALL)
+_OPEN = re.compile(r"\[([^\[\]]*)\Z")  # a list the token limit cut off
 _INT = re.compile(r"[+-]?\d+(?:\.0*)?")
-_BARE = re.compile(r"\s*[+-]?\d+(?:\s*[,;\s]\s*[+-]?\d+)*\s*\.?\s*")
+_INT_TOKEN = re.compile(r"[+-]?\d+")
+# A line of two or more bare integers, after an optional short label (`Sorted result: 1, 2`).
+_BARE_LINE = re.compile(
+    r"(?m)^[ \t>*`-]*(?:[A-Za-z][\w ]{0,30}[:=][ \t]*)?"
+    r"([+-]?\d+(?:[ \t]*[,;]?[ \t]*[+-]?\d+)+)[ \t]*[.`]*[ \t]*$"
+)
+# One number on a numbered (`1. 5`, `2) 7`) or bulleted (`- 9`, `* 9`) line.
+_NUMBERED = re.compile(
+    r"(?m)^[ \t]*(?:(?P<index>\d+)[.)]|[-*\u2022])[ \t]+(?P<value>[+-]?\d+)[ \t]*[.,]?[ \t]*$"
+)
+_SINGLE = re.compile(r"\s*(?:[A-Za-z][\w ]{0,30}[:=]\s*)?([+-]?\d+)\s*\.?\s*")
 _WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
 MAX_LISTED_ORDER_ERRORS = 20
 
@@ -53,7 +63,11 @@ class SortingTask(BaseTask):
         return "[" + ", ".join(map(str, value)) + "]"
 
     def parse(self, text: str) -> list[int]:
-        return parse_int_list(text)
+        return parse_int_list(text, self.format())
+
+    def parse_reply(self, text: str, problem: Any, prompt: str) -> list[int]:
+        """`parse`, knowing the prompt: a list that only repeats the prompt is an echo."""
+        return parse_int_list(text, prompt or self.format())
 
     def score(self, problem: list[int], content: list[int]) -> Score:
         return error_scope(problem, content)
@@ -118,42 +132,90 @@ def _as_int(item: Any, index: int) -> int:
     raise InputError(f"input item {index + 1} is not an integer: {item!r}")
 
 
-def parse_int_list(text: str) -> list[int]:
-    """Find the answer list in a model's text: after `Output:`, in a code fence, or in prose."""
+def parse_int_list(text: str, prompt: str = "", *, unordered: bool = False) -> list[int]:
+    """The answer list in a model's reply, chosen by the rule of `tasks.answers`.
+
+    Candidates: bracketed lists, a list cut off at the end of the reply (`[1, 2, 3`), lines of
+    bare numbers (`1, 2, 3` or `1 2 3`, after an optional label), numbered or bulleted lines
+    holding one number each, and a reply that is a single number. A candidate that also appears
+    in `prompt` (the format example, a few-shot example, the input) is an echo; with `unordered`
+    (sets), one that holds the same numbers in another order is one too.
+    """
     if not isinstance(text, str):
         raise ParseError("the answer is not text")
-    markers = list(_MARKER.finditer(text))
-    if markers:
-        found = _lists(text[markers[-1].end() :])
-        if found:
-            return found[0]
-    for block in reversed(_FENCE.findall(text)):
-        found = _lists(block) or _bare(block)
-        if found:
-            return found[0]
-    found = _lists(text)
-    if found:
-        return found[-1]
-    bare = _bare(text)
-    if bare:
-        return bare[0]
-    raise ParseError("the answer contains no list of integers")
+    echoes = prompt_lists(prompt)
+    if unordered:
+        echoes = {tuple(sorted(e)) for e in echoes}
+    candidates = []
+    for start, value, complete in int_list_candidates(text):
+        code = in_code(text, start)
+        if code and not value:
+            continue  # `result = []` starts a program; it is nobody's answer
+        key = tuple(sorted(value) if unordered else value)
+        echo = key in echoes or restates_input(text, start)
+        candidates.append(Candidate(value, start, complete, labelled(text, start), code, echo))
+    best = choose(candidates)
+    if best is None:
+        raise ParseError("the answer contains no list of integers")
+    return list(best.value)
 
 
-def _lists(text: str) -> list[list[int]]:
-    found = []
-    for match in _LIST.finditer(text):
+def prompt_lists(prompt: str) -> set[tuple[int, ...]]:
+    """Every bracketed integer list in the prompt (what an answer must not merely repeat)."""
+    found = set()
+    for match in _LIST.finditer(prompt):
         items = _items(match.group(1))
-        if items is not None:
-            found.append(items)
+        if items:
+            found.add(tuple(items))
     return found
 
 
-def _bare(text: str) -> list[list[int]]:
-    """A list written without brackets, e.g. `1, 2, 2, 5` (the whole text, nothing else)."""
-    if _BARE.fullmatch(text):
-        return [[int(float(tok)) for tok in _INT.findall(text)]]
-    return []
+def int_list_candidates(text: str) -> list[tuple[int, list[int], bool]]:
+    """(start, numbers, complete) for every way the reply may hold a list of integers."""
+    found: list[tuple[int, list[int], bool]] = []
+    for match in _LIST.finditer(text):
+        items = _items(match.group(1))
+        if items is not None and not _subscript(text, match.start()):
+            found.append((match.start(), items, True))
+    cut = _OPEN.search(text)
+    if cut:
+        items = _items(cut.group(1))
+        if items:
+            found.append((cut.start(), items, False))
+    for match in _BARE_LINE.finditer(text):
+        found.append((match.start(1), [int(t) for t in _INT_TOKEN.findall(match.group(1))], True))
+    found.extend(_numbered(text))
+    single = None if found else _SINGLE.fullmatch(text)
+    if single:
+        found.append((single.start(1), [int(single.group(1))], True))
+    return found
+
+
+def _subscript(text: str, start: int) -> bool:
+    """`nums[0]`, `List[]`, `f(x)[1]`: an index or a type, not a list literal."""
+    return start > 0 and (text[start - 1].isalnum() or text[start - 1] in "_)]")
+
+
+def _numbered(text: str) -> list[tuple[int, list[int], bool]]:
+    """Runs of two or more lines `1. 5`, `2) 7`, `- 9`: one number per line."""
+    runs: list[tuple[int, list[int], bool]] = []
+    start, values, last_index, last_end = -1, [], 0, 0
+    for match in _NUMBERED.finditer(text + "\n"):
+        index, value = match.group("index"), int(match.group("value"))
+        gap = text[last_end : match.start()]
+        adjacent = start >= 0 and not gap.strip() and gap.count("\n") == 1
+        follows = index is None or (index.isdigit() and int(index) == last_index + 1)
+        if adjacent and follows:
+            values.append(value)
+        else:
+            if len(values) >= 2:
+                runs.append((start, values, True))
+            start, values = match.start(), [value]
+        last_index = int(index) if index and index.isdigit() else 0
+        last_end = match.end()
+    if len(values) >= 2:
+        runs.append((start, values, True))
+    return runs
 
 
 def _items(body: str) -> list[int] | None:

@@ -1,0 +1,139 @@
+"""Which credentials are secrets, and keeping those out of everything thoughtgraph writes.
+
+The rule (docs/local-models.md, "API keys"):
+
+- A key is a *secret* only when it is at least `MIN_SECRET_CHARS` long, has some variety, and is
+  not a known placeholder. Local servers take any key, so people type `x`, `1`, `EMPTY` (vLLM's
+  documented placeholder), `none` or `sk-no-key-required`; replacing every `x` or `1` in the
+  answers would corrupt them (`e***ceeded`, `[***, ***, 2]`), so a placeholder is never replaced
+  anywhere: answers, prompts, parses and cache entries stay byte-identical.
+- A secret is replaced by `***` wherever text leaves the server for us (answer texts and error
+  bodies, before anything parses, caches or traces them: a replayed cache entry then parses
+  exactly as the live answer did) and in every log line (the SDK and httpx log URLs and, at
+  debug level, response headers).
+- Secrets in a base URL (`user:password@`, or a query value such as `?api-key=...`) are
+  registered too, and the URL is shown with them left out.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import unicodedata
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit
+
+MIN_SECRET_CHARS = 12
+MIN_DISTINCT_CHARS = 4
+MASK = "***"
+# Keys that local servers' docs tell people to send (compared case-insensitively).
+PLACEHOLDERS = frozenset(
+    {
+        "x",
+        "1",
+        "empty",
+        "none",
+        "null",
+        "no-key",
+        "nokey",
+        "dummy",
+        "ollama",
+        "lm-studio",
+        "not-needed",
+        "sk-no-key-required",
+        "sk-xxx",
+        "sk-1234",
+    }
+)
+
+_lock = threading.Lock()
+_secrets: set[str] = set()
+_factory_installed = False
+
+
+def is_secret(value: str | None) -> bool:
+    """Whether `value` is worth redacting: long, varied and not a known placeholder."""
+    if not value:
+        return False
+    return (
+        len(value) >= MIN_SECRET_CHARS
+        and len(set(value)) >= MIN_DISTINCT_CHARS
+        and value.strip().lower() not in PLACEHOLDERS
+    )
+
+
+def register(value: str | None) -> bool:
+    """Remember `value` for redaction if it is a secret; True when it was registered."""
+    global _factory_installed
+    if not is_secret(value):
+        return False
+    assert value is not None
+    with _lock:
+        _secrets.add(value)
+        if not _factory_installed:
+            _install_log_redaction()
+            _factory_installed = True
+    return True
+
+
+def redact(text: str) -> str:
+    """`text` with every registered secret replaced by `***` (placeholders are never secrets)."""
+    if not _secrets or not text:
+        return text
+    for secret in sorted(_secrets, key=len, reverse=True):  # longest first: no partial leftovers
+        if secret in text:
+            text = text.replace(secret, MASK)
+    return text
+
+
+def check_key(value: str, source: str) -> None:
+    """Raise ValueError with one clear line when the key cannot go into an HTTP header.
+
+    A key pasted from a web page often carries a no-break space or a typographic dash; httpx
+    would fail deep inside with an exception whose repr quotes `Bearer <key>`. The message names
+    the position and the character, never the key.
+    """
+    for position, char in enumerate(value, start=1):
+        if not ("!" <= char <= "~"):
+            name = unicodedata.name(char, "a control character")
+            raise ValueError(
+                f"the API key in {source} has {name} (U+{ord(char):04X}) at character "
+                f"{position}; an API key is plain ASCII with no spaces: retype or re-copy it"
+            )
+
+
+def url_secrets(url: str) -> list[str]:
+    """The password and the query values of `url` (each a candidate secret)."""
+    parts = urlsplit(url)
+    found = [parts.password] if parts.password else []
+    found += [value for _, value in parse_qsl(parts.query, keep_blank_values=False)]
+    return found
+
+
+def public_url(url: str) -> str:
+    """`url` as shown in messages: no `user:password@`, every query value masked."""
+    parts = urlsplit(url)
+    netloc = parts.netloc.rsplit("@", 1)[-1]
+    query = parts.query
+    if query:
+        pairs = parse_qsl(query, keep_blank_values=True)
+        query = urlencode([(name, MASK) for name, _ in pairs], safe="*")
+    return parts._replace(netloc=netloc, query=query).geturl()
+
+
+def _install_log_redaction() -> None:
+    """Redact every log record as it is made, whichever logger or handler it goes to."""
+    previous = logging.getLogRecordFactory()
+
+    def factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
+        record = previous(*args, **kwargs)
+        try:
+            message = record.getMessage()
+        except Exception:  # a malformed log call: leave it to logging to report
+            return record
+        cleaned = redact(message)
+        if cleaned != message:
+            record.msg, record.args = cleaned, ()
+        return record
+
+    logging.setLogRecordFactory(factory)

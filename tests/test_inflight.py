@@ -1,0 +1,103 @@
+"""Per-endpoint in-flight limits (models/inflight.py) against a server that, like llama.cpp's,
+answers one request at a time."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+from dataclasses import dataclass, field
+
+import pytest
+
+from thoughtgraph.errors import ModelError
+from thoughtgraph.models import inflight
+from thoughtgraph.models import openai as openai_module
+from thoughtgraph.models.openai import OpenAIModel
+
+from .fake_openai import FakeOpenAI, _Handler
+
+SERVICE = 0.3  # seconds the serial server works on each request
+
+
+class _SerialHandler(_Handler):
+    def _respond(self, fake, body, auth, fault):  # type: ignore[no-untyped-def]
+        with fake.counting:
+            fake.now += 1
+            fake.most = max(fake.most, fake.now)
+        try:
+            with fake.busy:  # one request at a time, the others queue here
+                time.sleep(SERVICE)
+                return super()._respond(fake, body, auth, fault)
+        finally:
+            with fake.counting:
+                fake.now -= 1
+
+
+@dataclass
+class SerialOpenAI(FakeOpenAI):
+    """Answers one request at a time; `most` is the most requests it ever held at once."""
+
+    busy: threading.Lock = field(default_factory=threading.Lock)
+    counting: threading.Lock = field(default_factory=threading.Lock)
+    now: int = 0
+    most: int = 0
+
+    def start(self):  # type: ignore[no-untyped-def]
+        super().start()
+        assert self._httpd is not None
+        self._httpd.RequestHandlerClass = _SerialHandler
+        return self
+
+
+@pytest.fixture(autouse=True)
+def _fresh(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    inflight.LIMITS.clear()
+    openai_module.N_IGNORED.clear()
+
+
+async def _burst(model: OpenAIModel, size: int) -> list[object]:
+    calls = (model.complete(f"Sort [{i}, 1]", 1) for i in range(size))
+    return await asyncio.gather(*calls, return_exceptions=True)
+
+
+def test_a_timeout_among_many_in_flight_lowers_the_endpoints_limit(caplog):
+    with SerialOpenAI() as server:
+        url = server.base_url
+        model = OpenAIModel("m", base_url=url, timeout=1.0, max_retries=0)
+        with caplog.at_level(logging.INFO, logger="thoughtgraph.models.inflight"):
+            results = asyncio.run(_burst(model, 8))
+    timed_out = [r for r in results if isinstance(r, ModelError)]
+    assert timed_out  # the last ones waited 8 x 0.3 s in the server's queue
+    assert inflight.LIMITS[url] <= 4  # half of the 8 in flight, or lower
+    assert "seems to queue them" in caplog.text
+
+
+def test_with_a_limit_of_one_a_burst_waits_here_and_nothing_times_out():
+    """8 x 0.3 s of work with a 1 s timeout: sent at once, most would time out (above)."""
+    with SerialOpenAI() as server:
+        model = OpenAIModel(
+            "m", base_url=server.base_url, timeout=1.0, max_retries=0, max_in_flight=1
+        )
+        results = asyncio.run(_burst(model, 8))
+        assert server.most == 1  # the server never held two requests at once
+        assert len(server.requests) == 8  # and nothing was sent twice
+    assert all(isinstance(r, list) and len(r) == 1 for r in results), results
+
+
+def test_a_lone_timeout_does_not_lower_the_limit():
+    with SerialOpenAI() as server:
+        url = server.base_url
+        model = OpenAIModel("m", base_url=url, timeout=0.05, max_retries=0)
+        with pytest.raises(ModelError, match="did not answer within"):
+            asyncio.run(model.complete("Sort [2, 1]"))
+    assert url not in inflight.LIMITS  # too short a timeout, not a queue
+
+
+def test_max_in_flight_is_a_spec_option_and_must_be_positive():
+    model = OpenAIModel.from_spec("m,max_in_flight=2,base_url=http://127.0.0.1:9/v1", "spec")
+    assert inflight.LIMITS[model.base_url] == 2
+    with pytest.raises(Exception, match="max_in_flight"):
+        OpenAIModel("m", base_url="http://127.0.0.1:9/v1", max_in_flight=0)
