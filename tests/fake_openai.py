@@ -51,6 +51,7 @@ FAULT_KINDS = {
     "404": "model not found",
     "reset": "close the connection without answering",
     "blank": "200 whose every choice is the empty string",
+    "body": "200 with `body` (any JSON value) as the whole answer: a hostile server's own shape",
 }
 
 
@@ -60,6 +61,7 @@ class Fault:
 
     kind: str
     seconds: float = 0.0
+    body: Any = None  # the answer of a "body" fault
 
     def __post_init__(self) -> None:
         if self.kind not in FAULT_KINDS:
@@ -268,6 +270,8 @@ class _Handler(BaseHTTPRequestHandler):
             )
         if kind == "malformed":
             return self._send(200, b'{"id": "chatcmpl-1", "choices": [', {})
+        if kind == "body":
+            return self._json(200, fault.body)  # type: ignore[union-attr]
         if fake.latency:
             time.sleep(fake.latency)
         count = n if fake.honour_n and kind != "few" else 1

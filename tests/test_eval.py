@@ -260,3 +260,33 @@ def test_schemes_are_deduplicated_and_samples_clipped_with_a_note(tmp_path, caps
     assert out.startswith("# keyword-counting on countries: 100 samples")  # no size claimed
     assert code == 1  # the budget stopped it
     assert plan("sorting", 32, ["io", "io", "got", "io"], 1).schemes == ("io", "got")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("honour_n", [True, False])
+def test_parallel_pairs_sharing_a_cache_never_pay_twice_for_one_answer(tmp_path, honour_n):
+    """io#0 and tot#0 both open with the same prompt (sample 0 of it). Run one after the other,
+    the second takes it from the cache; run side by side they must too: one request for it,
+    and every answer the server sent is a row of the cache."""
+    import sqlite3
+
+    from thoughtgraph.models import openai as openai_module
+
+    from .fake_openai import FakeOpenAI
+
+    openai_module.N_IGNORED.clear()
+    cache = tmp_path / "answers.sqlite"
+    with FakeOpenAI(honour_n=honour_n) as server:
+        the_plan = plan("sorting", 32, ("io", "tot", "got", "got_paper"), 2)
+        model = f"openai:m,base_url={server.base_url},max_retries=0"
+        options = {"cache": str(cache)}
+        asyncio.run(evaluate(the_plan, model, tmp_path / "out", parallel=8, solve_options=options))
+    openai_module.N_IGNORED.clear()
+    with sqlite3.connect(cache) as db:
+        rows = db.execute("SELECT count(*) FROM answers").fetchone()[0]
+    assert server.answered == rows
+    results = load_results(tmp_path / "out")
+    assert sum(r.requests for r in results) == len(server.requests)
+    singles = [r.body["messages"][-1]["content"] for r in server.requests if r.n == 1]
+    if honour_n:  # every n=1 request is sample 0 of its prompt: none may be sent twice
+        assert len(singles) == len(set(singles))

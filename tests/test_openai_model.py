@@ -282,3 +282,50 @@ def test_spec_options(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_importing_thoughtgraph_does_not_import_openai() -> None:
     code = "import sys, thoughtgraph; sys.exit('openai' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
+
+
+def _choice(index: object, text: str) -> dict[str, object]:
+    return {"index": index, "message": {"role": "assistant", "content": text}}
+
+
+@pytest.mark.parametrize("bad_index", ["a", None, 1.5, True])
+async def test_choices_with_a_bad_index_are_read_not_a_crash(bad_index: object) -> None:
+    """A hostile server's `"index": "a"` or `null` next to a real index: the answers are read
+    (numbered ones first), not a TypeError from sorting, and the request is counted."""
+    from thoughtgraph.budget import Meter
+    from thoughtgraph.ledger import CallLedger, close_call, open_call
+    from thoughtgraph.state import Usage
+
+    with FakeOpenAI() as server:
+        body = {"choices": [_choice(bad_index, "[2]"), _choice(0, "[1]")]}
+        server.script(Fault("body", body=body))
+        ledger = CallLedger(Meter(), lambda n: Usage())
+        token = open_call(ledger)
+        try:
+            answers = await model(server).complete(PROMPT, 2)
+        finally:
+            close_call(token)
+    assert [a.text for a in answers] == ["[1]", "[2]"]
+    assert [a.outcome for a in ledger.attempts] == ["ok"]
+    assert ledger.meter.requests == 1
+
+
+async def test_answers_a_cache_cannot_store_as_sent_are_still_kept(tmp_path) -> None:
+    """A lone surrogate in the text, a token count past SQLite's integers: the answer was paid
+    for, so it is stored (the surrogate as U+FFFD, the count held at a bound), not lost."""
+    from thoughtgraph.models.cache import CachedModel
+
+    with FakeOpenAI() as server:
+        body = {
+            "choices": [_choice(0, "[1, \ud800 3]")],
+            "usage": {"prompt_tokens": 10**30, "completion_tokens": 5},
+        }
+        server.script(Fault("body", body=body))
+        with CachedModel(model(server), tmp_path / "c.sqlite") as cached:
+            [answer] = await cached.complete(PROMPT)
+        with CachedModel(model(server), tmp_path / "c.sqlite") as again:
+            [replayed] = await again.complete(PROMPT)
+    assert answer.text == replayed.text == "[1, \ufffd\ufffd\ufffd 3]"
+    assert replayed.cached and replayed.usage.prompt_tokens == answer.usage.prompt_tokens
+    assert answer.usage.prompt_tokens >= 2**53
+    assert len(server.requests) == 1

@@ -21,6 +21,7 @@ neither rate limit nor budget either way.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hashlib
 import heapq
@@ -29,7 +30,7 @@ import sqlite3
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any, Self
 
@@ -103,8 +104,27 @@ class CachedModel(WrapperModel):
         samples = self._claim(prompt, n)  # before any await: follows the call order
         keys = [self.key(prompt, s) for s in samples]
         found = self._load(keys)
+        if len(found) < n:
+            # Another model on this file (a parallel pair of an evaluation) may be fetching the
+            # same answers: wait for it and take them from the file rather than pay twice.
+            waiting = [s for s, k in zip(samples, keys, strict=True) if k not in found]
+            try:
+                async with _fetching(self.path, [k for k in keys if k not in found]):
+                    waiting = []  # from here `_complete_missing` gives back what it lacks
+                    found = self._load(keys)
+                    return await self._complete_missing(prompt, samples, keys, found)
+            except BaseException:
+                self._release(prompt, waiting)  # cancelled while waiting
+                raise
+        self.hits += n
+        return [found[key] for key in keys]
+
+    async def _complete_missing(
+        self, prompt: str, samples: list[int], keys: list[str], found: dict[str, Completion]
+    ) -> list[Completion]:
+        """Ask the inner model for the samples not in the file, store them, return them all."""
         missing = [i for i, key in enumerate(keys) if key not in found]
-        self.hits += n - len(missing)
+        self.hits += len(keys) - len(missing)
         self.misses += len(missing)
         try:
             fresh = await self.inner.complete(prompt, len(missing)) if missing else []
@@ -231,6 +251,30 @@ class CachedModel(WrapperModel):
             yield
         except (sqlite3.Error, ValueError, OverflowError) as exc:  # damaged pages, bad values
             raise FatalModelError(f"cannot {what} the answer cache at {self.path}: {exc}") from None
+
+
+# Cache keys being fetched from a model right now, per event loop and file: the same request
+# from two models on one file (parallel evaluation pairs) is sent once.
+_BUSY: dict[tuple[int, str, str], asyncio.Event] = {}
+
+
+@contextlib.asynccontextmanager
+async def _fetching(path: Path, keys: list[str]) -> AsyncIterator[None]:
+    """Hold `keys` of the file at `path` while their answers are fetched; waits while another
+    model on the same file holds any of them (taken in sorted order: no deadlock)."""
+    loop, where = id(asyncio.get_running_loop()), str(path.resolve())
+    held: list[tuple[int, str, str]] = []
+    try:
+        for key in sorted(set(keys)):
+            slot = (loop, where, key)
+            while slot in _BUSY:
+                await _BUSY[slot].wait()
+            _BUSY[slot] = asyncio.Event()
+            held.append(slot)
+        yield
+    finally:
+        for slot in held:
+            _BUSY.pop(slot).set()
 
 
 def _count(value: object) -> bool:

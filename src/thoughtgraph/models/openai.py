@@ -59,6 +59,7 @@ _REASON_CHARS = 160
 # Backoff between retries, as the SDK's own: 0.5 s doubling to at most 8 s, less up to 25%
 # jitter; a server's Retry-After (up to a minute) wins.
 _BACKOFF_START, _BACKOFF_MAX, _RETRY_AFTER_MAX = 0.5, 8.0, 60.0
+_TOKENS_MAX = 2**53  # a reported token count above this is not real (SQLite holds 2**63)
 
 # The options an `openai:MODEL,key=value` spec (or its overrides) may set, and their types.
 SPEC_OPTIONS: dict[str, Any] = {
@@ -359,7 +360,7 @@ class OpenAIModel:
         choices = data.get("choices") if isinstance(data, dict) else None
         if not isinstance(choices, list) or not choices:
             raise ModelError(f"{self._where()} sent an answer with no choices")
-        choices = sorted(choices, key=lambda c: c.get("index", 0) if isinstance(c, dict) else 0)
+        choices = sorted(choices, key=_choice_index)
         texts = [_content(c) for c in choices]
         if any(t is None for t in texts):
             raise ModelError(f"{self._where()} sent a choice with no text content")
@@ -445,10 +446,20 @@ def _host_suffix(base_url: str) -> str:
     return f"@{host}:{parts.port}" if parts.port else f"@{host}"
 
 
+def _choice_index(choice: Any) -> float:
+    """Where a choice goes: its `index` when that is a whole number, else after those that have
+    one (a hostile server's "a" or null must not stop the answers from being read)."""
+    index = choice.get("index") if isinstance(choice, dict) else None
+    return index if isinstance(index, int) and not isinstance(index, bool) else math.inf
+
+
 def _content(choice: Any) -> str | None:
+    """The choice's text; lone surrogates (which no file or cache can store) become U+FFFD."""
     message = choice.get("message") if isinstance(choice, dict) else None
     content = message.get("content") if isinstance(message, dict) else None
-    return content if isinstance(content, str) else None
+    if not isinstance(content, str):
+        return None
+    return content.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
 
 
 def _with_usage(texts: list[str], usage: dict[str, Any]) -> list[Completion]:
@@ -525,7 +536,9 @@ def _spread(total: int, weights: list[int]) -> list[int]:
 
 
 def _int(value: Any) -> int:
-    return value if isinstance(value, int) and value >= 0 else 0
+    """A reported token count; an absurd one is held at `_TOKENS_MAX` (still far past any cap)
+    so that the answer it came with can be stored in the cache."""
+    return min(value, _TOKENS_MAX) if isinstance(value, int) and value >= 0 else 0
 
 
 def _mentions_n(exc: Any) -> bool:
