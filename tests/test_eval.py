@@ -290,3 +290,26 @@ def test_parallel_pairs_sharing_a_cache_never_pay_twice_for_one_answer(tmp_path,
     singles = [r.body["messages"][-1]["content"] for r in server.requests if r.n == 1]
     if honour_n:  # every n=1 request is sample 0 of its prompt: none may be sent twice
         assert len(singles) == len(set(singles))
+
+
+def test_pairs_whose_every_request_failed_are_an_error_not_a_measurement(tmp_path, capsys):
+    """An endpoint answering HTTP 500 to everything: each pair "scores" the unsorted input, which
+    must not pass for the model's error rate with exit 0."""
+    from thoughtgraph.models import openai as openai_module
+
+    from .fake_openai import FakeOpenAI
+
+    with FakeOpenAI(fault_rate=1.0) as server:
+        code, _, err = eval_cli(
+            capsys,
+            tmp_path / "d",
+            *("--model", "openai:m,max_retries=0", "--base-url", server.base_url, "--no-progress"),
+        )
+    openai_module.N_IGNORED.clear()
+    assert code == 2 and "Traceback" not in err
+    assert err.splitlines()[-1] == (
+        "error: 2 of 2 pairs got no answer from the model (every request failed), so their "
+        "figures measure the endpoint, not the model: io#0, io#1 (they count as done here: use "
+        "another --out to measure them again)"
+    )
+    assert sum(r.requests for r in load_results(tmp_path / "d")) == len(server.requests)

@@ -314,8 +314,26 @@ def _finish(
         )
     if len(results) < total:
         typer.echo(f"{total - len(results)} pairs not run (the budget ran out: {caps})", err=True)
+    unanswered = no_answer(results)
+    if unanswered:
+        which = ", ".join(f"{r.scheme}#{r.sample}" for r in unanswered)
+        typer.echo(
+            f"error: {len(unanswered)} of {len(results)} pairs got no answer from the model "
+            f"(every request failed), so their figures measure the endpoint, not the model: "
+            f"{which} (they count as done here: use another --out to measure them again)",
+            err=True,
+        )
+        raise typer.Exit(2)
     if stopped or len(results) < total:
         raise typer.Exit(1)
+
+
+def no_answer(results: list[PairResult]) -> list[PairResult]:
+    """Pairs whose model calls all failed (not stopped by a cap): an endpoint down or refusing
+    shows up as error figures, which must not pass for a measurement of the model."""
+    return [
+        r for r in results if r.calls and not r.completions and r.stop_reason != "budget exhausted"
+    ]
 
 
 async def _unless_interrupted(
