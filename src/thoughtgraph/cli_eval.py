@@ -286,7 +286,8 @@ def _title(the_plan: EvalPlan, model: str, simulated: bool, several: bool = Fals
 def _finish(
     outcomes: list[tuple[EvalPlan, Path, list[PairResult]]], budget: dict[str, Any]
 ) -> None:
-    """The figure note, the pairs the budget stopped or left out, and the exit code (1 then)."""
+    """The figure note, the pairs the budget stopped or left out (exit 1), and the pairs that got
+    no answer at all (exit 2)."""
     from .evaluate import figures
     from .evaluate.figures import INSTALL_HINT
     from .evaluate.runner import incomplete
@@ -314,9 +315,12 @@ def _finish(
         )
     if len(results) < total:
         typer.echo(f"{total - len(results)} pairs not run (the budget ran out: {caps})", err=True)
-    unanswered = no_answer(results)
+    unanswered = [(p, r) for p, _f, rs in outcomes for r in no_answer(rs)]
     if unanswered:
-        which = ", ".join(f"{r.scheme}#{r.sample}" for r in unanswered)
+        which = ", ".join(
+            f"{r.scheme}#{r.sample}" + (f"@{p.size}" if len(outcomes) > 1 else "")
+            for p, r in unanswered
+        )
         typer.echo(
             f"error: {len(unanswered)} of {len(results)} pairs got no answer from the model "
             f"(every request failed), so their figures measure the endpoint, not the model: "
