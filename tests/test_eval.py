@@ -292,24 +292,29 @@ def test_parallel_pairs_sharing_a_cache_never_pay_twice_for_one_answer(tmp_path,
         assert len(singles) == len(set(singles))
 
 
-def test_pairs_whose_every_request_failed_are_an_error_not_a_measurement(tmp_path, capsys):
+def test_pairs_whose_every_request_failed_are_an_error_then_retried(tmp_path, capsys):
     """An endpoint answering HTTP 500 to everything: each pair "scores" the unsorted input, which
-    must not pass for the model's error rate with exit 0."""
+    must not pass for the model's error rate with exit 0; once the endpoint is back, the same
+    command runs those pairs again (their spend stays counted)."""
     from thoughtgraph.models import openai as openai_module
 
     from .fake_openai import FakeOpenAI
 
+    out = tmp_path / "d"
     with FakeOpenAI(fault_rate=1.0) as server:
-        code, _, err = eval_cli(
-            capsys,
-            tmp_path / "d",
-            *("--model", "openai:m,max_retries=0", "--base-url", server.base_url, "--no-progress"),
-        )
+        flags = ("--model", "openai:m,max_retries=0", "--base-url", server.base_url)
+        code, _, err = eval_cli(capsys, out, *flags, "--no-progress")
+        failed = len(server.requests)
+        server.fault_rate = 0.0
+        again, _, err_again = eval_cli(capsys, out, *flags, "--no-progress")
     openai_module.N_IGNORED.clear()
     assert code == 2 and "Traceback" not in err
     assert err.splitlines()[-1] == (
         "error: 2 of 2 pairs got no answer from the model (every request failed), so their "
-        "figures measure the endpoint, not the model: io#0, io#1 (they count as done here: use "
-        "another --out to measure them again)"
+        "figures measure the endpoint, not the model: io#0, io#1 (run the same command again "
+        "to retry them)"
     )
-    assert sum(r.requests for r in load_results(tmp_path / "d")) == len(server.requests)
+    assert again == 0 and "error" not in err_again
+    rows = load_results(out)
+    assert [r.completions for r in rows] == [0, 0, 1, 1]  # the new lines supersede the old
+    assert sum(r.requests for r in rows) == len(server.requests) == failed + 2

@@ -290,7 +290,7 @@ def _finish(
     no answer at all (exit 2)."""
     from .evaluate import figures
     from .evaluate.figures import INSTALL_HINT
-    from .evaluate.runner import incomplete
+    from .evaluate.runner import incomplete, no_answer
 
     if not figures.available() and any(rs for _p, _f, rs in outcomes):
         typer.echo(
@@ -315,7 +315,7 @@ def _finish(
         )
     if len(results) < total:
         typer.echo(f"{total - len(results)} pairs not run (the budget ran out: {caps})", err=True)
-    unanswered = [(p, r) for p, _f, rs in outcomes for r in no_answer(rs)]
+    unanswered = [(p, r) for p, _f, rs in outcomes for r in rs if no_answer(r)]
     if unanswered:
         which = ", ".join(
             f"{r.scheme}#{r.sample}" + (f"@{p.size}" if len(outcomes) > 1 else "")
@@ -324,20 +324,12 @@ def _finish(
         typer.echo(
             f"error: {len(unanswered)} of {len(results)} pairs got no answer from the model "
             f"(every request failed), so their figures measure the endpoint, not the model: "
-            f"{which} (they count as done here: use another --out to measure them again)",
+            f"{which} (run the same command again to retry them)",
             err=True,
         )
         raise typer.Exit(2)
     if stopped or len(results) < total:
         raise typer.Exit(1)
-
-
-def no_answer(results: list[PairResult]) -> list[PairResult]:
-    """Pairs whose model calls all failed (not stopped by a cap): an endpoint down or refusing
-    shows up as error figures, which must not pass for a measurement of the model."""
-    return [
-        r for r in results if r.calls and not r.completions and r.stop_reason != "budget exhausted"
-    ]
 
 
 async def _unless_interrupted(

@@ -158,7 +158,11 @@ def check_folder(out: Path, the_plan: EvalPlan, model_name: str) -> int:
             "use another --out"
         )
     wanted = {(s, x.id) for s in the_plan.schemes for x in the_plan.samples}
-    return sum((r.scheme, r.sample) in wanted for r in latest(done) if not is_incomplete(r))
+    return sum(
+        (r.scheme, r.sample) in wanted
+        for r in latest(done)
+        if not is_incomplete(r) and not no_answer(r)
+    )
 
 
 def _read_manifest(out: Path) -> dict[str, Any] | None:
@@ -246,9 +250,9 @@ async def evaluate(
     rows = load_results(out)
     _rewrite(out / RESULTS, rows)
     done = latest(rows)
-    # A pair the budget stopped is not done: a rerun runs it again (its cached answers are free)
-    # and its new line supersedes the old one.
-    finished = {(r.scheme, r.sample) for r in done if not is_incomplete(r)}
+    # A pair the budget stopped, or one that got no answer at all (the endpoint failed), is not
+    # done: a rerun runs it again (its cached answers are free) and its new line supersedes it.
+    finished = {(r.scheme, r.sample) for r in done if not is_incomplete(r) and not no_answer(r)}
     todo = [(s, x) for x in the_plan.samples for s in the_plan.schemes if (s, x.id) not in finished]
     gate = asyncio.Semaphore(parallel)
     for old in rows:  # the budget is the whole evaluation's: every earlier run was paid
@@ -303,6 +307,12 @@ def exhausted(meter: Meter) -> bool:
 def is_incomplete(result: PairResult) -> bool:
     """The budget stopped this pair before it finished: its figures are of a partial run."""
     return result.stop_reason == "budget exhausted"
+
+
+def no_answer(result: PairResult) -> bool:
+    """Every model call of this pair failed (not stopped by a cap): an endpoint down or refusing
+    shows up as error figures, which must not pass for a measurement of the model."""
+    return bool(result.calls) and not result.completions and not is_incomplete(result)
 
 
 def incomplete(results: Sequence[PairResult]) -> list[PairResult]:
