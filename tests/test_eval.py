@@ -318,3 +318,34 @@ def test_pairs_whose_every_request_failed_are_an_error_then_retried(tmp_path, ca
     rows = load_results(out)
     assert [r.completions for r in rows] == [0, 0, 1, 1]  # the new lines supersede the old
     assert sum(r.requests for r in rows) == len(server.requests) == failed + 2
+
+
+@pytest.mark.slow
+def test_a_cap_holds_across_a_rerun_after_pairs_were_cut_short(tmp_path):
+    """Ctrl-C while every pair is mid-run: no line is written, yet 8 requests were paid. The
+    rerun's budget must count them, so the two runs together never pass --max-calls."""
+    from thoughtgraph.models import openai as openai_module
+
+    from .fake_openai import FakeOpenAI, Fault
+
+    the_plan = plan("sorting", 32, ("got",), 2)
+    out, cap = tmp_path / "out", 12
+
+    async def interrupted(server: FakeOpenAI) -> None:
+        model = f"openai:m,base_url={server.base_url},max_retries=0"
+        run = asyncio.ensure_future(evaluate(the_plan, model, out, max_calls=cap))
+        while len(server.requests) < 8:  # both pairs' 4 parts are in flight
+            await asyncio.sleep(0.01)
+        run.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await run
+
+    with FakeOpenAI(fault_when=lambda body: Fault("delay", 0.5)) as server:
+        asyncio.run(interrupted(server))
+        assert load_results(out) == [] and len(server.requests) == 8
+        model = f"openai:m,base_url={server.base_url},max_retries=0"
+        results = asyncio.run(evaluate(the_plan, model, out, max_calls=cap))
+    openai_module.N_IGNORED.clear()
+    assert len(server.requests) == cap
+    assert sum(r.requests for r in results) == cap - 8
+    assert all(r.stop_reason == "budget exhausted" for r in results)

@@ -9,9 +9,10 @@ with another of them is refused instead of mixing its results with the old ones.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,9 @@ RESULTS = "results.jsonl"
 # its result. It must keep to the ledger's caps and record there what the pair paid.
 PairRunner = Callable[[str, Sample, Meter], Awaitable["PairResult"]]
 MANIFEST = "eval.json"
+# What runs of this evaluation paid for that no line of results.jsonl holds: the requests of
+# pairs cut short by Ctrl-C or a fatal model error. Carried into the budget of every rerun.
+UNRECORDED = "unrecorded-spend.json"
 TRACES = "traces"
 JUDGE_OP = "judge"
 
@@ -257,8 +261,11 @@ async def evaluate(
     gate = asyncio.Semaphore(parallel)
     for old in rows:  # the budget is the whole evaluation's: every earlier run was paid
         meter.carry(old.requests, old.tokens, old.cost)
+    meter.carry(*_unrecorded(out))  # and so were the pairs that earlier runs cut short
+    start = (meter.requests, meter.tokens, meter.cost)
     by_pair = {(r.scheme, r.sample): r for r in done}
-    with (out / RESULTS).open("a") as sink:
+    written: list[PairResult] = []
+    with _keep_unrecorded(out, meter, start, written), (out / RESULTS).open("a") as sink:
 
         async def run_pair(scheme: str, sample: Sample) -> None:
             async with gate:
@@ -279,6 +286,7 @@ async def evaluate(
                 )
                 sink.write(json.dumps(asdict(pair)) + "\n")
                 sink.flush()
+                written.append(pair)
                 by_pair[(pair.scheme, pair.sample)] = pair
                 if on_result:
                     on_result(pair)
@@ -288,6 +296,40 @@ async def evaluate(
     ids = {x.id for x in the_plan.samples}
     mine = [r for r in by_pair.values() if r.scheme in order and r.sample in ids]  # not others
     return sorted(mine, key=lambda r: (order[r.scheme], r.sample))
+
+
+def _unrecorded(out: Path) -> tuple[int, int, float]:
+    """The spend of earlier runs' unfinished pairs (0s when there is none)."""
+    try:
+        data = json.loads((out / UNRECORDED).read_text())
+        return int(data["requests"]), int(data["tokens"]), float(data["cost"])
+    except FileNotFoundError:
+        return 0, 0, 0.0
+    except (OSError, ValueError, TypeError, KeyError) as exc:
+        raise InputError(f"{out / UNRECORDED} is damaged ({exc}); move it away") from None
+
+
+@contextlib.contextmanager
+def _keep_unrecorded(
+    out: Path, meter: Meter, start: tuple[int, int, float], written: list[PairResult]
+) -> Iterator[None]:
+    """However the run ends (Ctrl-C, a fatal error), add what the meter counted beyond the lines
+    written to UNRECORDED, so that a rerun's budget still counts it."""
+    try:
+        yield
+    finally:
+        requests = meter.requests - start[0] - sum(r.requests for r in written)
+        tokens = meter.tokens - start[1] - sum(r.tokens for r in written)
+        cost = meter.cost - start[2] - sum(r.cost for r in written)
+        if requests > 0:
+            old = _unrecorded(out)
+            total = {
+                "requests": old[0] + requests,
+                "tokens": old[1] + max(0, tokens),
+                "cost": old[2] + max(0.0, cost),
+            }
+            with contextlib.suppress(OSError):  # the run's own error is the one to report
+                (out / UNRECORDED).write_text(json.dumps(total) + "\n")
 
 
 def shared_meter(model_name: str, options: RunOptions) -> Meter:
