@@ -303,7 +303,7 @@ def check_graph(graph: Graph, task: Task, problem: Any) -> None:
                     f"a {op.kind} op here needs {missing}, which task {task.name!r} lacks"
                 )
             if op.prompt is not None:
-                needed = template_for(task, op.prompt).variables - kind.fills
+                needed = template_for(task, op.prompt, graph.templates).variables - kind.fills
                 if needed:
                     raise GraphError(
                         f"prompt {op.prompt!r} needs {', '.join(sorted(needed))}, which a "

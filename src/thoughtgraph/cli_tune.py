@@ -77,6 +77,13 @@ def tune_command(
     max_completion_tokens: Annotated[
         int | None, typer.Option(help="openai: most tokens per answer.")
     ] = None,
+    prompts: Annotated[
+        Path | None,
+        typer.Option(
+            help="YAML/JSON file of prompt variants per slot (part, merge, ...): one more choice "
+            "per slot (docs/tuning.md)."
+        ),
+    ] = None,
     ray: Annotated[
         str | None,
         typer.Option(
@@ -117,4 +124,5 @@ def tune_command(
         temperature=temperature,
         max_completion_tokens=max_completion_tokens,
         ray=ray,
+        prompts=prompts,
     )

@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import GraphError
@@ -14,14 +15,20 @@ from .tasks.base import FewShotPrompts, Task
 from .thoughts import ThoughtFactory
 
 
-def template_for(task: Task, name: str) -> PromptTemplate:
-    """The task's own template of that name, else the spec's (part, merge, refine, ...)."""
+def template_for(
+    task: Task, name: str, graph_prompts: Mapping[str, PromptTemplate] | None = None
+) -> PromptTemplate:
+    """The graph's own template of that name, else the task's, else the spec's (part, merge,
+    refine, ...). The graph's comes first so a graph file can replace a stock prompt."""
+    graph_prompts = graph_prompts or {}
+    if name in graph_prompts:
+        return graph_prompts[name]
     own = task.prompts if isinstance(task, FewShotPrompts) else {}
     if name in own:
         return own[name]
     if name in TEMPLATES:
         return TEMPLATES[name]
-    known = sorted(set(own) | set(TEMPLATES))
+    known = sorted(set(graph_prompts) | set(own) | set(TEMPLATES))
     raise GraphError(f"task {task.name!r} has no prompt {name!r} (known: {', '.join(known)})")
 
 
@@ -35,6 +42,7 @@ class RunContext:
     state: RunState
     calls: CallGateway
     thoughts: ThoughtFactory
+    prompts: Mapping[str, PromptTemplate] = field(default_factory=dict)  # the graph's own
 
     def render(self, name: str, **values: Any) -> str:
-        return template_for(self.task, name).render(values)
+        return template_for(self.task, name, self.prompts).render(values)

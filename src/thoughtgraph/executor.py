@@ -58,7 +58,8 @@ async def execute(
     state = RunState(graph=graph.to_dict())
     state.ops = {op.id: OpRecord(op.id, op.kind) for op in graph.ops}
     calls = CallGateway(model, state, concurrency, budget, price, on_event, shared_meter=meter)
-    ctx = RunContext(task, problem, state, calls, ThoughtFactory(task, state, calls))
+    thoughts = ThoughtFactory(task, state, calls)
+    ctx = RunContext(task, problem, state, calls, thoughts, graph.templates)
     if logger.isEnabledFor(logging.INFO):  # a 10,000-op graph's JSON is not built for nothing
         logger.info("graph of operations: %s", json.dumps(state.graph))
     calls.emit("run_started", graph=state.graph, model=getattr(model, "name", "model"))

@@ -2,13 +2,15 @@
 
 An `Op` has an id, a kind, the ids of the ops whose output thoughts it takes, and params checked
 against its kind's params model. A `Graph` is a list of ops that must form a DAG with one output
-op. Graphs round-trip through JSON and draw as Mermaid.
+op, and optionally the text of its own prompt templates (`prompts`), so a graph file carries every
+word it sends. Graphs round-trip through JSON and YAML and draw as Mermaid.
 """
 
 from __future__ import annotations
 
 import inspect
 import json
+import re
 from graphlib import CycleError, TopologicalSorter
 from pathlib import Path
 from typing import Any
@@ -26,6 +28,10 @@ from pydantic import (
 from . import kinds
 from .dag import topological
 from .errors import GraphError, ThoughtgraphError
+from .prompts import PromptTemplate, TemplateError
+
+PROMPT_NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"
+_PROMPT_NAME = re.compile(PROMPT_NAME)
 
 # (params model, *sorted (name, type, value)) -> the validated params: a 10,000-op graph
 # repeats a few param sets, and validating each again through pydantic was a tenth of its build
@@ -80,16 +86,30 @@ class Op(BaseModel):
 
 
 class Graph(BaseModel):
-    """A validated DAG of ops with exactly one output (leaf) op."""
+    """A validated DAG of ops with exactly one output (leaf) op.
+
+    `prompts` maps a prompt name to the text of a Handlebars template the graph brings itself.
+    An op naming that prompt sends this text: it comes before the task's prompts and the spec's
+    (so `part` here replaces the spec's Part prompt for this graph only). Every one must be used
+    by some op: a misspelt name would otherwise be ignored without a word.
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     ops: tuple[Op, ...]
+    prompts: dict[str, str] = Field(default_factory=dict)
     _index: dict[str, Op] = PrivateAttr(default_factory=dict)
+    _templates: dict[str, PromptTemplate] = PrivateAttr(default_factory=dict)
 
     def model_post_init(self, _context: Any) -> None:
         _validate(self.ops)
         self._index = {op.id: op for op in self.ops}
+        self._templates = _parse_prompts(self.prompts, self.ops)
+
+    @property
+    def templates(self) -> dict[str, PromptTemplate]:
+        """The graph's own prompts, parsed once (name -> template)."""
+        return self._templates
 
     def _repr_svg_(self) -> str | None:
         """Jupyter draws the graph inline (thoughtgraph.display); a very large one falls back
@@ -135,7 +155,11 @@ class Graph(BaseModel):
 
     # --- serialisation ---------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
-        return {"ops": [op.model_dump(mode="json") for op in self.ops]}
+        """The file form; `prompts` only when the graph has some (older files stay the same)."""
+        data: dict[str, Any] = {"ops": [op.model_dump(mode="json") for op in self.ops]}
+        if self.prompts:
+            data["prompts"] = dict(self.prompts)
+        return data
 
     def to_json(self, indent: int | None = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent)
@@ -152,10 +176,15 @@ class Graph(BaseModel):
                 ops.append(Op.model_validate(raw))
             except ValidationError as exc:
                 raise GraphError(f"{where}: {_first_error(exc)}") from None
-        extra = set(data) - {"ops"}
+        extra = set(data) - {"ops", "prompts"}
         if extra:
             raise GraphError(f"unknown graph field(s): {', '.join(sorted(extra))}")
-        return cls(ops=tuple(ops))
+        prompts = {} if data.get("prompts") is None else data["prompts"]
+        if not isinstance(prompts, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in prompts.items()
+        ):
+            raise GraphError('"prompts" must map prompt names to template texts')
+        return cls(ops=tuple(ops), prompts=prompts)
 
     @classmethod
     def from_json(cls, text: str) -> Graph:
@@ -166,9 +195,19 @@ class Graph(BaseModel):
         return cls.from_dict(data)
 
     def to_yaml(self) -> str:
+        """YAML with multi-line texts (the graph's prompts) as literal blocks, readable as
+        written."""
         import yaml
 
-        return yaml.safe_dump(self.to_dict(), sort_keys=False)
+        class Dumper(yaml.SafeDumper):
+            pass
+
+        def text(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+            style = "|" if "\n" in value else None
+            return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+        Dumper.add_representer(str, text)
+        return yaml.dump(self.to_dict(), Dumper=Dumper, sort_keys=False, allow_unicode=True)
 
     @classmethod
     def from_yaml(cls, text: str) -> Graph:
@@ -259,7 +298,18 @@ def json_schema() -> dict[str, Any]:
         "$id": "https://thoughtgraph.dev/schemas/graph.json",
         "title": "thoughtgraph graph of operations",
         "type": "object",
-        "properties": {"ops": {"type": "array", "minItems": 1, "items": {"oneOf": variants}}},
+        "properties": {
+            "ops": {"type": "array", "minItems": 1, "items": {"oneOf": variants}},
+            "prompts": {
+                "description": "The graph's own prompt templates (Handlebars: {{name}}, "
+                "{{#if name}}...{{else}}...{{/if}}), by name. An op whose `prompt` names one "
+                "sends it, in place of the task's or the spec's prompt of that name; each must "
+                "be used by some op.",
+                "type": "object",
+                "propertyNames": {"pattern": PROMPT_NAME},
+                "additionalProperties": {"type": "string"},
+            },
+        },
         "required": ["ops"],
         "additionalProperties": False,
     }
@@ -280,6 +330,23 @@ def _first_error(exc: ValidationError) -> str:
     if err["type"] == "missing":
         msg = "required field missing"
     return f"{loc}: {msg}" if loc else msg
+
+
+def _parse_prompts(prompts: dict[str, str], ops: tuple[Op, ...]) -> dict[str, PromptTemplate]:
+    """Each of the graph's prompts parsed; a bad name, a broken template or an unused prompt is
+    one `GraphError` line."""
+    used = {op.prompt for op in ops}
+    parsed = {}
+    for name, source in prompts.items():
+        if not _PROMPT_NAME.match(name):
+            raise GraphError(f"prompts: {name!r} is not a prompt name (letters, digits, _)")
+        if name not in used:
+            raise GraphError(f"prompts.{name}: no op uses this prompt")
+        try:
+            parsed[name] = PromptTemplate(source)
+        except TemplateError as exc:
+            raise GraphError(f"prompts.{name}: {exc}") from None
+    return parsed
 
 
 def _validate(ops: tuple[Op, ...]) -> None:

@@ -84,6 +84,16 @@ class PromptTemplate:
         self.source = source
         self._nodes = _parse(_STANDALONE.sub(r"\1", source))
 
+    def __eq__(self, other: object) -> bool:
+        """A template is its source (two graphs with the same prompts are equal)."""
+        return isinstance(other, PromptTemplate) and other.source == self.source
+
+    def __hash__(self) -> int:
+        return hash(self.source)
+
+    def __repr__(self) -> str:
+        return f"PromptTemplate({self.source!r})"
+
     @property
     def variables(self) -> set[str]:
         return _names(self._nodes)

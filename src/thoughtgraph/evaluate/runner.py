@@ -438,7 +438,7 @@ def judged(graph: Graph, task: str) -> Graph:
         inputs=(graph.output.id,),
         params={"scorer": "model", "samples": samples, "force": True},
     )
-    return Graph(ops=(*graph.ops, judge))
+    return Graph(ops=(*graph.ops, judge), prompts=graph.prompts)
 
 
 def trace_name(scheme: str, sample: int) -> str:

@@ -31,6 +31,8 @@ from .study import (
     run_unique,
     tune_loop,
 )
+from .variants import Variants
+from .variants import load as load_variants
 
 
 def run_tune(
@@ -62,6 +64,7 @@ def run_tune(
     temperature: Any,
     max_completion_tokens: Any,
     ray: Any,
+    prompts: Any = None,
 ) -> None:
     """`thoughtgraph tune` with its options as given."""
     _check_counts(trials=trials, pilot=pilot, parallel=parallel, concurrency=concurrency)
@@ -86,6 +89,11 @@ def run_tune(
             f"{the_plan.dataset}"
         )
     size_of = _items(the_plan, rows[: pilot + holdout])
+    variants = (
+        None
+        if prompts is None
+        else load_variants(prompts, space.prompt_slots(names, the_plan.task, size_of))
+    )
     import_optuna()  # one line naming the extra, before anything is written
     if ray is not None:
         from ..evaluate.ray_backend import check_address
@@ -144,6 +152,8 @@ def run_tune(
         "holdout_samples": [s.id for s in held_split],
         "seed": seed,
     }
+    if variants is not None:  # absent without a file, so studies made before --prompts resume
+        manifest["prompts"] = variants.digest
     study = open_study(folder, manifest, seed, startup=max(4, min(10, trials // 3)))
     rerun = recover(study)
     label = f"{lm.name} ({SIM_NOTE})" if simulated else lm.name
@@ -151,6 +161,8 @@ def run_tune(
         f"tune {the_plan.task} on {the_plan.dataset}: {', '.join(names)}; {trials} trials on "
         f"samples {_ids(tune_split)}, held-out {_ids(held_split)}; cost = {cost}; model {label}"
     )
+    if variants is not None:
+        _note(f"prompt variants from {prompts}: {_slots_line(variants)}")
     _note(
         f"study {folder / 'study.db'}: {len(completed(study))} trials already complete"
         + (f"; rerunning killed trial(s) {', '.join(map(str, rerun))}" if rerun else "")
@@ -169,8 +181,11 @@ def run_tune(
             ledger,
             backend,
             on_trial=lambda t, o: _note(_trial_line(t, o, cost)),
+            variants=variants,
         )
-        rows_out = _report(study, setup, tune_split, held_split, ledger, backend, report_max)
+        rows_out = _report(
+            study, setup, tune_split, held_split, ledger, backend, report_max, variants
+        )
     finally:
         finish()
     if rows_out is None:
@@ -190,6 +205,11 @@ def _items(the_plan: Any, samples: Sequence[Any]) -> int:
         return the_plan.size
     task = get_task(the_plan.task)
     return min(len(task.parse_input(s.input)) for s in samples)
+
+
+def _slots_line(variants: Variants) -> str:
+    """`part: default, careful, terse; merge: default, m2`."""
+    return "; ".join(f"{slot}: {', '.join(variants.choices(slot))}" for slot in variants.slots)
 
 
 def _check_counts(**values: int) -> None:
@@ -242,6 +262,7 @@ def _report(
     ledger: Ledger,
     backend: Backend,
     report_max: int,
+    variants: Variants | None,
 ) -> tuple[list[report.Row], list[tuple[float, float]], str] | None:
     """Front and baselines, each run on the held-out split (and the baselines on the tuning one)."""
     done = completed(study)
@@ -253,7 +274,7 @@ def _report(
         report.Row(
             name=f"trial {t.number}",
             label=space.describe(t.params | _fixed(t), setup.size),
-            graph=space.graph_for(t.params | _fixed(t), setup.task, setup.size),
+            graph=space.graph_for(t.params | _fixed(t), setup.task, setup.size, variants),
             tune_error=err,
             tune_cost=c,
             mark="front",

@@ -4,6 +4,10 @@ A trial's parameters are plain names and values (`scheme`, `got.part_size`, `got
 ...), stored in the Optuna study; `graph_for(params, ...)` rebuilds the same graph from them at
 any time, so a study can be read back, reported on or resumed without re-running anything.
 
+With a prompts file (`tune/variants.py`), each prompt slot the trial's graph uses is one more
+categorical, `prompt.SLOT`, over that slot's variant names; the graph then carries the chosen
+texts in its own `prompts`.
+
 Parts are searched as a *part size* (items a part holds) rather than a count: the same choice
 then means the same thing at 64 and at 128 items, and the paper's own rule (16 items a part for
 `got_paper`) is one of the choices.
@@ -13,11 +17,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from .. import schemes
+from .. import kinds, schemes
 from ..errors import InputError
 from ..graph import Graph
+
+if TYPE_CHECKING:
+    from .variants import Variants
 
 TUNABLE = ("got", "got_paper", "tot")
 PART_SIZES = (2, 4, 8, 16, 32, 64)
@@ -56,8 +63,15 @@ def part_sizes(size: int) -> list[int]:
     return choices
 
 
-def suggest(trial: Suggester, scheme_names: Sequence[str], size: int, task: str) -> dict[str, Any]:
-    """Ask the trial for every knob of one scheme; returns the trial's params."""
+def suggest(
+    trial: Suggester,
+    scheme_names: Sequence[str],
+    size: int,
+    task: str,
+    variants: Variants | None = None,
+) -> dict[str, Any]:
+    """Ask the trial for every knob of one scheme, then for a variant of each prompt slot its
+    graph sends (only those: a slot the graph lacks would be a choice that changes nothing)."""
     scheme = (
         trial.suggest_categorical("scheme", list(scheme_names))
         if len(scheme_names) > 1
@@ -75,7 +89,53 @@ def suggest(trial: Suggester, scheme_names: Sequence[str], size: int, task: str)
         params[f"{scheme}.{knob}"] = trial.suggest_categorical(f"{scheme}.{knob}", list(choices))
     if scheme == "got_paper" and _one_part_paper(task, size):
         params["got_paper.keep"] = trial.suggest_int("got_paper.keep", 1, 5)
+    if variants is not None:
+        sent = _sent(graph_for(params, task, size))
+        for slot in sorted(variants.slots):
+            if slot in sent:
+                name = f"prompt.{slot}"
+                params[name] = trial.suggest_categorical(name, variants.choices(slot))
     return params
+
+
+def _sent(graph: Graph) -> set[str]:
+    """The prompt names a graph's ops send to the model."""
+    return {op.prompt for op in graph.ops if op.prompt is not None}
+
+
+class _Pinned:
+    """A Suggester that takes the given categorical choices and every count at its high end:
+    the largest graphs of the space, for finding every prompt it can send."""
+
+    def __init__(self, choices: dict[str, Any]) -> None:
+        self.choices = choices
+
+    def suggest_categorical(self, name: str, choices: Sequence[Any]) -> Any:
+        return self.choices.get(name, choices[-1])
+
+    def suggest_int(self, name: str, low: int, high: int) -> int:
+        return high
+
+
+def prompt_slots(scheme_names: Sequence[str], task: str, size: int) -> dict[str, frozenset[str]]:
+    """Every prompt the searched schemes' graphs can send (slot -> the template values every op
+    sending it fills): what a prompts file may give variants for."""
+    fills: dict[str, frozenset[str]] = {}
+    for scheme in scheme_names:
+        prompt_knob = PROMPT_CHOICES.get(scheme)
+        prompts = prompt_knob[1] if prompt_knob else (None,)
+        sizes = part_sizes(size) if scheme in ("got", "got_paper") else [None]
+        for prompt in prompts:
+            for part_size in sizes:
+                pinned = {"scheme": scheme, f"{scheme}.part_size": part_size}
+                if prompt_knob:
+                    pinned[f"{scheme}.{prompt_knob[0]}"] = prompt
+                graph = graph_for(suggest(_Pinned(pinned), [scheme], size, task), task, size)
+                for op in graph.ops:
+                    if op.prompt is not None:
+                        filled = kinds.get(op.kind).fills
+                        fills[op.prompt] = fills.get(op.prompt, filled) & filled
+    return fills
 
 
 def _one_part_paper(task: str, size: int) -> bool:
@@ -94,13 +154,22 @@ def options_of(params: dict[str, Any], size: int) -> tuple[str, dict[str, Any]]:
     return scheme, options
 
 
-def graph_for(params: dict[str, Any], task: str, size: int) -> Graph:
-    """The graph a trial's params describe, for `task` at `size` (the paper's other settings)."""
+def graph_for(
+    params: dict[str, Any], task: str, size: int, variants: Variants | None = None
+) -> Graph:
+    """The graph a trial's params describe, for `task` at `size` (the paper's other settings),
+    carrying the text of every prompt variant it chose other than a built-in."""
     scheme, options = options_of(params, size)
     parts = options.pop("parts", None)
     if scheme == "got_paper" and parts == 1 and not _one_part_paper(task, size):
         options.setdefault("split_by", "code")  # one part of a whole list: no split call needed
-    return schemes.build(scheme, task, size, parts=parts, **options)
+    graph = schemes.build(scheme, task, size, parts=parts, **options)
+    if variants is None:
+        return graph
+    chosen = {k.removeprefix("prompt."): v for k, v in params.items() if k.startswith("prompt.")}
+    texts = {slot: variants.text(slot, name) for slot, name in sorted(chosen.items())}
+    prompts = {slot: text for slot, text in texts.items() if text is not None}
+    return Graph(ops=graph.ops, prompts=prompts) if prompts else graph
 
 
 def describe(params: dict[str, Any], size: int) -> str:
@@ -113,7 +182,8 @@ def describe(params: dict[str, Any], size: int) -> str:
         "part_prompt": "prompt",
     }
     text = " ".join(f"{short.get(k, k)}={v}" for k, v in sorted(options.items()))
-    return f"{scheme} {text}".strip()
+    chosen = " ".join(f"{k}={v}" for k, v in sorted(params.items()) if k.startswith("prompt."))
+    return " ".join(part for part in (scheme, text, chosen) if part)
 
 
 def baselines(task: str, size: int, example: Any) -> dict[str, tuple[Graph, str]]:

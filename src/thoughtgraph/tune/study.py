@@ -24,6 +24,7 @@ from typing import Any
 from ..errors import InputError
 from . import space
 from .jobs import Allowance, Job, Outcome, Setup, run_job, spread_back, unique
+from .variants import Variants
 
 INSTALL_HINT = "tune needs Optuna: pip install 'thoughtgraph[tune]'"
 STUDY_FILE = "study.db"
@@ -200,8 +201,10 @@ def tune_loop(
     ledger: Ledger,
     backend: Backend,
     on_trial: Callable[[Any, Outcome], None] | None = None,
+    variants: Variants | None = None,
 ) -> LoopResult:
-    """Run trials until `trials` are complete (counting those of earlier runs) or a stop."""
+    """Run trials until `trials` are complete (counting those of earlier runs) or a stop;
+    `variants` (a prompts file) adds a prompt choice per slot a trial's graph sends."""
     optuna = import_optuna()
     data = tuple((s.id, s.input, s.reference) for s in samples)
     ran = 0
@@ -216,8 +219,8 @@ def tune_loop(
         asked = []
         for _ in range(batch):
             trial = study.ask()
-            params = space.suggest(trial, schemes, setup.size, setup.task)
-            graph = space.graph_for(params, setup.task, setup.size)
+            params = space.suggest(trial, schemes, setup.size, setup.task, variants)
+            graph = space.graph_for(params, setup.task, setup.size, variants)
             trial.set_user_attr("allowance", scaled(allowance, len(samples)))
             trial.set_user_attr("graph", space.describe(params, setup.size))
             asked.append(

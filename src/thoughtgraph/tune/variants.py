@@ -1,0 +1,130 @@
+"""Prompt variants for `thoughtgraph tune --prompts FILE`: the user's candidate texts per prompt.
+
+The file maps a *slot* (a prompt name the searched schemes' ops send: `part`, `merge`, `refine`
+for `got`; the task's `io`/`cot`, `improve`, ... for `got_paper` and `tot`) to a list of variant
+templates, each a plain string or `{name: ..., template: ...}`:
+
+    part:
+      - name: careful
+        template: |
+          Sort this part carefully. <part>{{part}}</part> ...
+      - "Sort: <part>{{part}}</part> Format: {{format}}"
+
+Every slot also keeps its built-in prompt as the variant `default`, so a tune can find that the
+stock text was best. A trial picks one variant per slot its graph uses; the graph then carries
+the chosen text in its own `prompts` (graph.py), so `solve --graph best.yaml` sends exactly the
+words that were tuned. Everything is checked here, before any call: the file's shape, the slots,
+the names, and that every template parses and asks only for values its ops fill.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..bounds import MAX_GRAPH_FILE_BYTES, read_file
+from ..errors import InputError
+from ..prompts import PromptTemplate, TemplateError
+
+DEFAULT = "default"  # the variant name of a slot's built-in prompt
+_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$")
+
+
+@dataclass(frozen=True)
+class Variants:
+    """slot -> {variant name -> template text}; `default` (the built-in) is not stored."""
+
+    slots: dict[str, dict[str, str]]
+    digest: str  # of the file's variants: a resumed tune must search the same ones
+
+    def choices(self, slot: str) -> list[str]:
+        """The variant names a trial chooses among, the built-in first."""
+        return [DEFAULT, *self.slots[slot]]
+
+    def text(self, slot: str, name: str) -> str | None:
+        """The chosen variant's template text; None for the built-in."""
+        return None if name == DEFAULT else self.slots[slot][name]
+
+
+def load(path: Path, slots: Mapping[str, frozenset[str]]) -> Variants:
+    """Read and check a prompts file against the slots of the searched schemes (slot -> the
+    template values its ops fill). Any problem is one `InputError` naming the file."""
+    where = f"--prompts {path}"
+    text = read_file(path, MAX_GRAPH_FILE_BYTES, "prompts file")
+    try:
+        return parse(_decode(text, path), slots)
+    except InputError as exc:
+        raise InputError(f"{where}: {exc}") from None
+    except RecursionError:
+        raise InputError(f"{where}: nested too deeply to be a prompts file") from None
+
+
+def _decode(text: str, path: Path) -> Any:
+    if path.suffix.lower() == ".json":
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"invalid JSON: {exc.msg} at line {exc.lineno}") from None
+    import yaml
+
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise InputError("invalid YAML" + (f" at line {mark.line + 1}" if mark else "")) from None
+
+
+def parse(data: Any, slots: Mapping[str, frozenset[str]]) -> Variants:
+    """The variants of decoded file data (see the module docstring for the format)."""
+    if not isinstance(data, dict) or not data:
+        raise InputError("must map prompt slots (e.g. part) to lists of variant templates")
+    found: dict[str, dict[str, str]] = {}
+    for slot, items in data.items():
+        if slot not in slots:
+            known = ", ".join(sorted(slots)) or "none"
+            raise InputError(f"unknown slot {slot!r}: the searched schemes' prompts are {known}")
+        if not isinstance(items, list) or not items:
+            raise InputError(f"{slot}: give a non-empty list of variant templates")
+        found[slot] = {}
+        for index, item in enumerate(items, start=1):
+            name, source = _variant(slot, index, item)
+            if name in found[slot] or name == DEFAULT:
+                reason = "is the built-in's name" if name == DEFAULT else "is given twice"
+                raise InputError(f"{slot}[{index}]: variant name {name!r} {reason}")
+            _check_template(f"{slot}[{index}] ({name})", source, slots[slot])
+            found[slot][name] = source
+    canonical = json.dumps(found, sort_keys=True, ensure_ascii=False)
+    return Variants(found, hashlib.sha256(canonical.encode()).hexdigest()[:16])
+
+
+def _variant(slot: str, index: int, item: Any) -> tuple[str, str]:
+    """(name, template) of one list item: a string (named SLOT_N) or {name, template}."""
+    if isinstance(item, str):
+        return f"{slot}_{index}", item
+    if isinstance(item, dict) and set(item) <= {"name", "template"} and "template" in item:
+        name, source = item.get("name", f"{slot}_{index}"), item["template"]
+        if not isinstance(name, str) or not _NAME.match(name):
+            raise InputError(f"{slot}[{index}]: name must be letters, digits, _ . - (got {name!r})")
+        if isinstance(source, str):
+            return name, source
+    raise InputError(f"{slot}[{index}]: a variant is a template string or {{name, template}}")
+
+
+def _check_template(where: str, source: str, fills: frozenset[str]) -> None:
+    """The template parses, and asks only for values every op sending it fills."""
+    if not source.strip():
+        raise InputError(f"{where}: the template is empty")
+    try:
+        needed = PromptTemplate(source).variables - fills
+    except TemplateError as exc:
+        raise InputError(f"{where}: {exc}") from None
+    if needed:
+        raise InputError(
+            f"{where}: needs {', '.join(sorted(needed))}, which its ops do not fill "
+            f"(they fill: {', '.join(sorted(fills))})"
+        )
