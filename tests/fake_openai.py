@@ -226,7 +226,7 @@ class _Handler(BaseHTTPRequestHandler):
             body = None
         auth = self.headers.get("Authorization", "")
         fault = fault_kind = None
-        if self.path in PATHS and not self._key_rejected(fake, auth):
+        if self.route in PATHS and not self._key_rejected(fake, auth):
             fault = fake._next_fault(body)
             fault_kind = fault.kind if fault else None
         headers = {k: v for k, v in self.headers.items() if k.lower() != "authorization"}
@@ -235,12 +235,17 @@ class _Handler(BaseHTTPRequestHandler):
         with contextlib.suppress(BrokenPipeError, ConnectionResetError):
             self._respond(fake, body, auth, fault)
 
+    @property
+    def route(self) -> str:
+        """The path without its query string (recorded requests keep the whole path)."""
+        return self.path.split("?", 1)[0]
+
     def _key_rejected(self, fake: FakeOpenAI, auth: str) -> bool:
         return fake.require_key is not None and auth != f"Bearer {fake.require_key}"
 
     def _respond(self, fake: FakeOpenAI, body: Any, auth: str, fault: Fault | None) -> None:
         echo = f" (you sent {auth!r})" if fake.echo_key else ""
-        if self.path not in PATHS:
+        if self.route not in PATHS:
             return self._error(404, f"no route {self.path}", "not_found")
         if self._key_rejected(fake, auth):
             return self._error(401, f"Incorrect API key provided{echo}", "invalid_api_key")

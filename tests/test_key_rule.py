@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+import thoughtgraph
 from thoughtgraph.cli import main
 from thoughtgraph.models import secrets
 from thoughtgraph.models.openai import OpenAIModel
@@ -169,6 +170,17 @@ def test_a_secret_in_the_base_url_query_is_left_out_of_errors_and_logs(tmp_path:
     assert "api-key=***" in run.stderr
     for where, data in written(tmp_path, run.stdout, run.stderr).items():
         assert query_key[3:].encode() not in data, f"the URL's secret leaked into {where}"
+
+
+def test_a_base_url_with_a_query_reaches_the_endpoint_with_the_query_on_every_request():
+    """Azure-style `?api-version=...`: the SDK would put the path after the query (a 404)."""
+    with FakeOpenAI() as server:
+        base = f"{server.base_url}?api-version=2024-06-01"
+        model = OpenAIModel("m", base_url=base, api_key="EMPTY", max_retries=0)
+        result = thoughtgraph.solve("sorting", [3, 1, 2], model=model, scheme="io", max_calls=3)
+        paths = [r.path for r in server.requests]
+    assert result.output == [1, 2, 3]
+    assert paths and all(p == "/v1/chat/completions?api-version=2024-06-01" for p in paths)
 
 
 def test_public_url_masks_query_values_and_credentials():

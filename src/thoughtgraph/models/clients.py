@@ -84,17 +84,34 @@ def _build(base_url: str, api_key: str, timeout: float, max_retries: int) -> _En
     from openai import AsyncOpenAI, DefaultAsyncHttpxClient
 
     http = DefaultAsyncHttpxClient(verify=shared_ssl_context())
+    endpoint, query = split_query(base_url)
     client = AsyncOpenAI(
         api_key=api_key,
-        base_url=base_url,
+        base_url=endpoint,
         timeout=timeout,
         max_retries=max_retries,
         http_client=http,
+        default_query=query or None,
     )
     closer = _close_at_shutdown(client)
     _park(closer)
     built += 1
     return _Entry(client, closer)
+
+
+def split_query(base_url: str) -> tuple[str, dict[str, str]]:
+    """The endpoint without its query string, and the query as parameters of every request.
+
+    Azure-style URLs carry `?api-version=...` (or a key); the SDK would append the path after
+    the query (`/v1/?api-version=1chat/completions`), so the query is sent on its own instead.
+    """
+    from urllib.parse import parse_qsl, urlsplit, urlunsplit
+
+    parts = urlsplit(base_url)
+    if not parts.query:
+        return base_url, {}
+    query = dict(parse_qsl(parts.query, keep_blank_values=True))
+    return urlunsplit(parts._replace(query="", fragment="")), query
 
 
 def shared_ssl_context() -> ssl.SSLContext:
