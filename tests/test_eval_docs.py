@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from thoughtgraph.evaluate.report import settings, summarise
+from thoughtgraph.evaluate.measures import settings
+from thoughtgraph.evaluate.report import summarise
 from thoughtgraph.evaluate.runner import PairResult
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -14,7 +14,8 @@ import pytest
 
 from thoughtgraph.cli import main
 from thoughtgraph.evaluate.figures import Panel, figure
-from thoughtgraph.evaluate.report import label, summarise
+from thoughtgraph.evaluate.measures import label
+from thoughtgraph.evaluate.report import summarise
 from thoughtgraph.evaluate.runner import PairResult, evaluate, judged, load_results, plan
 from thoughtgraph.schemes import build
 

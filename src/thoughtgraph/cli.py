@@ -78,8 +78,6 @@ def _root(
 app.command("eval")(eval_command)
 app.command("tune")(tune_command)
 
-SIM_NOTE = "SIMULATED: the built-in offline stand-in, not a real LLM"
-
 
 def _read_input(
     text: str | None, file: str | None, dataset: str | None, sample: int
@@ -318,7 +316,9 @@ def solve(
         _check_writable(trace, "trace")
     if cache is not None and not no_cache:
         _check_writable(cache, "cache")
-    label = f"{lm.name} ({SIM_NOTE})" if getattr(lm, "simulated", False) else lm.name
+    from .models.base import shown_name
+
+    label = shown_name(lm)
     title = f"thoughtgraph · {prepared.task.name} · {len(prepared.problem)} items · {label}"
     live = progress and sys.stderr.isatty() and not verbose and events != "-"
     fatal: FatalModelError | None = None

@@ -116,6 +116,7 @@ def eval_command(
     from .evaluate.ray_backend import check_address, pairs_on  # ray itself only with --ray
     from .evaluate.report import write_reports
     from .evaluate.runner import check_folder, plan, sized
+    from .models.base import shown_name
     from .models.flags import model_from_flags
     from .options import RunOptions, check_whole
 
@@ -170,11 +171,7 @@ def eval_command(
             f"--samples {samples} clipped to {available}\n"
         )
     simulated = bool(getattr(lm, "simulated", False))
-    label = (
-        f"{lm.name} (SIMULATED: the built-in offline stand-in, not a real LLM)"
-        if simulated
-        else lm.name
-    )
+    label = shown_name(lm)
     note = (
         "Figures from the simulated model: they test the engine and the schemes, not any real "
         "model."

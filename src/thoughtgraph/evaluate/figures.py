@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..schemes import SCHEMES
-from .report import label, plotted
+from .measures import label, plotted
 from .runner import PairResult, model_scored
 
 INSTALL_HINT = "pip install 'thoughtgraph[plot]'"

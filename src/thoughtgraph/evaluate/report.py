@@ -10,14 +10,13 @@ reference merge) and the code's lexical proxy shown beside it under its own name
 from __future__ import annotations
 
 import csv
-import inspect
 import io
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..schemes import SCHEMES, paper_options
+from .measures import measure, settings
 from .runner import PairResult, complete, incomplete, model_scored
 
 COST_COLUMNS = ("mean_requests", "mean_completions", "mean_tokens", "mean_cost", "total_cost")
@@ -52,19 +51,6 @@ def quartiles(values: Sequence[float]) -> tuple[float, float, float]:
         return values[0], values[0], values[0]
     q1, q2, q3 = statistics.quantiles(values, n=4, method="inclusive")
     return q1, q2, q3
-
-
-def measure(result: PairResult, scored: bool) -> float:
-    """The task's measure of one run: the model score (0 when the model gave none) or the
-    error count."""
-    if scored:
-        return 0.0 if result.final_score is None else float(result.final_score)
-    return result.error
-
-
-def plotted(result: PairResult, scored: bool) -> float:
-    """The value the figure plots: the model score, or the error clipped at the size."""
-    return measure(result, scored) if scored else result.clipped_error
 
 
 def worst(results: Sequence[PairResult], scored: bool) -> PairResult:
@@ -103,40 +89,6 @@ def summarise(
             )
         )
     return rows
-
-
-def settings(scheme: str, task: str | None, size: int) -> str:
-    """The structure a scheme ran with, as the paper labels it: ToT's levels L and branching
-    k ("L=2, k=20"); CoT-SC's k; empty for the others."""
-    if scheme not in ("tot", "tot2", "cot_sc"):
-        return ""
-    defaults = {
-        name: p.default
-        for name, p in inspect.signature(SCHEMES[scheme].builder).parameters.items()
-        if p.default is not inspect.Parameter.empty
-    }
-    options = defaults | (paper_options(scheme, task, size) if task else {})
-    if scheme == "cot_sc":
-        return f"k={options['k']}"
-    return f"L={options['levels']}, k={options['k']}"
-
-
-NAMES = {
-    "io": "IO",
-    "cot": "CoT",
-    "cot_sc": "CoT-SC",
-    "tot": "ToT",
-    "tot2": "ToT2",
-    "got": "GoT",
-    "got_paper": "GoT (paper)",
-}
-
-
-def label(scheme: str, task: str | None, size: int) -> str:
-    """The paper's name of a scheme with its settings: "ToT (L=2, k=20)"."""
-    name = NAMES.get(scheme, scheme)
-    extra = settings(scheme, task, size)
-    return f"{name} ({extra})" if extra else name
 
 
 def columns(scored: bool) -> tuple[str, ...]:

@@ -245,3 +245,12 @@ def _parse_options(text: str, spec: str) -> dict[str, str]:
             raise UnknownNameError(f"model option {key.strip()!r} is given twice in {spec!r}")
         options[key.strip()] = value.strip()
     return options
+
+
+SIMULATED_NOTE = "SIMULATED: the built-in offline stand-in, not a real LLM"
+
+
+def shown_name(model: Any) -> str:
+    """A model's name as output shows it: a simulated model always says so."""
+    name = str(getattr(model, "name", type(model).__name__))
+    return f"{name} ({SIMULATED_NOTE})" if getattr(model, "simulated", False) else name

@@ -99,7 +99,7 @@ def run_tune(
         from ..evaluate.ray_backend import check_address
 
         check_address(ray)
-    from ..cli import SIM_NOTE
+    from ..models.base import shown_name
     from ..models.flags import OPENAI_FLAGS, model_from_flags
     from ..models.pricing import price_for
 
@@ -156,7 +156,7 @@ def run_tune(
         manifest["prompts"] = variants.digest
     study = open_study(folder, manifest, seed, startup=max(4, min(10, trials // 3)))
     rerun = recover(study)
-    label = f"{lm.name} ({SIM_NOTE})" if simulated else lm.name
+    label = shown_name(lm)
     _note(
         f"tune {the_plan.task} on {the_plan.dataset}: {', '.join(names)}; {trials} trials on "
         f"samples {_ids(tune_split)}, held-out {_ids(held_split)}; cost = {cost}; model {label}"

@@ -1,0 +1,59 @@
+"""How one run and one scheme are measured and named: shared by the tables and the figures.
+
+The measure is the task's (an error count, or the model's 0-10 score of a document merge); a
+scheme's label is the paper's name with its structure ("ToT (L=2, k=20)").
+"""
+
+from __future__ import annotations
+
+import inspect
+
+from ..schemes import SCHEMES, paper_options
+from .runner import PairResult
+
+
+def measure(result: PairResult, scored: bool) -> float:
+    """The task's measure of one run: the model score (0 when the model gave none) or the
+    error count."""
+    if scored:
+        return 0.0 if result.final_score is None else float(result.final_score)
+    return result.error
+
+
+def plotted(result: PairResult, scored: bool) -> float:
+    """The value the figure plots: the model score, or the error clipped at the size."""
+    return measure(result, scored) if scored else result.clipped_error
+
+
+def settings(scheme: str, task: str | None, size: int) -> str:
+    """The structure a scheme ran with, as the paper labels it: ToT's levels L and branching
+    k ("L=2, k=20"); CoT-SC's k; empty for the others."""
+    if scheme not in ("tot", "tot2", "cot_sc"):
+        return ""
+    defaults = {
+        name: p.default
+        for name, p in inspect.signature(SCHEMES[scheme].builder).parameters.items()
+        if p.default is not inspect.Parameter.empty
+    }
+    options = defaults | (paper_options(scheme, task, size) if task else {})
+    if scheme == "cot_sc":
+        return f"k={options['k']}"
+    return f"L={options['levels']}, k={options['k']}"
+
+
+NAMES = {
+    "io": "IO",
+    "cot": "CoT",
+    "cot_sc": "CoT-SC",
+    "tot": "ToT",
+    "tot2": "ToT2",
+    "got": "GoT",
+    "got_paper": "GoT (paper)",
+}
+
+
+def label(scheme: str, task: str | None, size: int) -> str:
+    """The paper's name of a scheme with its settings: "ToT (L=2, k=20)"."""
+    name = NAMES.get(scheme, scheme)
+    extra = settings(scheme, task, size)
+    return f"{name} ({extra})" if extra else name
