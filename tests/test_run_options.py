@@ -81,3 +81,17 @@ def test_the_eval_command_does_not_import_the_solve_command():
         if isinstance(node, ast.ImportFrom) and node.module is not None
     }
     assert imported and "cli" not in imported and "thoughtgraph.cli" not in imported
+
+
+@pytest.mark.parametrize("command", ["solve", "eval", "tune"])
+@pytest.mark.parametrize(("flag", "value"), [("--timeout", "5"), ("--max-retries", "1")])
+def test_every_command_takes_the_same_model_flags(capsys, tmp_path, command, flag, value):
+    """One declaration of the model flags: each command knows them and checks them alike."""
+    args = {
+        "solve": ["solve", "sorting", "--input", "[3, 1, 2]"],
+        "eval": ["eval", "sorting", "--samples", "1", "--out", str(tmp_path / "e")],
+        "tune": ["tune", "sorting", "--trials", "1", "--out", str(tmp_path / "t")],
+    }[command]
+    code, _, err = run_cli(capsys, *args, "--model", "sim", flag, value)
+    assert code == 2
+    assert err == f"error: {flag}: only for openai:MODEL models, not 'sim'\n"

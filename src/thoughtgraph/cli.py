@@ -16,6 +16,7 @@ from typing import Annotated, Any
 import typer
 from typer.exceptions import Abort, Exit, TyperException
 
+from . import cli_options as opt
 from . import schemes
 from .accounting import CALL_KINDS
 from .bounds import MAX_INPUT_BYTES, check_length, read_bounded, read_file
@@ -130,42 +131,13 @@ def solve(
     parts: Annotated[
         int | None, typer.Option(help="Number of parts (default: chunks of 8).")
     ] = None,
-    model: Annotated[
-        str,
-        typer.Option(
-            "--model", "-m", help="Model spec: sim, sim:latency=0.05,error=0,seed=1, openai:MODEL."
-        ),
-    ] = "sim",
-    base_url: Annotated[
-        str | None,
-        typer.Option(
-            help=(
-                "openai: the endpoint, e.g. http://127.0.0.1:8000/v1"
-                " (default $OPENAI_BASE_URL, else OpenAI's)."
-            )
-        ),
-    ] = None,
-    api_key_env: Annotated[
-        str | None,
-        typer.Option(
-            help=(
-                "openai: the environment variable holding the API key"
-                " (default OPENAI_API_KEY; a key is never a flag)."
-            )
-        ),
-    ] = None,
-    temperature: Annotated[float | None, typer.Option(help="openai: sampling temperature.")] = None,
-    max_completion_tokens: Annotated[
-        int | None,
-        typer.Option(help="openai: most tokens per answer (the API's max_tokens; not a budget)."),
-    ] = None,
-    timeout: Annotated[
-        float | None, typer.Option(help="openai: seconds to wait for one response (default 120).")
-    ] = None,
-    max_retries: Annotated[
-        int | None,
-        typer.Option(help="openai: retries of 429/5xx/timeouts per request (default 3)."),
-    ] = None,
+    model: opt.Model = "sim",
+    base_url: opt.BaseUrl = None,
+    api_key_env: opt.ApiKeyEnv = None,
+    temperature: opt.Temperature = None,
+    max_completion_tokens: opt.MaxCompletionTokens = None,
+    timeout: opt.Timeout = None,
+    max_retries: opt.MaxRetries = None,
     rpm: Annotated[
         float | None, typer.Option(help="Most requests per minute to the model.")
     ] = None,
@@ -173,16 +145,7 @@ def solve(
         float | None,
         typer.Option(help="Most tokens per minute to the model (estimated before each request)."),
     ] = None,
-    cache: Annotated[
-        Path | None,
-        typer.Option(
-            envvar="THOUGHTGRAPH_CACHE",
-            help=(
-                "Answer cache (SQLite file; no default):"
-                " cached answers are free, so a rerun resumes."
-            ),
-        ),
-    ] = None,
+    cache: opt.Cache = None,
     no_cache: Annotated[
         bool,
         typer.Option(
@@ -214,15 +177,8 @@ def solve(
         float | None,
         typer.Option(help="Budget in USD: no call once this much is paid (needs a price)."),
     ] = None,
-    price_in: Annotated[
-        float | None,
-        typer.Option(
-            help="USD per million prompt tokens (default: built-in table for OpenAI models)."
-        ),
-    ] = None,
-    price_out: Annotated[
-        float | None, typer.Option(help="USD per million completion tokens.")
-    ] = None,
+    price_in: opt.PriceIn = None,
+    price_out: opt.PriceOut = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the result as one JSON object.")
     ] = False,
@@ -291,14 +247,9 @@ def solve(
         raise GraphError(f"{graph_file}: {exc}") from None
     lm = model_from_flags(
         model,
-        {
-            "--base-url": base_url,
-            "--api-key-env": api_key_env,
-            "--temperature": temperature,
-            "--max-completion-tokens": max_completion_tokens,
-            "--timeout": timeout,
-            "--max-retries": max_retries,
-        },
+        opt.model_flags(
+            base_url, api_key_env, temperature, max_completion_tokens, timeout, max_retries
+        ),
     )
     run_options = RunOptions(
         concurrency,

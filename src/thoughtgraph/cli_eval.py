@@ -11,6 +11,7 @@ from typing import Annotated, Any
 
 import typer
 
+from . import cli_options as opt
 from .errors import InputError
 
 TYPE_CHECKING = False
@@ -35,9 +36,7 @@ def eval_command(
     dataset: Annotated[
         str | None, typer.Option(help="Dataset name (default: the task's at --size).")
     ] = None,
-    model: Annotated[
-        str, typer.Option("--model", "-m", help="Model spec (default: the simulated model).")
-    ] = "sim",
+    model: opt.Model = "sim",
     out: Annotated[
         Path | None,
         typer.Option(
@@ -65,30 +64,21 @@ def eval_command(
         float | None,
         typer.Option(help="USD for the whole evaluation, shared by all pairs (needs a price)."),
     ] = None,
-    base_url: Annotated[
-        str | None, typer.Option(help="openai: endpoint (default $OPENAI_BASE_URL).")
-    ] = None,
-    api_key_env: Annotated[
-        str | None, typer.Option(help="openai: variable holding the key (default OPENAI_API_KEY).")
-    ] = None,
-    temperature: Annotated[float | None, typer.Option(help="openai: sampling temperature.")] = None,
-    max_completion_tokens: Annotated[
-        int | None, typer.Option(help="openai: most tokens per answer.")
-    ] = None,
-    cache: Annotated[
-        Path | None,
-        typer.Option(help="Answer cache (SQLite): nothing is paid twice across reruns."),
-    ] = None,
+    base_url: opt.BaseUrl = None,
+    api_key_env: opt.ApiKeyEnv = None,
+    temperature: opt.Temperature = None,
+    max_completion_tokens: opt.MaxCompletionTokens = None,
+    timeout: opt.Timeout = None,
+    max_retries: opt.MaxRetries = None,
+    cache: opt.Cache = None,
     rpm: Annotated[
         float | None, typer.Option(help="Requests per minute, shared by every pair.")
     ] = None,
     tpm: Annotated[
         float | None, typer.Option(help="Tokens per minute, shared by every pair.")
     ] = None,
-    price_in: Annotated[float | None, typer.Option(help="USD per million prompt tokens.")] = None,
-    price_out: Annotated[
-        float | None, typer.Option(help="USD per million completion tokens.")
-    ] = None,
+    price_in: opt.PriceIn = None,
+    price_out: opt.PriceOut = None,
     traces: Annotated[
         bool,
         typer.Option(
@@ -143,12 +133,9 @@ def eval_command(
     )
     lm = model_from_flags(
         model,
-        {
-            "--base-url": base_url,
-            "--api-key-env": api_key_env,
-            "--temperature": temperature,
-            "--max-completion-tokens": max_completion_tokens,
-        },
+        opt.model_flags(
+            base_url, api_key_env, temperature, max_completion_tokens, timeout, max_retries
+        ),
     )
     options.price(lm.name)  # refuse a cost cap without a price now, before the banner
     budget = {"max_calls": max_calls, "max_tokens": max_tokens, "max_cost": max_cost}

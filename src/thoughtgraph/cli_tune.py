@@ -11,6 +11,8 @@ from typing import Annotated
 
 import typer
 
+from . import cli_options as opt
+
 
 def tune_command(
     task: Annotated[str, typer.Argument(help="Task name, e.g. sorting.")],
@@ -20,9 +22,7 @@ def tune_command(
     size: Annotated[
         int | None, typer.Option(help="Problem size (picks the dataset; default 32).")
     ] = None,
-    model: Annotated[
-        str, typer.Option("--model", "-m", help="Model spec (default: the simulated model).")
-    ] = "sim",
+    model: opt.Model = "sim",
     trials: Annotated[int, typer.Option(help="Complete trials wanted (earlier runs count).")] = 30,
     schemes: Annotated[
         str, typer.Option(help="Schemes to search, comma-separated: got, got_paper, tot.")
@@ -61,22 +61,16 @@ def tune_command(
     max_cost: Annotated[
         float | None, typer.Option(help="USD for the whole tune (needs a price).")
     ] = None,
-    price_in: Annotated[float | None, typer.Option(help="USD per million prompt tokens.")] = None,
-    price_out: Annotated[
-        float | None, typer.Option(help="USD per million completion tokens.")
-    ] = None,
+    price_in: opt.PriceIn = None,
+    price_out: opt.PriceOut = None,
     rpm: Annotated[float | None, typer.Option(help="Requests per minute (per process).")] = None,
     tpm: Annotated[float | None, typer.Option(help="Tokens per minute (per process).")] = None,
-    base_url: Annotated[
-        str | None, typer.Option(help="openai: endpoint (default $OPENAI_BASE_URL).")
-    ] = None,
-    api_key_env: Annotated[
-        str | None, typer.Option(help="openai: variable holding the key (default OPENAI_API_KEY).")
-    ] = None,
-    temperature: Annotated[float | None, typer.Option(help="openai: sampling temperature.")] = None,
-    max_completion_tokens: Annotated[
-        int | None, typer.Option(help="openai: most tokens per answer.")
-    ] = None,
+    base_url: opt.BaseUrl = None,
+    api_key_env: opt.ApiKeyEnv = None,
+    temperature: opt.Temperature = None,
+    max_completion_tokens: opt.MaxCompletionTokens = None,
+    timeout: opt.Timeout = None,
+    max_retries: opt.MaxRetries = None,
     prompts: Annotated[
         Path | None,
         typer.Option(
@@ -123,6 +117,8 @@ def tune_command(
         api_key_env=api_key_env,
         temperature=temperature,
         max_completion_tokens=max_completion_tokens,
+        timeout=timeout,
+        max_retries=max_retries,
         ray=ray,
         prompts=prompts,
     )

@@ -63,6 +63,8 @@ def run_tune(
     api_key_env: Any,
     temperature: Any,
     max_completion_tokens: Any,
+    timeout: Any,
+    max_retries: Any,
     ray: Any,
     prompts: Any = None,
 ) -> None:
@@ -99,16 +101,14 @@ def run_tune(
         from ..evaluate.ray_backend import check_address
 
         check_address(ray)
+    from ..cli_options import model_flags
     from ..models.base import shown_name
     from ..models.flags import OPENAI_FLAGS, model_from_flags
     from ..models.pricing import price_for
 
-    flags = {
-        "--base-url": base_url,
-        "--api-key-env": api_key_env,
-        "--temperature": temperature,
-        "--max-completion-tokens": max_completion_tokens,
-    }
+    flags = model_flags(
+        base_url, api_key_env, temperature, max_completion_tokens, timeout, max_retries
+    )
     lm = model_from_flags(model, flags)
     if (cost == "usd" or max_cost is not None) and price_for(lm.name, price_in, price_out) is None:
         raise InputError(

@@ -1,0 +1,80 @@
+"""Command-line options that `solve`, `eval` and `tune` share: one declaration, one help text.
+
+A flag means the same in every command; the budget flags are not here, because what they cap
+differs (one run, a whole evaluation, a whole tune) and their help says so.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+Model = Annotated[
+    str,
+    typer.Option(
+        "--model",
+        "-m",
+        help="Model spec: sim (the simulated model), sim:latency=0.05,error=0,seed=1, "
+        "openai:MODEL (or openai/MODEL).",
+    ),
+]
+BaseUrl = Annotated[
+    str | None,
+    typer.Option(
+        help="openai: the endpoint, e.g. http://127.0.0.1:8000/v1 "
+        "(default $OPENAI_BASE_URL, else OpenAI's)."
+    ),
+]
+ApiKeyEnv = Annotated[
+    str | None,
+    typer.Option(
+        help="openai: the environment variable holding the API key "
+        "(default OPENAI_API_KEY; a key is never a flag)."
+    ),
+]
+Temperature = Annotated[float | None, typer.Option(help="openai: sampling temperature.")]
+MaxCompletionTokens = Annotated[
+    int | None,
+    typer.Option(help="openai: most tokens per answer (the API's max_tokens; not a budget)."),
+]
+Timeout = Annotated[
+    float | None,
+    typer.Option(help="openai: seconds to wait for one response (default 120)."),
+]
+MaxRetries = Annotated[
+    int | None,
+    typer.Option(help="openai: retries of 429/5xx/timeouts per request (default 3)."),
+]
+PriceIn = Annotated[
+    float | None,
+    typer.Option(help="USD per million prompt tokens (default: the built-in price table)."),
+]
+PriceOut = Annotated[float | None, typer.Option(help="USD per million completion tokens.")]
+Cache = Annotated[
+    Path | None,
+    typer.Option(
+        envvar="THOUGHTGRAPH_CACHE",
+        help="Answer cache (SQLite file; no default): cached answers are free, so a rerun resumes.",
+    ),
+]
+
+
+def model_flags(
+    base_url: str | None,
+    api_key_env: str | None,
+    temperature: float | None,
+    max_completion_tokens: int | None,
+    timeout: float | None,
+    max_retries: int | None,
+) -> dict[str, Any]:
+    """The openai flags as `models.flags.model_from_flags` takes them (None: not given)."""
+    return {
+        "--base-url": base_url,
+        "--api-key-env": api_key_env,
+        "--temperature": temperature,
+        "--max-completion-tokens": max_completion_tokens,
+        "--timeout": timeout,
+        "--max-retries": max_retries,
+    }
