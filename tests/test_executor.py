@@ -186,3 +186,26 @@ def test_model_errors_are_failed_attempts():
     assert not first.valid and "the model call failed: timed out" in first.score.errors[0]
     assert result.clean and result.calls_by_kind["part"] == 2
     assert result.state.calls["part_1:0.1"].error == "timed out"
+
+
+def test_code_only_ops_run_in_place_and_every_other_op_as_a_task(monkeypatch):
+    """Selects and keep_best never wait: the scheduler runs them where it stands (a task each
+    would cost more than they do); ops that call the model still overlap as tasks."""
+    graph = got(parts=8)
+    created: list[str] = []
+    real_create_task = asyncio.create_task
+
+    def spy(coro, **kwargs):
+        created.append(coro.cr_frame.f_locals.get("op").kind if coro.cr_frame else "?")
+        return real_create_task(coro, **kwargs)
+
+    from thoughtgraph import executor as executor_module
+
+    monkeypatch.setattr(executor_module.asyncio, "create_task", spy)
+    started, state = _spy(graph, 16)
+    in_place = [op for op in graph.ops if op.kind in ("select", "keep_best")]
+    assert len(in_place) == 8
+    assert sorted(started) == sorted(op.id for op in graph.ops)  # every op ran
+    assert "select" not in created and "keep_best" not in created
+    assert created.count("generate") == 8 and created.count("aggregate") == 7
+    assert all(op["status"] == "done" for op in state["ops"])

@@ -390,3 +390,15 @@ def test_cached_model_keeps_partial_answers(tmp_path):
     assert [a.text for a in answers] == ["p-0", "p-1"]
     assert cached_rows(tmp_path / "c.db") == 2
     cached.close()
+
+
+def test_an_attempts_trace_record_holds_every_field_of_it():
+    """`Attempt.to_dict` is written out by hand (it runs for every call): it must stay in step
+    with the dataclass, whatever field is added."""
+    import dataclasses
+
+    from thoughtgraph.ledger import Attempt
+
+    attempt = Attempt("HTTP 500", 2, None, 7, "server error", fatal=True)
+    assert attempt.to_dict() == dataclasses.asdict(attempt)
+    assert list(attempt.to_dict()) == [f.name for f in dataclasses.fields(Attempt)]

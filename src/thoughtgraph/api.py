@@ -19,6 +19,7 @@ from .context import RunContext, template_for
 from .errors import FatalModelError, GraphError, InputError, RunInterrupted, ThoughtgraphError
 from .events import EventHandler
 from .executor import INTERRUPTED, execute
+from .gcpause import fewer_collections
 from .graph import Graph
 from .models.base import LanguageModel, ModelLike, as_model
 from .models.cache import CachedModel
@@ -82,17 +83,20 @@ async def asolve(
     )
     if on_event is not None and not callable(on_event):
         raise InputError(f"on_event must be a function of one event, got {type(on_event).__name__}")
-    prepared = prepare(
-        task,
-        input,
-        graph,
-        scheme=scheme,
-        parts=parts,
-        max_regenerations=max_regenerations,
-        max_extra_merges=max_extra_merges,
-        max_refines=max_refines,
-    )
-    return await run_prepared(prepared, as_model(model), options, on_event=on_event, meter=meter)
+    with fewer_collections():  # the graph build too: a 10,000-op graph is 10,000 pydantic ops
+        prepared = prepare(
+            task,
+            input,
+            graph,
+            scheme=scheme,
+            parts=parts,
+            max_regenerations=max_regenerations,
+            max_extra_merges=max_extra_merges,
+            max_refines=max_refines,
+        )
+        return await run_prepared(
+            prepared, as_model(model), options, on_event=on_event, meter=meter
+        )
 
 
 async def run_prepared(
@@ -105,6 +109,18 @@ async def run_prepared(
 ) -> Result:
     """Run a prepared run with checked options: what `asolve` does after its checks (the CLI and
     `evaluate` prepare once and call this). Raises `FatalModelError` as `asolve` does."""
+    with fewer_collections():  # see gcpause: the run's objects live until it ends
+        return await _run_prepared(prepared, model, options, on_event=on_event, meter=meter)
+
+
+async def _run_prepared(
+    prepared: PreparedRun,
+    model: LanguageModel,
+    options: RunOptions,
+    *,
+    on_event: EventHandler | None,
+    meter: Meter | None,
+) -> Result:
     the_task, problem, graph = prepared.task, prepared.problem, prepared.graph
     lm = model
     _check_simulated(lm, the_task, problem)

@@ -9,6 +9,7 @@ not depend on the order in which calls complete.
 from __future__ import annotations
 
 import asyncio
+import collections
 import functools
 import json
 import logging
@@ -122,25 +123,39 @@ class _Runner:
             queue.extend(self._ready_after(op_id))
 
     async def run_concurrently(self) -> None:
-        """Start every op the moment its inputs are done; stop launching once the run stops."""
+        """Start every op the moment its inputs are done; stop launching once the run stops.
+
+        An op of an `in_place` kind (select, keep_best: code that never waits) runs right here,
+        between two wake-ups, instead of as a task: a task costs more than such an op does, and
+        the 10,000-op `got` graph has 3,333 selects."""
         finished: asyncio.Queue[tuple[str, asyncio.Task[bool]]] = asyncio.Queue()
         running: set[asyncio.Task[bool]] = set()
+        here: collections.deque[str] = collections.deque()
 
         def launch(op_ids: list[str]) -> None:
             # a done-callback queue, not asyncio.wait over every running task: wait() costs
             # O(running) per wake-up, which made big graphs quadratic
             for op_id in op_ids:
-                task = asyncio.create_task(self._run_op(self.ops[op_id]))
+                op = self.ops[op_id]
+                if kinds.get(op.kind).in_place:
+                    here.append(op_id)
+                    continue
+                task = asyncio.create_task(self._run_op(op))
                 task.add_done_callback(functools.partial(_report_done, finished, op_id))
                 running.add(task)
 
         launch(self._roots())
         stopped = False
         try:
-            while running:
-                op_id, task = await finished.get()
-                running.discard(task)
-                if not task.result():
+            while running or here:
+                if here:
+                    op_id = here.popleft()
+                    done = await self._run_op(self.ops[op_id])
+                else:
+                    op_id, task = await finished.get()
+                    running.discard(task)
+                    done = task.result()
+                if not done:
                     stopped = True
                 elif not stopped:
                     launch(self._ready_after(op_id))

@@ -64,6 +64,8 @@ class OpKind:
     the problem cannot run. `makes_answers` is False when the model thoughts the op makes are
     not answers to the problem (a model's split), so a run stopped early never returns one.
     `plumbing` kinds (select) only route thoughts and are left out of one-line summaries.
+    `in_place` kinds work in code and never wait (select, keep_best): the scheduler runs them
+    where it stands instead of as an asyncio task of their own, which costs more than they do.
     """
 
     name: str
@@ -76,6 +78,7 @@ class OpKind:
     check: Check | None = None
     makes_answers: bool = True
     plumbing: bool = False
+    in_place: bool = False
 
     def __post_init__(self) -> None:
         if not self.reference_name:
@@ -113,6 +116,9 @@ def all_kinds() -> Mapping[str, OpKind]:
 
 def get(name: str) -> OpKind:
     """The kind of that name; an unknown name is one `GraphError` line listing the known."""
+    kind = _KINDS.get(name)  # looked up for every op run: no read-only view built for it
+    if kind is not None:
+        return kind
     kinds = all_kinds()
     if name not in kinds:
         raise GraphError(f"unknown op kind {name!r} (known: {', '.join(kinds)})")

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextvars import ContextVar
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 from .budget import Meter, Ticket
@@ -45,7 +45,15 @@ class Attempt:
         return Usage(self.prompt_tokens, self.completion_tokens)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        # written out, not dataclasses.asdict (which deep-copies field by field): one per call
+        return {
+            "outcome": self.outcome,
+            "answers": self.answers,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "error": self.error,
+            "fatal": self.fatal,
+        }
 
 
 @dataclass

@@ -256,7 +256,9 @@ async def select(ctx: RunContext, op: Op, inputs: list[Thought]) -> list[Thought
     return [inputs[index]]
 
 
-SELECT = register(OpKind("select", SelectParams, select, reference_name="selector", plumbing=True))
+SELECT = register(
+    OpKind("select", SelectParams, select, reference_name="selector", plumbing=True, in_place=True)
+)
 
 
 class GenerateParams(Params):
@@ -628,7 +630,9 @@ async def keep_best(ctx: RunContext, op: Op, inputs: list[Thought]) -> list[Thou
     return list(unique.values())[: op.params["n"]]
 
 
-KEEP_BEST = register(OpKind("keep_best", KeepBestParams, keep_best, reference_name="keep_best_n"))
+KEEP_BEST = register(
+    OpKind("keep_best", KeepBestParams, keep_best, reference_name="keep_best_n", in_place=True)
+)
 
 
 class KeepValidParams(Params):
@@ -639,7 +643,7 @@ async def keep_valid(ctx: RunContext, op: Op, inputs: list[Thought]) -> list[Tho
     return [t for t in inputs if t.valid]
 
 
-KEEP_VALID = register(OpKind("keep_valid", KeepValidParams, keep_valid))
+KEEP_VALID = register(OpKind("keep_valid", KeepValidParams, keep_valid, in_place=True))
 
 
 class GroundTruthParams(Params):
@@ -664,5 +668,6 @@ GROUND_TRUTH = register(
         ground_truth,
         reference_name="ground_truth_evaluator",
         needs=lambda _params: HasReference,
+        in_place=True,
     )
 )
