@@ -100,6 +100,7 @@ class Graph(BaseModel):
     prompts: dict[str, str] = Field(default_factory=dict)
     _index: dict[str, Op] = PrivateAttr(default_factory=dict)
     _templates: dict[str, PromptTemplate] = PrivateAttr(default_factory=dict)
+    _output: Op | None = PrivateAttr(default=None)
 
     def model_post_init(self, _context: Any) -> None:
         _validate(self.ops)
@@ -132,8 +133,10 @@ class Graph(BaseModel):
     @property
     def output(self) -> Op:
         """The op whose thoughts are the run's result (the only op nothing depends on)."""
-        succ = self.successors()
-        return next(op for op in self.ops if not succ[op.id])
+        if self._output is None:  # read twice per run: found once (the graph is frozen)
+            used = {source for op in self.ops for source in op.inputs}
+            self._output = next(op for op in self.ops if op.id not in used)
+        return self._output
 
     def bfs_order(self) -> list[str]:
         """The controller's order: roots first, then each successor once all its inputs ran."""
