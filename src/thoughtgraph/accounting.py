@@ -69,23 +69,42 @@ class Spend:
 
 
 def spend(calls: Iterable[Call], price: Price | None = None) -> Spend:
-    calls = list(calls)
-    saved = sum(c.saved.total_tokens for c in calls)
-    saved_cost = sum(price.cost(c.saved) for c in calls) if price else 0.0
+    """The totals of these calls, in one pass over them (a 10,000-op run has 6,665 calls, and
+    its result adds them up once in total and once per kind)."""
+    count = paid = cached = failed = requests = received = from_cache = unknown = 0
+    prompt_tokens = completion_tokens = saved = 0
+    cost: float = 0
+    saved_cost: float = 0
+    for c in calls:
+        got = c.received
+        count += 1
+        cached += c.cached
+        failed += c.error is not None
+        requests += c.requests
+        received += got
+        from_cache += max(0, len(c.texts) - got)
+        unknown += c.unknown_tokens
+        prompt_tokens += c.usage.prompt_tokens
+        completion_tokens += c.usage.completion_tokens
+        cost += c.cost
+        saved += c.saved.total_tokens
+        if price:
+            saved_cost += price.cost(c.saved)
+    paid = count - cached
     return Spend(
-        calls=len(calls),
-        paid_calls=sum(not c.cached for c in calls),
-        cached_calls=sum(c.cached for c in calls),
-        failed_calls=sum(c.error is not None for c in calls),
-        requests=sum(c.requests for c in calls),
-        answers_received=sum(c.received for c in calls),
-        answers_cached=sum(max(0, len(c.texts) - c.received) for c in calls),
-        unknown_token_requests=sum(c.unknown_tokens for c in calls),
-        prompt_tokens=sum(c.usage.prompt_tokens for c in calls),
-        completion_tokens=sum(c.usage.completion_tokens for c in calls),
-        cost=sum(c.cost for c in calls),
+        calls=count,
+        paid_calls=paid,
+        cached_calls=cached,
+        failed_calls=failed,
+        requests=requests,
+        answers_received=received,
+        answers_cached=from_cache,
+        unknown_token_requests=unknown,
+        prompt_tokens=prompt_tokens,
+        completion_tokens=completion_tokens,
+        cost=cost,
         saved_tokens=saved,
-        saved_cost=saved_cost,
+        saved_cost=saved_cost if price else 0.0,
     )
 
 

@@ -48,6 +48,7 @@ class CallGateway:
     closed: bool = False  # set when the run has ended: no call may start after that
     _in_flight: int = 0
     _idle: asyncio.Event = field(init=False)
+    _slots: asyncio.Semaphore | None = None  # the shared in-flight cap (models/limits.py)
 
     def __post_init__(self) -> None:
         self.meter = self.shared_meter or Meter(self.budget, self.price)
@@ -73,7 +74,9 @@ class CallGateway:
         arrived is kept and used.
         """
         self._check_open()
-        async with shared_semaphore(_name(self.model), self.concurrency):
+        if self._slots is None:  # a run lives on one loop: looked up once, not per call
+            self._slots = shared_semaphore(_name(self.model), self.concurrency)
+        async with self._slots:
             self._check_open()
             try:
                 hit = self._cache_would_answer(prompt, n)
