@@ -56,14 +56,15 @@ async def execute(
     `.run = (state, ctx)` so the caller can still report what was done.
     """
     budget = meter.budget if meter is not None else budget or Budget()
-    state = RunState(graph=graph.to_dict())
+    state = RunState(graph)  # the graph's JSON-able data is built if a trace asks for it
     state.ops = {op.id: OpRecord(op.id, op.kind) for op in graph.ops}
     calls = CallGateway(model, state, concurrency, budget, price, on_event, shared_meter=meter)
     thoughts = ThoughtFactory(task, state, calls)
     ctx = RunContext(task, problem, state, calls, thoughts, graph.templates)
     if logger.isEnabledFor(logging.INFO):  # a 10,000-op graph's JSON is not built for nothing
         logger.info("graph of operations: %s", json.dumps(state.graph))
-    calls.emit("run_started", graph=state.graph, model=getattr(model, "name", "model"))
+    if on_event is not None:
+        calls.emit("run_started", graph=state.graph, model=getattr(model, "name", "model"))
     source = Thought(
         id="input",
         op_id="input",
@@ -171,7 +172,8 @@ class _Runner:
         record = self.ctx.state.ops[op.id]
         inputs = self._inputs(op)
         record.status, record.started = "running", self.ctx.calls.now()
-        self.ctx.calls.emit("op_started", op.id, kind=op.kind)
+        if self.ctx.calls.on_event is not None:
+            self.ctx.calls.emit("op_started", op.id, kind=op.kind)
         try:
             outputs = await kinds.get(op.kind).run(self.ctx, op, inputs)
         except (BudgetExhausted, FatalModelError):
@@ -190,7 +192,8 @@ class _Runner:
     def _finish(self, op: Op, record: OpRecord) -> None:
         record.end_round = self.ctx.thoughts.end_round(op)
         record.ended = self.ctx.calls.now()
-        self.ctx.calls.emit("op_finished", op.id, kind=op.kind, status=record.status)
+        if self.ctx.calls.on_event is not None:
+            self.ctx.calls.emit("op_finished", op.id, kind=op.kind, status=record.status)
 
     def _inputs(self, op: Op) -> list[Thought]:
         if not op.inputs:

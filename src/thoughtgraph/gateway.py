@@ -103,7 +103,8 @@ class CallGateway:
         self, op: Op, call_id: str, kind: str, prompt: str, n: int, ledger: CallLedger
     ) -> tuple[str, ...]:
         started = self.now()
-        self.emit("call_started", op.id, call_id=call_id, kind=kind, n=n)
+        if self.on_event is not None:
+            self.emit("call_started", op.id, call_id=call_id, kind=kind, n=n)
         token = open_call(ledger)
         try:
             completions = await self.model.complete(prompt, n)
@@ -236,6 +237,8 @@ class CallGateway:
     def _record(self, call: Call) -> None:
         self.state.calls[call.id] = call
         self.state.cost += call.cost
+        if self.on_event is None:  # nobody listens: the event's 13 fields are not worked out
+            return
         self.emit(
             "call_finished",
             call.op_id,

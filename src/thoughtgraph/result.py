@@ -130,6 +130,6 @@ def count_calls(state: RunState) -> dict[str, int]:
 
 def calls_by_op(state: RunState) -> dict[str, int]:
     """Model calls per op id, in graph order (more than one means retries happened)."""
-    order = {op["id"]: i for i, op in enumerate(state.graph["ops"])}
+    order = {op_id: i for i, op_id in enumerate(state.op_ids())}
     counts = Counter(call.op_id for call in state.calls.values())
     return {op: counts[op] for op in sorted(counts, key=order.__getitem__)}

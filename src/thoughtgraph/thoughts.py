@@ -89,14 +89,15 @@ class ThoughtFactory:
                 round=round_,
             )
             made.append(self._made(op, thought))
-            self.gateway.emit(
-                "thought",
-                op.id,
-                thought_id=thought.id,
-                kind=kind,
-                score=None if score is None else score.value,
-                attempt=attempt,
-            )
+            if self.gateway.on_event is not None:
+                self.gateway.emit(
+                    "thought",
+                    op.id,
+                    thought_id=thought.id,
+                    kind=kind,
+                    score=None if score is None else score.value,
+                    attempt=attempt,
+                )
         return made
 
     async def model_thought(self, op: Op, *, thought_id: str, **kwargs: Any) -> Thought:
