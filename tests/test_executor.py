@@ -209,3 +209,18 @@ def test_code_only_ops_run_in_place_and_every_other_op_as_a_task(monkeypatch):
     assert "select" not in created and "keep_best" not in created
     assert created.count("generate") == 8 and created.count("aggregate") == 7
     assert all(op["status"] == "done" for op in state["ops"])
+
+
+def test_the_run_states_graph_data_is_the_graphs_and_its_op_order_the_graphs():
+    """The state keeps the `Graph` and builds its data on first use: what a trace gets must be
+    exactly the graph's data, and the export order the graph's order, before and after."""
+    from thoughtgraph.state import RunState
+
+    graph = got(parts=4)
+    state, _ = asyncio.run(execute(graph, SortingTask(), INPUT_32, ScriptedModel()))
+    assert state.op_ids() == [op.id for op in graph.ops]
+    assert [op["id"] for op in state.to_dict()["ops"]] == [op.id for op in graph.ops]
+    assert state.graph == graph.to_dict() and state.to_dict()["graph"] == graph.to_dict()
+    loaded = RunState.from_dict(state.to_dict())
+    assert loaded.op_ids() == state.op_ids() and loaded.graph == state.graph
+    assert loaded.to_dict() == state.to_dict()

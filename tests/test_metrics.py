@@ -105,3 +105,30 @@ def test_result_reports_the_final_thoughts_volume_and_latency():
     # 4 parts + 2 merges + the final merge; latency: input → split → part → merge → merge
     assert result.volume == 7 and result.latency == 4
     assert result.to_dict()["volume"] == 7
+
+
+@pytest.mark.parametrize(
+    ("scheme", "options"),
+    [("got", {"parts": 8}), ("got_paper", {}), ("tot", {}), ("cot_sc", {}), ("io", {})],
+)
+def test_one_thoughts_metrics_equal_its_row_of_the_whole_table(scheme, options):
+    """A result works out only its final thought's volume and latency (`metrics_of`): for every
+    thought of real runs, with retries and failed answers, it must agree with the table."""
+    result = solve("sorting", list(range(64, 0, -1)), model="sim:seed=3", scheme=scheme, **options)
+    table = result.state.metrics()
+    assert len(table) > 1
+    for thought_id, row in table.items():
+        assert result.state.metrics_of(thought_id) == row
+    assert (result.volume, result.latency) == (
+        table[result.final.id].volume,
+        table[result.final.id].latency,
+    )
+
+
+def test_one_thoughts_metrics_refuse_a_cycle():
+    from thoughtgraph.metrics import metrics_of
+
+    a = model_thought("a", "b")
+    b = model_thought("b", "a")
+    with pytest.raises(ValueError, match="cycle"):
+        metrics_of("a", {"a": a, "b": b})

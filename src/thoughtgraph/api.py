@@ -212,7 +212,7 @@ def _result(
         )
         score = task.score_unparsed(problem, reason)
         output = None  # the input of most tasks is not an answer
-    metrics = state.metrics()[final.id]
+    metrics = state.metrics_of(final.id)
     total = spend(state.calls.values(), price)
     return Result(
         output=output,

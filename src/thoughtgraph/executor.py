@@ -206,11 +206,16 @@ class _Runner:
         return inputs
 
     def _outputs(self, op_id: str) -> list[Thought]:
-        """An op's output thoughts, looked up once (a split's 1,000 outputs feed 1,000 selects)."""
-        if op_id not in self._output_cache:
-            thoughts = self.ctx.state.thoughts
-            self._output_cache[op_id] = [thoughts[t] for t in self.ctx.state.ops[op_id].outputs]
-        return self._output_cache[op_id]
+        """An op's output thoughts, looked up once when several ops read them (a split's 1,000
+        outputs feed 1,000 selects); an op read by one alone is not kept (memory)."""
+        cached = self._output_cache.get(op_id)
+        if cached is not None:
+            return cached
+        thoughts = self.ctx.state.thoughts
+        outputs = [thoughts[t] for t in self.ctx.state.ops[op_id].outputs]
+        if len(self.succ[op_id]) > 1:
+            self._output_cache[op_id] = outputs
+        return outputs
 
 
 def _report_done(

@@ -24,7 +24,7 @@ from .ledger import Attempt, CallLedger, close_call, open_call
 from .models.base import Completion, LanguageModel, model_settings, would_answer
 from .models.limits import shared_semaphore
 from .models.pricing import Price
-from .state import Call, RunState, Usage
+from .state import Call, RunState, Usage, usage_of
 
 logger = logging.getLogger("thoughtgraph")
 
@@ -262,7 +262,7 @@ def _sum(usages: Iterable[Usage]) -> Usage:
     for usage in usages:
         prompt += usage.prompt_tokens
         completion += usage.completion_tokens
-    return Usage(prompt, completion)
+    return usage_of(prompt, completion)
 
 
 def _name(model: Any) -> str:

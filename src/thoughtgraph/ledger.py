@@ -23,7 +23,7 @@ from typing import Any
 from .budget import Meter, Ticket
 from .errors import BudgetExhausted
 from .models.pricing import Price
-from .state import Usage
+from .state import Usage, usage_of
 
 
 @dataclass(frozen=True)
@@ -99,7 +99,9 @@ class CallLedger:
     def usage(self) -> Usage:
         """Tokens known to be billed (requests with unknown tokens add nothing here)."""
         known = [a.usage for a in self.attempts if a.usage is not None]
-        return Usage(sum(u.prompt_tokens for u in known), sum(u.completion_tokens for u in known))
+        return usage_of(
+            sum(u.prompt_tokens for u in known), sum(u.completion_tokens for u in known)
+        )
 
     @property
     def unknown(self) -> int:

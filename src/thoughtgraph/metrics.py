@@ -62,6 +62,39 @@ def thought_metrics(thoughts: Iterable[Thought]) -> dict[str, ThoughtMetrics]:
     return result
 
 
+def metrics_of(target: str, nodes: Mapping[str, Thought]) -> ThoughtMetrics:
+    """Volume and latency of one thought (a result's final one), from its ancestors alone.
+
+    The same figures as `thought_metrics(...)[target]`, without computing every thought's: a
+    result needs only its final thought's, and the whole table held a bitset, a dependency
+    list and a record per thought at the run's peak of memory."""
+    deps: dict[str, list[str]] = {}
+    latency: dict[str, int] = {}
+    on_path: set[str] = {target}
+    stack = [(target, iter(_deps_of(target, nodes, deps)))]
+    while stack:
+        node, pending = stack[-1]
+        for dep in pending:
+            if dep in on_path:
+                raise ValueError(f"thought dependencies form a cycle through {dep!r}")
+            if dep not in latency:
+                on_path.add(dep)
+                stack.append((dep, iter(_deps_of(dep, nodes, deps))))
+                break
+        else:
+            stack.pop()
+            on_path.discard(node)
+            latency[node] = 1 + max((latency[d] for d in deps[node]), default=-1)
+    volume = sum(1 for tid in latency if nodes[tid].call_id)
+    return ThoughtMetrics(volume, latency[target])
+
+
+def _deps_of(tid: str, nodes: Mapping[str, Thought], deps: dict[str, list[str]]) -> list[str]:
+    thought = nodes[tid]
+    deps[tid] = dependencies(thought.parents, thought.previous_attempt, nodes)
+    return deps[tid]
+
+
 def _depth_first(deps: Mapping[str, Sequence[str]], order: list[str]) -> list[str]:
     """A topological order that finishes each thought's dependencies just before it."""
     seen: set[str] = set()

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import InputError
-from .metrics import ThoughtMetrics, thought_metrics
+from .metrics import ThoughtMetrics, metrics_of, thought_metrics
 from .tracefile import TRACE_VERSION, VERSION_KEY, read_trace, upgrade
 
 
@@ -84,6 +84,17 @@ class Usage:
     @property
     def total_tokens(self) -> int:
         return self.prompt_tokens + self.completion_tokens
+
+
+NO_USAGE = Usage()
+
+
+def usage_of(prompt_tokens: int, completion_tokens: int) -> Usage:
+    """A `Usage`, the zero one shared: every call of a simulated or cached run records two
+    (usage and saved), and they are frozen."""
+    if prompt_tokens == 0 and completion_tokens == 0:
+        return NO_USAGE
+    return Usage(prompt_tokens, completion_tokens)
 
 
 @dataclass(frozen=True)
@@ -238,6 +249,10 @@ class RunState:
 
     def metrics(self) -> dict[str, ThoughtMetrics]:
         return thought_metrics(self._ordered_thoughts())
+
+    def metrics_of(self, thought_id: str) -> ThoughtMetrics:
+        """One thought's volume and latency (`metrics()[thought_id]`, from its ancestors only)."""
+        return metrics_of(thought_id, self.thoughts)
 
     def to_dict(self) -> dict[str, Any]:
         order = self._op_order()
