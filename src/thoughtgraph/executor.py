@@ -116,12 +116,15 @@ class _Runner:
 
     async def run_in_order(self) -> None:
         """The reference controller's BFS: a FIFO queue, one op at a time."""
-        queue = self._roots()
+        queue = collections.deque(self._roots())
         while queue:
-            op_id = queue.pop(0)
+            op_id = queue.popleft()
             if not await self._run_op(self.ops[op_id]):
                 return
             queue.extend(self._ready_after(op_id))
+            # a cancellation point between ops (Ctrl-C): with a model that answers without
+            # waiting, nothing else in the run would give the loop a turn
+            await asyncio.sleep(0)
 
     async def run_concurrently(self) -> None:
         """Start every op the moment its inputs are done; stop launching once the run stops.

@@ -11,9 +11,9 @@ from __future__ import annotations
 import asyncio
 import math
 import string
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
 from pydantic import Field, model_validator
 
@@ -34,6 +34,8 @@ from .tasks.base import (
 if TYPE_CHECKING:  # the context imports the graph, which reads the records of this module
     from .context import RunContext
     from .graph import Op
+
+_T = TypeVar("_T")
 
 
 def _error_value(thought: Thought) -> float:
@@ -130,6 +132,15 @@ async def _until_good(
     return ctx.state.thoughts[best.id]
 
 
+async def _together(jobs: list[Coroutine[Any, Any, _T]]) -> list[_T]:
+    """Run the jobs concurrently, results in order. A single job is awaited where it stands:
+    `gather` would wrap it in a task of its own (a generate op of the `got` graph has one
+    input, and 3,333 of them in a 10,000-op graph)."""
+    if len(jobs) == 1:
+        return [await jobs[0]]
+    return list(await asyncio.gather(*jobs))
+
+
 async def _branches(
     ctx: RunContext,
     op: Op,
@@ -165,7 +176,7 @@ async def _branches(
         )
         for r in range(1, repeat + 1)
     ]
-    return [t for batch in await asyncio.gather(*requests) for t in batch]
+    return [t for batch in await _together(requests) for t in batch]
 
 
 class SplitParams(Params):
@@ -317,7 +328,7 @@ async def generate(ctx: RunContext, op: Op, inputs: list[Thought]) -> list[Thoug
             parents=[source],
         )
 
-    batches = await asyncio.gather(*(one(i, t) for i, t in enumerate(inputs)))
+    batches = await _together([one(i, t) for i, t in enumerate(inputs)])
     return [t for batch in batches for t in batch]
 
 
@@ -533,7 +544,7 @@ async def validate_and_improve(ctx: RunContext, op: Op, inputs: list[Thought]) -
             current = _validated(ctx, current)
         return current
 
-    return list(await asyncio.gather(*(one(i, t) for i, t in enumerate(inputs))))
+    return await _together([one(i, t) for i, t in enumerate(inputs)])
 
 
 def _validated(ctx: RunContext, thought: Thought) -> Thought:
@@ -599,7 +610,7 @@ async def score(ctx: RunContext, op: Op, inputs: list[Thought]) -> list[Thought]
             samples=op.params["samples"],
         )
 
-    return list(await asyncio.gather(*(by_model(i, t) for i, t in enumerate(inputs))))
+    return await _together([by_model(i, t) for i, t in enumerate(inputs)])
 
 
 SCORE = register(

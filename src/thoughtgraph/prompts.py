@@ -83,6 +83,7 @@ class PromptTemplate:
     def __init__(self, source: str) -> None:
         self.source = source
         self._nodes = _parse(_STANDALONE.sub(r"\1", source))
+        self._variables = frozenset(_names(self._nodes))  # asked for every op and call
 
     def __eq__(self, other: object) -> bool:
         """A template is its source (two graphs with the same prompts are equal)."""
@@ -96,7 +97,7 @@ class PromptTemplate:
 
     @property
     def variables(self) -> set[str]:
-        return _names(self._nodes)
+        return set(self._variables)
 
     def render(self, values: Mapping[str, Any]) -> str:
         out: list[str] = []
