@@ -63,6 +63,20 @@ def test_a_candidate_that_repeats_the_prompt_is_a_poor_choice(text, expected):
     assert TASK.parse_reply(text, [8, 3, 2], prompt) == expected
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Sorted:\n-5, -3, 1", [-5, -3, 1]),
+        ("-5 -3 1", [-5, -3, 1]),
+        ("> -5, -3, 1", [-5, -3, 1]),
+        ("- -5, -3, 1", [-5, -3, 1]),  # a bullet, then the list
+        ("* -2 -1", [-2, -1]),
+    ],
+)
+def test_a_bare_line_keeps_the_sign_of_its_first_number(text, expected):
+    assert parse_int_list(text) == expected
+
+
 @pytest.mark.parametrize("text", ["", "I cannot do that.", "[a, b]", '{"x": 1}', "[a, b"])
 def test_parser_raises_parse_error_when_there_is_no_list(text):
     with pytest.raises(ParseError):

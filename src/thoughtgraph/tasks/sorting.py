@@ -23,8 +23,9 @@ _OPEN = re.compile(r"\[([^\[\]]*)\Z")  # a list the token limit cut off
 _INT = re.compile(r"[+-]?\d+(?:\.0*)?")
 _INT_TOKEN = re.compile(r"[+-]?\d+")
 # A line of two or more bare integers, after an optional short label (`Sorted result: 1, 2`).
+# A `-` right before a digit is the first number's sign, not a bullet.
 _BARE_LINE = re.compile(
-    r"(?m)^[ \t>*`-]*(?:[A-Za-z][\w ]{0,30}[:=][ \t]*)?"
+    r"(?m)^(?:[ \t>*`]|-(?![\d+-]))*(?:[A-Za-z][\w ]{0,30}[:=][ \t]*)?"
     r"([+-]?\d+(?:[ \t]*[,;]?[ \t]*[+-]?\d+)+)[ \t]*[.`]*[ \t]*$"
 )
 # One number on a numbered (`1. 5`, `2) 7`) or bulleted (`- 9`, `* 9`) line.
