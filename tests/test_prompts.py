@@ -80,6 +80,16 @@ def test_malformed_templates_are_refused(source):
         PromptTemplate(source)
 
 
+@pytest.mark.parametrize(
+    "source",
+    ["<part>{{part}</part>", "{{ part name }}", "{{#each items}}x", "{{> partial}}", "{{part-1}}"],
+)
+def test_a_tag_that_is_not_one_is_refused_not_sent_literally(source):
+    """`{{part}` would send the braces and leave the data out of the prompt, silently."""
+    with pytest.raises(TemplateError, match="not a template tag"):
+        PromptTemplate(source)
+
+
 def test_missing_variable_is_an_error():
     with pytest.raises(TemplateError, match="'part' was not given"):
         render("part", task="T", previous_errors="", format="F")

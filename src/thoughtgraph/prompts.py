@@ -134,7 +134,21 @@ def _parse(text: str) -> tuple[Any, ...]:
         raise TemplateError(f"unclosed {{{{#if {stack[-1][0]}}}}}")
     if pos < len(text):
         stack[0][1].append(text[pos:])
+    _check_no_stray_tags(text)
     return tuple(stack[0][1])
+
+
+def _check_no_stray_tags(text: str) -> None:
+    """A `{{` that starts no supported tag (`{{part}`, `{{#each x}}`) would be sent as is and
+    leave the value out of the prompt: refuse it, as Handlebars would."""
+    rest = _TAG.sub("", text)
+    start = rest.find("{{")
+    if start >= 0:
+        shown = rest[start : start + 24].split("\n", 1)[0]
+        raise TemplateError(
+            f"{shown!r} is not a template tag: write {{{{name}}}}, {{{{#if name}}}}, "
+            "{{else}} or {{/if}}"
+        )
 
 
 def _names(nodes: tuple[Any, ...]) -> set[str]:
