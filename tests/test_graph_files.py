@@ -128,6 +128,32 @@ def test_invalid_json_and_yaml_files_name_the_file(capsys, tmp_path):
     assert code == 2 and "YAML is invalid" in err
 
 
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        (
+            "twice.yaml",
+            "ops:\n- {id: a, kind: generate, params: {prompt: io}}\n"
+            "prompts:\n  io: 'A <input>{{input}}</input>'\n  io: 'B {{task}}'\n",
+        ),
+        (
+            "twice.json",
+            '{"ops": [{"id": "a", "kind": "generate", "params": {"prompt": "io"}}],'
+            ' "prompts": {"io": "A {{input}}", "io": "B {{task}}"}}',
+        ),
+    ],
+)
+def test_a_graph_file_that_names_a_prompt_twice_is_refused(capsys, tmp_path, name, text):
+    """YAML and JSON keep the last of two equal keys: one of the user's prompts would vanish."""
+    path = tmp_path / name
+    path.write_text(text)
+    code, out, err = run_cli(
+        capsys, "solve", "sorting", "--input", "[3, 1, 2]", "--graph", str(path)
+    )
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "'io' is given twice" in err and str(path) in err
+
+
 def test_graph_command_prints_every_format(capsys):
     for fmt, start in (
         ("json", "{"),

@@ -97,6 +97,9 @@ def test_a_trial_chooses_a_variant_only_for_slots_its_graph_sends():
         ("{", ".json", "invalid JSON"),
         ("- a\n- b\n", ".yaml", "must map prompt slots"),
         ("part:\n  - 'x {{nope}}'\n", ".yml", "needs nope"),
+        ("part:\n  - 'a {{part}}'\npart:\n  - 'b {{part}}'\n", ".yaml", "'part' is given twice"),
+        ('{"part": ["a {{part}}"], "part": ["b {{part}}"]}', ".json", "'part' is given twice"),
+        ("part:\n  - '<part>{{part}</part>'\n", ".yaml", "is not a template tag"),
     ],
 )
 def test_a_bad_file_stops_the_tune_before_any_call(capsys, tmp_path, text, suffix, message):

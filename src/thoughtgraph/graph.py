@@ -29,6 +29,7 @@ from . import kinds
 from .dag import topological
 from .errors import GraphError, ThoughtgraphError
 from .prompts import PromptTemplate, TemplateError
+from .strictload import DuplicateKeyError, load_json, load_yaml
 
 PROMPT_NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"
 _PROMPT_NAME = re.compile(PROMPT_NAME)
@@ -192,9 +193,11 @@ class Graph(BaseModel):
     @classmethod
     def from_json(cls, text: str) -> Graph:
         try:
-            data = json.loads(text)
+            data = load_json(text)
         except json.JSONDecodeError as exc:
             raise GraphError(f"graph JSON is invalid: {exc.msg} at line {exc.lineno}") from None
+        except DuplicateKeyError as exc:
+            raise GraphError(f"graph JSON is invalid: {exc}") from None
         return cls.from_dict(data)
 
     def to_yaml(self) -> str:
@@ -217,7 +220,9 @@ class Graph(BaseModel):
         import yaml
 
         try:
-            data = yaml.safe_load(text)
+            data = load_yaml(text)
+        except DuplicateKeyError as exc:
+            raise GraphError(f"graph YAML is invalid: {exc}") from None
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             where = f" at line {mark.line + 1}" if mark else ""

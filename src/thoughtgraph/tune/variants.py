@@ -30,6 +30,7 @@ from typing import Any
 from ..bounds import MAX_GRAPH_FILE_BYTES, read_file
 from ..errors import InputError
 from ..prompts import PromptTemplate, TemplateError
+from ..strictload import DuplicateKeyError, load_json, load_yaml
 
 DEFAULT = "default"  # the variant name of a slot's built-in prompt
 _NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$")
@@ -67,13 +68,17 @@ def load(path: Path, slots: Mapping[str, frozenset[str]]) -> Variants:
 def _decode(text: str, path: Path) -> Any:
     if path.suffix.lower() == ".json":
         try:
-            return json.loads(text)
+            return load_json(text)
         except json.JSONDecodeError as exc:
             raise InputError(f"invalid JSON: {exc.msg} at line {exc.lineno}") from None
+        except DuplicateKeyError as exc:
+            raise InputError(f"invalid JSON: {exc}") from None
     import yaml
 
     try:
-        return yaml.safe_load(text)
+        return load_yaml(text)
+    except DuplicateKeyError as exc:
+        raise InputError(f"invalid YAML: {exc}") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         raise InputError("invalid YAML" + (f" at line {mark.line + 1}" if mark else "")) from None
