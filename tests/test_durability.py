@@ -104,6 +104,12 @@ def test_a_cancelled_asolve_carries_the_run_so_far():
     assert partial.output is not None  # the best part so far, not nothing
 
 
+def _ctrl_c_reaches_python() -> None:
+    """A suite started in the background (`make test &`) runs with SIGINT ignored, and a child
+    inherits that, so Python would never raise KeyboardInterrupt: give the child the default."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.slow
 def test_ctrl_c_in_solve_raises_run_interrupted_with_the_result(tmp_path):
     script = tmp_path / "run.py"
@@ -117,7 +123,11 @@ def test_ctrl_c_in_solve_raises_run_interrupted_with_the_result(tmp_path):
         "    print('kept', stop.result.stop_reason, stop.result.calls, flush=True)\n"
     )
     run = subprocess.Popen(
-        [sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [sys.executable, str(script)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_ctrl_c_reaches_python,
     )
     assert run.stdout is not None
     for line in run.stdout:  # wait for the first answer, then press Ctrl-C
@@ -141,6 +151,7 @@ def test_ctrl_c_says_what_was_kept_writes_the_trace_and_keeps_the_cache(tmp_path
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=_ctrl_c_reaches_python,
     )
     while not events.exists() or '"call_finished"' not in events.read_text():
         assert run.poll() is None, run.communicate()
@@ -174,7 +185,13 @@ def test_ctrl_c_in_eval_says_how_many_pairs_were_kept(tmp_path):
     args = [sys.executable, "-m", "thoughtgraph.cli", "eval", "sorting", "--schemes", "io,got"]
     args += ["--samples", "20", "--model", "sim:latency=0.2", "--parallel", "1"]
     args += ["--out", str(out), "--no-progress"]
-    run = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    run = subprocess.Popen(
+        args,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_ctrl_c_reaches_python,
+    )
     results = out / "results.jsonl"
     while not results.exists() or not results.read_text().strip():
         assert run.poll() is None, run.communicate()
