@@ -63,6 +63,17 @@ def test_a_candidate_that_repeats_the_prompt_is_a_poor_choice(text, expected):
     assert TASK.parse_reply(text, [8, 3, 2], prompt) == expected
 
 
+def test_an_input_already_sorted_is_the_answer_not_an_echo():
+    """Repeating an already sorted input is the right answer: the steps' short lists must not
+    win over it (they did: `[3]` from a CoT answer on [1, 2, 3])."""
+    prompt = TASK.prompts["cot"].render({"input": "[1, 2, 3]"})
+    text = "First half: [1] sorted: [1]\nSecond half: [2, 3] sorted: [2, 3]\nOutput: [1, 2, 3]"
+    assert TASK.parse_reply(text, [1, 2, 3], prompt) == [1, 2, 3]
+    # an unsorted input stays an echo
+    prompt = TASK.prompts["cot"].render({"input": "[3, 1, 2]"})
+    assert TASK.parse_reply("[1, 2, 3]\nInput was [3, 1, 2]", [3, 1, 2], prompt) == [1, 2, 3]
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [

@@ -75,6 +75,18 @@ def test_parser_copes_with_what_models_return(text, expected):
     assert parse_set(text) == expected
 
 
+def test_a_set_that_is_its_own_intersection_is_the_answer_not_an_echo():
+    """A part of Set 2 wholly in Set 1 (common with small parts) is its own intersection:
+    the steps' short lists must not win over it (they did: `[7]`)."""
+    problem = SetProblem((1, 3, 5, 7), (3, 7))
+    prompt = TASK.prompts["cot"].render({"input": TASK.render(problem)})
+    text = "First half: [3], in Set 1: [3]\nSecond half: [7], in Set 1: [7]\nOutput: [3, 7]"
+    assert TASK.parse_reply(text, problem, prompt) == [3, 7]
+    other = SetProblem((1, 3, 5), (3, 7))  # here Set 2 is no answer: it stays an echo
+    prompt = TASK.prompts["cot"].render({"input": TASK.render(other)})
+    assert TASK.parse_reply("[3]\nSet 2 is [7, 3]", other, prompt) == [3]
+
+
 @pytest.mark.parametrize("text", ["", "I cannot help with that.", '{"x": 1}', "[a, b"])
 def test_parser_raises_parse_error_when_there_is_no_list(text):
     with pytest.raises(ParseError):

@@ -8,7 +8,8 @@ task's parser finds every candidate in the reply; `choose` then applies one rule
 
 1. A candidate that repeats something in the prompt (an *echo*: the format example, an example,
    the input) or restates the input under its label (`Input:`, `Set 2:`) is used only when
-   there is nothing else. The model was asked for something new.
+   there is nothing else. The model was asked for something new. (An input that is itself
+   the answer, a list already sorted or a set that is its own intersection, is no echo.)
 2. A complete candidate beats one cut off by the token limit (`[1, 2, 3, 4` at the very end).
 3. A candidate right after an answer label (`Output:`, `Answer:`, `Result:`, ...) beats one that
    is not: the model said that this is its answer.

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -94,8 +95,12 @@ class SetIntersectionTask(BaseTask):
 
     def parse_reply(self, text: str, problem: Any, prompt: str) -> list[int]:
         """`parse`, knowing the prompt: a list that only repeats Set 1, Set 2 or an example is
-        an echo (tasks/answers.py)."""
-        return parse_set(text, prompt or self.format())
+        an echo (tasks/answers.py), except a set that is itself the intersection."""
+        answers = []
+        if isinstance(problem, SetProblem):
+            common = set(problem.set1) & set(problem.set2)
+            answers = [s for s in (problem.set1, problem.set2) if set(s) == common]
+        return parse_set(text, prompt or self.format(), answers)
 
     def score(self, problem: SetProblem, content: list[int]) -> Score:
         return intersection_errors(problem, content)
@@ -162,18 +167,20 @@ def _ints(items: Any, name: str) -> tuple[int, ...]:
     return tuple(out)
 
 
-def parse_set(text: str, prompt: str = "") -> list[int]:
+def parse_set(text: str, prompt: str = "", answers: Iterable[Iterable[int]] = ()) -> list[int]:
     """The answer's numbers, ascending (duplicates kept so the score can count them).
 
     Copes with what `parse_int_list` copes with (code fences, `Output:`, prose), with sets
     written in braces (`{3, 11}`) and with answers saying there is no common number. A list
-    that repeats one in `prompt` (in any order) is an echo, chosen only when nothing else is.
+    that repeats one in `prompt` (in any order) is an echo, chosen only when nothing else is,
+    unless it is in `answers` (a set that is its own intersection).
     """
     if not isinstance(text, str):
         raise ParseError("the answer is not text")
     try:
         braced = _BRACED.sub(r"[\1]", text)
-        return sorted(parse_int_list(braced, _BRACED.sub(r"[\1]", prompt), unordered=True))
+        prompt = _BRACED.sub(r"[\1]", prompt)
+        return sorted(parse_int_list(braced, prompt, unordered=True, answers=answers))
     except ParseError:
         if _NONE.search(text):
             return []

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from collections.abc import Iterable
 from itertools import pairwise
 from typing import Any
 
@@ -67,8 +68,10 @@ class SortingTask(BaseTask):
         return parse_int_list(text, self.format())
 
     def parse_reply(self, text: str, problem: Any, prompt: str) -> list[int]:
-        """`parse`, knowing the prompt: a list that only repeats the prompt is an echo."""
-        return parse_int_list(text, prompt or self.format())
+        """`parse`, knowing the prompt: a list that only repeats the prompt is an echo, except
+        the input when it is already sorted (then repeating it is the right answer)."""
+        ready = isinstance(problem, list) and problem == sorted(problem)
+        return parse_int_list(text, prompt or self.format(), answers=[problem] if ready else [])
 
     def score(self, problem: list[int], content: list[int]) -> Score:
         return error_scope(problem, content)
@@ -133,20 +136,29 @@ def _as_int(item: Any, index: int) -> int:
     raise InputError(f"input item {index + 1} is not an integer: {item!r}")
 
 
-def parse_int_list(text: str, prompt: str = "", *, unordered: bool = False) -> list[int]:
+def parse_int_list(
+    text: str,
+    prompt: str = "",
+    *,
+    unordered: bool = False,
+    answers: Iterable[Iterable[int]] = (),
+) -> list[int]:
     """The answer list in a model's reply, chosen by the rule of `tasks.answers`.
 
     Candidates: bracketed lists, a list cut off at the end of the reply (`[1, 2, 3`), lines of
     bare numbers (`1, 2, 3` or `1 2 3`, after an optional label), numbered or bulleted lines
     holding one number each, and a reply that is a single number. A candidate that also appears
     in `prompt` (the format example, a few-shot example, the input) is an echo; with `unordered`
-    (sets), one that holds the same numbers in another order is one too.
+    (sets), one that holds the same numbers in another order is one too. A list in `answers`
+    is never an echo: the prompt holds it, but it is also what the model was asked for (an
+    input that is already sorted, a set that is its own intersection).
     """
     if not isinstance(text, str):
         raise ParseError("the answer is not text")
     echoes = prompt_lists(prompt)
     if unordered:
         echoes = {tuple(sorted(e)) for e in echoes}
+    echoes -= {tuple(sorted(a) if unordered else a) for a in answers}
     candidates = []
     for start, value, complete in int_list_candidates(text):
         code = in_code(text, start)
