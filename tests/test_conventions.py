@@ -97,6 +97,14 @@ def test_reprs_escape_what_the_model_wrote():
     assert "<script>" not in html and "&lt;script&gt;" in html
 
 
+def test_the_markdown_table_keeps_one_row_per_field_whatever_the_model_wrote():
+    """A line break in an answer (a doc-merge NDA, a rambling reply) ended the table's row."""
+    result = tg.solve("sorting", [2, 1], model=lambda _p: "one\n| a | b |\r\ntwo")
+    rows = result._repr_markdown_().splitlines()
+    assert len(rows) == len(tg.display.result_rows(result)) + 2
+    assert all(row.startswith("| ") and row.endswith(" |") for row in rows[2:])
+
+
 def test_a_huge_graph_is_not_drawn_inline():
     graph = build("got", "sorting", 8 * 300)
     assert len(graph.ops) > 400 and graph._repr_svg_() is None

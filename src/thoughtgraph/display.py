@@ -148,5 +148,6 @@ def result_html(result: Result) -> str:
 def result_markdown(result: Result) -> str:
     lines = ["| | |", "|---|---|"]
     bar = "\\|"  # a literal | inside a cell
-    lines += [f"| {k} | {v.replace('|', bar)} |" for k, v in result_rows(result)]
+    # a line break would end the row: an answer's lines become spaces here
+    lines += [f"| {k} | {' '.join(v.split()).replace('|', bar)} |" for k, v in result_rows(result)]
     return "\n".join(lines) + "\n"
