@@ -72,6 +72,19 @@ def test_the_choice_among_candidates_follows_the_rule(text, expected):
     assert TASK.parse_reply(text, None, prompt) == expected
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('{"Peru": 2.5, "Chile": 1}', {"Chile": 1}),
+        ('{"Peru": 2.0, "Chile": 1.05}', {"Peru": 2}),
+        ("Peru: 2.\nChile: 1,", {"Peru": 2, "Chile": 1}),  # a full stop is no fraction
+    ],
+)
+def test_a_count_that_is_not_a_whole_number_is_not_cut_to_one(text, expected):
+    """`Peru: 2.5` is a wrong count; read as 2 it could score as right."""
+    assert parse_counts(text) == expected
+
+
 @pytest.mark.parametrize("text", ["", "I am not sure.", "[1, 2, 3]", "{this is not it}"])
 def test_parser_raises_parse_error_when_there_is_no_dictionary(text):
     with pytest.raises(ParseError):

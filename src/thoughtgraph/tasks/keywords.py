@@ -22,8 +22,14 @@ from .keywords_prompts import PROMPTS
 _OBJECT = re.compile(r"\{([^{}]*)\}")
 _ONLY_EMPTY = re.compile(r"\s*(?:```\w*\s*)?\{\s*\}\s*(?:```)?\s*")
 _OPEN_OBJECT = re.compile(r"\{([^{}]*)\Z")  # an object the token limit cut off
-_PAIR = re.compile(r"""["']?([A-Za-z][^"':{}\[\],\n]*?)["']?\s*[:=]\s*["']?(\d+)""")
-_LINE_PAIR = re.compile(r"(?m)^\s*(?:[-*•]\s*)?([A-Z][A-Za-z .'-]*?)\s*(?::|-|–)\s*(\d+)\s*$")
+# A count is a whole number (`2` or `2.0`): `2.5` is none (read as 2, a wrong answer could
+# score as right).
+_PAIR = re.compile(
+    r"""["']?([A-Za-z][^"':{}\[\],\n]*?)["']?\s*[:=]\s*["']?(\d+)(?:\.0+)?(?!\d|\.\d)"""
+)
+_LINE_PAIR = re.compile(
+    r"(?m)^\s*(?:[-*•]\s*)?([A-Z][A-Za-z .'-]*?)\s*(?::|-|–)\s*(\d+)[ \t]*[.,;]?[ \t]*$"
+)
 _NONE = re.compile(r"(?i)\bno (?:countr(?:y|ies))\b|\bnone\b")
 _END = re.compile(r"[.!?]+[\"')\]]*\s*")
 _START = re.compile(r"[\"'(\[]?[A-Z0-9]")
