@@ -63,6 +63,13 @@ def test_a_candidate_that_repeats_the_prompt_is_a_poor_choice(text, expected):
     assert TASK.parse_reply(text, [8, 3, 2], prompt) == expected
 
 
+def test_a_long_number_before_other_text_is_parsed_at_once():
+    """Each digit could end one number and start the next: 64 digits were 2^64 ways to try
+    (a 30-digit id in an answer hung the run)."""
+    assert parse_int_list("Output: [1, 2]\n" + "7" * 64 + " is the run id") == [1, 2]
+    assert parse_int_list("1 22 333\n" + "9" * 64 + " x") == [1, 22, 333]
+
+
 def test_an_input_already_sorted_is_the_answer_not_an_echo():
     """Repeating an already sorted input is the right answer: the steps' short lists must not
     win over it (they did: `[3]` from a CoT answer on [1, 2, 3])."""

@@ -72,6 +72,14 @@ def test_the_choice_among_candidates_follows_the_rule(text, expected):
     assert TASK.parse_reply(text, None, prompt) == expected
 
 
+def test_a_long_answer_cut_off_inside_its_object_is_parsed_at_once():
+    """Every letter started a scan to the end of the reply: a 100,000-character ramble cut off
+    inside `{` took minutes to read (now linear)."""
+    ramble = "the " * 25_000
+    assert parse_counts('Answer: {"Peru": 2, "note": "' + ramble) == {"Peru": 2}
+    assert parse_counts("Peru: 2\n{" + "A" * 100_000) == {"Peru": 2}
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [

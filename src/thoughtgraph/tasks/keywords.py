@@ -23,12 +23,13 @@ _OBJECT = re.compile(r"\{([^{}]*)\}")
 _ONLY_EMPTY = re.compile(r"\s*(?:```\w*\s*)?\{\s*\}\s*(?:```)?\s*")
 _OPEN_OBJECT = re.compile(r"\{([^{}]*)\Z")  # an object the token limit cut off
 # A count is a whole number (`2` or `2.0`): `2.5` is none (read as 2, a wrong answer could
-# score as right).
+# score as right). A name is at most 60 characters (the longest country has 32): unbounded, every
+# letter of a long answer cut off inside `{` started a scan to its end (16k chars: seconds).
 _PAIR = re.compile(
-    r"""["']?([A-Za-z][^"':{}\[\],\n]*?)["']?\s*[:=]\s*["']?(\d+)(?:\.0+)?(?!\d|\.\d)"""
+    r"""["']?([A-Za-z][^"':{}\[\],\n]{0,60}?)["']?\s*[:=]\s*["']?(\d+)(?:\.0+)?(?!\d|\.\d)"""
 )
 _LINE_PAIR = re.compile(
-    r"(?m)^\s*(?:[-*•]\s*)?([A-Z][A-Za-z .'-]*?)\s*(?::|-|–)\s*(\d+)[ \t]*[.,;]?[ \t]*$"
+    r"(?m)^\s*(?:[-*•]\s*)?([A-Z][A-Za-z .'-]{0,60}?)\s*(?::|-|–)\s*(\d+)[ \t]*[.,;]?[ \t]*$"
 )
 _NONE = re.compile(r"(?i)\bno (?:countr(?:y|ies))\b|\bnone\b")
 _END = re.compile(r"[.!?]+[\"')\]]*\s*")

@@ -25,9 +25,11 @@ _INT = re.compile(r"[+-]?\d+(?:\.0*)?")
 _INT_TOKEN = re.compile(r"[+-]?\d+")
 # A line of two or more bare integers, after an optional short label (`Sorted result: 1, 2`).
 # A `-` right before a digit is the first number's sign, not a bullet.
+# Numbers are parted by a comma, a semicolon or a space: with the parting optional, a long run of
+# digits could be cut 2^n ways and a 30-digit number before other text hung the parser.
 _BARE_LINE = re.compile(
     r"(?m)^(?:[ \t>*`]|-(?![\d+-]))*(?:[A-Za-z][\w ]{0,30}[:=][ \t]*)?"
-    r"([+-]?\d+(?:[ \t]*[,;]?[ \t]*[+-]?\d+)+)[ \t]*[.`]*[ \t]*$"
+    r"([+-]?\d+(?:(?:[ \t]*[,;][ \t]*|[ \t]+)[+-]?\d+)+)[ \t]*[.`]*[ \t]*$"
 )
 # One number on a numbered (`1. 5`, `2) 7`) or bulleted (`- 9`, `* 9`) line.
 _NUMBERED = re.compile(
