@@ -70,6 +70,14 @@ def test_a_long_number_before_other_text_is_parsed_at_once():
     assert parse_int_list("1 22 333\n" + "9" * 64 + " x") == [1, 22, 333]
 
 
+def test_a_reply_looping_on_thousands_of_lists_is_read_in_one_pass():
+    """Small models loop until the token limit. Each candidate rescanned its whole line and every
+    fence: 20,000 lists on one line took over a minute to read."""
+    assert parse_int_list("[3, 1] " * 20_000 + "Output: [1, 3]") == [1, 3]
+    fenced = "```python\nx = 1\n" + "print([2, 1])\n" * 5_000 + "```\n[1, 2]"
+    assert parse_int_list(fenced) == [1, 2]
+
+
 def test_an_input_already_sorted_is_the_answer_not_an_echo():
     """Repeating an already sorted input is the right answer: the steps' short lists must not
     win over it (they did: `[3]` from a CoT answer on [1, 2, 3])."""

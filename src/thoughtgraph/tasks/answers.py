@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 # A label announcing an answer, at the end of the text before a candidate (rule 3).
@@ -40,6 +41,7 @@ INPUT_LABEL = re.compile(
 )
 # Code around a candidate on its line: an assignment or a call (rule 4).
 CODE = re.compile(r"(?:[=(]|\breturn|\bprint)\s*$")
+CODE_WINDOW = 200
 # A fenced block (one the token limit left open runs to the end) and signs that it is a program.
 FENCE = re.compile(r"```[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
 PROGRAM = re.compile(
@@ -80,13 +82,22 @@ def restates_input(text: str, start: int) -> bool:
 def in_code(text: str, start: int) -> bool:
     """Is the candidate at `start` code: assigned, passed, returned or printed on its line, or
     anywhere in a fenced block that is a program (a fence holding just a list is a value)?"""
-    line_start = text.rfind("\n", 0, start) + 1
-    if CODE.search(text[line_start:start]):
+    # only the line's last CODE_WINDOW characters: a reply of thousands of lists on one line
+    # made this quadratic
+    line_start = text.rfind("\n", max(0, start - CODE_WINDOW), start) + 1
+    if CODE.search(text, max(line_start, start - CODE_WINDOW), start):
         return True
+    return any(begin <= start < end for begin, end in _programs(text))
+
+
+@lru_cache(maxsize=8)
+def _programs(text: str) -> tuple[tuple[int, int], ...]:
+    """The spans of the reply's fenced blocks that are programs, found once per reply (not once
+    per candidate: thousands of candidates in a fence made that quadratic)."""
     if "```" not in text:
-        return False
-    return any(
-        fence.start(1) <= start < max(fence.end(1), fence.start(1) + 1)
-        and PROGRAM.search(fence.group(1)) is not None
+        return ()
+    return tuple(
+        (fence.start(1), max(fence.end(1), fence.start(1) + 1))
         for fence in FENCE.finditer(text)
+        if PROGRAM.search(fence.group(1)) is not None
     )
