@@ -89,6 +89,14 @@ def test_scorer_answer_without_both_numbers_is_a_parse_error():
         parse_two_scores("<Redundancy>7</Redundancy>")
 
 
+def test_a_scorer_answer_of_one_long_word_is_read_at_once():
+    """`redundancyredundancy...` (a looping model) was read in quadratic time: 40,000
+    characters took over a minute."""
+    with pytest.raises(ParseError):
+        parse_two_scores("redundancy" * 4_000)
+    assert parse_two_scores("Redundancyyyyyyyy: 7\nRetention: 8") == (7, 8)
+
+
 def test_the_papers_rule_averages_each_score_then_takes_the_harmonic_mean():
     texts = [
         "<Redundancy>6</Redundancy><Retained>9</Retained>",

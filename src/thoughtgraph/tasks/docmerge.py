@@ -168,8 +168,10 @@ def parse_two_scores(text: str) -> tuple[float, float]:
     for tag, words in (("Redundancy", "redundan"), ("Retained", "retain|retention")):
         found = (
             re.findall(rf"<{tag}>\s*(-?{_NUMBER})", text, re.IGNORECASE)
-            or re.findall(rf"(?i)(?:{words})\w*[^:\n]{{0,40}}:\s*(-?{_NUMBER})", text)
-            or re.findall(rf"(?i)(?:{words})\w*[^0-9\n]{{0,30}}?({_NUMBER})", text)
+            # the word's ending is bounded (`\w{0,20}`): unbounded, a reply of one long word
+            # was read in quadratic time
+            or re.findall(rf"(?i)(?:{words})\w{{0,20}}[^:\n]{{0,40}}:\s*(-?{_NUMBER})", text)
+            or re.findall(rf"(?i)(?:{words})\w{{0,20}}[^0-9\n]{{0,30}}?({_NUMBER})", text)
         )
         if not found:
             raise ParseError(f"the score answer holds no {tag.lower()} score")
