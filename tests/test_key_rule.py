@@ -63,6 +63,18 @@ def test_the_rule_for_what_is_a_secret():
     assert secrets.is_secret("token-abc123")  # vLLM's documented example of a real key
 
 
+@pytest.mark.parametrize("key", ["sk-xxxxxxxxxxxxxxxx", "123456789012345", "sk-0000000000000000"])
+def test_placeholder_shaped_and_numeric_keys_are_not_secrets(key: str):
+    """A run of one letter after a prefix is a placeholder; digits alone would mask numbers."""
+    assert not secrets.is_secret(key)
+
+
+def test_only_secret_named_query_values_are_looked_for_in_answers():
+    url = "https://x.example/v1?api-version=2024-08-01-preview&api-key=Zq8Lw2Kd8Vb3Nc6&sig=a1B2c3D4e5F6"
+    assert secrets.url_secrets(url) == ["Zq8Lw2Kd8Vb3Nc6", "a1B2c3D4e5F6"]
+    assert "api-version=***" in secrets.public_url(url)  # still masked when the URL is shown
+
+
 @pytest.mark.parametrize("key", PLACEHOLDERS)
 def test_a_placeholder_key_leaves_answers_byte_identical(key: str, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", key)
@@ -186,4 +198,4 @@ def test_a_base_url_with_a_query_reaches_the_endpoint_with_the_query_on_every_re
 def test_public_url_masks_query_values_and_credentials():
     url = "http://user:pw-long-SECRET-9@127.0.0.1:8080/v1?api-key=abc&x=1"
     assert secrets.public_url(url) == "http://127.0.0.1:8080/v1?api-key=***&x=***"
-    assert secrets.url_secrets(url) == ["pw-long-SECRET-9", "abc", "1"]
+    assert secrets.url_secrets(url) == ["pw-long-SECRET-9", "abc"]  # x is not a secret name

@@ -52,12 +52,22 @@ _factory_installed = False
 
 
 def is_secret(value: str | None) -> bool:
-    """Whether `value` is worth redacting: long, varied and not a known placeholder."""
+    """Whether `value` is worth redacting: long, varied and not a known placeholder.
+
+    Digits alone are never a secret (a numeric "key" would mask numbers in sorting answers), and
+    the variety is counted after a provider prefix, so `sk-xxxxxxxxxxxxxxxx` stays a placeholder.
+    """
     if not value:
         return False
+    body = value.strip()
+    for prefix in ("sk-proj-", "sk-ant-", "sk-", "pk-", "key-"):
+        if body.lower().startswith(prefix):
+            body = body[len(prefix) :]
+            break
     return (
         len(value) >= MIN_SECRET_CHARS
-        and len(set(value)) >= MIN_DISTINCT_CHARS
+        and len(set(body)) >= MIN_DISTINCT_CHARS
+        and not body.isdigit()
         and value.strip().lower() not in PLACEHOLDERS
     )
 
@@ -102,11 +112,21 @@ def check_key(value: str, source: str) -> None:
             )
 
 
+SECRET_PARAMS = ("key", "token", "secret", "sig", "password", "passwd", "auth", "credential")
+"""A query parameter whose name holds one of these carries a secret (`api-key`, `sas_token`,
+`sig`); others (`api-version=2024-08-01-preview`) are masked when a URL is shown, but never
+looked for in answers."""
+
+
 def url_secrets(url: str) -> list[str]:
-    """The password and the query values of `url` (each a candidate secret)."""
+    """The password and the secret-named query values of `url` (each a candidate secret)."""
     parts = urlsplit(url)
     found = [parts.password] if parts.password else []
-    found += [value for _, value in parse_qsl(parts.query, keep_blank_values=False)]
+    found += [
+        value
+        for name, value in parse_qsl(parts.query, keep_blank_values=False)
+        if any(word in name.lower() for word in SECRET_PARAMS)
+    ]
     return found
 
 
