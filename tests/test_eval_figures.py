@@ -201,6 +201,19 @@ def test_a_run_without_traces_says_how_to_get_them(tmp_path, capsys):
     assert "ran without --traces" in capsys.readouterr().err
 
 
+def test_traces_asked_on_resume_say_the_pairs_done_before_have_none(tmp_path, capsys):
+    out = tmp_path / "e"
+    base = ("eval", "sorting", "--schemes", "io", "--out", str(out))
+    assert run_cli(*base, "--samples", "1") == 0
+    capsys.readouterr()
+    assert run_cli(*base, "--samples", "2", "--traces") == 0
+    err = capsys.readouterr().err
+    assert "the 1 pairs already done keep none" in err
+    assert (
+        run_cli("trace", "view", str(out), "--row", "2", "--output", str(tmp_path / "v.html")) == 0
+    )
+
+
 def test_bad_sizes_are_one_line(tmp_path, capsys):
     for args, message in (
         (("--size", "32,x"), "--size must be whole numbers separated by commas"),

@@ -179,6 +179,11 @@ def eval_command(
             f"eval {the_plan.task} on {the_plan.dataset}: {len(the_plan.schemes)} schemes x "
             f"{len(the_plan.samples)} samples, {done_before} pairs already done; model {label}\n"
         )
+        if traces and done_before:
+            sys.stderr.write(
+                f"note: --traces writes the traces of the pairs run now; the {done_before} pairs "
+                "already done keep none (a new --out traces every pair)\n"
+            )
         run = Run(parallel, replace(options, **left(budget, outcomes)), total, done_before, show)
         with pairs_on(ray, the_plan, model, openai, parallel, run.options) as runner:
             results = asyncio.run(
