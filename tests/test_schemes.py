@@ -9,7 +9,7 @@ import pytest
 from thoughtgraph import schemes, solve
 from thoughtgraph.evaluate.datasets import load_sample
 from thoughtgraph.executor import execute
-from thoughtgraph.graph import Graph
+from thoughtgraph.graph import Graph, Op, built_op
 from thoughtgraph.tasks import SortingTask
 
 # requests / completions per sample when every call succeeds (reference implementation)
@@ -60,6 +60,34 @@ def test_every_scheme_round_trips_through_json_and_yaml():
         graph = schemes.build(name, "sorting", 64)
         assert Graph.from_json(graph.to_json()) == graph
         assert Graph.from_yaml(graph.to_yaml()) == graph
+
+
+def test_scheme_ops_equal_fully_validated_ops():
+    """Schemes build ops without pydantic once a params set is checked: the same ops."""
+    graphs = [schemes.build(name, "sorting", 64) for name in schemes.SCHEMES]
+    for graph in [*graphs, schemes.tot(score_samples=3)]:
+        for op in graph.ops:
+            full = Op(id=op.id, kind=op.kind, inputs=op.inputs, params=dict(op.params))
+            assert op == full
+            assert op.model_fields_set == full.model_fields_set
+            assert op.model_dump() == full.model_dump()
+
+
+def test_built_op_reports_bad_fields_as_op_does():
+    built_op("a", "generate", (), {"prompt": "io"})  # its params set is now checked
+    for op_id, kind, inputs, params, message in [
+        ("a b", "generate", (), {"prompt": "io"}, "pattern"),
+        ("a" * 201, "generate", (), {"prompt": "io"}, "at most 200"),
+        ("a", "nope", (), {"prompt": "io"}, "unknown op kind"),
+        ("a", "generate", (), {"prompt": "io", "n": 0}, "greater than"),
+        ("a", "generate", (), {"prompt": "io", "bogus": 1}, "bogus"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            built_op(op_id, kind, inputs, params)
+    op = built_op("b", "generate", ("a",), {"prompt": "io"})
+    assert op == Op(id="b", kind="generate", inputs=("a",), params={"prompt": "io"})
+    op.params["n"] = 5  # each op has its own params dict: the checked set is not shared
+    assert built_op("c", "generate", (), {"prompt": "io"}).params["n"] == 1
 
 
 def test_build_refuses_unknown_schemes_and_bad_sizes():

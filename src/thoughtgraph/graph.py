@@ -63,13 +63,7 @@ class Op(BaseModel):
         if not isinstance(kind, str) or kind not in kinds.all_kinds():
             return params  # the kind's own error is reported
         model = kinds.get(kind).params
-        try:
-            # the params model (a kind may be registered again), and each value's type too:
-            # 1, 1.0 and True are equal keys but not equally valid values
-            key = (model, *((k, type(v), v) for k, v in sorted(params.items())))
-            hash(key)
-        except TypeError:  # an unhashable value: validate it every time
-            key = None
+        key = _params_key(model, params)
         if key is not None and key in _CHECKED_PARAMS:
             return dict(_CHECKED_PARAMS[key])
         try:
@@ -84,6 +78,52 @@ class Op(BaseModel):
     def prompt(self) -> str | None:
         """The template this op sends to the model, if it may call the model at all."""
         return kinds.get(self.kind).params.prompt_of(self.params)
+
+
+def _params_key(model: Any, params: dict[str, Any]) -> tuple[Any, ...] | None:
+    """The cache key of a params set: the params model (a kind may be registered again), and
+    each value's type too (1, 1.0 and True are equal keys but not equally valid values); None
+    when a value is unhashable (validated every time)."""
+    try:
+        key = (model, *((k, type(v), v) for k, v in sorted(params.items())))
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+_OP_ID = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,199}")
+_OP_FIELDS = frozenset({"id", "kind", "inputs", "params"})
+
+
+def built_op(op_id: str, kind: str, inputs: tuple[str, ...], params: dict[str, Any]) -> Op:
+    """An op from code that builds graphs (the schemes), equal to `Op(...)` of the same fields.
+
+    A scheme's 10,000-op graph repeats a few kinds and params sets: once a set has passed
+    pydantic's validation (the first op that used it), the next op with a well-formed id and
+    string inputs takes the checked params without going through pydantic again. Anything else
+    (an unknown kind, a new or unhashable params set, a bad id) is validated in full, so the
+    errors are `Op`'s own. Graph files never come here: they are validated op by op.
+    """
+    spec = kinds.all_kinds().get(kind) if isinstance(kind, str) else None
+    key = None if spec is None else _params_key(spec.params, params)
+    checked = None if key is None else _CHECKED_PARAMS.get(key)
+    if (
+        checked is None
+        or not isinstance(op_id, str)
+        or _OP_ID.fullmatch(op_id) is None
+        or type(inputs) is not tuple
+        or not all(type(name) is str for name in inputs)
+    ):
+        return Op(id=op_id, kind=kind, inputs=inputs, params=params)
+    # what `Op.model_construct` sets, without its per-field loop (a third of its cost)
+    op = object.__new__(Op)
+    fields = {"id": op_id, "kind": kind, "inputs": inputs, "params": dict(checked)}
+    object.__setattr__(op, "__dict__", fields)
+    object.__setattr__(op, "__pydantic_fields_set__", set(_OP_FIELDS))
+    object.__setattr__(op, "__pydantic_extra__", None)
+    object.__setattr__(op, "__pydantic_private__", None)
+    return op
 
 
 class Graph(BaseModel):

@@ -42,14 +42,14 @@ class _Builder:
     def __init__(self, score_samples: int = 0) -> None:
         if score_samples < 0:
             raise GraphError(f"score_samples must be 0 or more, got {score_samples}")
-        from .graph import Graph, Op  # loaded on first build: listing schemes needs no pydantic
+        from .graph import Graph, built_op  # loaded on first build: listing needs no pydantic
 
-        self._op, self._graph = Op, Graph
+        self._op, self._graph = built_op, Graph
         self.ops: list[Op] = []
         self.score_samples = score_samples
 
     def add(self, op_id: str, kind: str, inputs: tuple[str, ...] = (), **params: object) -> str:
-        self.ops.append(self._op(id=op_id, kind=kind, inputs=inputs, params=params))
+        self.ops.append(self._op(op_id, kind, inputs, params))
         return op_id
 
     def score(self, op_id: str, source: str) -> str:

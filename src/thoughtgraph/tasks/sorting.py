@@ -10,6 +10,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Iterable
+from functools import lru_cache
 from itertools import pairwise
 from typing import Any
 
@@ -157,22 +158,38 @@ def parse_int_list(
     """
     if not isinstance(text, str):
         raise ParseError("the answer is not text")
-    echoes = prompt_lists(prompt)
-    if unordered:
-        echoes = {tuple(sorted(e)) for e in echoes}
-    echoes -= {tuple(sorted(a) if unordered else a) for a in answers}
+    found = [
+        (start, value, complete)
+        for start, value, complete in int_list_candidates(text)
+        if value or not in_code(text, start)  # `result = []` starts a program: nobody's answer
+    ]
+    if not found:
+        raise ParseError("the answer contains no list of integers")
+    if len(found) == 1:  # the only candidate wins whatever its rank: no need to weigh it
+        return list(found[0][1])
+    echoes = _echoes(prompt, unordered)
+    asked = {tuple(sorted(a) if unordered else a) for a in answers}
+    if asked:
+        echoes = echoes - asked
     candidates = []
-    for start, value, complete in int_list_candidates(text):
-        code = in_code(text, start)
-        if code and not value:
-            continue  # `result = []` starts a program; it is nobody's answer
+    for start, value, complete in found:
         key = tuple(sorted(value) if unordered else value)
         echo = key in echoes or restates_input(text, start)
+        code = in_code(text, start)
         candidates.append(Candidate(value, start, complete, labelled(text, start), code, echo))
     best = choose(candidates)
-    if best is None:
-        raise ParseError("the answer contains no list of integers")
+    assert best is not None
     return list(best.value)
+
+
+@lru_cache(maxsize=64)
+def _echoes(prompt: str, unordered: bool) -> frozenset[tuple[int, ...]]:
+    """The prompt's lists, read once per prompt: every answer to it (n > 1, retries, a judge
+    re-reading) checks against the same set."""
+    echoes = prompt_lists(prompt)
+    if unordered:
+        return frozenset(tuple(sorted(e)) for e in echoes)
+    return frozenset(echoes)
 
 
 def prompt_lists(prompt: str) -> set[tuple[int, ...]]:
