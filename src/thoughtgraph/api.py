@@ -309,7 +309,8 @@ def _first_line(exc: BaseException) -> str:
 def check_graph(graph: Graph, task: Task, problem: Any) -> None:
     """Refuse, before any call, a graph this task cannot run (unknown prompt, a capability the
     task lacks, too many parts)."""
-    for op in graph.ops:
+    filled: set[tuple[str, str]] = set()  # (kind, prompt) pairs already checked: a big graph
+    for op in graph.ops:  # repeats a few
         kind = kinds.get(op.kind)
         try:
             capability = kind.capability(op.params)
@@ -318,13 +319,15 @@ def check_graph(graph: Graph, task: Task, problem: Any) -> None:
                 raise GraphError(
                     f"a {op.kind} op here needs {missing}, which task {task.name!r} lacks"
                 )
-            if op.prompt is not None:
-                needed = template_for(task, op.prompt, graph.templates).variables - kind.fills
+            prompt = op.prompt
+            if prompt is not None and (op.kind, prompt) not in filled:
+                needed = template_for(task, prompt, graph.templates).variables - kind.fills
                 if needed:
                     raise GraphError(
-                        f"prompt {op.prompt!r} needs {', '.join(sorted(needed))}, which a "
+                        f"prompt {prompt!r} needs {', '.join(sorted(needed))}, which a "
                         f"{op.kind} op does not fill (it fills: {', '.join(sorted(kind.fills))})"
                     )
+                filled.add((op.kind, prompt))
             kind.check_problem(op.params, problem)
         except ThoughtgraphError as exc:
             raise GraphError(f"op {op.id!r}: {exc}") from None
