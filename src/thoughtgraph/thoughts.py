@@ -64,7 +64,8 @@ class ThoughtFactory:
             texts: tuple[str, ...] = await self.gateway.ask(
                 op, call_id, kind, prompt, len(thought_ids)
             )
-            failure = self._shortfall(call_id)
+            # read only for a missing answer: worked out when one is missing
+            failure = "" if len(texts) >= len(thought_ids) else self._shortfall(call_id)
         except ModelError as exc:
             texts, failure = (), f"the model call failed: {exc}"
         round_ = self.start_round(op) + attempt

@@ -39,6 +39,7 @@ _NUMBERED = re.compile(
 _SINGLE = re.compile(r"\s*(?:[A-Za-z][\w ]{0,30}[:=]\s*)?([+-]?\d+)\s*\.?\s*")
 _WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
 MAX_LISTED_ORDER_ERRORS = 20
+_PERFECT = Score(0.0, ())
 
 
 class SortingTask(BaseTask):
@@ -273,6 +274,8 @@ def error_scope(expected: list[int], output: list[int]) -> Score:
     """The paper's error scope with error strings a model can act on."""
     errors: list[str] = []
     inversions = [(i, a, b) for i, (a, b) in enumerate(pairwise(output)) if a > b]
+    if not inversions and len(output) == len(expected) and output == sorted(expected):
+        return _PERFECT  # the usual answer, told at C speed: no counts to compare
     for i, a, b in inversions[:MAX_LISTED_ORDER_ERRORS]:
         errors.append(f"{a} before {b} at positions {i + 1}-{i + 2}")
     if len(inversions) > MAX_LISTED_ORDER_ERRORS:
