@@ -93,7 +93,7 @@ def _params_key(model: Any, params: dict[str, Any]) -> tuple[Any, ...] | None:
 
 
 _OP_ID = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,199}")
-_OP_FIELDS = frozenset({"id", "kind", "inputs", "params"})
+_OP_FIELDS_SET = {"id", "kind", "inputs", "params"}
 
 
 def built_op(op_id: str, kind: str, inputs: tuple[str, ...], params: dict[str, Any]) -> Op:
@@ -120,7 +120,9 @@ def built_op(op_id: str, kind: str, inputs: tuple[str, ...], params: dict[str, A
     op = object.__new__(Op)
     fields = {"id": op_id, "kind": kind, "inputs": inputs, "params": dict(checked)}
     object.__setattr__(op, "__dict__", fields)
-    object.__setattr__(op, "__pydantic_fields_set__", set(_OP_FIELDS))
+    # one set for all: a frozen model's is only read (a copy gets its own), and 10,000 sets of
+    # 4 names were a quarter of a big graph's memory
+    object.__setattr__(op, "__pydantic_fields_set__", _OP_FIELDS_SET)
     object.__setattr__(op, "__pydantic_extra__", None)
     object.__setattr__(op, "__pydantic_private__", None)
     return op
