@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import pytest
 
@@ -95,7 +96,7 @@ def test_attempts_count_towards_volume_and_code_thoughts_do_not():
         id="split:0", op_id="split", kind="split", content=None, text="", parents=("input",)
     )
     a1 = model_thought("p:0.1", "split:0")
-    a2 = Thought(**{**a1.__dict__, "id": "p:0.2", "previous_attempt": "p:0.1"})
+    a2 = replace(a1, id="p:0.2", previous_attempt="p:0.1")
     metrics = thought_metrics([INPUT, split, a1, a2])
     assert metrics["p:0.2"].volume == 2 and metrics["p:0.2"].latency == 3
 

@@ -18,7 +18,7 @@ from .metrics import ThoughtMetrics, metrics_of, thought_metrics
 from .tracefile import TRACE_VERSION, VERSION_KEY, read_trace, upgrade
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Score:
     """A code (or model) judgement of a thought: `value` is an error count, 0 is perfect."""
 
@@ -30,7 +30,7 @@ class Score:
         return self.value == 0 and not self.errors
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Thought:
     """One node of the graph of thoughts: an input, a part, a model answer or a code result."""
 
@@ -76,7 +76,7 @@ class Thought:
         return data
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Usage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -97,7 +97,7 @@ def usage_of(prompt_tokens: int, completion_tokens: int) -> Usage:
     return Usage(prompt_tokens, completion_tokens)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Call:
     """One model request, recorded before its answer is used.
 
@@ -158,7 +158,7 @@ class Call:
         return cls(**data)
 
 
-@dataclass
+@dataclass(slots=True)
 class OpRecord:
     """What happened to one op during a run."""
 
