@@ -28,6 +28,23 @@ def test_a_cycle_is_refused_and_named():
         assert op_id in str(info.value)
 
 
+def test_ops_may_be_listed_in_any_order_and_a_late_cycle_is_still_found():
+    listed_backwards = graph(
+        {"id": "out", "kind": "refine", "inputs": ["b"]},
+        {"id": "b", "kind": "generate", "inputs": ["a"]},
+        {"id": "a", "kind": "generate"},
+    )
+    assert [op.id for op in listed_backwards.ops] == ["out", "b", "a"]
+    with pytest.raises(GraphError, match="cycle"):
+        graph(
+            {"id": "a", "kind": "generate"},
+            {"id": "b", "kind": "generate", "inputs": ["a", "d"]},
+            {"id": "c", "kind": "generate", "inputs": ["b"]},
+            {"id": "d", "kind": "generate", "inputs": ["c"]},
+            {"id": "out", "kind": "refine", "inputs": ["d"]},
+        )
+
+
 def test_a_self_loop_is_a_cycle():
     with pytest.raises(GraphError, match="cycle: a"):
         graph({"id": "a", "kind": "generate", "inputs": ["a"]})

@@ -399,6 +399,18 @@ def _parse_prompts(prompts: dict[str, str], ops: tuple[Op, ...]) -> dict[str, Pr
     return parsed
 
 
+def _inputs_first(ops: tuple[Op, ...]) -> bool:
+    """Does every op come after the ops it takes? Then there is no cycle (every edge points
+    forward), and the topological sort, a tenth of a 10,000-op build, is not needed: the
+    schemes list their ops this way; a graph file may not."""
+    listed: set[str] = set()
+    for op in ops:
+        if not listed.issuperset(op.inputs):
+            return False
+        listed.add(op.id)
+    return True
+
+
 def _validate(ops: tuple[Op, ...]) -> None:
     if not ops:
         raise GraphError("a graph needs at least one op")
@@ -413,11 +425,12 @@ def _validate(ops: tuple[Op, ...]) -> None:
                 raise GraphError(f"op {op.id!r} takes its own output as input (cycle: {op.id})")
             if source not in seen:
                 raise GraphError(f"op {op.id!r} has unknown input {source!r}")
-    try:
-        tuple(TopologicalSorter({op.id: op.inputs for op in ops}).static_order())
-    except CycleError as exc:
-        cycle = exc.args[1]
-        raise GraphError(f"the graph has a cycle: {' → '.join(cycle)}") from None
+    if not _inputs_first(ops):
+        try:
+            tuple(TopologicalSorter({op.id: op.inputs for op in ops}).static_order())
+        except CycleError as exc:
+            cycle = exc.args[1]
+            raise GraphError(f"the graph has a cycle: {' → '.join(cycle)}") from None
     used = {source for op in ops for source in op.inputs}
     leaves = [op.id for op in ops if op.id not in used]
     if len(leaves) != 1:
