@@ -166,16 +166,19 @@ def solve(
     max_calls: Annotated[
         int | None,
         typer.Option(
-            help="Budget: no paid call beyond this many (best thought so far is returned)."
+            help="Budget: HTTP requests (retries and parallel singles count; cached answers "
+            "do not); none is sent past it and the best thought so far is returned."
         ),
     ] = None,
     max_tokens: Annotated[
         int | None,
-        typer.Option(help="Budget: no call once this many tokens are paid (prompt + completion)."),
+        typer.Option(
+            help="Budget: no request once this many tokens are paid (prompt + completion)."
+        ),
     ] = None,
     max_cost: Annotated[
         float | None,
-        typer.Option(help="Budget in USD: no call once this much is paid (needs a price)."),
+        typer.Option(help="Budget in USD: no request once this much is paid (needs a price)."),
     ] = None,
     price_in: opt.PriceIn = None,
     price_out: opt.PriceOut = None,
