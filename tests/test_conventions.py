@@ -46,6 +46,13 @@ def test_a_bare_model_name_gets_the_right_form_suggested(capsys, spec, hint):
     assert err.count("\n") == 1
 
 
+@pytest.mark.parametrize("spec", ["openai/", "openai:", "openai/m,bogus=1"])
+def test_a_bad_openai_spec_is_quoted_as_typed(capsys, spec):
+    assert run_cli("solve", "sorting", "--input", "[2, 1]", "--model", spec) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and repr(spec) in err and err.count("\n") == 1
+
+
 def test_openai_flags_are_accepted_with_the_slash_form(capsys, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     code = run_cli(

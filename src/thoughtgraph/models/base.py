@@ -200,14 +200,14 @@ def from_spec(spec: str, **overrides: Any) -> LanguageModel:
     `overrides` are openai options (base_url, api_key_env, temperature, max_tokens, timeout,
     max_retries) that win over the spec's own; None values are ignored.
     """
-    spec = normalize_spec(spec)
+    given, spec = spec, normalize_spec(spec)
     scheme, _, rest = spec.partition(":")
     scheme = scheme.strip().lower()
     overrides = {k: v for k, v in overrides.items() if v is not None}
     if scheme == "openai":
         from .openai import OpenAIModel
 
-        return OpenAIModel.from_spec(rest, spec, **overrides)
+        return OpenAIModel.from_spec(rest, given, **overrides)  # errors quote what was typed
     if overrides:
         raise UnknownNameError(
             f"{', '.join(overrides)}: only openai:MODEL models take "
