@@ -121,34 +121,13 @@ def test_eval_command_writes_every_file_and_resumes(tmp_path, capsys):
         return 0
 
     out = tmp_path / "ev"
-    code = run_cli(
-        "eval",
-        "sorting",
-        "--size",
-        "32",
-        "--schemes",
-        "io,got",
-        "--samples",
-        "2",
-        "--out",
-        str(out),
-    )
+    args = ("eval", "sorting", "--size", "32", "--schemes", "io,got", "--samples", "2")
+    code = run_cli(*args, "--out", str(out))
     captured = capsys.readouterr()
     assert code == 0 and "| io |  | 2 |" in captured.out and "SIMULATED" in captured.err
     for name in ("results.jsonl", "summary.md", "summary.csv", "errors.png", "errors.svg"):
         assert (out / name).exists(), name
-    code = run_cli(
-        "eval",
-        "sorting",
-        "--size",
-        "32",
-        "--schemes",
-        "io,got",
-        "--samples",
-        "2",
-        "--out",
-        str(out),
-    )
+    code = run_cli(*args, "--out", str(out))
     assert code == 0 and "4 pairs already done" in capsys.readouterr().err
     assert len((out / "results.jsonl").read_text().splitlines()) == 4
     code = run_cli("eval", "sorting", "--schemes", "io,nope", "--out", str(out))

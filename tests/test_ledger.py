@@ -111,27 +111,10 @@ def test_retries_are_counted_as_requests_with_their_outcomes(capsys, tmp_path):
     trace = tmp_path / "run.json"
     with FakeOpenAI() as server:
         server.script(Fault("500"), Fault("429", 0.01), Fault("delay", 2.0))
-        code, out, _ = run_cli(
-            capsys,
-            "solve",
-            "sorting",
-            "--model",
-            "openai:gpt-4o-mini",
-            "--base-url",
-            server.base_url,
-            "--input",
-            str(INPUT_32),
-            "--concurrency",
-            "1",
-            "--timeout",
-            "0.5",
-            "--max-retries",
-            "2",
-            "--no-progress",
-            "--json",
-            "--trace",
-            str(trace),
-        )
+        code, out, _ = solve_cli(
+            capsys, server, str(INPUT_32), "--concurrency", "1", "--timeout", "0.5",
+            "--max-retries", "2", "--json", "--trace", str(trace),
+        )  # fmt: skip
     assert code == 0
     data = json.loads(out)
     # the first call sent three requests and failed; every other call sent one
@@ -149,21 +132,8 @@ def test_retries_are_counted_as_requests_with_their_outcomes(capsys, tmp_path):
 def test_the_summary_shows_requests(capsys):
     with FakeOpenAI() as server:
         server.script(Fault("500"))
-        code, out, _ = run_cli(
-            capsys,
-            "solve",
-            "sorting",
-            "--model",
-            "openai:gpt-4o-mini",
-            "--base-url",
-            server.base_url,
-            "--input",
-            "[3, 1, 2]",
-            "--scheme",
-            "io",
-            "--max-retries",
-            "1",
-            "--no-progress",
+        code, out, _ = solve_cli(
+            capsys, server, "[3, 1, 2]", "--scheme", "io", "--max-retries", "1"
         )
     assert code == 0 and "calls:   1 (" in out and "· 2 requests ·" in out
 
@@ -192,6 +162,14 @@ def test_max_tokens_is_checked_before_every_request(tmp_path):
     assert result.spend.answers_received == server.answered
     last = max(result.state.calls.values(), key=lambda c: c.ended)
     assert result.tokens - last.usage.total_tokens < 2000  # each request started below the cap
+
+
+def solve_cli(capsys, server: FakeOpenAI, problem: str, *args: str):
+    """`thoughtgraph solve sorting` through the real openai: path against `server`."""
+    return run_cli(
+        capsys, "solve", "sorting", "--model", "openai:gpt-4o-mini", "--base-url",
+        server.base_url, "--input", problem, "--no-progress", *args,
+    )  # fmt: skip
 
 
 def eval_cli(capsys, server: FakeOpenAI, out: Path, *args: str):
@@ -352,21 +330,8 @@ def test_failed_merges_pass_on_the_parts_joined_in_code(capsys):
 # --- 6. every answer empty: exit 2 with an error line ----------------------------------------
 def test_every_answer_empty_is_exit_2_with_an_error_line(capsys):
     with FakeOpenAI(fault_when=lambda body: "blank") as server:
-        code, _, err = run_cli(
-            capsys,
-            "solve",
-            "sorting",
-            "--model",
-            "openai:gpt-4o-mini",
-            "--base-url",
-            server.base_url,
-            "--input",
-            "[3, 1, 2]",
-            "--scheme",
-            "io",
-            "--max-retries",
-            "0",
-            "--no-progress",
+        code, _, err = solve_cli(
+            capsys, server, "[3, 1, 2]", "--scheme", "io", "--max-retries", "0"
         )
     assert code == 2
     assert err.startswith("error: no usable answer: none of the 1 answers could be used")

@@ -12,6 +12,7 @@ import pytest
 
 from .conftest import run_cli
 from .fake_openai import FakeOpenAI
+from .test_tune import tune_args
 
 ray = pytest.importorskip("ray", reason="ray is not installed: pip install -e '.[ray]'")
 optuna = pytest.importorskip("optuna", reason="optuna is not installed: pip install -e '.[tune]'")
@@ -91,26 +92,6 @@ def test_eval_on_ray_shares_the_answer_cache_and_a_rerun_pays_nothing(cluster, c
         assert len(server.requests) == paid  # every answer came from the cache the workers wrote
         again = results(tmp_path / "ray")
     assert [r["error"] for r in again] == [r["error"] for r in first]
-
-
-def tune_args(out: Path, *extra: str) -> list[str]:
-    return [
-        "tune",
-        "sorting",
-        "--dataset",
-        "sorting_032",
-        "--trials",
-        "4",
-        "--pilot",
-        "2",
-        "--holdout",
-        "2",
-        "--parallel",
-        "2",
-        "--out",
-        str(out),
-        *extra,
-    ]
 
 
 def trials(out: Path) -> list[tuple]:

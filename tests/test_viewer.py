@@ -176,8 +176,7 @@ def test_trace_view_command_writes_the_page(retries_run, tmp_path):
 def test_trace_view_through_the_main_cli(retries_run, tmp_path, capsys):
     from thoughtgraph import cli
 
-    if not any(group.name == "trace" for group in cli.app.registered_groups):
-        pytest.skip("trace_app is not registered in cli.py yet (the lead wires it)")
+    assert any(group.name == "trace" for group in cli.app.registered_groups)
     trace = tmp_path / "run.json"
     retries_run.state.save(trace)
     with pytest.raises(SystemExit) as exit_info:

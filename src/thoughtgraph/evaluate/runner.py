@@ -374,7 +374,8 @@ def latest(results: Sequence[PairResult]) -> list[PairResult]:
 
 def _rewrite(path: Path, results: list[PairResult]) -> None:
     """Drop a line cut short by an interruption, so appended lines start on a fresh line."""
-    if path.exists() and path.read_text() and not path.read_text().endswith("\n"):
+    text = path.read_text() if path.exists() else ""
+    if text and not text.endswith("\n"):
         path.write_text("".join(json.dumps(asdict(r)) + "\n" for r in results))
 
 
