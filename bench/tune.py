@@ -27,7 +27,7 @@ from pathlib import Path
 
 import optuna
 
-from thoughtgraph.cli import main as cli_main
+from thoughtgraph.cli.main import main as cli_main
 from thoughtgraph.evaluate.datasets import load_dataset
 from thoughtgraph.tune import report, space
 from thoughtgraph.tune.jobs import Job, Setup

@@ -7,7 +7,7 @@ import inspect
 import subprocess
 from pathlib import Path
 
-from thoughtgraph.kinds import all_kinds
+from thoughtgraph.engine.kinds import all_kinds
 
 
 def mer(s, size=32):

@@ -44,7 +44,7 @@ INPUT_32 = [
 
 def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     """Run the CLI in-process: (exit code, stdout, stderr)."""
-    from thoughtgraph.cli import main
+    from thoughtgraph.cli.main import main
 
     try:
         main(list(args))

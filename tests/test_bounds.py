@@ -13,8 +13,8 @@ import threading
 import pytest
 
 import thoughtgraph
-from thoughtgraph import bounds
 from thoughtgraph.errors import InputError, ThoughtgraphError
+from thoughtgraph.io import bounds
 from thoughtgraph.tasks import keywords
 
 from .conftest import run_cli
@@ -104,7 +104,7 @@ def test_a_problem_past_the_item_limit_is_refused_before_any_work():
 
 
 def test_an_input_text_past_the_limit_is_refused(capsys, monkeypatch):
-    monkeypatch.setattr("thoughtgraph.cli.MAX_INPUT_BYTES", 8)
+    monkeypatch.setattr("thoughtgraph.cli.main.MAX_INPUT_BYTES", 8)
     code, _, err = run_cli(capsys, "solve", "sorting", "--input", "[1, 2, 3, 4]")
     assert (code, err) == (
         2,

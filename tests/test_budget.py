@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 import thoughtgraph
-from thoughtgraph.budget import Budget, Meter, estimate_tokens
+from thoughtgraph.engine.state import Usage
 from thoughtgraph.errors import BudgetExhausted, InputError
-from thoughtgraph.models.pricing import Price
-from thoughtgraph.state import Usage
+from thoughtgraph.spend.budget import Budget, Meter, estimate_tokens
+from thoughtgraph.spend.pricing import Price
 from thoughtgraph.testing import ScriptedModel
 
 from .conftest import INPUT_32

@@ -149,7 +149,7 @@ def test_bad_input_is_one_line_on_stderr_and_exit_2(capsys, args, message):
 @pytest.mark.slow
 def test_installed_command_reports_errors_without_traceback():
     proc = subprocess.run(
-        [sys.executable, "-m", "thoughtgraph.cli", "solve", "sorting", "--input", "[1, two]"],
+        [sys.executable, "-m", "thoughtgraph.cli.main", "solve", "sorting", "--input", "[1, two]"],
         capture_output=True,
         text=True,
         timeout=60,

@@ -9,9 +9,10 @@ from importlib.metadata import version
 import pytest
 
 import thoughtgraph as tg
-from thoughtgraph.cli import main
+from thoughtgraph.cli.main import main
 from thoughtgraph.models.base import from_spec, normalize_spec
 from thoughtgraph.schemes import build
+from thoughtgraph.viewer.jupyter import result_rows
 
 
 def run_cli(*args: str) -> int:
@@ -108,7 +109,7 @@ def test_the_markdown_table_keeps_one_row_per_field_whatever_the_model_wrote():
     """A line break in an answer (a doc-merge NDA, a rambling reply) ended the table's row."""
     result = tg.solve("sorting", [2, 1], model=lambda _p: "one\n| a | b |\r\ntwo")
     rows = result._repr_markdown_().splitlines()
-    assert len(rows) == len(tg.display.result_rows(result)) + 2
+    assert len(rows) == len(result_rows(result)) + 2
     assert all(row.startswith("| ") and row.endswith(" |") for row in rows[2:])
 
 

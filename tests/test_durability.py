@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 import thoughtgraph
-from thoughtgraph.eventlog import EventLog, read_events
+from thoughtgraph.io.eventlog import EventLog, read_events
 
 from .conftest import INPUT_32, run_cli
 
@@ -143,7 +143,7 @@ def test_ctrl_c_in_solve_raises_run_interrupted_with_the_result(tmp_path):
 @pytest.mark.slow
 def test_ctrl_c_says_what_was_kept_writes_the_trace_and_keeps_the_cache(tmp_path):
     cache, trace, events = tmp_path / "c.sqlite", tmp_path / "t.json", tmp_path / "e.jsonl"
-    args = [sys.executable, "-m", "thoughtgraph.cli", "solve", "sorting", "--dataset"]
+    args = [sys.executable, "-m", "thoughtgraph.cli.main", "solve", "sorting", "--dataset"]
     args += ["sorting_064", "--model", "sim:latency=0.3", "--concurrency", "2"]
     args += ["--cache", str(cache), "--no-progress"]
     run = subprocess.Popen(
@@ -182,7 +182,7 @@ def test_ctrl_c_says_what_was_kept_writes_the_trace_and_keeps_the_cache(tmp_path
 @pytest.mark.slow
 def test_ctrl_c_in_eval_says_how_many_pairs_were_kept(tmp_path):
     out = tmp_path / "ev"
-    args = [sys.executable, "-m", "thoughtgraph.cli", "eval", "sorting", "--schemes", "io,got"]
+    args = [sys.executable, "-m", "thoughtgraph.cli.main", "eval", "sorting", "--schemes", "io,got"]
     args += ["--samples", "20", "--model", "sim:latency=0.2", "--parallel", "1"]
     args += ["--out", str(out), "--no-progress"]
     run = subprocess.Popen(

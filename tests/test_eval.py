@@ -111,7 +111,7 @@ def test_summarise_quartiles_by_hand():
 
 @pytest.mark.slow
 def test_eval_command_writes_every_file_and_resumes(tmp_path, capsys):
-    from thoughtgraph.cli import main
+    from thoughtgraph.cli.main import main
 
     def run_cli(*args):
         try:

@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from thoughtgraph.cli import main
+from thoughtgraph.cli.main import main
 from thoughtgraph.evaluate.figures import Panel, figure
 from thoughtgraph.evaluate.measures import label
 from thoughtgraph.evaluate.report import summarise

@@ -10,8 +10,8 @@ import time
 import pytest
 
 import thoughtgraph
-from thoughtgraph.eventlog import EventLog, combine, event_record, read_events, to_json_line
-from thoughtgraph.events import Event
+from thoughtgraph.engine.events import Event
+from thoughtgraph.io.eventlog import EventLog, combine, event_record, read_events, to_json_line
 from thoughtgraph.testing import ScriptedModel, perfect_sorting_answer
 
 from .conftest import INPUT_32

@@ -7,9 +7,9 @@ import asyncio
 import pytest
 
 import thoughtgraph
-from thoughtgraph.events import Event
-from thoughtgraph.executor import execute
-from thoughtgraph.graph import Graph
+from thoughtgraph.engine.events import Event
+from thoughtgraph.engine.executor import execute
+from thoughtgraph.engine.graph import Graph
 from thoughtgraph.schemes import got
 from thoughtgraph.tasks import SortingTask
 from thoughtgraph.testing import ScriptedModel, ints, prompt_kind, section
@@ -199,7 +199,7 @@ def test_code_only_ops_run_in_place_and_every_other_op_as_a_task(monkeypatch):
         created.append(coro.cr_frame.f_locals.get("op").kind if coro.cr_frame else "?")
         return real_create_task(coro, **kwargs)
 
-    from thoughtgraph import executor as executor_module
+    from thoughtgraph.engine import executor as executor_module
 
     monkeypatch.setattr(executor_module.asyncio, "create_task", spy)
     started, state = _spy(graph, 16)
@@ -214,7 +214,7 @@ def test_code_only_ops_run_in_place_and_every_other_op_as_a_task(monkeypatch):
 def test_the_run_states_graph_data_is_the_graphs_and_its_op_order_the_graphs():
     """The state keeps the `Graph` and builds its data on first use: what a trace gets must be
     exactly the graph's data, and the export order the graph's order, before and after."""
-    from thoughtgraph.state import RunState
+    from thoughtgraph.engine.state import RunState
 
     graph = got(parts=4)
     state, _ = asyncio.run(execute(graph, SortingTask(), INPUT_32, ScriptedModel()))

@@ -8,7 +8,7 @@ import threading
 import pytest
 
 import thoughtgraph
-from thoughtgraph.gcpause import RUN_THRESHOLD, fewer_collections
+from thoughtgraph.engine.gcpause import RUN_THRESHOLD, fewer_collections
 
 
 @pytest.fixture(autouse=True)

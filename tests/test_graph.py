@@ -6,8 +6,8 @@ import json
 
 import pytest
 
+from thoughtgraph.engine.graph import Graph, Op
 from thoughtgraph.errors import GraphError
-from thoughtgraph.graph import Graph, Op
 from thoughtgraph.schemes import got
 
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from thoughtgraph import solve
+from thoughtgraph.engine.graph import Graph, json_schema
+from thoughtgraph.engine.state import RunState
 from thoughtgraph.errors import GraphError
-from thoughtgraph.graph import Graph, json_schema
-from thoughtgraph.state import RunState
 from thoughtgraph.testing import ScriptedModel
 
 from .conftest import run_cli

@@ -8,8 +8,8 @@ import json
 import pytest
 
 from thoughtgraph import solve
+from thoughtgraph.engine.graph import Graph, Op
 from thoughtgraph.errors import GraphError
-from thoughtgraph.graph import Graph, Op
 from thoughtgraph.schemes import build
 from thoughtgraph.testing import ScriptedModel
 

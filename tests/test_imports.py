@@ -18,7 +18,7 @@ HEAVY = (
     "asyncio",
     "aiolimiter",
     "sqlite3",
-    "thoughtgraph.api",
+    "thoughtgraph.engine.solve",
     "thoughtgraph.tasks",
 )
 
@@ -36,7 +36,7 @@ def _loaded_after(code: str) -> set[str]:
     [
         "import thoughtgraph",
         "import thoughtgraph.models",
-        "from thoughtgraph.cli import app\ntry:\n    app(['--help'])\nexcept SystemExit:\n    pass",
+        "from thoughtgraph.cli.main import app\ntry:\n    app(['--help'])\nexcept SystemExit:\n    pass",
     ],
 )
 def test_a_cold_start_loads_nothing_heavy(code: str) -> None:
@@ -45,7 +45,9 @@ def test_a_cold_start_loads_nothing_heavy(code: str) -> None:
 
 
 def test_every_public_name_resolves_and_matches_its_module() -> None:
-    from thoughtgraph import api, graph, tasks
+    from thoughtgraph import tasks
+    from thoughtgraph.engine import graph
+    from thoughtgraph.engine import solve as api
 
     for name in thoughtgraph.__all__:
         assert getattr(thoughtgraph, name) is not None

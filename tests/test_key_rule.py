@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import thoughtgraph
-from thoughtgraph.cli import main
+from thoughtgraph.cli.main import main
 from thoughtgraph.models import secrets
 from thoughtgraph.models.openai import OpenAIModel
 
@@ -94,7 +94,7 @@ def test_a_placeholder_key_changes_no_parse_and_no_cache_entry(key: str, tmp_pat
     with FixedOpenAI(text="Output: [1, 1, 2, 11, 111] (maximum exceeded)") as server:
         run = subprocess.run(
             [
-                *(sys.executable, "-m", "thoughtgraph.cli", "solve", "sorting"),
+                *(sys.executable, "-m", "thoughtgraph.cli.main", "solve", "sorting"),
                 *("--input", "[111, 2, 11, 1, 1]", "--scheme", "io", "--json"),
                 *("--model", "openai:m", "--base-url", server.base_url),
                 *("--cache", str(cache), "--trace", str(trace)),
@@ -123,7 +123,7 @@ def test_a_long_key_echoed_into_answers_errors_and_headers_appears_nowhere(tmp_p
         server.script(Fault("500", 0.01), Fault("429", 0.01))  # errors quoting the key
         run = subprocess.run(
             [
-                *(sys.executable, "-m", "thoughtgraph.cli", "solve", "sorting"),
+                *(sys.executable, "-m", "thoughtgraph.cli.main", "solve", "sorting"),
                 *("--input", "[3, 1, 2]", "--scheme", "io", "--json", "-v"),
                 *("--model", "openai:m", "--base-url", server.base_url, "--max-retries", "2"),
                 *("--cache", str(cache), "--trace", str(trace)),
@@ -167,7 +167,7 @@ def test_a_secret_in_the_base_url_query_is_left_out_of_errors_and_logs(tmp_path:
         trace = tmp_path / "run.json"
         run = subprocess.run(
             [
-                *(sys.executable, "-m", "thoughtgraph.cli", "solve", "sorting"),
+                *(sys.executable, "-m", "thoughtgraph.cli.main", "solve", "sorting"),
                 *("--input", "[3, 1, 2]", "--scheme", "io", "-v", "--trace", str(trace)),
                 *("--model", "openai:m", "--base-url", base, "--no-cache"),
             ],

@@ -362,7 +362,7 @@ def test_an_attempts_trace_record_holds_every_field_of_it():
     with the dataclass, whatever field is added."""
     import dataclasses
 
-    from thoughtgraph.ledger import Attempt
+    from thoughtgraph.spend.ledger import Attempt
 
     attempt = Attempt("HTTP 500", 2, None, 7, "server error", fatal=True)
     assert attempt.to_dict() == dataclasses.asdict(attempt)

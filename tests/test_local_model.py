@@ -66,7 +66,7 @@ def _server() -> None:
 
 def thoughtgraph(*args: str, timeout: float = 900) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "thoughtgraph.cli", *args],
+        [sys.executable, "-m", "thoughtgraph.cli.main", *args],
         env=cli_env() | {"OPENAI_API_KEY": "x"},  # a placeholder, as people type for local servers
         capture_output=True,
         text=True,

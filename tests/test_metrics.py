@@ -8,8 +8,8 @@ from dataclasses import replace
 import pytest
 
 from thoughtgraph import solve
-from thoughtgraph.metrics import thought_metrics
-from thoughtgraph.state import Thought
+from thoughtgraph.engine.metrics import thought_metrics
+from thoughtgraph.engine.state import Thought
 
 
 def model_thought(tid: str, *parents: str) -> Thought:
@@ -127,7 +127,7 @@ def test_one_thoughts_metrics_equal_its_row_of_the_whole_table(scheme, options):
 
 
 def test_one_thoughts_metrics_refuse_a_cycle():
-    from thoughtgraph.metrics import metrics_of
+    from thoughtgraph.engine.metrics import metrics_of
 
     a = model_thought("a", "b")
     b = model_thought("b", "a")

@@ -9,10 +9,11 @@ import pytest
 from pydantic import Field
 
 import thoughtgraph
-from thoughtgraph import Graph, Op, kinds
+from thoughtgraph import Graph, Op
+from thoughtgraph.engine import kinds
+from thoughtgraph.engine.graph import json_schema
+from thoughtgraph.engine.state import Thought
 from thoughtgraph.errors import GraphError
-from thoughtgraph.graph import json_schema
-from thoughtgraph.state import Thought
 
 NUMBERS = [3, 1, 2]
 

@@ -292,9 +292,9 @@ def _choice(index: object, text: str) -> dict[str, object]:
 async def test_choices_with_a_bad_index_are_read_not_a_crash(bad_index: object) -> None:
     """A hostile server's `"index": "a"` or `null` next to a real index: the answers are read
     (numbered ones first), not a TypeError from sorting, and the request is counted."""
-    from thoughtgraph.budget import Meter
-    from thoughtgraph.ledger import CallLedger, close_call, open_call
-    from thoughtgraph.state import Usage
+    from thoughtgraph.engine.state import Usage
+    from thoughtgraph.spend.budget import Meter
+    from thoughtgraph.spend.ledger import CallLedger, close_call, open_call
 
     with FakeOpenAI() as server:
         body = {"choices": [_choice(bad_index, "[2]"), _choice(0, "[1]")]}

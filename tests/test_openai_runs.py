@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import thoughtgraph
-from thoughtgraph.cli import main
+from thoughtgraph.cli.main import main
 from thoughtgraph.errors import FatalModelError
 from thoughtgraph.models import openai as openai_module
 from thoughtgraph.testing import ScriptedModel

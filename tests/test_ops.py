@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from thoughtgraph import solve
+from thoughtgraph.engine.graph import Graph
 from thoughtgraph.errors import GraphError
-from thoughtgraph.graph import Graph
 from thoughtgraph.tasks import SortingTask
 from thoughtgraph.testing import ScriptedModel, ints, prompt_kind, section
 
@@ -170,7 +170,7 @@ class ScoredByModel(SortingTask):
     """Sorting, but scored by a model (0-10, higher is better) as doc-merge will be."""
 
     def __init__(self) -> None:
-        from thoughtgraph.prompts import PromptTemplate
+        from thoughtgraph.tasks.prompts import PromptTemplate
 
         self.prompts = {
             **SortingTask.prompts,

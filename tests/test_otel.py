@@ -10,8 +10,8 @@ import sys
 import pytest
 
 import thoughtgraph
+from thoughtgraph.engine.events import Event
 from thoughtgraph.errors import InputError, ModelError
-from thoughtgraph.events import Event
 from thoughtgraph.testing import ScriptedModel, perfect_sorting_answer
 
 from .conftest import INPUT_32
@@ -25,7 +25,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind, StatusCode
 
-from thoughtgraph.otel import SpanHandler, from_env
+from thoughtgraph.io.otel import SpanHandler, from_env
 
 
 @pytest.fixture
@@ -251,8 +251,9 @@ def test_from_env_builds_an_exporter_or_says_why_not(monkeypatch):
 @pytest.mark.slow
 def test_the_core_never_imports_opentelemetry():
     code = (
-        "import sys, thoughtgraph, thoughtgraph.cli, thoughtgraph.otel, thoughtgraph.eventlog, "
-        "thoughtgraph.viewer, thoughtgraph.cli_trace; "
+        "import sys, thoughtgraph, thoughtgraph.cli.main, thoughtgraph.io.otel, "
+        "thoughtgraph.io.eventlog, "
+        "thoughtgraph.viewer.html, thoughtgraph.cli.trace; "
         "assert not [m for m in sys.modules if m.startswith('opentelemetry')], 'imported'"
     )
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -6,8 +6,8 @@ import sys
 
 import pytest
 
-from thoughtgraph.models import pricing
-from thoughtgraph.models.pricing import PRICES, price_for
+from thoughtgraph.spend import pricing
+from thoughtgraph.spend.pricing import PRICES, price_for
 
 
 def test_genai_prices_prices_openai_models_offline(monkeypatch):

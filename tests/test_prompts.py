@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from thoughtgraph.prompts import PromptTemplate, TemplateError, render
+from thoughtgraph.tasks.prompts import PromptTemplate, TemplateError, render
 
 PART_WITH_ERRORS = """\
 Solve this part of a larger task. Work only on the part below.

@@ -27,7 +27,7 @@ def test_the_block_is_found():
 @pytest.mark.slow
 def test_every_readme_command_runs(tmp_path):
     shutil.copytree(ROOT / "examples", tmp_path / "examples")
-    cli = f"{sys.executable} -m thoughtgraph.cli"
+    cli = f"{sys.executable} -m thoughtgraph.cli.main"
     for command in readme_commands():  # in order: later ones may read what earlier ones wrote
         proc = subprocess.run(
             command.replace(".venv/bin/thoughtgraph", cli),

@@ -181,7 +181,7 @@ def test_a_console_that_cannot_encode_the_summary_gets_replacements():
 
     env = {**os.environ, "PYTHONIOENCODING": "latin-1"}
     proc = subprocess.run(
-        [sys.executable, "-m", "thoughtgraph.cli", "solve", "sorting", "--input", "[2, 1]"],
+        [sys.executable, "-m", "thoughtgraph.cli.main", "solve", "sorting", "--input", "[2, 1]"],
         capture_output=True,
         env=env,
         timeout=60,

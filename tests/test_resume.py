@@ -40,7 +40,7 @@ def solve_argv(server: FakeOpenAI, cache: Path) -> list[str]:
     return [
         sys.executable,
         "-m",
-        "thoughtgraph.cli",
+        "thoughtgraph.cli.main",
         "solve",
         "sorting",
         "--input",

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 import thoughtgraph
-from thoughtgraph import api
+from thoughtgraph.engine import solve as api
+from thoughtgraph.engine.options import RunOptions
 from thoughtgraph.errors import InputError
-from thoughtgraph.options import RunOptions
 from thoughtgraph.tasks.sorting import SortingTask
 
 from .conftest import run_cli
@@ -72,7 +72,7 @@ def test_solve_and_eval_refuse_a_bad_option_the_same_way(capsys, tmp_path, comma
 def test_the_eval_command_does_not_import_the_solve_command():
     """The model flags live in the models package, so cli_eval never reaches back into cli
     (cli imports cli_eval): no import of it anywhere in the module, nested ones included."""
-    import thoughtgraph.cli_eval as cli_eval
+    import thoughtgraph.cli.eval as cli_eval
 
     tree = ast.parse(Path(cli_eval.__file__).read_text())
     imported = {
@@ -80,7 +80,7 @@ def test_the_eval_command_does_not_import_the_solve_command():
         for node in ast.walk(tree)
         if isinstance(node, ast.ImportFrom) and node.module is not None
     }
-    assert imported and "cli" not in imported and "thoughtgraph.cli" not in imported
+    assert imported and "cli" not in imported and "thoughtgraph.cli.main" not in imported
 
 
 @pytest.mark.parametrize("command", ["solve", "eval", "tune"])

@@ -7,9 +7,9 @@ import asyncio
 import pytest
 
 from thoughtgraph import schemes, solve
+from thoughtgraph.engine.executor import execute
+from thoughtgraph.engine.graph import Graph, Op, built_op
 from thoughtgraph.evaluate.datasets import load_sample
-from thoughtgraph.executor import execute
-from thoughtgraph.graph import Graph, Op, built_op
 from thoughtgraph.tasks import SortingTask
 
 # requests / completions per sample when every call succeeds (reference implementation)
@@ -124,7 +124,7 @@ def test_run_state_is_identical_at_concurrency_1_and_32(name):
 
 
 def test_concurrency_one_follows_bfs_order_on_paper_graphs():
-    from thoughtgraph.events import Event
+    from thoughtgraph.engine.events import Event
 
     graph = schemes.build("got_paper", "sorting", 64)
     started: list[str] = []

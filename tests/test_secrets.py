@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from thoughtgraph.cli import main
+from thoughtgraph.cli.main import main
 
 from .fake_openai import FakeOpenAI, Fault, _Handler
 from .test_openai_runs import free_port
@@ -40,7 +40,7 @@ def test_the_key_never_leaks_into_any_output_or_file(tmp_path: Path):
         argv = [
             sys.executable,
             "-m",
-            "thoughtgraph.cli",
+            "thoughtgraph.cli.main",
             "solve",
             "sorting",
             "--dataset",
@@ -150,7 +150,7 @@ def test_a_key_echoed_into_answer_content_is_scrubbed(tmp_path: Path):
         argv = [
             sys.executable,
             "-m",
-            "thoughtgraph.cli",
+            "thoughtgraph.cli.main",
             "solve",
             "sorting",
             "--input",

@@ -11,7 +11,7 @@ import thoughtgraph
 from thoughtgraph.errors import UnknownNameError
 from thoughtgraph.models.base import as_model
 from thoughtgraph.models.sim import SimulatedModel, apply_fixes, expected_slips
-from thoughtgraph.prompts import render
+from thoughtgraph.tasks.prompts import render
 
 from .conftest import INPUT_32
 

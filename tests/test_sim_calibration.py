@@ -15,9 +15,9 @@ from thoughtgraph import schemes
 from thoughtgraph.evaluate.datasets import DATASETS, load_dataset, load_sample
 from thoughtgraph.models.sim import LAWS, SimulatedModel, expected_slips
 from thoughtgraph.models.simulated import read_prompt
-from thoughtgraph.prompts import render
 from thoughtgraph.tasks import get_task
 from thoughtgraph.tasks.clauses import measures
+from thoughtgraph.tasks.prompts import render
 
 
 def ask(model: SimulatedModel, prompt: str) -> str:

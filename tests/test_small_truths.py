@@ -9,10 +9,10 @@ import pytest
 from rich.console import Console
 
 import thoughtgraph as tg
-from thoughtgraph.cli import _retries, _summary
+from thoughtgraph.cli.main import _retries, _summary
+from thoughtgraph.cli.progress import LiveView
+from thoughtgraph.engine.result import calls_by_op
 from thoughtgraph.evaluate.datasets import load_sample
-from thoughtgraph.progress import LiveView
-from thoughtgraph.result import calls_by_op
 from thoughtgraph.schemes import build
 from thoughtgraph.tasks import SortingTask
 

@@ -16,8 +16,8 @@ import pytest
 import thoughtgraph
 from thoughtgraph import RunState
 from thoughtgraph.errors import InputError
-from thoughtgraph.tracefile import TRACE_VERSION, read_trace
-from thoughtgraph.viewer import load_trace
+from thoughtgraph.io.tracefile import TRACE_VERSION, read_trace
+from thoughtgraph.viewer.html import load_trace
 
 from .conftest import run_cli
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from thoughtgraph.graph import Graph
+from thoughtgraph.engine.graph import Graph
 from thoughtgraph.tune import report, space
 
 from .conftest import run_cli
@@ -291,7 +291,7 @@ def settled(server: FakeOpenAI, out: Path) -> bool:
 def test_kill_9_mid_trial_then_resume_pays_nothing_twice(tmp_path):
     out = tmp_path / "tune"
     with FakeOpenAI(error=0.0) as server:
-        argv = [sys.executable, "-m", "thoughtgraph.cli", *server_args(server, out)]
+        argv = [sys.executable, "-m", "thoughtgraph.cli.main", *server_args(server, out)]
         argv[argv.index("sorting_032")] = "sorting_064"
         server.script(*[Fault("delay", 0.0)] * 3, Fault("delay", 120))  # the 4th request hangs
         first = subprocess.Popen(

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from thoughtgraph.engine.graph import Graph
 from thoughtgraph.errors import InputError
-from thoughtgraph.graph import Graph
 from thoughtgraph.tune import space, variants
 
 from .conftest import run_cli

@@ -16,10 +16,10 @@ import pytest
 from typer.testing import CliRunner
 
 import thoughtgraph
-from thoughtgraph.cli_trace import trace_app
+from thoughtgraph.cli.trace import trace_app
 from thoughtgraph.errors import InputError
 from thoughtgraph.testing import ScriptedModel, ints, perfect_sorting_answer, prompt_kind, section
-from thoughtgraph.viewer import csp, load_trace, page_data, render_html, write_html
+from thoughtgraph.viewer.html import csp, load_trace, page_data, render_html, write_html
 
 from .conftest import INPUT_32
 
@@ -174,7 +174,7 @@ def test_trace_view_command_writes_the_page(retries_run, tmp_path):
 
 
 def test_trace_view_through_the_main_cli(retries_run, tmp_path, capsys):
-    from thoughtgraph import cli
+    from thoughtgraph.cli import main as cli
 
     assert any(group.name == "trace" for group in cli.app.registered_groups)
     trace = tmp_path / "run.json"

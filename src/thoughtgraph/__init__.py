@@ -15,9 +15,13 @@ if TYPE_CHECKING:
     from typing import Any
 
     # what the names below are; at run time each loads on first use
-    from . import schemes, testing
-    from .api import asolve, solve
-    from .errors import (
+    from thoughtgraph import schemes, testing
+    from thoughtgraph.engine.events import Event
+    from thoughtgraph.engine.graph import Graph, Op
+    from thoughtgraph.engine.result import Result
+    from thoughtgraph.engine.solve import asolve, solve
+    from thoughtgraph.engine.state import Call, RunState, Score, Thought, Usage
+    from thoughtgraph.errors import (
         BudgetExhausted,
         FatalModelError,
         GraphError,
@@ -27,22 +31,24 @@ if TYPE_CHECKING:
         ThoughtgraphError,
         UnknownNameError,
     )
-    from .events import Event
-    from .graph import Graph, Op
-    from .models.base import Completion, FunctionModel, LanguageModel, WrapperModel, as_model
-    from .models.sim import SimulatedModel
-    from .prompts import PromptTemplate
-    from .result import Result
-    from .schemes import got
-    from .state import Call, RunState, Score, Thought, Usage
-    from .tasks import BaseTask, ParseError, SortingTask, Task, get_task
+    from thoughtgraph.models.base import (
+        Completion,
+        FunctionModel,
+        LanguageModel,
+        WrapperModel,
+        as_model,
+    )
+    from thoughtgraph.models.sim import SimulatedModel
+    from thoughtgraph.schemes import got
+    from thoughtgraph.tasks import BaseTask, ParseError, SortingTask, Task, get_task
+    from thoughtgraph.tasks.prompts import PromptTemplate
 
 # name -> module that defines it: `import thoughtgraph` loads none of them (pydantic, the
 # engine and the tasks load on first use), so the command line and scripts start fast
 _LAZY = {
     "schemes": ".schemes",
     "testing": ".testing",
-    **dict.fromkeys(["asolve", "solve"], ".api"),
+    **dict.fromkeys(["asolve", "solve"], ".engine.solve"),
     **dict.fromkeys(
         [
             "BudgetExhausted",
@@ -56,16 +62,16 @@ _LAZY = {
         ],
         ".errors",
     ),
-    "Event": ".events",
-    **dict.fromkeys(["Graph", "Op"], ".graph"),
+    "Event": ".engine.events",
+    **dict.fromkeys(["Graph", "Op"], ".engine.graph"),
     **dict.fromkeys(
         ["Completion", "FunctionModel", "LanguageModel", "WrapperModel", "as_model"], ".models.base"
     ),
     "SimulatedModel": ".models.sim",
-    "PromptTemplate": ".prompts",
-    "Result": ".result",
+    "PromptTemplate": ".tasks.prompts",
+    "Result": ".engine.result",
     "got": ".schemes",
-    **dict.fromkeys(["Call", "RunState", "Score", "Thought", "Usage"], ".state"),
+    **dict.fromkeys(["Call", "RunState", "Score", "Thought", "Usage"], ".engine.state"),
     **dict.fromkeys(["BaseTask", "ParseError", "SortingTask", "Task", "get_task"], ".tasks"),
 }
 

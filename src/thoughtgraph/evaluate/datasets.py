@@ -17,7 +17,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from ..errors import InputError, UnknownNameError
+from thoughtgraph.errors import InputError, UnknownNameError
 
 DATASETS = {
     "sorting_008": "sorting",  # the first 8 numbers of each sorting_032 sample
@@ -53,7 +53,7 @@ def _sorting(row: dict[str, str]) -> Sample:
 
 
 def _sets(row: dict[str, str]) -> Sample:
-    from ..tasks.sets import SetProblem
+    from thoughtgraph.tasks.sets import SetProblem
 
     problem = SetProblem(tuple(ast.literal_eval(row["SET1"])), tuple(ast.literal_eval(row["SET2"])))
     return Sample(int(row["ID"]), problem, sorted(ast.literal_eval(row["INTERSECTION"])))
@@ -61,7 +61,7 @@ def _sets(row: dict[str, str]) -> Sample:
 
 def _countries(row: dict[str, str]) -> Sample:
     """`Countries` is the list of mentions in order, written without quotes: `[Peru, Chile]`."""
-    from ..tasks.keywords import split_sentences
+    from thoughtgraph.tasks.keywords import split_sentences
 
     mentions = [c.strip() for c in row["Countries"].strip()[1:-1].split(",") if c.strip()]
     return Sample(int(row["ID"]), split_sentences(row["Text"]), dict(Counter(mentions)))

@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..schemes import SCHEMES
-from .measures import label, plotted
-from .runner import PairResult, model_scored
+from thoughtgraph.evaluate.measures import label, plotted
+from thoughtgraph.evaluate.runner import PairResult, model_scored
+from thoughtgraph.schemes import SCHEMES
 
 INSTALL_HINT = "pip install 'thoughtgraph[plot]'"
 PALETTE = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..errors import InputError
+from thoughtgraph.errors import InputError
 
 LOCK_NAME = ".eval.lock"
 _HELD: dict[Path, int] = {}  # folder -> descriptor holding its lock (this process's evals)

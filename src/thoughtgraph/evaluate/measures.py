@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import inspect
 
-from ..schemes import SCHEMES, paper_options
-from .runner import PairResult
+from thoughtgraph.evaluate.runner import PairResult
+from thoughtgraph.schemes import SCHEMES, paper_options
 
 
 def measure(result: PairResult, scored: bool) -> float:

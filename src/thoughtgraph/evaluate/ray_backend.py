@@ -20,8 +20,8 @@ import socket
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from ..errors import InputError
-from .datasets import Sample
+from thoughtgraph.errors import InputError
+from thoughtgraph.evaluate.datasets import Sample
 
 INSTALL_HINT = "--ray needs Ray: pip install 'thoughtgraph[ray]'"
 LOCAL = "local"
@@ -101,7 +101,7 @@ def _remote(ray: Any, fn: Any, simulated: bool) -> Any:
 
 def run_jobs(ray: Any, setup: Any, jobs: Sequence[Any]) -> list[Any]:
     """Tuning jobs as Ray tasks; results in the jobs' order (as a local run returns them)."""
-    from ..tune.jobs import run_job_sync
+    from thoughtgraph.tune.jobs import run_job_sync
 
     task = _remote(ray, run_job_sync, setup.simulated)
     setup_ref = ray.put(setup)
@@ -120,8 +120,8 @@ def _solve_pair_sync(
     """One pair in a worker, under its own ledger holding the pair's share of the budget."""
     import dataclasses
 
-    from ..tune.jobs import model_from_recipe
-    from .runner import _solve_pair, shared_meter
+    from thoughtgraph.evaluate.runner import _solve_pair, shared_meter
+    from thoughtgraph.tune.jobs import model_from_recipe
 
     model = model_from_recipe(spec, model_options)
     calls, tokens, cost = allowance

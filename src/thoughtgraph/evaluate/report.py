@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .measures import measure, settings
-from .runner import PairResult, complete, incomplete, model_scored
+from thoughtgraph.evaluate.measures import measure, settings
+from thoughtgraph.evaluate.runner import PairResult, complete, incomplete, model_scored
 
 COST_COLUMNS = ("mean_requests", "mean_completions", "mean_tokens", "mean_cost", "total_cost")
 ERROR_COLUMNS = ("median_error", "q1_error", "q3_error", "solved")
@@ -234,7 +234,7 @@ def write_reports(
 ) -> list[Path]:
     """summary.md, summary.csv and (when matplotlib is installed and some pair ran) the figure:
     errors.png / errors.svg, or scores.png / scores.svg for a model-scored task."""
-    from .figures import FigureMissing, Panel, stem, write_figure
+    from thoughtgraph.evaluate.figures import FigureMissing, Panel, stem, write_figure
 
     rows = summarise(complete(results), schemes, task)
     (out / "summary.csv").write_text(to_csv(rows, task, size))

@@ -17,16 +17,16 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from ..api import prepare, run_prepared
-from ..budget import Meter
-from ..errors import BudgetExhausted, InputError, UnknownNameError
-from ..graph import Graph, Op
-from ..models.base import LanguageModel, ModelLike, as_model
-from ..options import RunOptions
-from ..schemes import SCHEMES, build, paper_options
-from ..tasks import get_task
-from ..tracefile import trace_dict
-from .datasets import DATASETS, Sample, dataset_task, load_dataset
+from thoughtgraph.engine.graph import Graph, Op
+from thoughtgraph.engine.options import RunOptions
+from thoughtgraph.engine.solve import prepare, run_prepared
+from thoughtgraph.errors import BudgetExhausted, InputError, UnknownNameError
+from thoughtgraph.evaluate.datasets import DATASETS, Sample, dataset_task, load_dataset
+from thoughtgraph.io.tracefile import trace_dict
+from thoughtgraph.models.base import LanguageModel, ModelLike, as_model
+from thoughtgraph.schemes import SCHEMES, build, paper_options
+from thoughtgraph.spend.budget import Meter
+from thoughtgraph.tasks import get_task
 
 RESULTS = "results.jsonl"
 # Runs one pair elsewhere (e.g. on a Ray cluster): (scheme, sample, the evaluation's ledger) ->

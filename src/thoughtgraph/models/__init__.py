@@ -12,7 +12,7 @@ if TYPE_CHECKING:  # at run time each name loads on first use: importing one mod
     # must not pull in aiolimiter, sqlite3 and every other model
     from typing import Any
 
-    from .base import (
+    from thoughtgraph.models.base import (
         Completion,
         FunctionModel,
         LanguageModel,
@@ -23,10 +23,10 @@ if TYPE_CHECKING:  # at run time each name loads on first use: importing one mod
         requests_needed,
         would_answer,
     )
-    from .cache import CachedModel
-    from .limits import RateLimitedModel
-    from .openai import OpenAIModel
-    from .pricing import Price, price_for
+    from thoughtgraph.models.cache import CachedModel
+    from thoughtgraph.models.limits import RateLimitedModel
+    from thoughtgraph.models.openai import OpenAIModel
+    from thoughtgraph.spend.pricing import Price, price_for
 
 _LAZY = {
     **dict.fromkeys(
@@ -46,7 +46,7 @@ _LAZY = {
     "CachedModel": ".cache",
     "RateLimitedModel": ".limits",
     "OpenAIModel": ".openai",
-    **dict.fromkeys(["Price", "price_for"], ".pricing"),
+    **dict.fromkeys(["Price", "price_for"], "thoughtgraph.spend.pricing"),
 }
 
 

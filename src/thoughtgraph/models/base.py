@@ -19,8 +19,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from ..errors import InputError, ModelError, UnknownNameError
-from ..state import Usage
+from thoughtgraph.engine.state import Usage
+from thoughtgraph.errors import InputError, ModelError, UnknownNameError
 
 
 @dataclass(frozen=True)
@@ -205,7 +205,7 @@ def from_spec(spec: str, **overrides: Any) -> LanguageModel:
     scheme = scheme.strip().lower()
     overrides = {k: v for k, v in overrides.items() if v is not None}
     if scheme == "openai":
-        from .openai import OpenAIModel
+        from thoughtgraph.models.openai import OpenAIModel
 
         return OpenAIModel.from_spec(rest, given, **overrides)  # errors quote what was typed
     if overrides:
@@ -214,7 +214,7 @@ def from_spec(spec: str, **overrides: Any) -> LanguageModel:
             f"{'this option' if len(overrides) == 1 else 'these options'}"
         )
     if scheme == "sim":
-        from .sim import SimulatedModel
+        from thoughtgraph.models.sim import SimulatedModel
 
         return SimulatedModel.from_options(_parse_options(rest, spec))
     raise UnknownNameError(f"unknown model {spec!r}{_suggestion(spec)}")

@@ -34,9 +34,9 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any, Self
 
-from ..errors import FatalModelError, ThoughtgraphError
-from ..state import Usage
-from .base import Completion, LanguageModel, WrapperModel
+from thoughtgraph.engine.state import Usage
+from thoughtgraph.errors import FatalModelError, ThoughtgraphError
+from thoughtgraph.models.base import Completion, LanguageModel, WrapperModel
 
 KEY_VERSION = 1  # bump if the canonical request changes: old entries then simply miss
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import InputError
-from .base import LanguageModel, from_spec, normalize_spec
+from thoughtgraph.errors import InputError
+from thoughtgraph.models.base import LanguageModel, from_spec, normalize_spec
 
 OPENAI_FLAGS = {
     "--base-url": "base_url",

@@ -25,8 +25,8 @@ from typing import Any
 
 from aiolimiter import AsyncLimiter
 
-from .base import Completion, LanguageModel, WrapperModel, would_answer
-from .singles import gather_singles
+from thoughtgraph.models.base import Completion, LanguageModel, WrapperModel, would_answer
+from thoughtgraph.models.singles import gather_singles
 
 _Limit = AsyncLimiter | asyncio.Semaphore
 _registry: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[Any, ...], _Limit]]

@@ -3,7 +3,7 @@
 Built on the official SDK's `AsyncOpenAI` with the SDK's own retries turned off: this module
 retries 408/409/429/5xx (honouring Retry-After), timeouts and dropped connections itself, with
 the same exponential backoff, so that every HTTP request is reserved against the run's budget
-before it is sent and counted, with its outcome, when it ends (see `thoughtgraph.ledger`);
+before it is sent and counted, with its outcome, when it ends (see `thoughtgraph.spend.ledger`);
 retries inside the SDK would be invisible to both. On top of that:
 
 - one request with `n` choices, topped up with parallel single calls when the endpoint returns
@@ -35,18 +35,18 @@ import time
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..errors import (
+from thoughtgraph.engine.state import Usage
+from thoughtgraph.errors import (
     BudgetExhausted,
     FatalModelError,
     ModelError,
     ThoughtgraphError,
     UnknownNameError,
 )
-from ..ledger import Attempt, record_request, reserve_request, unsent_request
-from ..state import Usage
-from . import clients, inflight, secrets
-from .base import Completion, _parse_options
-from .singles import gather_singles
+from thoughtgraph.models import clients, inflight, secrets
+from thoughtgraph.models.base import Completion, _parse_options
+from thoughtgraph.models.singles import gather_singles
+from thoughtgraph.spend.ledger import Attempt, record_request, reserve_request, unsent_request
 
 logger = logging.getLogger(__name__)
 

@@ -28,14 +28,14 @@ import random
 from collections import Counter
 from typing import Any
 
-from ..bounds import MAX_SIM_LATENCY
-from ..errors import UnknownNameError
-from ..state import Usage
-from .base import Completion, _tokens
-from .simulated import Job, poisson, read_prompt
-from .simulated.sorting import SECTION as _SECTION
-from .simulated.sorting import apply_fixes, slip_list, sort_answer
-from .simulated.sorting import prompt_kind as _prompt_kind
+from thoughtgraph.engine.state import Usage
+from thoughtgraph.errors import UnknownNameError
+from thoughtgraph.io.bounds import MAX_SIM_LATENCY
+from thoughtgraph.models.base import Completion, _tokens
+from thoughtgraph.models.simulated import Job, poisson, read_prompt
+from thoughtgraph.models.simulated.sorting import SECTION as _SECTION
+from thoughtgraph.models.simulated.sorting import apply_fixes, slip_list, sort_answer
+from thoughtgraph.models.simulated.sorting import prompt_kind as _prompt_kind
 
 # task -> (unit length, {job kind -> (a: mean slips at the unit length, g: growth with length)})
 # Calibrated with bench/calibrate.py against the paper's GPT-3.5 figures (sorting, keyword

@@ -10,8 +10,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Sequence
 
-from ..errors import FatalModelError, ThoughtgraphError
-from .base import Completion
+from thoughtgraph.errors import FatalModelError, ThoughtgraphError
+from thoughtgraph.models.base import Completion
 
 
 async def gather_singles(requests: Sequence[Awaitable[list[Completion]]]) -> list[Completion]:

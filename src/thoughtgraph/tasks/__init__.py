@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from ..errors import UnknownNameError
-from .base import BaseTask, ParseError, Task, check_task
-from .docmerge import DocMergeTask
-from .keywords import KeywordCountingTask
-from .sets import SetIntersectionTask, SetProblem
-from .sorting import SortingTask
+from thoughtgraph.errors import UnknownNameError
+from thoughtgraph.tasks.base import BaseTask, ParseError, Task, check_task
+from thoughtgraph.tasks.docmerge import DocMergeTask
+from thoughtgraph.tasks.keywords import KeywordCountingTask
+from thoughtgraph.tasks.sets import SetIntersectionTask, SetProblem
+from thoughtgraph.tasks.sorting import SortingTask
 
 TASKS: dict[str, type] = {
     "sorting": SortingTask,

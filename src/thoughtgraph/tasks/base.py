@@ -12,9 +12,9 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import Any, Protocol, cast, runtime_checkable
 
-from ..errors import InputError, UnknownNameError
-from ..prompts import PromptTemplate
-from ..state import Score
+from thoughtgraph.engine.state import Score
+from thoughtgraph.errors import InputError, UnknownNameError
+from thoughtgraph.tasks.prompts import PromptTemplate
 
 
 class ParseError(ValueError):

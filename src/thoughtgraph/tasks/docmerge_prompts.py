@@ -6,7 +6,7 @@ asked for between `<Merged>` tags; the scorer answers in `<Redundancy>` and `<Re
 
 from __future__ import annotations
 
-from ..prompts import PromptTemplate
+from thoughtgraph.tasks.prompts import PromptTemplate
 
 _GOAL = (
     "one NDA that keeps every piece of information of the documents (parties, purpose, what is "

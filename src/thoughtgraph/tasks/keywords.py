@@ -12,12 +12,12 @@ import json
 import re
 from typing import Any
 
-from ..errors import InputError
-from ..state import Score
-from .answers import Candidate, choose, in_code, labelled
-from .base import BaseTask, ParseError
-from .countries import canonical, count_countries
-from .keywords_prompts import PROMPTS
+from thoughtgraph.engine.state import Score
+from thoughtgraph.errors import InputError
+from thoughtgraph.tasks.answers import Candidate, choose, in_code, labelled
+from thoughtgraph.tasks.base import BaseTask, ParseError
+from thoughtgraph.tasks.countries import canonical, count_countries
+from thoughtgraph.tasks.keywords_prompts import PROMPTS
 
 _OBJECT = re.compile(r"\{([^{}]*)\}")
 _ONLY_EMPTY = re.compile(r"\s*(?:```\w*\s*)?\{\s*\}\s*(?:```)?\s*")

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import json
 
-from ..prompts import PromptTemplate
-from .countries import count_countries
+from thoughtgraph.tasks.countries import count_countries
+from thoughtgraph.tasks.prompts import PromptTemplate
 
 _TEXTS = [
     (

@@ -19,11 +19,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import InputError
-from ..state import Score
-from .base import BaseTask, ParseError, check_parts
-from .sets_prompts import PROMPTS
-from .sorting import SortingTask, parse_int_list
+from thoughtgraph.engine.state import Score
+from thoughtgraph.errors import InputError
+from thoughtgraph.tasks.base import BaseTask, ParseError, check_parts
+from thoughtgraph.tasks.sets_prompts import PROMPTS
+from thoughtgraph.tasks.sorting import SortingTask, parse_int_list
 
 _BRACED = re.compile(r"\{([-\d,\s]*)\}")
 _NONE = re.compile(r"(?i)\b(?:no (?:common )?numbers?|none|empty (?:set|list)|nothing in common)\b")

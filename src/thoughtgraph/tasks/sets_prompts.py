@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 
-from ..prompts import PromptTemplate
+from thoughtgraph.tasks.prompts import PromptTemplate
 
 
 def _example(seed: int, size: int) -> tuple[list[int], list[int]]:

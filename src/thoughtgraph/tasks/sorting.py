@@ -14,11 +14,11 @@ from functools import lru_cache
 from itertools import pairwise
 from typing import Any
 
-from ..errors import InputError
-from ..state import Score
-from .answers import Candidate, choose, in_code, labelled, restates_input
-from .base import BaseTask, ParseError
-from .sorting_prompts import PROMPTS
+from thoughtgraph.engine.state import Score
+from thoughtgraph.errors import InputError
+from thoughtgraph.tasks.answers import Candidate, choose, in_code, labelled, restates_input
+from thoughtgraph.tasks.base import BaseTask, ParseError
+from thoughtgraph.tasks.sorting_prompts import PROMPTS
 
 _LIST = re.compile(r"\[([^\[\]]*)\]")
 _OPEN = re.compile(r"\[([^\[\]]*)\Z")  # a list the token limit cut off

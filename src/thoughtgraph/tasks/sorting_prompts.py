@@ -1,13 +1,13 @@
 """Paper-style prompts for sorting (IO, CoT, ToT fixes, the paper's GoT), in our own words.
 
-The spec's Part/Merge/Refine prompts (`thoughtgraph.prompts`) drive the `got` scheme; these drive
+The spec's Part/Merge/Refine prompts (`thoughtgraph.tasks.prompts`) drive the `got` scheme; these drive
 the baselines and `got_paper`. Few-shot examples are computed from fixed inputs, so every example
 answer is right by construction.
 """
 
 from __future__ import annotations
 
-from ..prompts import PromptTemplate
+from thoughtgraph.tasks.prompts import PromptTemplate
 
 _EXAMPLES = [
     [5, 1, 0, 1, 2, 0, 4, 8, 1, 9, 5, 1, 3, 3, 9, 7],

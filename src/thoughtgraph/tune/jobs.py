@@ -22,10 +22,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..api import asolve
-from ..errors import FatalModelError, ThoughtgraphError
-from ..graph import Graph
-from ..models.base import LanguageModel, from_spec
+from thoughtgraph.engine.graph import Graph
+from thoughtgraph.engine.solve import asolve
+from thoughtgraph.errors import FatalModelError, ThoughtgraphError
+from thoughtgraph.models.base import LanguageModel, from_spec
 
 COST_METRICS = ("completions", "tokens", "usd")
 

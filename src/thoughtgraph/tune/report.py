@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..graph import Graph
+from thoughtgraph.engine.graph import Graph
 
 TABLE_COLUMNS = (
     "name",

@@ -19,12 +19,13 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .. import kinds, schemes
-from ..errors import InputError
-from ..graph import Graph
+from thoughtgraph import schemes
+from thoughtgraph.engine import kinds
+from thoughtgraph.engine.graph import Graph
+from thoughtgraph.errors import InputError
 
 if TYPE_CHECKING:
-    from .variants import Variants
+    from thoughtgraph.tune.variants import Variants
 
 TUNABLE = ("got", "got_paper", "tot")
 PART_SIZES = (2, 4, 8, 16, 32, 64)
@@ -192,7 +193,7 @@ def baselines(task: str, size: int, example: Any) -> dict[str, tuple[Graph, str]
     `got_paper` configuration at this size."""
     import inspect
 
-    from ..api import prepare
+    from thoughtgraph.engine.solve import prepare
 
     the_task, problem, got = prepare(task, example, scheme="got")
     paper = {

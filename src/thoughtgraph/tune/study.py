@@ -21,10 +21,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError
-from . import space
-from .jobs import Allowance, Job, Outcome, Setup, run_job, spread_back, unique
-from .variants import Variants
+from thoughtgraph.errors import InputError
+from thoughtgraph.tune import space
+from thoughtgraph.tune.jobs import Allowance, Job, Outcome, Setup, run_job, spread_back, unique
+from thoughtgraph.tune.variants import Variants
 
 INSTALL_HINT = "tune needs Optuna: pip install 'thoughtgraph[tune]'"
 STUDY_FILE = "study.db"

@@ -27,10 +27,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..bounds import MAX_GRAPH_FILE_BYTES, read_file
-from ..errors import InputError
-from ..prompts import PromptTemplate, TemplateError
-from ..strictload import DuplicateKeyError, load_json, load_yaml
+from thoughtgraph.errors import InputError
+from thoughtgraph.io.bounds import MAX_GRAPH_FILE_BYTES, read_file
+from thoughtgraph.io.strictload import DuplicateKeyError, load_json, load_yaml
+from thoughtgraph.tasks.prompts import PromptTemplate, TemplateError
 
 DEFAULT = "default"  # the variant name of a slot's built-in prompt
 _NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$")

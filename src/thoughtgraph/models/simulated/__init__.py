@@ -75,7 +75,7 @@ def known_task(prompt: str) -> str | None:
 
 def read_prompt(prompt: str) -> Job | None:
     """The job this prompt asks for, or None when no task reads it."""
-    from . import docmerge, keywords, sets, sorting
+    from thoughtgraph.models.simulated import docmerge, keywords, sets, sorting
 
     readers = {
         "doc-merge": docmerge.read,

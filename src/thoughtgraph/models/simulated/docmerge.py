@@ -11,8 +11,8 @@ from __future__ import annotations
 import random
 import re
 
-from ...tasks.clauses import clauses, measures, merge_clauses
-from . import Job, is_cot
+from thoughtgraph.models.simulated import Job, is_cot
+from thoughtgraph.tasks.clauses import clauses, measures, merge_clauses
 
 SCORE_NOISE = 1.0
 _DOCS = re.compile(r"<Doc\d+>\s*(.*?)\s*</Doc\d+>", re.DOTALL)

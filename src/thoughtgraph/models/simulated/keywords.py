@@ -11,10 +11,10 @@ import json
 import random
 import re
 
-from ...tasks.base import ParseError
-from ...tasks.countries import COUNTRIES, count_countries
-from ...tasks.keywords import parse_counts, split_sentences
-from . import Job, is_cot
+from thoughtgraph.models.simulated import Job, is_cot
+from thoughtgraph.tasks.base import ParseError
+from thoughtgraph.tasks.countries import COUNTRIES, count_countries
+from thoughtgraph.tasks.keywords import parse_counts, split_sentences
 
 _WEIGHTS = (("under", 0.35), ("over", 0.25), ("forget", 0.2), ("invent", 0.2))
 

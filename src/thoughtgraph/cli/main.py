@@ -1,0 +1,538 @@
+"""The `thoughtgraph` command line: solve, eval, graph, schema, trace view.
+
+Every user mistake ends as one `error: ...` line on stderr and exit code 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from typer.exceptions import Abort, Exit, TyperException
+
+from thoughtgraph import schemes
+from thoughtgraph.cli import options as opt
+from thoughtgraph.cli.eval import eval_command
+from thoughtgraph.cli.trace import trace_app
+from thoughtgraph.cli.tune import tune_command
+from thoughtgraph.engine.events import EventHandler
+from thoughtgraph.errors import FatalModelError, GraphError, InputError, ThoughtgraphError
+from thoughtgraph.evaluate.datasets import dataset_task, load_sample
+from thoughtgraph.io.bounds import MAX_INPUT_BYTES, check_length, read_bounded, read_file
+from thoughtgraph.io.eventlog import EventLog, combine
+from thoughtgraph.io.tracefile import write_trace
+from thoughtgraph.schemes import SCHEMES
+from thoughtgraph.spend.accounting import CALL_KINDS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the engine loads when a command runs, so `--help` stays fast
+    from thoughtgraph.engine.result import Result
+
+app = typer.Typer(
+    name="thoughtgraph",
+    help="Graph of Thoughts: solve long, exact tasks with a graph of scored model calls.",
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    no_args_is_help=True,
+)
+
+app.add_typer(trace_app, name="trace")
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"thoughtgraph {package_version()}")
+        raise typer.Exit()
+
+
+def package_version() -> str:
+    """The installed distribution's version (the source's `__version__` when not installed)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("thoughtgraph")
+    except PackageNotFoundError:
+        from thoughtgraph import __version__
+
+        return __version__
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """Graph of Thoughts: solve long, exact tasks with a graph of scored model calls."""
+
+
+app.command("eval")(eval_command)
+app.command("tune")(tune_command)
+
+
+def _read_input(
+    text: str | None, file: str | None, dataset: str | None, sample: int
+) -> tuple[Any, Any]:
+    """Returns (raw input, dataset reference or None) from exactly one source."""
+    given = [
+        name
+        for name, value in (("--input", text), ("--input-file", file), ("--dataset", dataset))
+        if value is not None
+    ]
+    if len(given) != 1:
+        raise InputError(
+            "give exactly one of --input, --input-file or --dataset"
+            + (f" (got {', '.join(given)})" if given else "")
+        )
+    if text is not None:
+        check_length(text, MAX_INPUT_BYTES, "--input")
+        return text, None
+    if file is not None:
+        if file == "-":
+            text = read_bounded(sys.stdin, MAX_INPUT_BYTES, "standard input")
+            try:
+                text.encode("utf-8")  # undecodable bytes arrive as lone surrogates
+            except UnicodeEncodeError:
+                raise InputError("standard input is not UTF-8 text") from None
+            return text, None
+        # any readable file, pipes too (`--input-file <(...)`), read in bounded chunks
+        return read_file(file, MAX_INPUT_BYTES, "input file", regular_only=False), None
+    assert dataset is not None
+    item = load_sample(dataset, sample)
+    return item.input, item.reference
+
+
+@app.command()
+def solve(
+    task: Annotated[str, typer.Argument(help="Task name, e.g. sorting.")],
+    input: Annotated[
+        str | None, typer.Option("--input", "-i", help="The problem, e.g. '[3, 1, 2]'.")
+    ] = None,
+    input_file: Annotated[
+        str | None,
+        typer.Option("--input-file", help="Read the problem from a file ('-' for stdin)."),
+    ] = None,
+    dataset: Annotated[
+        str | None, typer.Option(help="A built-in dataset, e.g. sorting_032.")
+    ] = None,
+    sample: Annotated[
+        int | None, typer.Option(help="Sample id within --dataset (default 0).")
+    ] = None,
+    parts: Annotated[
+        int | None, typer.Option(help="Number of parts (default: chunks of 8).")
+    ] = None,
+    model: opt.Model = "sim",
+    base_url: opt.BaseUrl = None,
+    api_key_env: opt.ApiKeyEnv = None,
+    temperature: opt.Temperature = None,
+    max_completion_tokens: opt.MaxCompletionTokens = None,
+    timeout: opt.Timeout = None,
+    max_retries: opt.MaxRetries = None,
+    rpm: Annotated[
+        float | None, typer.Option(help="Most requests per minute to the model.")
+    ] = None,
+    tpm: Annotated[
+        float | None,
+        typer.Option(help="Most tokens per minute to the model (estimated before each request)."),
+    ] = None,
+    cache: opt.Cache = None,
+    no_cache: Annotated[
+        bool,
+        typer.Option(
+            "--no-cache", help="Use no answer cache (overrides --cache and THOUGHTGRAPH_CACHE)."
+        ),
+    ] = False,
+    scheme: Annotated[
+        str, typer.Option(help="Built-in scheme: " + ", ".join(SCHEMES) + ".")
+    ] = "got",
+    graph_file: Annotated[
+        Path | None,
+        typer.Option("--graph", help="Run your own graph file (JSON or YAML) instead of a scheme."),
+    ] = None,
+    concurrency: Annotated[int, typer.Option(help="Most model calls in flight at once.")] = 16,
+    max_regenerations: Annotated[int, typer.Option(help="Extra Part attempts per part.")] = 2,
+    max_extra_merges: Annotated[int, typer.Option(help="Extra Merge attempts per pair.")] = 1,
+    max_refines: Annotated[int, typer.Option(help="Refine passes on the final thought.")] = 2,
+    max_calls: Annotated[
+        int | None,
+        typer.Option(
+            help="Budget: HTTP requests (retries and parallel singles count; cached answers "
+            "do not); none is sent past it and the best thought so far is returned."
+        ),
+    ] = None,
+    max_tokens: Annotated[
+        int | None,
+        typer.Option(
+            help="Budget: no request once this many tokens are paid (prompt + completion)."
+        ),
+    ] = None,
+    max_cost: Annotated[
+        float | None,
+        typer.Option(help="Budget in USD: no request once this much is paid (needs a price)."),
+    ] = None,
+    price_in: opt.PriceIn = None,
+    price_out: opt.PriceOut = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the result as one JSON object.")
+    ] = False,
+    trace: Annotated[
+        Path | None, typer.Option(help="Write the full run state as JSON to this path.")
+    ] = None,
+    events: Annotated[
+        str | None,
+        typer.Option(
+            "--events",
+            help=(
+                "Write each run event as one JSON line to this file ('-' for stderr),"
+                " flushed as it happens: follow it with tail -f."
+            ),
+        ),
+    ] = None,
+    otel: Annotated[
+        bool,
+        typer.Option(
+            "--otel",
+            help=(
+                "Send OpenTelemetry spans (needs thoughtgraph[otel];"
+                " OTEL_* variables choose the exporter)."
+            ),
+        ),
+    ] = False,
+    progress: Annotated[
+        bool, typer.Option(help="Live view on stderr (only when it is a terminal).")
+    ] = True,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="Log the graph and call totals to stderr.")
+    ] = False,
+) -> None:
+    """Solve one problem with the Graph-of-Thoughts pattern and print the result."""
+    if verbose:
+        logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s", stream=sys.stderr)
+    if dataset is not None and dataset_task(dataset) != task.strip().lower():
+        raise InputError(f"dataset {dataset} is for task {dataset_task(dataset)!r}, not {task!r}")
+    if sample is not None and dataset is None:
+        raise InputError("--sample picks a sample of --dataset: give --dataset too")
+    raw, reference = _read_input(input, input_file, dataset, sample or 0)
+    if graph_file is not None and scheme != "got":
+        raise InputError("give either --scheme or --graph, not both")
+    from thoughtgraph.engine.executor import INTERRUPTED
+    from thoughtgraph.engine.graph import Graph
+    from thoughtgraph.engine.options import RunOptions
+    from thoughtgraph.engine.solve import keep_partial, prepare, run_prepared
+    from thoughtgraph.models.flags import model_from_flags
+    from thoughtgraph.tasks.base import score_name
+
+    user_graph = Graph.load(graph_file) if graph_file is not None else None
+    try:
+        prepared = prepare(
+            task,
+            raw,
+            user_graph,
+            scheme=None if user_graph else scheme,
+            parts=parts,
+            max_regenerations=max_regenerations,
+            max_extra_merges=max_extra_merges,
+            max_refines=max_refines,
+        )
+    except GraphError as exc:
+        if graph_file is None:
+            raise
+        raise GraphError(f"{graph_file}: {exc}") from None
+    lm = model_from_flags(
+        model,
+        opt.model_flags(
+            base_url, api_key_env, temperature, max_completion_tokens, timeout, max_retries
+        ),
+    )
+    run_options = RunOptions(
+        concurrency,
+        max_calls,
+        max_tokens,
+        max_cost,
+        price_in,
+        price_out,
+        None if no_cache else cache,
+        rpm,
+        tpm,
+        flags=True,
+    )
+    if trace is not None:
+        _check_writable(trace, "trace")
+    if cache is not None and not no_cache:
+        _check_writable(cache, "cache")
+    from thoughtgraph.models.base import shown_name
+
+    label = shown_name(lm)
+    title = f"thoughtgraph · {prepared.task.name} · {len(prepared.problem)} items · {label}"
+    live = progress and sys.stderr.isatty() and not verbose and events != "-"
+    fatal: FatalModelError | None = None
+    logs: list[EventLog] = []
+    try:
+        with ExitStack() as stack:
+            handlers: list[EventHandler] = []
+            if events is not None:
+                logs.append(stack.enter_context(EventLog.open(events)))
+                handlers.append(logs[-1])
+            if otel:
+                from thoughtgraph.io.otel import from_env
+
+                spans = from_env()
+                stack.callback(spans.shutdown)
+                handlers.append(spans)
+            if live:
+                from thoughtgraph.cli.progress import LiveView
+
+                handlers.append(stack.enter_context(LiveView(prepared.graph, title)))
+            import asyncio
+
+            run = run_prepared(prepared, lm, run_options, on_event=combine(*handlers))
+            result = asyncio.run(keep_partial(run))
+    except FatalModelError as exc:
+        if exc.result is None:  # failed before the run started: nothing to keep
+            raise
+        fatal, result = exc, exc.result
+    if fatal is not None and not result.completions:
+        _report_outputs(trace, result, logs)
+        raise fatal  # no answer came back: the error line says it all
+    # The result first: a trace or event log that cannot be written must not hide it.
+    if as_json:
+        data = result.to_dict()
+        if reference is not None:
+            data["matches_reference"] = result.output == reference
+        typer.echo(json.dumps(data))
+    else:
+        typer.echo(_summary(result, title, reference, score_name(prepared.task)))
+    failed_outputs = _report_outputs(trace, result, logs)
+    if result.stop_reason == INTERRUPTED:
+        _fail(_kept(result, cache if not no_cache else None, trace, failed_outputs), 130)
+    if fatal is not None:
+        raise fatal  # one `error:` line on stderr, exit 2, after the work was kept
+    if failed_outputs:
+        raise Exit(2)  # each failed file has had its one `error:` line
+    if not result.clean and result.stop_reason:
+        raise Exit(1)
+    if result.output is None:  # every answer failed or could not be parsed: exit 2
+        raise InputError(f"no usable answer: {_unusable(result)}")
+
+
+def _report_outputs(trace: Path | None, result: Result, logs: list[EventLog]) -> list[str]:
+    """Write the trace and report every output file that failed, one `error:` line each.
+
+    Returns the files that failed. Never raises: the result (already printed) and the cache
+    (written answer by answer) are what matter, an output file is only a copy of them.
+    """
+    failed = []
+    for log in logs:
+        if log.error is not None:
+            sys.stderr.write(f"error: {log.error}\n")
+            failed.append(log.name)
+    if trace is not None:
+        try:
+            _write_trace(trace, result)
+        except InputError as exc:
+            sys.stderr.write(f"error: {exc}\n")
+            failed.append(str(trace))
+    return failed
+
+
+def _kept(result: Result, cache: Path | None, trace: Path | None, failed: list[str]) -> str:
+    """The one line after Ctrl-C: what the run had done and where it is kept."""
+    answers = f"{result.completions} answer{'s' if result.completions != 1 else ''}"
+    where = []
+    if cache is not None:
+        where.append(f"in the cache {cache} (rerun with it to resume)")
+    if trace is not None and str(trace) not in failed:
+        where.append(f"in the trace {trace}")
+    kept = " and ".join(where) if where else "in no file (give --cache to resume a run)"
+    return f"interrupted after {result.calls} model calls: {answers} kept {kept}"
+
+
+def _check_writable(path: Path, what: str) -> None:
+    """Refuse, before any call, an output path that cannot be written (so no paid work is lost)."""
+    if not str(path) or path.is_dir():
+        raise InputError(f"cannot write {what} {str(path)!r}: it is a folder")
+    if not path.parent.exists():
+        raise InputError(f"cannot write {what}: folder {path.parent} does not exist")
+    # an existing file is overwritten in place (only it must be writable); a new one is created
+    writable = os.access(path, os.W_OK) if path.exists() else os.access(path.parent, os.W_OK)
+    if not writable:
+        raise InputError(f"cannot write {what} {path}: permission denied")
+
+
+def _write_trace(path: Path, result: Result) -> None:
+    write_trace(path, result.state, result)
+
+
+def _summary(result: Result, title: str, reference: Any, score_name: str = "errors") -> str:
+    spec = any(result.calls_by_kind.get(k) for k in CALL_KINDS)  # the spec's kinds, even at 0
+    shown = {k: n for k, n in result.calls_by_kind.items() if n or (spec and k in CALL_KINDS)}
+    by_kind = ", ".join(f"{kind} {n}" for kind, n in shown.items())
+    stop = ": ".join(filter(None, (result.stop_reason, result.stop_detail)))
+    status = result.status + (f" ({stop})" if stop else "")
+    lines = [
+        title,
+        f"graph:   {result.graph.summary()} ({len(result.graph.ops)} ops)",
+        f"status:  {status} · {score_name} {result.error_count:g}",
+        f"output:  {_shown_output(result)}",
+    ]
+    if result.errors:
+        lines.append(f"errors:  {'; '.join(result.errors[:8])}")
+    if reference is not None:
+        lines.append(
+            f"dataset: output {'matches' if result.output == reference else 'differs from'}"
+            " the reference"
+        )
+    answers = f", {result.completions} answers" if result.completions != result.calls else ""
+    failed = result.spend.failed_calls
+    answers += f", {failed} failed" if failed else ""
+    unknown = result.spend.unknown_token_requests
+    tokens = f"{result.tokens:,} tokens" + (
+        f" (+ {unknown} request{'s' if unknown != 1 else ''} of unknown tokens)" if unknown else ""
+    )
+    lines.append(
+        f"calls:   {result.calls} ({by_kind}{answers}) · {_plural(result.requests, 'request')} · "
+        f"depth {result.depth} rounds · {result.wall_seconds:.2f} s · {tokens}{_money(result)}"
+    )
+    if result.cached_calls:
+        calls = f"{result.cached_calls} call{'s' if result.cached_calls != 1 else ''}"
+        lines.append(
+            f"cache:   {calls} answered from the cache "
+            f"({result.spend.saved_tokens:,} tokens not paid again"
+            + (f", ${result.spend.saved_cost:.4f}" if result.price else "")
+            + ")"
+        )
+    hops = f"{result.latency} hop{'s' if result.latency != 1 else ''} from the input"
+    lines.append(f"final:   {result.final.id} · volume {result.volume} · {hops}")
+    retries = _retries(result)
+    if retries:
+        lines.append(f"retries: {retries}")
+    return "\n".join(lines)
+
+
+def _unusable(result: Result) -> str:
+    """Why a run that asked the model ended with no answer it could use."""
+    calls = list(result.state.calls.values())
+    failed = [c.error for c in calls if c.error]
+    if failed:
+        return f"{len(failed)} of {result.calls} model calls failed (last: {failed[-1]})"
+    unparsed = [
+        t.score.errors[0]
+        for t in result.state.thoughts.values()
+        if t.call_id and t.content is None and t.score and t.score.errors
+    ]
+    last = f" (last: {unparsed[-1]})" if unparsed else ""
+    return f"none of the {result.completions} answers could be used{last}"
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def _money(result: Result) -> str:
+    """The cost when a price is known (never shown as $0 for a model we cannot price)."""
+    return "" if result.price is None else f" · ${result.cost:.4f}"
+
+
+def _retries(result: Result) -> str:
+    """Each op kind says how its retries read (`OpKind.retries`)."""
+    notes = []
+    from thoughtgraph.engine import kinds
+    from thoughtgraph.engine.result import calls_by_op
+
+    for op_id, n in calls_by_op(result.state).items():
+        op = result.graph.op(op_id)
+        thoughts = [t for t in result.state.thoughts.values() if t.op_id == op_id]
+        note = kinds.get(op.kind).retry_note(op, n, thoughts)
+        if note:
+            notes.append(note)
+    return " · ".join(notes)
+
+
+def _shown_output(result: Result) -> str:
+    if result.output is not None:
+        return _short(result.output)
+    return result.text or "(none: no usable model answer)"
+
+
+def _short(items: Any, limit: int = 40) -> str:
+    if isinstance(items, list) and len(items) > limit:
+        return "[" + ", ".join(map(str, items[:limit])) + f", ... ({len(items)} items)]"
+    return json.dumps(items) if not isinstance(items, str) else items
+
+
+@app.command()
+def graph(
+    scheme: Annotated[str, typer.Argument(help="Scheme: " + ", ".join(SCHEMES) + ".")] = "got",
+    task: Annotated[str, typer.Option(help="Task the graph is for.")] = "sorting",
+    size: Annotated[int, typer.Option(help="Input size the graph is built for.")] = 32,
+    parts: Annotated[int | None, typer.Option(help="Number of parts (got, got_paper).")] = None,
+    fmt: Annotated[str, typer.Option("--format", help="json, yaml, mermaid or dot.")] = "json",
+) -> None:
+    """Print the graph of operations a scheme builds for a task and size, before any call."""
+    from thoughtgraph.tasks import get_task
+
+    the_task = get_task(task)
+    if fmt not in ("json", "yaml", "mermaid", "dot"):
+        raise InputError(f"unknown --format {fmt!r} (json, yaml, mermaid, dot)")
+    if parts is not None and scheme not in ("got", "got_paper"):
+        raise InputError(f"--parts applies to the got and got_paper schemes, not {scheme!r}")
+    built = schemes.build(scheme, the_task.name, size, parts=parts)
+    text = {
+        "json": built.to_json,
+        "yaml": built.to_yaml,
+        "mermaid": built.to_mermaid,
+        "dot": built.to_dot,
+    }[fmt]()
+    typer.echo(text, nl=not text.endswith("\n"))
+
+
+@app.command()
+def schema() -> None:
+    """Print the JSON Schema of graph files."""
+    from thoughtgraph.engine.graph import json_schema
+
+    typer.echo(json.dumps(json_schema(), indent=2))
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: run the app and turn every user error into one line and exit code 2."""
+    for stream in (sys.stdout, sys.stderr):  # a console that cannot show "→" gets "?", not a crash
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="replace")
+    command = typer.main.get_command(app)
+    try:
+        code = command.main(args=argv, prog_name="thoughtgraph", standalone_mode=False)
+    except ThoughtgraphError as exc:
+        _fail(str(exc))
+    except (Exit, SystemExit) as exc:
+        raise SystemExit(getattr(exc, "exit_code", getattr(exc, "code", 0)) or 0) from None
+    except Abort:
+        _fail("aborted", 130)
+    except KeyboardInterrupt:
+        _fail("interrupted", 130)
+    except TyperException as exc:
+        if type(exc).__name__ == "NoArgsIsHelpError":  # bare `thoughtgraph`: show the help
+            sys.stdout.write(exc.format_message() + "\n")
+            raise SystemExit(0) from None
+        message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
+        _fail(" ".join(message.split()), getattr(exc, "exit_code", 2))
+    raise SystemExit(code if isinstance(code, int) else 0)
+
+
+def _fail(message: str, code: int = 2) -> None:
+    sys.stderr.write(f"error: {message}\n")
+    raise SystemExit(code)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,124 @@
+"""`thoughtgraph tune`: search a scheme's settings with Optuna for the best error-vs-cost graphs.
+
+Only the options live here: the work is in `tune.command`, loaded when the command runs (so
+`thoughtgraph --help` stays light), and Optuna (and Ray, for `--ray`) are extras imported there.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from thoughtgraph.cli import options as opt
+
+
+def tune_command(
+    task: Annotated[str, typer.Argument(help="Task name, e.g. sorting.")],
+    dataset: Annotated[
+        str | None, typer.Option(help="Dataset (default: the task's at --size).")
+    ] = None,
+    size: Annotated[
+        int | None, typer.Option(help="Problem size (picks the dataset; default 32).")
+    ] = None,
+    model: opt.Model = "sim",
+    trials: Annotated[int, typer.Option(help="Complete trials wanted (earlier runs count).")] = 30,
+    schemes: Annotated[
+        str, typer.Option(help="Schemes to search, comma-separated: got, got_paper, tot.")
+    ] = "got,got_paper",
+    cost: Annotated[
+        str, typer.Option(help="Cost objective per sample: completions, tokens or usd.")
+    ] = "completions",
+    pilot: Annotated[int, typer.Option(help="Samples of the tuning split (the first N).")] = 10,
+    holdout: Annotated[
+        int, typer.Option(help="Samples of the held-out split (the next M) for the report.")
+    ] = 20,
+    target: Annotated[
+        float | None,
+        typer.Option(help="Error the pick must meet (default: the default got's tuning error)."),
+    ] = None,
+    parallel: Annotated[int, typer.Option(help="Trials run at once (one batch).")] = 4,
+    concurrency: Annotated[int, typer.Option(help="Model calls in flight per pair.")] = 16,
+    report_max: Annotated[
+        int, typer.Option(help="Most front graphs run on the held-out split and written.")
+    ] = 6,
+    seed: Annotated[int, typer.Option(help="Seed of Optuna's sampler.")] = 0,
+    out: Annotated[
+        Path | None, typer.Option(help="Output folder (default runs/tune-TASK-SIZE).")
+    ] = None,
+    cache_dir: Annotated[
+        Path | None,
+        typer.Option(
+            help="Answer caches, one SQLite file per graph (default OUT/cache for a real model; "
+            "none for sim)."
+        ),
+    ] = None,
+    max_calls: Annotated[
+        int | None, typer.Option(help="Requests for the whole tune (trials and report).")
+    ] = None,
+    max_tokens: Annotated[int | None, typer.Option(help="Paid tokens for the whole tune.")] = None,
+    max_cost: Annotated[
+        float | None, typer.Option(help="USD for the whole tune (needs a price).")
+    ] = None,
+    price_in: opt.PriceIn = None,
+    price_out: opt.PriceOut = None,
+    rpm: Annotated[float | None, typer.Option(help="Requests per minute (per process).")] = None,
+    tpm: Annotated[float | None, typer.Option(help="Tokens per minute (per process).")] = None,
+    base_url: opt.BaseUrl = None,
+    api_key_env: opt.ApiKeyEnv = None,
+    temperature: opt.Temperature = None,
+    max_completion_tokens: opt.MaxCompletionTokens = None,
+    timeout: opt.Timeout = None,
+    max_retries: opt.MaxRetries = None,
+    prompts: Annotated[
+        Path | None,
+        typer.Option(
+            help="YAML/JSON file of prompt variants per slot (part, merge, ...): one more choice "
+            "per slot (docs/tuning.md)."
+        ),
+    ] = None,
+    ray: Annotated[
+        str | None,
+        typer.Option(
+            "--ray",
+            help="Run trials as Ray tasks: 'local' starts a cluster here, else auto or HOST:PORT.",
+        ),
+    ] = None,
+) -> None:
+    """Search graph settings on a tuning split; report the Pareto front on a held-out split."""
+    from thoughtgraph.tune.run import run_tune
+
+    run_tune(
+        task=task,
+        dataset=dataset,
+        size=size,
+        model=model,
+        trials=trials,
+        schemes=schemes,
+        cost=cost,
+        pilot=pilot,
+        holdout=holdout,
+        target=target,
+        parallel=parallel,
+        concurrency=concurrency,
+        report_max=report_max,
+        seed=seed,
+        out=out,
+        cache_dir=cache_dir,
+        max_calls=max_calls,
+        max_tokens=max_tokens,
+        max_cost=max_cost,
+        price_in=price_in,
+        price_out=price_out,
+        rpm=rpm,
+        tpm=tpm,
+        base_url=base_url,
+        api_key_env=api_key_env,
+        temperature=temperature,
+        max_completion_tokens=max_completion_tokens,
+        timeout=timeout,
+        max_retries=max_retries,
+        ray=ray,
+        prompts=prompts,
+    )

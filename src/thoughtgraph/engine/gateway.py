@@ -1,0 +1,269 @@
+"""The call gateway: every model call of a run goes through `CallGateway.ask`.
+
+It is the one place a request is admitted (shared concurrency slot, budget reservation through
+the ledger, free cache hits), recorded in the run state with its tokens and cost, announced as
+events, and where the run stops (a cap reached, a fatal model error) and drains (the calls in
+flight finish and are recorded; none starts after). It knows nothing about thoughts: the thought
+factory (`thoughts.py`) turns its answers into them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from thoughtgraph.engine.events import Event, EventHandler
+from thoughtgraph.engine.graph import Op
+from thoughtgraph.engine.state import Call, RunState, Usage, usage_of
+from thoughtgraph.errors import BudgetExhausted, FatalModelError, ModelError
+from thoughtgraph.models.base import Completion, LanguageModel, model_settings, would_answer
+from thoughtgraph.models.limits import shared_semaphore
+from thoughtgraph.spend.budget import Budget, Meter, Ticket, estimate_tokens
+from thoughtgraph.spend.ledger import Attempt, CallLedger, close_call, open_call
+from thoughtgraph.spend.pricing import Price
+
+logger = logging.getLogger("thoughtgraph")
+
+
+@dataclass
+class CallGateway:
+    """The model, the budget and the stop state of one run; `state` receives every call."""
+
+    model: LanguageModel
+    state: RunState
+    concurrency: int = 16
+    budget: Budget = field(default_factory=Budget)
+    price: Price | None = None
+    on_event: EventHandler | None = None
+    started: float = field(default_factory=time.perf_counter)
+    stop_reason: str | None = None  # "budget exhausted" or "fatal model error"
+    stop_detail: str | None = None  # the one-line why, e.g. "max_calls=5 reached (5 paid)"
+    shared_meter: Meter | None = None  # an evaluation's, shared by all its runs (so that its
+    # caps bound them together); None: a fresh one for this run's budget
+    meter: Meter = field(init=False)
+    closed: bool = False  # set when the run has ended: no call may start after that
+    _in_flight: int = 0
+    _idle: asyncio.Event = field(init=False)
+    _slots: asyncio.Semaphore | None = None  # the shared in-flight cap (models/limits.py)
+
+    def __post_init__(self) -> None:
+        self.meter = self.shared_meter or Meter(self.budget, self.price)
+        self._idle = asyncio.Event()
+        self._idle.set()
+
+    def now(self) -> float:
+        return time.perf_counter() - self.started
+
+    def emit(self, event: str, op_id: str | None = None, **data: Any) -> None:
+        if self.on_event is not None:
+            self.on_event(Event(event, self.now(), op_id, data))
+
+    async def ask(
+        self, op: Op, call_id: str, kind: str, prompt: str, n: int = 1
+    ) -> tuple[str, ...]:
+        """One model call for `n` completions, recorded in the state before it is used.
+
+        The call gateway: raises `BudgetExhausted` before a request that a cap forbids (cache
+        hits are free), `FatalModelError` when the run must stop (and for every call after
+        that), and `ModelError` when the call got no answer in a way the op may retry. A call
+        may return fewer than `n` answers (some of its requests failed): every answer that
+        arrived is kept and used.
+        """
+        self._check_open()
+        if self._slots is None:  # a run lives on one loop: looked up once, not per call
+            self._slots = shared_semaphore(_name(self.model), self.concurrency)
+        async with self._slots:
+            self._check_open()
+            try:
+                hit = self._cache_would_answer(prompt, n)
+            except FatalModelError as exc:  # a damaged cache: stop, never run on without it
+                self._stop("fatal model error", str(exc))
+                raise
+            ledger = CallLedger(
+                self.meter,
+                lambda count: self._estimate(prompt, count),
+                self.price,
+                lambda detail: self._stop("budget exhausted", detail),
+                None if hit else self._reserve(prompt, n),
+            )
+            self._in_flight += 1
+            self._idle.clear()
+            try:
+                return await self._call(op, call_id, kind, prompt, n, ledger)
+            finally:
+                self._in_flight -= 1
+                if not self._in_flight:
+                    self._idle.set()
+
+    async def _call(
+        self, op: Op, call_id: str, kind: str, prompt: str, n: int, ledger: CallLedger
+    ) -> tuple[str, ...]:
+        started = self.now()
+        if self.on_event is not None:
+            self.emit("call_started", op.id, call_id=call_id, kind=kind, n=n)
+        token = open_call(ledger)
+        try:
+            completions = await self.model.complete(prompt, n)
+            if not completions:
+                raise ModelError("the model returned no answer")
+        except (ModelError, FatalModelError, BudgetExhausted) as exc:
+            self._count_unreported(ledger, (), failed=str(exc))
+            self._record(self._failed_call(op, call_id, kind, prompt, n, started, ledger, exc))
+            if isinstance(exc, FatalModelError):
+                self._stop("fatal model error", str(exc))
+            raise
+        except BaseException:  # cancelled: what was sent stays counted and recorded
+            ledger.release()
+            if ledger.attempts:
+                error = "cancelled before its answers arrived"
+                self._record(
+                    self._failed_call(op, call_id, kind, prompt, n, started, ledger, error)
+                )
+            raise
+        finally:
+            close_call(token)
+        self._count_unreported(ledger, completions)
+        fatal = next((a for a in ledger.attempts if a.fatal), None)
+        if fatal is not None:  # a sibling request was refused for good: keep these, then stop
+            self._stop("fatal model error", fatal.error or fatal.outcome)
+        usage = ledger.usage
+        cost = self.price.cost(usage) if self.price and ledger.attempts else 0.0
+        texts = tuple(c.text for c in completions)
+        self._record(
+            Call(
+                call_id,
+                op.id,
+                kind,
+                prompt,
+                texts,
+                started,
+                self.now(),
+                usage,
+                n=n,
+                cached=not ledger.attempts,
+                cost=cost,
+                saved=_sum(c.usage for c in completions if c.cached),
+                requests=len(ledger.attempts),
+                attempts=tuple(a.to_dict() for a in ledger.attempts),
+            )
+        )
+        return texts
+
+    def _count_unreported(
+        self, ledger: CallLedger, completions: Sequence[Completion], failed: str | None = None
+    ) -> None:
+        """A model that does not count its own requests (the simulated model, a function) sent
+        one request per call that reached it: count that one on the gateway's reservation."""
+        if ledger.attempts or ledger.provisional is None:
+            ledger.release()
+            return
+        paid = [c for c in completions if not c.cached]
+        if failed is None and not paid:  # answered wholly from the cache after all
+            ledger.release()
+            return
+        ticket = ledger.reserve(len(paid) or 1)  # the gateway's reservation: never refused
+        usage = _sum(c.usage for c in paid)
+        outcome = "ok" if failed is None else "error"
+        ledger.record(
+            ticket,
+            Attempt(outcome, len(paid), usage.prompt_tokens, usage.completion_tokens, failed),
+        )
+
+    def _failed_call(
+        self,
+        op: Op,
+        call_id: str,
+        kind: str,
+        prompt: str,
+        n: int,
+        started: float,
+        ledger: CallLedger,
+        exc: BaseException | str,
+    ) -> Call:
+        usage = ledger.usage
+        return Call(
+            call_id,
+            op.id,
+            kind,
+            prompt,
+            (),
+            started,
+            self.now(),
+            usage,
+            error=str(exc),
+            n=n,
+            cost=self.price.cost(usage) if self.price else 0.0,
+            requests=len(ledger.attempts),
+            attempts=tuple(a.to_dict() for a in ledger.attempts),
+        )
+
+    def _check_open(self) -> None:
+        """After a fatal error no call starts; after the run's end none at all."""
+        if self.stop_reason == "fatal model error":
+            raise FatalModelError(self.stop_detail or "the model failed")
+        if self.closed:
+            raise BudgetExhausted("the run has ended")
+
+    def _cache_would_answer(self, prompt: str, n: int) -> bool:
+        return would_answer(self.model, prompt, n)
+
+    def _estimate(self, prompt: str, n: int) -> Usage:
+        return estimate_tokens(prompt, n, model_settings(self.model).get("max_tokens"))
+
+    def _reserve(self, prompt: str, n: int) -> Ticket:
+        try:
+            return self.meter.reserve(self._estimate(prompt, n))
+        except BudgetExhausted as exc:
+            self._stop("budget exhausted", str(exc))
+            raise
+
+    def _stop(self, reason: str, detail: str) -> None:
+        """The first reason to stop is the one reported."""
+        if self.stop_reason is None:
+            self.stop_reason, self.stop_detail = reason, detail
+            logger.info("run stopping: %s (%s)", reason, detail)
+        elif reason == "fatal model error" and self.stop_reason != reason:
+            self.stop_reason, self.stop_detail = reason, detail  # a fatal error outranks a budget
+
+    async def drain(self) -> None:
+        """Wait for the calls still in flight (their answers are paid for), then admit no more."""
+        await self._idle.wait()
+        self.closed = True
+
+    def _record(self, call: Call) -> None:
+        self.state.calls[call.id] = call
+        self.state.cost += call.cost
+        if self.on_event is None:  # nobody listens: the event's 13 fields are not worked out
+            return
+        self.emit(
+            "call_finished",
+            call.op_id,
+            call_id=call.id,
+            kind=call.kind,
+            latency=call.latency,
+            error=call.error,
+            tokens=call.usage.total_tokens,
+            prompt_tokens=call.usage.prompt_tokens,
+            completion_tokens=call.usage.completion_tokens,
+            cached=call.cached,
+            cost=call.cost,
+            requests=call.requests,
+            answers=call.received,
+        )
+
+
+def _sum(usages: Iterable[Usage]) -> Usage:
+    """Total usage: each answer carries its share of what its response billed (prompt included)."""
+    prompt = completion = 0
+    for usage in usages:
+        prompt += usage.prompt_tokens
+        completion += usage.completion_tokens
+    return usage_of(prompt, completion)
+
+
+def _name(model: Any) -> str:
+    return getattr(model, "name", None) or type(model).__name__

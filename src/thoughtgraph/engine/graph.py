@@ -1,0 +1,440 @@
+"""The graph of operations (the paper's GoO): plain data, built and validated before any call.
+
+An `Op` has an id, a kind, the ids of the ops whose output thoughts it takes, and params checked
+against its kind's params model. A `Graph` is a list of ops that must form a DAG with one output
+op, and optionally the text of its own prompt templates (`prompts`), so a graph file carries every
+word it sends. Graphs round-trip through JSON and YAML and draw as Mermaid.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import re
+from graphlib import CycleError, TopologicalSorter
+from pathlib import Path
+from typing import Any
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
+
+from thoughtgraph.engine import kinds
+from thoughtgraph.engine.dag import topological
+from thoughtgraph.errors import GraphError, ThoughtgraphError
+from thoughtgraph.io.strictload import DuplicateKeyError, load_json, load_yaml
+from thoughtgraph.tasks.prompts import PromptTemplate, TemplateError
+
+PROMPT_NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"
+_PROMPT_NAME = re.compile(PROMPT_NAME)
+
+# (params model, *sorted (name, type, value)) -> the validated params: a 10,000-op graph
+# repeats a few param sets, and validating each again through pydantic was a tenth of its build
+_CHECKED_PARAMS: dict[tuple[Any, ...], dict[str, Any]] = {}
+
+
+class Op(BaseModel):
+    """One operation. `params` is validated and completed with defaults for its kind."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
+
+    id: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_.-]*$", max_length=200)
+    kind: str
+    inputs: tuple[str, ...] = ()
+    params: dict[str, Any] = Field(default_factory=dict, validate_default=True)
+
+    @field_validator("kind")
+    @classmethod
+    def _known_kind(cls, kind: str) -> str:
+        if kind not in kinds.all_kinds():
+            raise ValueError(f"unknown op kind {kind!r} (known: {', '.join(kinds.all_kinds())})")
+        return kind
+
+    @field_validator("params")
+    @classmethod
+    def _valid_params(cls, params: dict[str, Any], info: ValidationInfo) -> dict[str, Any]:
+        kind = info.data.get("kind")
+        if not isinstance(kind, str) or kind not in kinds.all_kinds():
+            return params  # the kind's own error is reported
+        model = kinds.get(kind).params
+        key = _params_key(model, params)
+        if key is not None and key in _CHECKED_PARAMS:
+            return dict(_CHECKED_PARAMS[key])
+        try:
+            checked = model.model_validate(params).model_dump()
+        except ValidationError as exc:
+            raise ValueError(_first_error(exc)) from None
+        if key is not None and len(_CHECKED_PARAMS) < 10_000:
+            _CHECKED_PARAMS[key] = checked
+        return dict(checked)
+
+    @property
+    def prompt(self) -> str | None:
+        """The template this op sends to the model, if it may call the model at all."""
+        return kinds.get(self.kind).params.prompt_of(self.params)
+
+
+def _params_key(model: Any, params: dict[str, Any]) -> tuple[Any, ...] | None:
+    """The cache key of a params set: the params model (a kind may be registered again), and
+    each value's type too (1, 1.0 and True are equal keys but not equally valid values); None
+    when a value is unhashable (validated every time)."""
+    try:
+        key = (model, *((k, type(v), v) for k, v in sorted(params.items())))
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+_OP_ID = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,199}")
+_OP_FIELDS_SET = {"id", "kind", "inputs", "params"}
+
+
+def built_op(op_id: str, kind: str, inputs: tuple[str, ...], params: dict[str, Any]) -> Op:
+    """An op from code that builds graphs (the schemes), equal to `Op(...)` of the same fields.
+
+    A scheme's 10,000-op graph repeats a few kinds and params sets: once a set has passed
+    pydantic's validation (the first op that used it), the next op with a well-formed id and
+    string inputs takes the checked params without going through pydantic again. Anything else
+    (an unknown kind, a new or unhashable params set, a bad id) is validated in full, so the
+    errors are `Op`'s own. Graph files never come here: they are validated op by op.
+    """
+    spec = kinds.all_kinds().get(kind) if isinstance(kind, str) else None
+    key = None if spec is None else _params_key(spec.params, params)
+    checked = None if key is None else _CHECKED_PARAMS.get(key)
+    if (
+        checked is None
+        or not isinstance(op_id, str)
+        or _OP_ID.fullmatch(op_id) is None
+        or type(inputs) is not tuple
+        or not all(type(name) is str for name in inputs)
+    ):
+        return Op(id=op_id, kind=kind, inputs=inputs, params=params)
+    # what `Op.model_construct` sets, without its per-field loop (a third of its cost)
+    op = object.__new__(Op)
+    fields = {"id": op_id, "kind": kind, "inputs": inputs, "params": dict(checked)}
+    object.__setattr__(op, "__dict__", fields)
+    # one set for all: a frozen model's is only read (a copy gets its own), and 10,000 sets of
+    # 4 names were a quarter of a big graph's memory
+    object.__setattr__(op, "__pydantic_fields_set__", _OP_FIELDS_SET)
+    object.__setattr__(op, "__pydantic_extra__", None)
+    object.__setattr__(op, "__pydantic_private__", None)
+    return op
+
+
+class Graph(BaseModel):
+    """A validated DAG of ops with exactly one output (leaf) op.
+
+    `prompts` maps a prompt name to the text of a Handlebars template the graph brings itself.
+    An op naming that prompt sends this text: it comes before the task's prompts and the spec's
+    (so `part` here replaces the spec's Part prompt for this graph only). Every one must be used
+    by some op: a misspelt name would otherwise be ignored without a word.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
+
+    ops: tuple[Op, ...]
+    prompts: dict[str, str] = Field(default_factory=dict)
+    _index: dict[str, Op] = PrivateAttr(default_factory=dict)
+    _templates: dict[str, PromptTemplate] = PrivateAttr(default_factory=dict)
+    _output: Op | None = PrivateAttr(default=None)
+
+    def model_post_init(self, _context: Any) -> None:
+        _validate(self.ops)
+        self._index = {op.id: op for op in self.ops}
+        self._templates = _parse_prompts(self.prompts, self.ops)
+
+    @property
+    def templates(self) -> dict[str, PromptTemplate]:
+        """The graph's own prompts, parsed once (name -> template)."""
+        return self._templates
+
+    def _repr_svg_(self) -> str | None:
+        """Jupyter draws the graph inline (thoughtgraph.viewer.jupyter); a very large one falls back
+        to its text repr."""
+        from thoughtgraph.viewer.jupyter import MAX_DRAWN_OPS, graph_svg
+
+        return graph_svg(self) if len(self.ops) <= MAX_DRAWN_OPS else None
+
+    # --- structure -------------------------------------------------------------------------
+    def op(self, op_id: str) -> Op:
+        return self._index[op_id]
+
+    def successors(self) -> dict[str, list[str]]:
+        succ: dict[str, list[str]] = {op.id: [] for op in self.ops}
+        for op in self.ops:
+            for source in dict.fromkeys(op.inputs):
+                succ[source].append(op.id)
+        return succ
+
+    @property
+    def output(self) -> Op:
+        """The op whose thoughts are the run's result (the only op nothing depends on)."""
+        if self._output is None:  # read twice per run: found once (the graph is frozen)
+            used = {source for op in self.ops for source in op.inputs}
+            self._output = next(op for op in self.ops if op.id not in used)
+        return self._output
+
+    def bfs_order(self) -> list[str]:
+        """The controller's order: roots first, then each successor once all its inputs ran."""
+        order, _cyclic = topological({op.id: list(dict.fromkeys(op.inputs)) for op in self.ops})
+        return order
+
+    def summary(self) -> str:
+        """One line such as `split → 4 × generate → 3 × aggregate → refine`."""
+        groups: list[tuple[str, int]] = []
+        for op_id in self.bfs_order():
+            kind = self.op(op_id).kind
+            if kinds.get(kind).plumbing:
+                continue
+            if groups and groups[-1][0] == kind:
+                groups[-1] = (kind, groups[-1][1] + 1)
+            else:
+                groups.append((kind, 1))
+        return " → ".join(kind if n == 1 else f"{n} × {kind}" for kind, n in groups)
+
+    # --- serialisation ---------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """The file form; `prompts` only when the graph has some (older files stay the same)."""
+        data: dict[str, Any] = {"ops": [op.model_dump(mode="json") for op in self.ops]}
+        if self.prompts:
+            data["prompts"] = dict(self.prompts)
+        return data
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent)
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Graph:
+        """Build and validate a graph; any problem becomes one `GraphError` line."""
+        if not isinstance(data, dict) or not isinstance(data.get("ops"), list):
+            raise GraphError('a graph must be an object with a list "ops"')
+        ops = []
+        for index, raw in enumerate(data["ops"]):
+            where = f"op {index + 1}" + (f" ({raw.get('id')!r})" if isinstance(raw, dict) else "")
+            try:
+                ops.append(Op.model_validate(raw))
+            except ValidationError as exc:
+                raise GraphError(f"{where}: {_first_error(exc)}") from None
+        extra = set(data) - {"ops", "prompts"}
+        if extra:
+            raise GraphError(f"unknown graph field(s): {', '.join(sorted(extra))}")
+        prompts = {} if data.get("prompts") is None else data["prompts"]
+        if not isinstance(prompts, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in prompts.items()
+        ):
+            raise GraphError('"prompts" must map prompt names to template texts')
+        return cls(ops=tuple(ops), prompts=prompts)
+
+    @classmethod
+    def from_json(cls, text: str) -> Graph:
+        try:
+            data = load_json(text)
+        except json.JSONDecodeError as exc:
+            raise GraphError(f"graph JSON is invalid: {exc.msg} at line {exc.lineno}") from None
+        except DuplicateKeyError as exc:
+            raise GraphError(f"graph JSON is invalid: {exc}") from None
+        return cls.from_dict(data)
+
+    def to_yaml(self) -> str:
+        """YAML with multi-line texts (the graph's prompts) as literal blocks, readable as
+        written."""
+        import yaml
+
+        class Dumper(yaml.SafeDumper):
+            pass
+
+        def text(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+            style = "|" if "\n" in value else None
+            return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+        Dumper.add_representer(str, text)
+        return yaml.dump(self.to_dict(), Dumper=Dumper, sort_keys=False, allow_unicode=True)
+
+    @classmethod
+    def from_yaml(cls, text: str) -> Graph:
+        import yaml
+
+        try:
+            data = load_yaml(text)
+        except DuplicateKeyError as exc:
+            raise GraphError(f"graph YAML is invalid: {exc}") from None
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            where = f" at line {mark.line + 1}" if mark else ""
+            raise GraphError(f"graph YAML is invalid{where}") from None
+        return cls.from_dict(data)
+
+    @classmethod
+    def load(cls, path: str | Path) -> Graph:
+        """Read a graph file: JSON (`.json`) or YAML (`.yaml`, `.yml`)."""
+        from thoughtgraph.io.bounds import MAX_GRAPH_FILE_BYTES, read_file
+
+        path = Path(path)
+        try:  # a regular file of bounded size: a FIFO or /dev/zero is refused, not waited on
+            text = read_file(path, MAX_GRAPH_FILE_BYTES, "graph file")
+        except ThoughtgraphError as exc:
+            raise GraphError(str(exc)) from None
+        try:
+            if path.suffix.lower() in (".yaml", ".yml"):
+                return cls.from_yaml(text)
+            return cls.from_json(text)
+        except GraphError as exc:
+            raise GraphError(f"{path}: {exc}") from None
+        except RecursionError:  # thousands of nested [ or - : no graph is shaped like that
+            raise GraphError(f"{path}: nested too deeply to be a graph file") from None
+
+    def to_dot(self) -> str:
+        lines = ["digraph graph_of_operations {", "    rankdir=TB;", "    node [shape=box];"]
+        for op in self.ops:
+            lines.append(f'    "{op.id}" [label="{op.id}\\n{op.kind}{_detail(op, ", ")}"];')
+        for op in self.ops:
+            lines.extend(f'    "{source}" -> "{op.id}";' for source in op.inputs)
+        return "\n".join([*lines, "}"]) + "\n"
+
+    def to_mermaid(self) -> str:
+        lines = ["flowchart TD"]
+        for op in self.ops:
+            label = f"{op.id}<br/><i>{op.kind}</i>" + _detail(op, "<br/>")
+            lines.append(f'    {_mermaid_id(op.id)}["{label}"]')
+        for op in self.ops:
+            for source in op.inputs:
+                lines.append(f"    {_mermaid_id(source)} --> {_mermaid_id(op.id)}")
+        return "\n".join(lines) + "\n"
+
+
+def _detail(op: Op, prefix: str) -> str:
+    """The params that differ from their defaults, for drawings."""
+    defaults = kinds.get(op.kind).params.model_fields
+    shown = [
+        f"{key}={value}"
+        for key, value in op.params.items()
+        if (key == "prompt" and op.prompt)
+        or (key != "prompt" and (defaults[key].is_required() or defaults[key].default != value))
+    ]
+    return prefix + ", ".join(shown) if shown else ""
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema of graph files: one entry per op kind with its params."""
+    variants = []
+    for kind, record in kinds.all_kinds().items():
+        params = record.params
+        schema = params.model_json_schema()
+        schema.pop("title", None)
+        variants.append(
+            {
+                "title": kind,
+                "description": inspect.cleandoc(params.__doc__ or ""),
+                "type": "object",
+                "properties": {
+                    "id": {"type": "string", "pattern": r"^[A-Za-z_][A-Za-z0-9_.-]*$"},
+                    "kind": {"const": kind},
+                    "inputs": {"type": "array", "items": {"type": "string"}, "default": []},
+                    "params": schema,
+                },
+                "required": ["id", "kind"],
+                "additionalProperties": False,
+            }
+        )
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://thoughtgraph.dev/schemas/graph.json",
+        "title": "thoughtgraph graph of operations",
+        "type": "object",
+        "properties": {
+            "ops": {"type": "array", "minItems": 1, "items": {"oneOf": variants}},
+            "prompts": {
+                "description": "The graph's own prompt templates (Handlebars: {{name}}, "
+                "{{#if name}}...{{else}}...{{/if}}), by name. An op whose `prompt` names one "
+                "sends it, in place of the task's or the spec's prompt of that name; each must "
+                "be used by some op.",
+                "type": "object",
+                "propertyNames": {"pattern": PROMPT_NAME},
+                "additionalProperties": {"type": "string"},
+            },
+        },
+        "required": ["ops"],
+        "additionalProperties": False,
+    }
+
+
+def _mermaid_id(op_id: str) -> str:
+    return "op_" + op_id.replace(".", "_").replace("-", "_")
+
+
+def _first_error(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    loc = ".".join(str(part) for part in err["loc"])
+    msg = err["msg"].removeprefix("Value error, ")
+    if err["type"] == "extra_forbidden":
+        msg = "unknown field"
+    if loc == "params" and err["type"] == "value_error":
+        return f"params.{msg}"  # the params model already named the field
+    if err["type"] == "missing":
+        msg = "required field missing"
+    return f"{loc}: {msg}" if loc else msg
+
+
+def _parse_prompts(prompts: dict[str, str], ops: tuple[Op, ...]) -> dict[str, PromptTemplate]:
+    """Each of the graph's prompts parsed; a bad name, a broken template or an unused prompt is
+    one `GraphError` line."""
+    used = {op.prompt for op in ops}
+    parsed = {}
+    for name, source in prompts.items():
+        if not _PROMPT_NAME.match(name):
+            raise GraphError(f"prompts: {name!r} is not a prompt name (letters, digits, _)")
+        if name not in used:
+            raise GraphError(f"prompts.{name}: no op uses this prompt")
+        try:
+            parsed[name] = PromptTemplate(source)
+        except TemplateError as exc:
+            raise GraphError(f"prompts.{name}: {exc}") from None
+    return parsed
+
+
+def _inputs_first(ops: tuple[Op, ...]) -> bool:
+    """Does every op come after the ops it takes? Then there is no cycle (every edge points
+    forward), and the topological sort, a tenth of a 10,000-op build, is not needed: the
+    schemes list their ops this way; a graph file may not."""
+    listed: set[str] = set()
+    for op in ops:
+        if not listed.issuperset(op.inputs):
+            return False
+        listed.add(op.id)
+    return True
+
+
+def _validate(ops: tuple[Op, ...]) -> None:
+    if not ops:
+        raise GraphError("a graph needs at least one op")
+    seen: set[str] = set()
+    for op in ops:
+        if op.id in seen:
+            raise GraphError(f"duplicate op id {op.id!r}")
+        seen.add(op.id)
+    for op in ops:
+        for source in op.inputs:
+            if source == op.id:
+                raise GraphError(f"op {op.id!r} takes its own output as input (cycle: {op.id})")
+            if source not in seen:
+                raise GraphError(f"op {op.id!r} has unknown input {source!r}")
+    if not _inputs_first(ops):
+        try:
+            tuple(TopologicalSorter({op.id: op.inputs for op in ops}).static_order())
+        except CycleError as exc:
+            cycle = exc.args[1]
+            raise GraphError(f"the graph has a cycle: {' → '.join(cycle)}") from None
+    used = {source for op in ops for source in op.inputs}
+    leaves = [op.id for op in ops if op.id not in used]
+    if len(leaves) != 1:
+        raise GraphError(
+            f"a graph needs exactly one output op (nothing takes its output); found {len(leaves)}: "
+            + ", ".join(leaves)
+        )

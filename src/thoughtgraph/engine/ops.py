@@ -1,0 +1,684 @@
+"""The built-in op kinds, each in one place: its params model, its async function
+`(ctx, op, inputs) -> output thoughts` and its `OpKind` record (`kinds.py`).
+
+Bounded loops (regenerate, merge again, refine, validate-and-improve) live inside one op, capped
+by its params, so the graph itself stays a static DAG. Every attempt is recorded in the run
+state; only what the op passes on reaches the next op.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import string
+from collections.abc import Callable, Coroutine, Mapping
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
+
+from pydantic import Field, model_validator
+
+from thoughtgraph.engine.kinds import OpKind, Params, register
+from thoughtgraph.engine.state import Score, Thought
+from thoughtgraph.errors import GraphError, ModelError
+from thoughtgraph.tasks.base import (
+    HasReference,
+    JoinsAnswers,
+    ModelScore,
+    ModelSplit,
+    ParseError,
+    Validates,
+    check_parts,
+    model_split,
+)
+
+if TYPE_CHECKING:  # the context imports the graph, which reads the records of this module
+    from thoughtgraph.engine.context import RunContext
+    from thoughtgraph.engine.graph import Op
+
+_T = TypeVar("_T")
+
+
+def _error_value(thought: Thought) -> float:
+    return math.inf if thought.score is None else thought.score.value
+
+
+def _best(thoughts: list[Thought]) -> Thought:
+    """Lowest error; the earliest attempt wins a tie (fewer changes, deterministic)."""
+    return min(thoughts, key=lambda t: (_error_value(t), t.attempt))
+
+
+def _shown(ctx: RunContext, thought: Thought) -> str:
+    """How a thought appears inside a prompt: its parsed content, or its raw text if unparsed."""
+    return thought.text if thought.content is None else ctx.task.render(thought.content)
+
+
+def _errors(thought: Thought | None) -> str:
+    return "; ".join(thought.score.errors) if thought and thought.score else ""
+
+
+_ONE_THOUGHT = frozenset(
+    {
+        "task",
+        "format",
+        "part",
+        "input",
+        "current",
+        "result",
+        "original",
+        "length",
+        "errors",
+        "previous_errors",
+    }
+)
+"""The template values `_values` fills about one thought (generate, refine, score, ...)."""
+
+
+def _values(ctx: RunContext, thought: Thought, **extra: Any) -> dict[str, Any]:
+    """Every value a template may use about one thought (templates take what they need)."""
+    problem = thought.problem
+    shown = _shown(ctx, thought)  # one rendering, under the names the templates use
+    values: dict[str, Any] = {
+        "task": ctx.task.describe(ctx.problem),
+        "format": ctx.task.format(),
+        "part": shown,
+        "input": shown,
+        "current": shown,
+        "result": shown,
+        "original": ctx.task.render(problem) if problem is not None else "",
+        "length": len(problem) if hasattr(problem, "__len__") else "",
+        "errors": _errors(thought),
+        "previous_errors": "",
+    }
+    return values | extra
+
+
+def _discard(ctx: RunContext, attempts: list[Thought], kept: Thought) -> None:
+    for attempt in attempts:
+        if attempt.id != kept.id:
+            ctx.state.add(replace(ctx.state.thoughts[attempt.id], kept=False))
+
+
+async def _until_good(
+    ctx: RunContext,
+    op: Op,
+    *,
+    item: int,
+    kind: str,
+    tries: int,
+    bar: float,
+    problem: Any,
+    parents: list[Thought],
+    make_prompt: Callable[[Thought | None], str],
+) -> Thought:
+    """Ask up to `tries` times while the answer's error count is above `bar`; keep the best."""
+    attempts: list[Thought] = []
+    previous: Thought | None = None
+    for attempt in range(1, tries + 1):
+        previous = await ctx.thoughts.model_thought(
+            op,
+            thought_id=f"{op.id}:{item}.{attempt}",
+            kind=kind,
+            prompt=make_prompt(previous),
+            problem=problem,
+            parents=parents,
+            previous=previous,
+            attempt=attempt,
+        )
+        attempts.append(previous)
+        if _error_value(previous) <= bar:
+            break
+    best = _best(attempts)
+    _discard(ctx, attempts, best)
+    return ctx.state.thoughts[best.id]
+
+
+async def _together(jobs: list[Coroutine[Any, Any, _T]]) -> list[_T]:
+    """Run the jobs concurrently, results in order. A single job is awaited where it stands:
+    `gather` would wrap it in a task of its own (a generate op of the `got` graph has one
+    input, and 3,333 of them in a 10,000-op graph)."""
+    if len(jobs) == 1:
+        return [await jobs[0]]
+    return list(await asyncio.gather(*jobs))
+
+
+async def _branches(
+    ctx: RunContext,
+    op: Op,
+    *,
+    item: int,
+    kind: str,
+    prompt: str,
+    problem: Any,
+    parents: list[Thought],
+) -> list[Thought]:
+    """`repeat` concurrent requests of `n` answers each; every answer is passed on."""
+    n, repeat = op.params["n"], op.params["repeat"]
+    if n * repeat == 1:
+        return [
+            await ctx.thoughts.model_thought(
+                op,
+                thought_id=f"{op.id}:{item}.1",
+                kind=kind,
+                prompt=prompt,
+                problem=problem,
+                parents=parents,
+            )
+        ]
+    requests = [
+        ctx.thoughts.model_thoughts(
+            op,
+            call_id=f"{op.id}:{item}.r{r}",
+            thought_ids=[f"{op.id}:{item}.r{r}.{c}" for c in range(1, n + 1)],
+            kind=kind,
+            prompt=prompt,
+            problem=problem,
+            parents=parents,
+        )
+        for r in range(1, repeat + 1)
+    ]
+    return [t for batch in await _together(requests) for t in batch]
+
+
+class SplitParams(Params):
+    """Cut the problem into `parts` sub-problems: in code (`Task.split`) or by the model.
+
+    `by="model"` asks the task's `split` prompt (one request) and parses the parts from the
+    answer, as the paper's GoT configuration does; if the answer cannot be used, the code split
+    stands in and the split thought records the error.
+    """
+
+    parts: int = Field(ge=1, le=1_000_000)
+    by: Literal["code", "model"] = "code"
+    prompt: str = "split"
+
+    @classmethod
+    def prompt_of(cls, params: Mapping[str, Any]) -> str | None:
+        return None if params.get("by") == "code" else super().prompt_of(params)
+
+
+async def split(ctx: RunContext, op: Op, inputs: list[Thought]) -> list[Thought]:
+    parts = op.params["parts"]
+    out = []
+    for item, source in enumerate(inputs):
+        chunks = None
+        parent = source
+        if op.params["by"] == "model":
+            parent, chunks = await _model_split(ctx, op, item, source, parts)
+        if chunks is None:
+            chunks = ctx.task.split(source.content, parts)
+        prefix = f"{op.id}:{item}." if len(inputs) > 1 else f"{op.id}:"
+        for index, chunk in enumerate(chunks):
+            out.append(ctx.thoughts.code_thought(op, f"{prefix}{index}", chunk, chunk, [parent]))
+    return out
+
+
+async def _model_split(
+    ctx: RunContext, op: Op, item: int, source: Thought, parts: int
+) -> tuple[Thought, list[Any] | None]:
+    """Ask the model to split; its parts stand only if there are exactly `parts` of them."""
+    length = len(source.content) // parts if hasattr(source.content, "__len__") else ""
+    prompt = ctx.render(op.params["prompt"], **_values(ctx, source, parts=parts, length=length))
+    call_id = f"{op.id}:{item}.answer"
+    texts: tuple[str, ...] = ()
+    error = None
+    try:
+        texts = await ctx.calls.ask(op, call_id, op.params["prompt"], prompt)
+        chunks = model_split(cast(ModelSplit, ctx.task), source.content, texts[0], parts)
+    except (ModelError, ParseError) as exc:  # an unusable answer: the code split stands in
+        chunks, error = None, f"the model's split could not be used ({exc}); split in code"
+    answer = ctx.thoughts.model_answer(
+        op,
+        call_id=call_id,
+        kind=op.params["prompt"],
+        prompt=prompt,
+        text=texts[0] if texts else "",
+        content=chunks,
+        problem=source.problem,
+        parents=[source],
+        score=Score(0.0) if error is None else Score(1.0, (error,)),
+    )
+    return answer, chunks
+
+
+SPLIT = register(
+    OpKind(
+        "split",
+        SplitParams,
+        split,
+        _ONE_THOUGHT | {"parts"},
+        reference_name="generate",
+        needs=lambda params: ModelSplit if params["by"] == "model" else None,
+        check=lambda params, problem: check_parts(params["parts"], len(problem)),
+        makes_answers=False,
+    )
+)
+
+
+class SelectParams(Params):
+    """Pass on only the input thought at position `index` (0-based): a code selector."""
+
+    index: int = Field(ge=0)
+
+
+async def select(ctx: RunContext, op: Op, inputs: list[Thought]) -> list[Thought]:
+    index = op.params["index"]
+    if index >= len(inputs):
+        raise GraphError(f"op {op.id!r} selects thought {index} but its inputs hold {len(inputs)}")
+    return [inputs[index]]
+
+
+SELECT = register(
+    OpKind("select", SelectParams, select, reference_name="selector", plumbing=True, in_place=True)
+)
+
+
+class GenerateParams(Params):
+    """Model answers for every input thought: `repeat` requests of `n` completions each.
+
+    With `max_regenerations` > 0 (only for one answer per input: n = repeat = 1), an answer whose
+    error count is above `bar` is asked for again with its errors in `previous_errors`, and the
+    best attempt is passed on. Otherwise every answer is passed on (follow with `keep_best`).
+    """
+
+    prompt: str = "part"
+    n: int = Field(default=1, ge=1, le=1000)
+    repeat: int = Field(default=1, ge=1, le=1000)
+    max_regenerations: int = Field(default=0, ge=0, le=100)
+    bar: float = Field(default=0, ge=0)
+
+    @model_validator(mode="after")
+    def _regenerate_one(self) -> GenerateParams:
+        if self.max_regenerations and self.n * self.repeat > 1:
+            raise ValueError(
+                "max_regenerations needs n = repeat = 1 (use keep_best after branches)"
+            )
+        return self
+
+
+async def generate(ctx: RunContext, op: Op, inputs: list[Thought]) -> list[Thought]:
+    """Answers for every input thought, concurrently: branches, or the spec's Part with retries."""
+    name = op.params["prompt"]
+
+    async def one(item: int, source: Thought) -> list[Thought]:
+        if op.params["max_regenerations"]:
+
+            def prompt(previous: Thought | None) -> str:
+                return ctx.render(name, **_values(ctx, source, previous_errors=_errors(previous)))
+
+            return [
+                await _until_good(
+                    ctx,
+                    op,
+                    item=item,
+                    kind=name,
+                    tries=op.params["max_regenerations"] + 1,
+                    bar=op.params["bar"],
+                    problem=source.problem,
+                    parents=[source],
+                    make_prompt=prompt,
+                )
+            ]
+        return await _branches(
+            ctx,
+            op,
+            item=item,
+            kind=name,
+            prompt=ctx.render(name, **_values(ctx, source)),
+            problem=source.problem,
+            parents=[source],
+        )
+
+    batches = await _together([one(i, t) for i, t in enumerate(inputs)])
+    return [t for batch in batches for t in batch]
+
+
+def _regenerations(op: Op, calls: int, _thoughts: list[Thought]) -> str | None:
+    return f"{op.id} regenerated {calls - 1}×" if calls > 1 and _single(op) else None
+
+
+def _single(op: Op) -> bool:
+    """One answer per request: more calls are retries, not branches."""
+    return op.params.get("n", 1) == 1 and op.params.get("repeat", 1) == 1
+
+
+GENERATE = register(
+    OpKind("generate", GenerateParams, generate, _ONE_THOUGHT, retries=_regenerations)
+)
+
+
+class AggregateParams(Params):
+    """Merge all input thoughts into one answer: `repeat` requests of `n` completions each.
+
+    With `max_extra_merges` > 0 (only for n = repeat = 1) a merge with errors is asked for again
+    and the best one is passed on; otherwise every answer is passed on.
+    """
+
+    prompt: str = "merge"
+    n: int = Field(default=1, ge=1, le=1000)
+    repeat: int = Field(default=1, ge=1, le=1000)
+    max_extra_merges: int = Field(default=0, ge=0, le=100)
+
+    @model_validator(mode="after")
+    def _retry_one(self) -> AggregateParams:
+        if self.max_extra_merges and self.n * self.repeat > 1:
+            raise ValueError("max_extra_merges needs n = repeat = 1 (use keep_best after branches)")
+        return self
+
+
+async def aggregate(ctx: RunContext, op: Op, inputs: list[Thought]) -> list[Thought]:
+    """The spec's Merge: all inputs into one answer; merged again while it has errors."""
+    if len(inputs) < 2:
+        raise GraphError(f"op {op.id!r} merges {len(inputs)} thought(s); it needs at least 2")
+    name = op.params["prompt"]
+    shown = [_shown(ctx, t) for t in inputs]
+    problem = ctx.task.join([t.problem for t in inputs])
+    values = {
+        "task": ctx.task.describe(ctx.problem),
+        "format": ctx.task.format(),
+        "original": ctx.task.render(problem),
+        "count": len(inputs),
+        "result_a": shown[0],
+        "result_b": shown[1],
+        "results": "\n".join(f"<{_tag(i)}>{text}</{_tag(i)}>" for i, text in enumerate(shown)),
+    }
+    if len(inputs) > 2 and name == "merge":
+        name = "merge_many"
+    prompt = ctx.render(name, **values)
+    if op.params["max_extra_merges"]:
+        merged = [
+            await _until_good(
+                ctx,
+                op,
+                item=0,
+                kind="merge",
+                tries=op.params["max_extra_merges"] + 1,
+                bar=0,
+                problem=problem,
+                parents=inputs,
+                make_prompt=lambda _previous: prompt,
+            )
+        ]
+    else:
+        merged = await _branches(
+            ctx,
+            op,
+            item=0,
+            kind="merge" if name == "merge_many" else name,
+            prompt=prompt,
+            problem=problem,
+            parents=inputs,
+        )
+    if any(t.content is not None for t in merged):
+        return merged
+    joined = _joined_in_code(ctx, op, inputs, problem)
+    return merged if joined is None else [joined]
+
+
+def _joined_in_code(ctx: RunContext, op: Op, inputs: list[Thought], problem: Any) -> Thought | None:
+    """Every merge attempt failed: rather than pass on an empty answer (and lose the parts),
+    pass on the inputs joined in code, scored as an answer to the merge's problem, so its
+    errors (e.g. a concatenation that is not sorted) lead the next op. Inputs with no content
+    are left out; None when none has any, or the task cannot join its answers."""
+    usable = [t for t in inputs if t.content is not None]
+    if not usable:
+        return None
+    contents = [t.content for t in usable]
+    task = ctx.task
+    try:
+        content = (
+            task.join_answers(contents)
+            if isinstance(task, JoinsAnswers)
+            else _concatenated(contents)
+        )
+    except (TypeError, ValueError):
+        content = None
+    if content is None:
+        return None
+    thought = ctx.thoughts.code_thought(op, f"{op.id}:0.joined", content, problem, usable)
+    return ctx.thoughts.rescore(thought)
+
+
+def _concatenated(contents: list[Any]) -> Any:
+    """Answers that are sequences of one type, end to end (lists, tuples, texts); else None."""
+    kind = type(contents[0])
+    if not issubclass(kind, list | tuple | str) or any(type(c) is not kind for c in contents):
+        return None
+    if kind is str:
+        return "\n\n".join(contents)
+    joined = contents[0][:0]
+    for content in contents:
+        joined = joined + content
+    return joined
+
+
+def _tag(index: int) -> str:
+    letters = string.ascii_lowercase
+    return letters[index % 26] + (str(index // 26) if index >= 26 else "")
+
+
+def _merges(op: Op, calls: int, _thoughts: list[Thought]) -> str | None:
+    return f"{op.id} merged again {calls - 1}×" if calls > 1 and _single(op) else None
+
+
+_MERGE_VALUES = frozenset(
+    {"task", "format", "original", "count", "result_a", "result_b", "results"}
+)
+AGGREGATE = register(
+    OpKind("aggregate", AggregateParams, aggregate, _MERGE_VALUES, retries=_merges)
+)
+
+
+class RefineParams(Params):
+    """Improve: while a thought has errors, ask for a fix, at most `max_refines` passes.
+
+    With `keep_if_better` a fix replaces the thought only if it scores strictly better.
+    """
+
+    prompt: str = "refine"
+    max_refines: int = Field(default=2, ge=0, le=100)
+    keep_if_better: bool = True
+
+
+async def refine(ctx: RunContext, op: Op, inputs: list[Thought]) -> list[Thought]:
+    """The spec's Refine and stop rule: at most `max_refines` passes while errors remain."""
+    out = []
+    for item, source in enumerate(inputs):
+        best = ctx.thoughts.rescore(source)
+        for attempt in range(1, op.params["max_refines"] + 1):
+            if best.score is None or best.score.perfect:
+                break
+            candidate = await ctx.thoughts.model_thought(
+                op,
+                thought_id=f"{op.id}:{item}.{attempt}",
+                kind=op.params["prompt"],
+                prompt=ctx.render(op.params["prompt"], **_values(ctx, best)),
+                problem=best.problem,
+                parents=[best],
+                attempt=attempt,
+            )
+            if _error_value(candidate) < _error_value(best) or not op.params["keep_if_better"]:
+                best = candidate
+            else:
+                ctx.state.add(replace(candidate, kept=False))
+        out.append(best)
+    return out
+
+
+def _passes(op: Op, calls: int, thoughts: list[Thought]) -> str | None:
+    kept = sum(t.kept for t in thoughts)
+    return f"{op.id}: {calls} pass{'es' if calls > 1 else ''}, {kept} kept"
+
+
+REFINE = register(
+    OpKind("refine", RefineParams, refine, _ONE_THOUGHT, reference_name="improve", retries=_passes)
+)
+
+
+class ValidateAndImproveParams(Params):
+    """Validate each thought (`Task.validate`); while invalid, improve it, at most `tries` times.
+
+    The last answer is passed on whether or not it is better (the paper's ValidateAndImprove).
+    """
+
+    prompt: str = "refine"
+    tries: int = Field(default=3, ge=1, le=100)
+
+
+async def validate_and_improve(ctx: RunContext, op: Op, inputs: list[Thought]) -> list[Thought]:
+    """Validate; while invalid, improve (at most `tries` times); pass on the last answer."""
+
+    async def one(item: int, source: Thought) -> Thought:
+        current = _validated(ctx, source)
+        for attempt in range(1, op.params["tries"] + 1):
+            if current.valid:
+                break
+            current = await ctx.thoughts.model_thought(
+                op,
+                thought_id=f"{op.id}:{item}.{attempt}",
+                kind=op.params["prompt"],
+                prompt=ctx.render(op.params["prompt"], **_values(ctx, current)),
+                problem=current.problem,
+                parents=[current],
+                attempt=attempt,
+            )
+            current = _validated(ctx, current)
+        return current
+
+    return await _together([one(i, t) for i, t in enumerate(inputs)])
+
+
+def _validated(ctx: RunContext, thought: Thought) -> Thought:
+    """Mark the thought validated; a task without `validate` accepts a perfect code score."""
+    if thought.content is None:
+        ok = False
+    elif isinstance(ctx.task, Validates):
+        ok = bool(ctx.task.validate(thought.problem, thought.content))
+    else:
+        scored = ctx.thoughts.rescore(
+            thought
+        )  # recorded, so the thought keeps the score it was judged by
+        ok = scored.score is not None and scored.score.perfect
+    return ctx.state.add(replace(ctx.state.thoughts[thought.id], validated=True, valid=ok))
+
+
+def _improvements(op: Op, calls: int, _thoughts: list[Thought]) -> str | None:
+    return f"{op.id}: {calls} improvement{'s' if calls > 1 else ''}"
+
+
+VALIDATE_AND_IMPROVE = register(
+    OpKind(
+        "validate_and_improve",
+        ValidateAndImproveParams,
+        validate_and_improve,
+        _ONE_THOUGHT,
+        retries=_improvements,
+    )
+)
+
+
+class ScoreParams(Params):
+    """Score input thoughts: `scorer="code"` (`Task.score`) or `"model"`.
+
+    The model scorer sends the task's `prompt` once with `samples` completions and averages the
+    parsed scores; use it only where code cannot check. `force` re-scores scored thoughts.
+    """
+
+    scorer: Literal["code", "model"] = "code"
+    samples: int = Field(default=1, ge=1, le=100)
+    prompt: str = "score"
+    force: bool = False
+
+    @classmethod
+    def prompt_of(cls, params: Mapping[str, Any]) -> str | None:
+        return None if params.get("scorer") == "code" else super().prompt_of(params)
+
+
+async def score(ctx: RunContext, op: Op, inputs: list[Thought]) -> list[Thought]:
+    if op.params["scorer"] == "code":
+        return [ctx.thoughts.rescore(t, force=op.params["force"]) for t in inputs]
+
+    async def by_model(item: int, thought: Thought) -> Thought:
+        if thought.score is not None and not op.params["force"]:
+            return thought
+        name = op.params["prompt"]
+        return await ctx.thoughts.model_scored(
+            op,
+            thought,
+            call_id=f"{op.id}:{item}.score",
+            kind=name,
+            prompt=ctx.render(name, **_values(ctx, thought)),
+            samples=op.params["samples"],
+        )
+
+    return await _together([by_model(i, t) for i, t in enumerate(inputs)])
+
+
+SCORE = register(
+    OpKind(
+        "score",
+        ScoreParams,
+        score,
+        _ONE_THOUGHT,
+        needs=lambda params: ModelScore if params["scorer"] == "model" else None,
+    )
+)
+
+
+class KeepBestParams(Params):
+    """Keep the `n` best input thoughts; ties go to the earlier input."""
+
+    n: int = Field(default=1, ge=1)
+    higher_is_better: bool = False
+
+
+async def keep_best(ctx: RunContext, op: Op, inputs: list[Thought]) -> list[Thought]:
+    sign = -1 if op.params["higher_is_better"] else 1
+    scored = [ctx.thoughts.rescore(t) for t in inputs]
+    ranked = sorted(enumerate(scored), key=lambda it: (sign * _error_value(it[1]), it[0]))
+    unique: dict[str, Thought] = {}
+    for _, thought in ranked:
+        unique.setdefault(thought.id, thought)
+    return list(unique.values())[: op.params["n"]]
+
+
+KEEP_BEST = register(
+    OpKind("keep_best", KeepBestParams, keep_best, reference_name="keep_best_n", in_place=True)
+)
+
+
+class KeepValidParams(Params):
+    """Keep only the input thoughts that parsed (and passed validation where validated)."""
+
+
+async def keep_valid(ctx: RunContext, op: Op, inputs: list[Thought]) -> list[Thought]:
+    return [t for t in inputs if t.valid]
+
+
+KEEP_VALID = register(OpKind("keep_valid", KeepValidParams, keep_valid, in_place=True))
+
+
+class GroundTruthParams(Params):
+    """Compare each input thought with `Task.reference`: recorded as `solved`, never used to choose."""  # noqa: E501 - one line in the schema
+
+
+async def ground_truth(ctx: RunContext, op: Op, inputs: list[Thought]) -> list[Thought]:
+    """Record whether each thought equals the reference answer; never changes what is passed on."""
+    out = []
+    for thought in inputs:
+        solved = thought.content is not None and thought.content == cast(
+            HasReference, ctx.task
+        ).reference(thought.problem)
+        out.append(ctx.state.add(replace(ctx.state.thoughts[thought.id], solved=solved)))
+    return out
+
+
+GROUND_TRUTH = register(
+    OpKind(
+        "ground_truth",
+        GroundTruthParams,
+        ground_truth,
+        reference_name="ground_truth_evaluator",
+        needs=lambda _params: HasReference,
+        in_place=True,
+    )
+)

@@ -1,0 +1,135 @@
+"""The result of a run: the best final thought, its score, the call counts and the run state."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from thoughtgraph.engine.graph import Graph
+from thoughtgraph.engine.state import RunState, Thought
+from thoughtgraph.spend.accounting import CALL_KINDS, Spend
+from thoughtgraph.spend.budget import Budget
+from thoughtgraph.spend.pricing import Price
+
+__all__ = ["CALL_KINDS", "Result", "calls_by_op", "count_calls"]
+
+
+@dataclass(repr=False)
+class Result:
+    """What `solve` returns. `status` is "clean" only when the final thought scores perfectly."""
+
+    output: Any
+    text: str
+    error_count: float
+    errors: list[str]
+    status: str
+    calls: int  # model calls the graph made (one prompt each, asking for n answers)
+    completions: int  # answers the run got, from the model or the answer cache
+    calls_by_kind: dict[str, int]
+    depth: int
+    wall_seconds: float
+    graph: Graph
+    state: RunState
+    model: str
+    simulated: bool
+    task: str
+    final: Thought
+    stop_reason: str | None = None  # None, "budget exhausted" or "fatal model error"
+    tokens: int = 0  # paid tokens (prompt + completion); cached answers are in `spend`
+    volume: int = 0  # model thoughts the final thought can be reached from (itself included)
+    latency: int = 0  # hops from the input to the final thought
+    stop_detail: str | None = None  # why it stopped, one line: "max_cost=$0.5 reached (...)"
+    spend: Spend = field(default_factory=Spend)  # calls, paid/cached, tokens, cost, saved
+    spend_by_kind: dict[str, Spend] = field(default_factory=dict)  # the same per call kind
+    budget: Budget = field(default_factory=Budget)
+    price: Price | None = None  # USD per million tokens; None: cost not known (counted as 0)
+
+    @property
+    def clean(self) -> bool:
+        return self.status == "clean"
+
+    def __repr__(self) -> str:
+        # short on purpose: asyncio may repr a finished task's result, and the full state of a
+        # large run takes seconds to print
+        return (
+            f"Result(status={self.status!r}, error_count={self.error_count:g}, "
+            f"calls={self.calls}, requests={self.requests}, output={_short(self.output)})"
+        )
+
+    def _repr_html_(self) -> str:
+        """Jupyter shows the summary table with the graph drawn below it."""
+        from thoughtgraph.viewer.jupyter import result_html
+
+        return result_html(self)
+
+    def _repr_markdown_(self) -> str:
+        from thoughtgraph.viewer.jupyter import result_markdown
+
+        return result_markdown(self)
+
+    @property
+    def cost(self) -> float:
+        return self.spend.cost
+
+    @property
+    def requests(self) -> int:
+        """HTTP requests sent to the model (retries and parallel singles included)."""
+        return self.spend.requests
+
+    @property
+    def paid_calls(self) -> int:
+        return self.spend.paid_calls
+
+    @property
+    def cached_calls(self) -> int:
+        return self.spend.cached_calls
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready summary (the full state is in `state.to_dict()`)."""
+        return {
+            "task": self.task,
+            "output": self.output,
+            "text": self.text,
+            "clean": self.clean,
+            "status": self.status,
+            "stop_reason": self.stop_reason,
+            "stop_detail": self.stop_detail,
+            "error_count": self.error_count,
+            "errors": self.errors,
+            "calls": self.calls,
+            "requests": self.requests,
+            "completions": self.completions,
+            "calls_by_kind": self.calls_by_kind,
+            "volume": self.volume,
+            "latency": self.latency,
+            **{key: value for key, value in self.spend.to_dict().items() if key != "calls"},
+            "spend_by_kind": {kind: s.to_dict() for kind, s in self.spend_by_kind.items()},
+            "budget": self.budget.to_dict(),
+            "price": None if self.price is None else self.price.to_dict(),
+            "depth": self.depth,
+            "wall_seconds": round(self.wall_seconds, 4),
+            "model": self.model,
+            "simulated": self.simulated,
+            "final_thought": self.final.id,
+            "graph": self.graph.to_dict(),
+        }
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def count_calls(state: RunState) -> dict[str, int]:
+    counts = Counter(call.kind for call in state.calls.values())
+    return {kind: counts.get(kind, 0) for kind in CALL_KINDS} | {
+        kind: n for kind, n in sorted(counts.items()) if kind not in CALL_KINDS
+    }
+
+
+def calls_by_op(state: RunState) -> dict[str, int]:
+    """Model calls per op id, in graph order (more than one means retries happened)."""
+    order = {op_id: i for i, op_id in enumerate(state.op_ids())}
+    counts = Counter(call.op_id for call in state.calls.values())
+    return {op: counts[op] for op in sorted(counts, key=order.__getitem__)}

@@ -1,0 +1,414 @@
+"""`solve` and `asolve`: run a Graph-of-Thoughts scheme on one problem and return a `Result`."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import logging
+import math
+import time
+from collections.abc import Coroutine
+from pathlib import Path
+from typing import Any
+
+from thoughtgraph import schemes
+from thoughtgraph.engine import kinds
+from thoughtgraph.engine.context import RunContext, template_for
+from thoughtgraph.engine.events import EventHandler
+from thoughtgraph.engine.executor import INTERRUPTED, execute
+from thoughtgraph.engine.gcpause import fewer_collections
+from thoughtgraph.engine.graph import Graph
+from thoughtgraph.engine.options import PreparedRun, RunOptions, check_whole
+from thoughtgraph.engine.result import Result, count_calls
+from thoughtgraph.engine.state import RunState, Score, Thought
+from thoughtgraph.errors import (
+    FatalModelError,
+    GraphError,
+    InputError,
+    RunInterrupted,
+    ThoughtgraphError,
+)
+from thoughtgraph.io.bounds import check_items
+from thoughtgraph.models.base import LanguageModel, ModelLike, as_model
+from thoughtgraph.models.cache import CachedModel
+from thoughtgraph.models.limits import RateLimitedModel
+from thoughtgraph.spend.accounting import spend, spend_by_kind
+from thoughtgraph.spend.budget import Meter
+from thoughtgraph.spend.pricing import Price
+from thoughtgraph.tasks import Task, get_task
+from thoughtgraph.tasks.base import check_parts, lacks
+
+logger = logging.getLogger("thoughtgraph")
+
+MOST_RETRIES = 100  # max_regenerations / max_extra_merges / max_refines: the graph schema's bound
+
+
+async def asolve(
+    task: str | Task,
+    input: Any,
+    model: ModelLike | None = "sim",
+    *,
+    parts: int | None = None,
+    max_regenerations: int = 2,
+    max_extra_merges: int = 1,
+    max_refines: int = 2,
+    concurrency: int = 16,
+    max_calls: int | None = None,
+    max_tokens: int | None = None,
+    max_cost: float | None = None,
+    price_in: float | None = None,
+    price_out: float | None = None,
+    cache: str | Path | None = None,
+    rpm: float | None = None,
+    tpm: float | None = None,
+    scheme: str | None = None,
+    graph: Graph | None = None,
+    on_event: EventHandler | None = None,
+    meter: Meter | None = None,
+) -> Result:
+    """Solve one problem with the spec's GoT pattern (or your own `graph`). Awaitable anywhere.
+
+    `model` is a spec string (`"sim"`, `"sim:error=0"`, `"openai:gpt-4o-mini"`), a
+    `LanguageModel`, or any function `prompt -> str` (sync or async). `scheme` picks a built-in
+    graph (`got`, `got_paper`, `io`, `cot`, `cot_sc`, `tot`, `tot2`); `graph` runs your own
+    instead. The caps apply to `got`.
+
+    Spending: `max_calls` (HTTP requests, retries and parallel singles included), `max_tokens`
+    (paid tokens) and `max_cost` (USD; needs a price) are checked before every request leaves;
+    when one is reached the best thought so far is returned with status "not clean" and
+    `stop_reason` "budget exhausted". `meter` is a budget shared with other runs (what
+    `evaluate` passes): its caps then apply instead. The price is
+    `price_in`/`price_out` (USD per million tokens) or the built-in table's for OpenAI models.
+    `cache` is an answer-cache file (SQLite): answers in it are free and a rerun resumes.
+    `rpm`/`tpm` cap requests/tokens per minute, and `concurrency` the calls in flight, for every
+    run in the process using the same model. A fatal model error (rejected key, unreachable
+    endpoint, bad request) stops the run and raises `FatalModelError` whose `result` holds the
+    run so far.
+    """
+    options = RunOptions(
+        concurrency, max_calls, max_tokens, max_cost, price_in, price_out, cache, rpm, tpm
+    )
+    if on_event is not None and not callable(on_event):
+        raise InputError(f"on_event must be a function of one event, got {type(on_event).__name__}")
+    with fewer_collections():  # the graph build too: a 10,000-op graph is 10,000 pydantic ops
+        prepared = prepare(
+            task,
+            input,
+            graph,
+            scheme=scheme,
+            parts=parts,
+            max_regenerations=max_regenerations,
+            max_extra_merges=max_extra_merges,
+            max_refines=max_refines,
+        )
+        return await run_prepared(
+            prepared, as_model(model), options, on_event=on_event, meter=meter
+        )
+
+
+async def run_prepared(
+    prepared: PreparedRun,
+    model: LanguageModel,
+    options: RunOptions,
+    *,
+    on_event: EventHandler | None = None,
+    meter: Meter | None = None,
+) -> Result:
+    """Run a prepared run with checked options: what `asolve` does after its checks (the CLI and
+    `evaluate` prepare once and call this). Raises `FatalModelError` as `asolve` does."""
+    with fewer_collections():  # see gcpause: the run's objects live until it ends
+        return await _run_prepared(prepared, model, options, on_event=on_event, meter=meter)
+
+
+async def _run_prepared(
+    prepared: PreparedRun,
+    model: LanguageModel,
+    options: RunOptions,
+    *,
+    on_event: EventHandler | None,
+    meter: Meter | None,
+) -> Result:
+    the_task, problem, graph = prepared.task, prepared.problem, prepared.graph
+    lm = model
+    _check_simulated(lm, the_task, problem)
+    price = options.price(_name(lm))
+    if options.rate_limited:
+        lm = _rate_limited(lm, options.rpm, options.tpm)
+    cached = CachedModel(lm, options.cache) if options.cache is not None else None
+    started = time.perf_counter()
+    try:
+        state, ctx = await execute(
+            graph,
+            the_task,
+            problem,
+            cached or lm,
+            concurrency=options.concurrency,
+            budget=options.budget,
+            price=price,
+            on_event=on_event,
+            meter=meter,
+        )
+    except asyncio.CancelledError as exc:  # Ctrl-C: the run so far rides on the cancellation
+        run = getattr(exc, "run", None)
+        if run is not None:
+            so_far, so_far_ctx = run
+            wall = time.perf_counter() - started
+            partial = _result(graph, so_far, so_far_ctx, the_task, problem, lm, price, wall)
+            exc.result = partial  # type: ignore[attr-defined]
+        raise
+    finally:
+        if cached is not None:
+            cached.close()
+    result = _result(graph, state, ctx, the_task, problem, lm, price, time.perf_counter() - started)
+    logger.info(
+        "%d model calls (%s); %s tokens paid%s; status %s",
+        result.calls,
+        ", ".join(f"{k} {v}" for k, v in result.calls_by_kind.items()),
+        f"{result.tokens:,}",
+        f", ${result.cost:.4f}" if price else "",
+        result.status,
+    )
+    if ctx.calls.stop_reason == "fatal model error":
+        error = FatalModelError(ctx.calls.stop_detail or "the model failed")
+        error.result = result
+        raise error
+    return result
+
+
+def _check_simulated(model: LanguageModel, task: Task, problem: Any) -> None:
+    """The simulated model plays only the built-in tasks: on a user's own task it would answer
+    as if asked to sort. A user's task is refused unless its description reads as one of them
+    (a from-scratch task that sorts is played)."""
+    from thoughtgraph.models.simulated import known_task
+    from thoughtgraph.tasks import TASKS
+
+    if not getattr(model, "simulated", False) or task.name in TASKS:
+        return
+    if known_task(task.describe(problem)) is None:
+        raise InputError(
+            f"the simulated model only plays the built-in tasks ({', '.join(sorted(TASKS))}), "
+            f"not {task.name!r}: give a real model (openai:MODEL) or a function prompt -> str"
+        )
+
+
+def _rate_limited(model: LanguageModel, rpm: float | None, tpm: float | None) -> LanguageModel:
+    try:
+        return RateLimitedModel(model, rpm, tpm)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+
+
+def _result(
+    graph: Graph,
+    state: RunState,
+    ctx: RunContext,
+    task: Task,
+    problem: Any,
+    model: LanguageModel,
+    price: Price | None,
+    wall: float,
+) -> Result:
+    final = _final_thought(graph, state, task, problem)
+    score = _whole_score(task, problem, final)
+    output = final.content
+    if score is None:
+        reason = (
+            "no model answer arrived before the run stopped"
+            if final.id == "input"
+            else "the final answer could not be parsed"
+        )
+        score = task.score_unparsed(problem, reason)
+        output = None  # the input of most tasks is not an answer
+    metrics = state.metrics_of(final.id)
+    total = spend(state.calls.values(), price)
+    return Result(
+        output=output,
+        text="" if output is None and final.id == "input" else final.text,
+        error_count=score.value,
+        errors=list(score.errors),
+        # the spec: a run stopped by its budget (or a fatal error) is "not clean", whatever it holds
+        status="clean" if score.perfect and ctx.calls.stop_reason is None else "not clean",
+        calls=len(state.calls),
+        completions=sum(len(c.texts) for c in state.calls.values()),
+        calls_by_kind=count_calls(state),
+        volume=metrics.volume,
+        latency=metrics.latency,
+        depth=_depth(state),
+        wall_seconds=wall,
+        graph=graph,
+        state=state,
+        model=getattr(model, "name", type(model).__name__),
+        simulated=bool(getattr(model, "simulated", False)),
+        task=task.name,
+        final=final,
+        stop_reason=ctx.calls.stop_reason,
+        stop_detail=ctx.calls.stop_detail,
+        tokens=total.tokens,
+        spend=total,
+        spend_by_kind=spend_by_kind(state, price),
+        budget=ctx.calls.budget,
+        price=price,
+    )
+
+
+def prepare(
+    task: str | Task,
+    input: Any,
+    graph: Graph | None = None,
+    *,
+    scheme: str | None = None,
+    parts: int | None = None,
+    max_regenerations: int = 2,
+    max_extra_merges: int = 1,
+    max_refines: int = 2,
+) -> PreparedRun:
+    """Check the input and the graph's options and build the graph: everything that happens
+    before a call, once (the CLI prepares, shows the graph, then runs it with `run_prepared`)."""
+    check_whole("parts", parts, 1)
+    for name, value in (
+        ("max_regenerations", max_regenerations),
+        ("max_extra_merges", max_extra_merges),
+        ("max_refines", max_refines),
+    ):
+        check_whole(name, value, 0, most=MOST_RETRIES, required=True)
+    if graph is not None and not isinstance(graph, Graph):
+        raise InputError(
+            f"graph must be a thoughtgraph.Graph (use Graph.load(path) for a file), "
+            f"got {type(graph).__name__}"
+        )
+    if graph is not None and scheme is not None:
+        raise InputError("give either a scheme or a graph, not both")
+    if graph is not None and parts is not None:
+        raise InputError("parts applies to a built-in scheme; a graph sets its own parts")
+    scheme = "got" if scheme is None else scheme  # '' is an unknown scheme, not the default
+    the_task = get_task(task)
+    try:
+        problem = the_task.parse_input(input)
+        check_items(len(problem))  # before a graph is built for it
+        the_task.render(problem)  # a prompt must be able to show it (a 10^5000 int cannot)
+    except ThoughtgraphError:
+        raise
+    except (ValueError, TypeError, OverflowError, RecursionError) as exc:
+        raise InputError(f"the input could not be read: {_first_line(exc)}") from None
+    if graph is None:
+        options = {}
+        if scheme == "got":
+            parts = the_task.default_parts(problem) if parts is None else parts
+            options = {
+                "max_regenerations": max_regenerations,
+                "max_extra_merges": max_extra_merges,
+                "max_refines": max_refines,
+            }
+        if parts is not None and scheme not in ("got", "got_paper"):
+            raise InputError(f"parts applies to the got and got_paper schemes, not {scheme!r}")
+        if parts is not None:
+            check_parts(parts, len(problem))
+        graph = schemes.build(scheme, the_task.name, len(problem), parts=parts, **options)
+    check_graph(graph, the_task, problem)
+    return PreparedRun(the_task, problem, graph)
+
+
+def _first_line(exc: BaseException) -> str:
+    """The exception's message cut to one short line (Python's own advice left out)."""
+    return str(exc).split(";")[0].splitlines()[0][:200] if str(exc) else type(exc).__name__
+
+
+def check_graph(graph: Graph, task: Task, problem: Any) -> None:
+    """Refuse, before any call, a graph this task cannot run (unknown prompt, a capability the
+    task lacks, too many parts)."""
+    filled: set[tuple[str, str]] = set()  # (kind, prompt) pairs already checked: a big graph
+    for op in graph.ops:  # repeats a few
+        kind = kinds.get(op.kind)
+        try:
+            capability = kind.capability(op.params)
+            missing = lacks(task, capability) if capability is not None else None
+            if missing:
+                raise GraphError(
+                    f"a {op.kind} op here needs {missing}, which task {task.name!r} lacks"
+                )
+            prompt = op.prompt
+            if prompt is not None and (op.kind, prompt) not in filled:
+                needed = template_for(task, prompt, graph.templates).variables - kind.fills
+                if needed:
+                    raise GraphError(
+                        f"prompt {prompt!r} needs {', '.join(sorted(needed))}, which a "
+                        f"{op.kind} op does not fill (it fills: {', '.join(sorted(kind.fills))})"
+                    )
+                filled.add((op.kind, prompt))
+            kind.check_problem(op.params, problem)
+        except ThoughtgraphError as exc:
+            raise GraphError(f"op {op.id!r}: {exc}") from None
+
+
+def solve(task: str | Task, input: Any, model: ModelLike | None = "sim", **options: Any) -> Result:
+    """Synchronous `asolve`. Inside a running event loop (Jupyter) it runs in a helper thread.
+
+    Ctrl-C raises `RunInterrupted` (a `KeyboardInterrupt`) whose `result` is the run so far.
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        result = asyncio.run(keep_partial(asolve(task, input, model, **options)))
+    else:
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            coro = keep_partial(asolve(task, input, model, **options))
+            result = pool.submit(asyncio.run, coro).result()
+    if result.stop_reason == INTERRUPTED:
+        raise RunInterrupted(result)
+    return result
+
+
+async def keep_partial(run: Coroutine[Any, Any, Result]) -> Result:
+    """The run's result, or on Ctrl-C the run so far (stop reason "interrupted") instead of a
+    bare cancellation: the caller reports what was kept, then stops."""
+    try:
+        return await run
+    except asyncio.CancelledError as exc:
+        partial = getattr(exc, "result", None)
+        if partial is None:
+            raise
+        return partial
+
+
+def _final_thought(graph: Graph, state: RunState, task: Task, problem: Any) -> Thought:
+    """The output op's best thought; if the run stopped early, the best thought so far.
+
+    "Best so far" is judged against the whole problem, so a complete merge beats a lone part.
+    With no usable answer at all the input thought comes back, unscorable as an answer for most
+    tasks (output None), always "not clean".
+    """
+    outputs = state.outputs(graph.output.id) if state.ops[graph.output.id].status == "done" else []
+    if outputs:
+        return min(outputs, key=lambda t: _rank(task, problem, t))
+    not_answers = {op.id for op in graph.ops if not kinds.get(op.kind).makes_answers}
+    answers = [
+        t
+        for t in state.thoughts.values()
+        if t.call_id and t.content is not None and t.op_id not in not_answers
+    ]
+    # model work first: with no answer at all the input itself comes back (not clean)
+    return min(answers or [state.thoughts["input"]], key=lambda t: _rank(task, problem, t))
+
+
+def _rank(task: Task, problem: Any, thought: Thought) -> tuple[float, int, str]:
+    score = _whole_score(task, problem, thought)
+    return (math.inf if score is None else score.value, -thought.round, thought.id)
+
+
+def _whole_score(task: Task, problem: Any, thought: Thought) -> Score | None:
+    """The thought's score as an answer to the whole problem; None if it cannot be one."""
+    if thought.content is None:
+        return None
+    try:
+        return task.score(problem, thought.content)
+    except (TypeError, ValueError, AttributeError, KeyError):  # not shaped like an answer
+        return None
+
+
+def _depth(state: RunState) -> int:
+    """Model rounds on the critical path: the latest round any op finished at."""
+    return max((op.end_round for op in state.ops.values()), default=0)
+
+
+def _name(model: Any) -> str:
+    return getattr(model, "name", None) or type(model).__name__

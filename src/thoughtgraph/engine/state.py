@@ -1,0 +1,354 @@
+"""Thoughts, scores, model calls and the run state (the paper's Graph Reasoning State).
+
+Everything here is plain data. Ids are structural (derived from the op id, the item and the
+attempt), never from completion order, so the same graph and the same answers give the same state.
+The JSON export is the trace format (`tracefile.py`: its version and its one reader).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from thoughtgraph.engine.metrics import ThoughtMetrics, metrics_of, thought_metrics
+from thoughtgraph.errors import InputError
+from thoughtgraph.io.tracefile import TRACE_VERSION, VERSION_KEY, read_trace, upgrade
+
+
+@dataclass(frozen=True, slots=True)
+class Score:
+    """A code (or model) judgement of a thought: `value` is an error count, 0 is perfect."""
+
+    value: float
+    errors: tuple[str, ...] = ()
+
+    @property
+    def perfect(self) -> bool:
+        return self.value == 0 and not self.errors
+
+
+@dataclass(frozen=True, slots=True)
+class Thought:
+    """One node of the graph of thoughts: an input, a part, a model answer or a code result."""
+
+    id: str
+    op_id: str
+    kind: str  # "input", "split", "part", "merge", "refine", ... (the op kind or prompt kind)
+    content: Any  # parsed content (task specific), None when the answer could not be parsed
+    text: str  # the model's raw answer, or the rendered content for code-made thoughts
+    problem: Any = None  # the sub-problem this thought answers (used to score it)
+    parents: tuple[str, ...] = ()
+    previous_attempt: str | None = None
+    attempt: int = 1
+    score: Score | None = None
+    valid: bool = True  # False when the answer could not be parsed or failed validation
+    validated: bool = False  # True once a validate op checked it
+    solved: bool | None = None  # set by ground_truth: equal to the task's reference answer
+    prompt: str | None = None
+    call_id: str | None = None
+    round: int = 0  # model rounds on the critical path until this thought existed
+    kept: bool = True  # False for attempts that lost to a better one
+
+    @property
+    def error_count(self) -> float | None:
+        return None if self.score is None else self.score.value
+
+    def with_score(self, score: Score | None) -> Thought:
+        return replace(self, score=score)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Thought:
+        data = dict(data)
+        value, errors = data.pop("score"), data.pop("errors", [])
+        data.pop("volume", None), data.pop("latency", None)
+        data["parents"] = tuple(data.get("parents", ()))
+        score = None if value is None else Score(value, tuple(errors))
+        return cls(**data, score=score)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["parents"] = list(self.parents)
+        data["score"] = None if self.score is None else self.score.value
+        data["errors"] = [] if self.score is None else list(self.score.errors)
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+NO_USAGE = Usage()
+
+
+def usage_of(prompt_tokens: int, completion_tokens: int) -> Usage:
+    """A `Usage`, the zero one shared: every call of a simulated or cached run records two
+    (usage and saved), and they are frozen."""
+    if prompt_tokens == 0 and completion_tokens == 0:
+        return NO_USAGE
+    return Usage(prompt_tokens, completion_tokens)
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One model request, recorded before its answer is used.
+
+    `usage` and `cost` are what this run paid; answers served from the cache are counted in
+    `saved` instead, so budgets and totals count only paid tokens.
+    """
+
+    id: str
+    op_id: str
+    kind: str  # prompt kind: "part", "merge", "refine", ...
+    prompt: str
+    texts: tuple[str, ...]
+    started: float  # seconds since the run started
+    ended: float
+    usage: Usage = field(default_factory=Usage)
+    error: str | None = None
+    n: int = 1  # completions asked for
+    cached: bool = False  # every answer came from the answer cache (nothing was paid)
+    saved: Usage = field(default_factory=Usage)  # tokens of answers served from the cache
+    cost: float = 0.0  # USD paid for this call (0 without a price, and for cached answers)
+    requests: int = 0  # HTTP requests it sent (retries and parallel singles included)
+    attempts: tuple[dict[str, Any], ...] = ()  # each request's outcome (see ledger.Attempt)
+
+    @property
+    def latency(self) -> float:
+        return self.ended - self.started
+
+    @property
+    def received(self) -> int:
+        """Completions the model delivered (answers from the cache not included)."""
+        return sum(int(a.get("answers") or 0) for a in self.attempts)
+
+    @property
+    def unknown_tokens(self) -> int:
+        """Requests whose tokens are unknown (timed out: possibly billed, never reported)."""
+        return sum(a.get("prompt_tokens") is None for a in self.attempts)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["texts"] = list(self.texts)
+        data["attempts"] = [dict(a) for a in self.attempts]
+        data["latency"] = round(self.latency, 6)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Call:
+        data = dict(data)
+        data.pop("latency", None)
+        data["texts"] = tuple(data.get("texts", ()))
+        data["usage"] = Usage(**data.get("usage", {}))
+        data["saved"] = Usage(**data.get("saved", {}))
+        if "requests" not in data:  # a trace from before requests were counted
+            cached = bool(data.get("cached"))
+            data["requests"] = 0 if cached else 1
+            answers = 0 if cached else len(data["texts"])
+            data["attempts"] = () if cached else ({"outcome": "ok", "answers": answers},)
+        data["attempts"] = tuple(dict(a) for a in data.get("attempts", ()))
+        return cls(**data)
+
+
+@dataclass(slots=True)
+class OpRecord:
+    """What happened to one op during a run."""
+
+    id: str
+    kind: str
+    status: str = "pending"  # pending, running, done, stopped (budget or fatal error), failed
+    outputs: list[str] = field(default_factory=list)  # ids of the thoughts passed on
+    end_round: int = 0
+    started: float | None = None
+    ended: float | None = None
+
+
+class RunState:
+    """Every thought, op and call of one run. Export order is deterministic (graph order, ids).
+
+    `graph` is the graph as JSON-able data. A run hands in the `Graph` itself (anything with
+    `to_dict()` and `ops`), turned into data on first use: for a 10,000-op graph that data is a
+    sixth of the run's memory and a few percent of its time, and most runs write no trace."""
+
+    def __init__(
+        self,
+        graph: Any,
+        ops: dict[str, OpRecord] | None = None,
+        thoughts: dict[str, Thought] | None = None,
+        calls: dict[str, Call] | None = None,
+        cost: float = 0.0,  # money spent on calls, when the model has a price
+    ) -> None:
+        self._graph = graph
+        self.ops: dict[str, OpRecord] = {} if ops is None else ops
+        self.thoughts: dict[str, Thought] = {} if thoughts is None else thoughts
+        self.calls: dict[str, Call] = {} if calls is None else calls
+        self.cost = cost
+
+    @property
+    def graph(self) -> dict[str, Any]:
+        if not isinstance(self._graph, dict):
+            self._graph = self._graph.to_dict()
+        return self._graph
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, RunState):
+            return NotImplemented
+        return (self.graph, self.ops, self.thoughts, self.calls, self.cost) == (
+            other.graph,
+            other.ops,
+            other.thoughts,
+            other.calls,
+            other.cost,
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as the dataclass it was
+
+    def op_ids(self) -> list[str]:
+        """The graph's op ids in graph order (without building the graph's data)."""
+        if isinstance(self._graph, dict):
+            return [op["id"] for op in self._graph.get("ops", [])]
+        return [op.id for op in self._graph.ops]
+
+    def __repr__(self) -> str:
+        return (
+            f"RunState({len(self.ops)} ops, {len(self.thoughts)} thoughts, {len(self.calls)} calls)"
+        )
+
+    def add(self, thought: Thought) -> Thought:
+        self.thoughts[thought.id] = thought
+        return thought
+
+    def outputs(self, op_id: str) -> list[Thought]:
+        return [self.thoughts[t] for t in self.ops[op_id].outputs]
+
+    def edges(self) -> list[tuple[str, str]]:
+        """Thought-to-thought dependencies, including attempt-to-attempt."""
+        pairs: list[tuple[str, str]] = []
+        for thought in self._ordered_thoughts():
+            pairs.extend((p, thought.id) for p in thought.parents)
+            if thought.previous_attempt:
+                pairs.append((thought.previous_attempt, thought.id))
+        return pairs
+
+    def _op_order(self) -> dict[str, int]:
+        return {op_id: i for i, op_id in enumerate(self.op_ids())}
+
+    def _ordered_thoughts(self) -> list[Thought]:
+        order = self._op_order()
+        return sorted(
+            self.thoughts.values(), key=lambda t: (order.get(t.op_id, -1), _natural(t.id))
+        )
+
+    def metrics(self) -> dict[str, ThoughtMetrics]:
+        return thought_metrics(self._ordered_thoughts())
+
+    def metrics_of(self, thought_id: str) -> ThoughtMetrics:
+        """One thought's volume and latency (`metrics()[thought_id]`, from its ancestors only)."""
+        return metrics_of(thought_id, self.thoughts)
+
+    def to_dict(self) -> dict[str, Any]:
+        order = self._op_order()
+        metrics = self.metrics()
+        thoughts = []
+        for thought in self._ordered_thoughts():
+            data = thought.to_dict()
+            data["volume"], data["latency"] = (
+                metrics[thought.id].volume,
+                metrics[thought.id].latency,
+            )
+            thoughts.append(data)
+        return {
+            VERSION_KEY: TRACE_VERSION,
+            "graph": self.graph,
+            "ops": [asdict(op) for op in sorted(self.ops.values(), key=lambda o: order[o.id])],
+            "thoughts": thoughts,
+            "calls": [
+                c.to_dict()
+                for c in sorted(
+                    self.calls.values(), key=lambda c: (order.get(c.op_id, -1), _natural(c.id))
+                )
+            ],
+            "edges": [list(e) for e in self.edges()],
+            "cost": self.cost,
+            "output_graph": self.output_graph(),
+        }
+
+    def output_graph(self) -> list[dict[str, Any]]:
+        """The reference implementation's `output_graph` layout: one entry per op, then totals."""
+        entries: list[dict[str, Any]] = []
+        for op in self.graph.get("ops", []):
+            record = self.ops.get(op["id"])
+            thoughts = [self.thoughts[t] for t in (record.outputs if record else [])]
+            entry: dict[str, Any] = {
+                "operation": _reference_name(op["kind"]),
+                "op_id": op["id"],
+                "thoughts": [{"id": t.id, "current": t.content, "text": t.text} for t in thoughts],
+            }
+            if any(t.score is not None for t in thoughts):
+                entry["scored"] = [t.score is not None for t in thoughts]
+                entry["scores"] = [None if t.score is None else t.score.value for t in thoughts]
+            if any(t.validated for t in thoughts):
+                entry["validated"] = [t.validated for t in thoughts]
+                entry["validity"] = [t.valid for t in thoughts]
+            if any(t.solved is not None for t in thoughts):
+                entry["compared_to_ground_truth"] = [t.solved is not None for t in thoughts]
+                entry["problem_solved"] = [bool(t.solved) for t in thoughts]
+            entries.append(entry)
+        entries.append(
+            {
+                "prompt_tokens": sum(c.usage.prompt_tokens for c in self.calls.values()),
+                "completion_tokens": sum(c.usage.completion_tokens for c in self.calls.values()),
+                "cost": self.cost,
+            }
+        )
+        return entries
+
+    def save(self, path: str | Path) -> None:
+        """Write the run state as a trace (`tracefile`)."""
+        Path(path).write_text(json.dumps(self.to_dict(), indent=1, default=str) + "\n")
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], where: str = "the trace") -> RunState:
+        """Rebuild a run state from a trace of any version `tracefile` reads."""
+        data = upgrade(data, where)
+        try:
+            state = cls(graph=data["graph"], cost=data.get("cost", 0.0))
+            state.ops = {op["id"]: OpRecord(**op) for op in data.get("ops", [])}
+            state.thoughts = {t["id"]: Thought.from_dict(t) for t in data["thoughts"]}
+            state.calls = {c["id"]: Call.from_dict(c) for c in data.get("calls", [])}
+        except (KeyError, TypeError, ValueError) as exc:
+            why = f"no {exc}" if isinstance(exc, KeyError) else str(exc)
+            raise InputError(f"{where} cannot be read as a run state ({why})") from None
+        return state
+
+    @classmethod
+    def load(cls, path: str | Path) -> RunState:
+        """Load a run state written by `save` or by the CLI's `--trace` (any version read)."""
+        return cls.from_dict(read_trace(path), str(path))
+
+
+def _reference_name(kind: str) -> str:
+    """The reference implementation's OperationType name of an op kind (its plotting scripts
+    read `output_graph`); a kind unknown here keeps its own name."""
+    from thoughtgraph.engine import (
+        kinds,  # pydantic: loaded when a run needs it, not by `import state`
+    )
+
+    known = kinds.all_kinds()
+    return known[kind].reference_name if kind in known else kind
+
+
+_DIGITS = re.compile(r"(\d+)")
+
+
+def _natural(text: str) -> list[Any]:
+    """Sort key that puts 'part_10' after 'part_9'."""
+    return [int(tok) if tok.isdigit() else tok for tok in _DIGITS.split(text)]

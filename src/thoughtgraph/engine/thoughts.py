@@ -1,0 +1,207 @@
+"""The thought factory: turns model answers (and code results) into scored thoughts.
+
+It asks through the call gateway (`gateway.py`), parses and scores each answer in code, records
+the thought in the run state and works out its round: the model rounds on the critical path
+before it. An op starts in the round its latest input op ended in; its k-th sequential attempt
+(a regeneration, a refine pass) ends k rounds later, and a code thought sits in the round of the
+latest parent its own op made (else in the op's start round). The ops never pass rounds around,
+so a thought's round depends only on the graph and on which attempts were made, never on the
+order in which calls complete.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, cast
+
+from thoughtgraph.engine.gateway import CallGateway
+from thoughtgraph.engine.graph import Op
+from thoughtgraph.engine.state import RunState, Score, Thought
+from thoughtgraph.errors import ModelError
+from thoughtgraph.tasks.base import ModelScore, ParseError, Task, model_score, parse_answer
+
+
+class ThoughtFactory:
+    """Every thought an op makes is made here, so ids, scores and rounds follow one rule."""
+
+    def __init__(self, task: Task, state: RunState, gateway: CallGateway) -> None:
+        self.task, self.state, self.gateway = task, state, gateway
+        self._end_rounds: dict[str, int] = {}  # the latest model round each op reached
+
+    # --- rounds -----------------------------------------------------------------------------
+    def start_round(self, op: Op) -> int:
+        """An op starts once all its inputs are done: in the round the latest of them ended."""
+        return max((self.state.ops[i].end_round for i in op.inputs), default=0)
+
+    def end_round(self, op: Op) -> int:
+        """The round the op ended in: its start, or its latest model round."""
+        return max(self.start_round(op), self._end_rounds.get(op.id, 0))
+
+    def _reached(self, op: Op, round_: int) -> None:
+        self._end_rounds[op.id] = max(self._end_rounds.get(op.id, 0), round_)
+
+    # --- thoughts from the model ------------------------------------------------------------
+    async def model_thoughts(
+        self,
+        op: Op,
+        *,
+        call_id: str,
+        thought_ids: Sequence[str],
+        kind: str,
+        prompt: str,
+        problem: Any,
+        parents: Sequence[Thought],
+        previous: Thought | None = None,
+        attempt: int = 1,
+    ) -> list[Thought]:
+        """One request for len(thought_ids) answers; each is parsed and scored in code.
+
+        A failed call or a missing answer becomes a scored failure, never an exception (budget
+        caps aside), so an op's retry logic can decide what to do next. `attempt` is the op's
+        sequential attempt at this item: the answers end that many rounds after the op started.
+        """
+        try:
+            texts: tuple[str, ...] = await self.gateway.ask(
+                op, call_id, kind, prompt, len(thought_ids)
+            )
+            # read only for a missing answer: worked out when one is missing
+            failure = "" if len(texts) >= len(thought_ids) else self._shortfall(call_id)
+        except ModelError as exc:
+            texts, failure = (), f"the model call failed: {exc}"
+        round_ = self.start_round(op) + attempt
+        made = []
+        for index, thought_id in enumerate(thought_ids):
+            text = texts[index] if index < len(texts) else None
+            content, score, valid = self.judge(problem, text, failure, prompt)
+            thought = Thought(
+                id=thought_id,
+                op_id=op.id,
+                kind=kind,
+                content=content,
+                text=text or "",
+                problem=problem,
+                parents=tuple(p.id for p in parents),
+                previous_attempt=previous.id if previous else None,
+                attempt=attempt,
+                score=score,
+                valid=valid,
+                prompt=prompt,
+                call_id=call_id,
+                round=round_,
+            )
+            made.append(self._made(op, thought))
+            if self.gateway.on_event is not None:
+                self.gateway.emit(
+                    "thought",
+                    op.id,
+                    thought_id=thought.id,
+                    kind=kind,
+                    score=None if score is None else score.value,
+                    attempt=attempt,
+                )
+        return made
+
+    async def model_thought(self, op: Op, *, thought_id: str, **kwargs: Any) -> Thought:
+        """One request for one answer; the call shares the thought's id."""
+        return (
+            await self.model_thoughts(op, call_id=thought_id, thought_ids=[thought_id], **kwargs)
+        )[0]
+
+    def model_answer(
+        self,
+        op: Op,
+        *,
+        call_id: str,
+        kind: str,
+        prompt: str,
+        text: str,
+        content: Any,
+        problem: Any,
+        parents: Sequence[Thought],
+        score: Score,
+    ) -> Thought:
+        """A first-attempt answer the op parsed itself (a model's split), scored by the op."""
+        thought = Thought(
+            id=call_id,
+            op_id=op.id,
+            kind=kind,
+            content=content,
+            text=text,
+            problem=problem,
+            parents=tuple(p.id for p in parents),
+            score=score,
+            valid=score.perfect,
+            prompt=prompt,
+            call_id=call_id,
+            round=self.start_round(op) + 1,
+        )
+        return self._made(op, thought)
+
+    async def model_scored(
+        self, op: Op, thought: Thought, *, call_id: str, kind: str, prompt: str, samples: int
+    ) -> Thought:
+        """The thought re-scored by the model (`samples` answers averaged); a failed call leaves
+        it the worst score. One round after the op started."""
+        try:
+            texts = await self.gateway.ask(op, call_id, kind, prompt, samples)
+        except ModelError:
+            texts = ()
+        score = model_score(cast(ModelScore, self.task), texts)
+        self._reached(op, self.start_round(op) + 1)
+        return self.state.add(thought.with_score(score))
+
+    def _shortfall(self, call_id: str) -> str:
+        """Why a call gave fewer answers than asked: the last of its requests that failed."""
+        call = self.state.calls.get(call_id)
+        errors = [a.get("error") for a in call.attempts if a.get("error")] if call else []
+        reason = f": {errors[-1]}" if errors else ""
+        return f"the model gave fewer answers than asked for{reason}"
+
+    def judge(
+        self, problem: Any, text: str | None, failure: str, prompt: str = ""
+    ) -> tuple[Any, Score | None, bool]:
+        """Parse and score one answer in code: (content, score, valid)."""
+        if text is None:
+            return None, self.task.score_unparsed(problem, failure), False
+        try:
+            content = parse_answer(self.task, text, problem, prompt)
+        except ParseError as exc:
+            return None, self.task.score_unparsed(problem, str(exc)), False
+        except (ValueError, TypeError, OverflowError, RecursionError) as exc:
+            # a parser that chokes on a degenerate answer must not lose the run's paid work
+            reason = f"the answer could not be parsed ({type(exc).__name__}: {str(exc)[:200]})"
+            return None, self.task.score_unparsed(problem, reason), False
+        return content, self.task.score(problem, content), True
+
+    def _made(self, op: Op, thought: Thought) -> Thought:
+        """Record a model-made thought; it moves its op's end round."""
+        self._reached(op, thought.round)
+        return self.state.add(thought)
+
+    # --- thoughts from code -----------------------------------------------------------------
+    def code_thought(
+        self, op: Op, thought_id: str, content: Any, problem: Any, parents: Sequence[Thought]
+    ) -> Thought:
+        """A thought made in code (a part of a split, inputs joined): no round of its own."""
+        own = [p.round for p in parents if p.op_id == op.id]
+        thought = Thought(
+            id=thought_id,
+            op_id=op.id,
+            kind=op.kind,
+            content=content,
+            text=self.task.render(content),
+            problem=problem,
+            parents=tuple(p.id for p in parents),
+            round=max(own, default=self.start_round(op)),
+        )
+        return self.state.add(thought)
+
+    def rescore(self, thought: Thought, force: bool = False) -> Thought:
+        """Score a thought in code (kept as is when already scored, unless `force`)."""
+        if thought.score is not None and not force:
+            return thought
+        if thought.content is None:
+            score: Score | None = self.task.score_unparsed(thought.problem, "no content to score")
+        else:
+            score = self.task.score(thought.problem, thought.content)
+        return self.state.add(thought.with_score(score))

@@ -1,0 +1,1 @@
+"""Files thoughtgraph reads and writes: traces, event logs, strict YAML/JSON loading, bounds."""

@@ -1,0 +1,225 @@
+"""OpenTelemetry spans for a run, built from its events (the optional `[otel]` extra).
+
+One span per run (`invoke_workflow thoughtgraph`), one per op, one per model call
+(`text_completion MODEL`, kind CLIENT), nested run > op > call, with the GenAI semantic-convention
+attribute names, so any OpenTelemetry backend shows a run as an LLM workflow. Off unless
+configured: nothing here is imported by the core, and `opentelemetry` is imported only when a
+`SpanHandler` is made.
+
+    handler = SpanHandler()                      # the global tracer provider
+    thoughtgraph.solve("sorting", numbers, on_event=handler)
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+from thoughtgraph.engine.events import Event
+from thoughtgraph.errors import InputError
+
+# GenAI semantic-convention attribute names (opentelemetry.semconv._incubating gen_ai_attributes).
+OPERATION = "gen_ai.operation.name"
+PROVIDER = "gen_ai.provider.name"
+REQUEST_MODEL = "gen_ai.request.model"
+CHOICE_COUNT = "gen_ai.request.choice.count"
+PROMPT_NAME = "gen_ai.prompt.name"
+INPUT_TOKENS = "gen_ai.usage.input_tokens"
+OUTPUT_TOKENS = "gen_ai.usage.output_tokens"
+WORKFLOW_NAME = "gen_ai.workflow.name"
+ERROR_TYPE = "error.type"
+
+INSTALL_HINT = "OpenTelemetry is not installed: pip install 'thoughtgraph[otel]'"
+
+
+def _api() -> Any:
+    try:
+        from opentelemetry import trace
+    except ImportError:
+        raise InputError(INSTALL_HINT) from None
+    return trace
+
+
+class SpanHandler:
+    """An event handler that opens and closes spans as the run's events arrive.
+
+    Spans are started and ended at the moment of the event, so their times are the run's own.
+    Use one handler per run at a time. `call_finished` events carrying `prompt_tokens` and
+    `completion_tokens` (or `input_tokens`/`output_tokens`) fill the usage attributes.
+    """
+
+    def __init__(
+        self,
+        tracer_provider: Any = None,
+        *,
+        operation: str = "text_completion",
+        workflow: str = "thoughtgraph",
+    ) -> None:
+        from thoughtgraph import __version__
+
+        self._trace = _api()
+        self._tracer = self._trace.get_tracer(
+            "thoughtgraph", __version__, tracer_provider=tracer_provider
+        )
+        self.operation, self.workflow = operation, workflow
+        self._provider = tracer_provider
+        self._run: Any = None
+        self._ops: dict[str, Any] = {}
+        self._calls: dict[str, Any] = {}
+        self._model = "model"
+
+    # --- dispatch ------------------------------------------------------------------------
+    def __call__(self, event: Event) -> None:
+        handler = getattr(self, f"_on_{event.kind}", None)
+        if handler is not None:
+            handler(event)
+
+    def _child_of(self, span: Any) -> Any:
+        return None if span is None else self._trace.set_span_in_context(span)
+
+    def _on_run_started(self, event: Event) -> None:
+        self._model = str(event.data.get("model", "model"))
+        graph = event.data.get("graph") or {}
+        self._run = self._tracer.start_span(
+            f"invoke_workflow {self.workflow}",
+            attributes={
+                OPERATION: "invoke_workflow",
+                WORKFLOW_NAME: self.workflow,
+                REQUEST_MODEL: self._model,
+                PROVIDER: _provider(self._model),
+                "thoughtgraph.engine.graph.ops": len(graph.get("ops", [])),
+            },
+        )
+
+    def _on_op_started(self, event: Event) -> None:
+        op_id = event.op_id or "?"
+        self._ops[op_id] = self._tracer.start_span(
+            f"op {op_id}",
+            context=self._child_of(self._run),
+            attributes={
+                "thoughtgraph.op.id": op_id,
+                "thoughtgraph.op.kind": str(event.data.get("kind", "")),
+            },
+        )
+
+    def _on_call_started(self, event: Event) -> None:
+        data = event.data
+        attributes: dict[str, Any] = {
+            OPERATION: self.operation,
+            REQUEST_MODEL: self._model,
+            PROVIDER: _provider(self._model),
+            PROMPT_NAME: str(data.get("kind", "")),
+            "thoughtgraph.call.id": str(data.get("call_id", "")),
+            "thoughtgraph.op.id": event.op_id or "",
+        }
+        if data.get("n", 1) != 1:
+            attributes[CHOICE_COUNT] = int(data["n"])
+        parent = self._ops.get(event.op_id or "", self._run)
+        self._calls[str(data.get("call_id"))] = self._tracer.start_span(
+            f"{self.operation} {self._model}",
+            context=self._child_of(parent),
+            kind=self._trace.SpanKind.CLIENT,
+            attributes=attributes,
+        )
+
+    def _on_call_finished(self, event: Event) -> None:
+        span = self._calls.pop(str(event.data.get("call_id")), None)
+        if span is None:
+            return
+        data = event.data
+        for name, keys in (
+            (INPUT_TOKENS, ("prompt_tokens", "input_tokens")),
+            (OUTPUT_TOKENS, ("completion_tokens", "output_tokens")),
+        ):
+            value = next((data[k] for k in keys if data.get(k) is not None), None)
+            if value is not None:
+                span.set_attribute(name, int(value))
+        for key in ("tokens", "cached", "latency", "cost"):
+            if data.get(key) is not None:
+                span.set_attribute(f"thoughtgraph.call.{key}", data[key])
+        if data.get("error"):
+            span.set_attribute(ERROR_TYPE, "ModelError")
+            span.set_status(self._trace.Status(self._trace.StatusCode.ERROR, str(data["error"])))
+        span.end()
+
+    def _on_thought(self, event: Event) -> None:
+        span = self._ops.get(event.op_id or "")
+        if span is None:
+            return
+        attributes = {
+            f"thoughtgraph.thought.{k}": v
+            for k, v in event.data.items()
+            if isinstance(v, str | int | float | bool)
+        }
+        span.add_event("thought", attributes)
+
+    def _on_op_finished(self, event: Event) -> None:
+        span = self._ops.pop(event.op_id or "", None)
+        if span is None:
+            return
+        status = str(event.data.get("status", "done"))
+        span.set_attribute("thoughtgraph.op.status", status)
+        if status != "done":
+            span.set_status(self._trace.Status(self._trace.StatusCode.ERROR, f"op {status}"))
+        span.end()
+
+    def _on_run_finished(self, event: Event) -> None:
+        for span in [*self._calls.values(), *self._ops.values()]:  # a crash left them open
+            span.set_status(self._trace.Status(self._trace.StatusCode.ERROR, "run ended first"))
+            span.end()
+        self._calls.clear()
+        self._ops.clear()
+        if self._run is None:
+            return
+        for key in ("calls", "stop_reason", "cost"):
+            if event.data.get(key) is not None:
+                self._run.set_attribute(f"thoughtgraph.run.{key}", event.data[key])
+        self._run.end()
+        self._run = None
+
+    def shutdown(self) -> None:
+        """Flush and close the tracer provider this handler made (see `from_env`)."""
+        if self._provider is not None and hasattr(self._provider, "shutdown"):
+            self._provider.shutdown()
+
+
+def _provider(model: str) -> str:
+    """`openai:gpt-4o` -> `openai`; `sim:error=1` -> `sim`."""
+    return model.split(":", 1)[0] or "model"
+
+
+def from_env() -> SpanHandler:
+    """The handler behind the CLI's `--otel`.
+
+    Uses the global tracer provider when one is set (e.g. by `opentelemetry-instrument`);
+    otherwise makes one from `OTEL_TRACES_EXPORTER`: `otlp` (default; OTLP over HTTP, endpoint
+    from `OTEL_EXPORTER_OTLP_ENDPOINT`) or `console` (spans as JSON on stderr).
+    """
+    trace = _api()
+    if not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider):
+        return SpanHandler()
+    try:
+        from opentelemetry.sdk.resources import Resource
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter
+    except ImportError:
+        raise InputError(INSTALL_HINT) from None
+    name = os.environ.get("OTEL_TRACES_EXPORTER", "otlp").split(",")[0].strip()
+    if name == "console":
+        exporter: Any = ConsoleSpanExporter(out=sys.stderr)
+    elif name == "otlp":
+        try:
+            from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+        except ImportError:
+            raise InputError(
+                "the OTLP exporter is not installed: pip install "
+                "'thoughtgraph[otel]' (or set OTEL_TRACES_EXPORTER=console)"
+            ) from None
+        exporter = OTLPSpanExporter()
+    else:
+        raise InputError(f"unknown OTEL_TRACES_EXPORTER {name!r} (otlp, console)")
+    service = os.environ.get("OTEL_SERVICE_NAME", "thoughtgraph")
+    provider = TracerProvider(resource=Resource.create({"service.name": service}))
+    provider.add_span_processor(BatchSpanProcessor(exporter))
+    return SpanHandler(provider)

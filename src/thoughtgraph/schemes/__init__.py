@@ -1,0 +1,374 @@
+"""Prompting schemes as graph builders: each returns a plain `Graph`, built before any call.
+
+- `io`, `cot`: one answer to the whole problem (the task's `io` / `cot` prompt).
+- `cot_sc(k)`: k chain-of-thought answers in one request, the best kept.
+- `tot(k, levels)`: k answers, the best kept, then `levels - 1` times k fixes of the best, the
+  best of those and the previous best kept (the paper's ToT; `tot2` is the narrower, deeper one).
+- `got`: the spec's adaptive Graph-of-Thoughts pattern (code split, Part with regenerations,
+  pairwise Merge with extra merges, Refine kept only if better).
+- `got_paper`: the paper's fixed GoT configuration (model split; sort with Repeat 5 + keep best;
+  merge with Repeat 10 + keep best; fix with Repeat 5, or 10 for the final merge, + keep best).
+  Its params cover the other tasks' configurations too: no fixes (set intersection), merges
+  validated and improved (keyword counting), one part whose best answers are merged together and
+  a model scorer (document merging).
+
+Every builder scores in code by default; `score_samples=k` scores with the task's model scorer
+instead (k samples per thought, higher is better, no ground-truth op: document merging).
+
+`build(name, task, size)` picks the paper's configuration for a task and input size.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from thoughtgraph.errors import GraphError, UnknownNameError
+from thoughtgraph.io.bounds import MAX_ITEMS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from thoughtgraph.engine.graph import Graph, Op
+
+
+class _Builder:
+    """Accumulates ops; `add` returns the new op's id so graphs read top to bottom.
+
+    `score_samples` > 0 makes every score op the task's model scorer (that many samples per
+    thought, re-scoring the code score every thought gets) and every keep_best prefer higher.
+    """
+
+    def __init__(self, score_samples: int = 0) -> None:
+        if score_samples < 0:
+            raise GraphError(f"score_samples must be 0 or more, got {score_samples}")
+        from thoughtgraph.engine.graph import (  # loaded on first build: listing needs no pydantic
+            Graph,
+            built_op,
+        )
+
+        self._op, self._graph = built_op, Graph
+        self.ops: list[Op] = []
+        self.score_samples = score_samples
+
+    def add(self, op_id: str, kind: str, inputs: tuple[str, ...] = (), **params: object) -> str:
+        self.ops.append(self._op(op_id, kind, inputs, params))
+        return op_id
+
+    def score(self, op_id: str, source: str) -> str:
+        if self.score_samples:
+            return self.add(
+                op_id, "score", (source,), scorer="model", samples=self.score_samples, force=True
+            )
+        return self.add(op_id, "score", (source,))
+
+    def scored_best(self, prefix: str, source: str, *also: str, n: int = 1) -> str:
+        """score `source`, then keep the best of it and of `also`."""
+        score = self.score(f"{prefix}_score", source)
+        if self.score_samples:
+            return self.add(
+                f"{prefix}_best", "keep_best", (score, *also), n=n, higher_is_better=True
+            )
+        return self.add(f"{prefix}_best", "keep_best", (score, *also), n=n)
+
+    def finish(self, last: str) -> Graph:
+        """Record whether the answer equals the reference, when the score is a code check."""
+        if not self.score_samples:
+            self.add("ground_truth", "ground_truth", (last,))
+        return self._graph(ops=tuple(self.ops))
+
+    def graph(self) -> Graph:
+        return self._graph(ops=tuple(self.ops))
+
+
+def io(score_samples: int = 0) -> Graph:
+    """Input-output: one request for the whole answer."""
+    b = _Builder(score_samples)
+    answer = b.add("answer", "generate", prompt="io")
+    return b.finish(b.score("score", answer))
+
+
+def cot(score_samples: int = 0) -> Graph:
+    """Chain of thought: one request, the task's step-by-step prompt."""
+    b = _Builder(score_samples)
+    answer = b.add("answer", "generate", prompt="cot")
+    return b.finish(b.score("score", answer))
+
+
+def cot_sc(k: int = 5, score_samples: int = 0) -> Graph:
+    """Self-consistency over chains of thought: k answers in one request, the best kept."""
+    _positive(k=k)
+    b = _Builder(score_samples)
+    answers = b.add("answers", "generate", prompt="cot", n=k)
+    return b.finish(b.scored_best("answers", answers))
+
+
+def tot(k: int = 20, levels: int = 2, prompt: str = "io", score_samples: int = 0) -> Graph:
+    """Tree of thoughts: k answers (`prompt`), keep the best; then levels-1 rounds of k fixes of
+    the best (the task's `improve` prompt), each time keeping the best of the fixes and the
+    previous best."""
+    _positive(k=k, levels=levels)
+    b = _Builder(score_samples)
+    answers = b.add("level_1", "generate", prompt=prompt, n=k)
+    best = b.scored_best("level_1", answers)
+    for level in range(2, levels + 1):
+        fixes = b.add(f"level_{level}", "generate", (best,), prompt="improve", n=k)
+        best = b.scored_best(f"level_{level}", fixes, best)
+    return b.finish(best)
+
+
+def tot2(levels: int = 3, k: int = 10, prompt: str = "io", score_samples: int = 0) -> Graph:
+    """The paper's second ToT variant: a narrower (k = 10), deeper tree."""
+    return tot(k=k, levels=levels, prompt=prompt, score_samples=score_samples)
+
+
+def got(
+    parts: int = 4,
+    arity: int = 2,
+    max_regenerations: int = 2,
+    max_extra_merges: int = 1,
+    max_refines: int = 2,
+) -> Graph:
+    """The spec's pattern: split → parts × (select → part) → merge tree of `arity` → refine."""
+    _positive(parts=parts)
+    if arity < 2:
+        raise GraphError(f"arity must be at least 2, got {arity}")
+    b = _Builder()
+    b.add("split", "split", parts=parts)
+    level = []
+    for i in range(1, parts + 1):
+        b.add(f"select_{i}", "select", ("split",), index=i - 1)
+        level.append(
+            b.add(
+                f"part_{i}",
+                "generate",
+                (f"select_{i}",),
+                prompt="part",
+                max_regenerations=max_regenerations,
+            )
+        )
+
+    def merge(op_id: str, inputs: tuple[str, ...], _final: bool) -> str:
+        return b.add(op_id, "aggregate", inputs, prompt="merge", max_extra_merges=max_extra_merges)
+
+    top = _merge_tree(level, arity, merge)
+    b.add("refine", "refine", (top,), prompt="refine", max_refines=max_refines)
+    return b.graph()
+
+
+def got_paper(
+    parts: int = 2,
+    sort_n: int = 5,
+    merge_n: int = 10,
+    fix_n: int = 5,
+    final_fix_n: int = 10,
+    part_prompt: str = "io",
+    split_by: str = "model",
+    keep: int = 1,
+    improve_tries: int = 0,
+    score_samples: int = 0,
+) -> Graph:
+    """The paper's GoT configuration (the reference implementation's counts).
+
+    Sorting: model split into `parts`; each part answered `sort_n` times (`part_prompt`), best
+    kept; pairwise merges answered `merge_n` times, best kept, then fixed `fix_n` times
+    (`final_fix_n` for the last merge) with the unfixed merge kept if no fix beats it.
+    Other tasks: `fix_n = final_fix_n = 0` skips the fixes (set intersection); `improve_tries`
+    validates every merge answer and improves it while invalid (keyword counting);
+    `split_by="code"` splits in code, and with one part no split op is made; with one part,
+    its `keep` best answers are merged together (document merging).
+    """
+    _positive(parts=parts, sort_n=sort_n, merge_n=merge_n, keep=keep)
+    for name, value in (
+        ("fix_n", fix_n),
+        ("final_fix_n", final_fix_n),
+        ("improve_tries", improve_tries),
+    ):
+        if value < 0:
+            raise GraphError(f"{name} must be 0 or more, got {value}")
+    if split_by not in ("model", "code"):
+        raise GraphError(f"split_by must be 'model' or 'code', got {split_by!r}")
+    b = _Builder(score_samples)
+    level = []
+    if parts == 1 and split_by == "code":
+        answers = b.add("part_1", "generate", prompt=part_prompt, n=sort_n)
+        level.append(b.scored_best("part_1", answers, n=keep))
+    else:
+        b.add("split", "split", parts=parts, by=split_by)
+        for i in range(1, parts + 1):
+            b.add(f"select_{i}", "select", ("split",), index=i - 1)
+            answers = b.add(f"part_{i}", "generate", (f"select_{i}",), prompt=part_prompt, n=sort_n)
+            level.append(b.scored_best(f"part_{i}", answers, n=keep if parts == 1 else 1))
+
+    def merge(op_id: str, inputs: tuple[str, ...], final: bool) -> str:
+        merged = b.add(op_id, "aggregate", inputs, prompt="paper_merge", n=merge_n)
+        if improve_tries:
+            merged = b.add(
+                f"{op_id}_improve",
+                "validate_and_improve",
+                (merged,),
+                prompt="improve_merge",
+                tries=improve_tries,
+            )
+        alternatives = inputs if len(inputs) == 1 else ()  # merged alternatives compete on
+        best = b.scored_best(op_id, merged, *alternatives)
+        fixes_n = final_fix_n if final else fix_n
+        if not fixes_n:
+            return best
+        fixes = b.add(f"{op_id}_fix", "generate", (best,), prompt="improve", n=fixes_n)
+        return b.scored_best(f"{op_id}_fix", fixes, best)
+
+    if parts > 1:
+        top = _merge_tree(level, 2, merge)
+    elif keep > 1:
+        top = merge("merge_1_1", (level[0],), True)
+    else:
+        top = level[0]
+    return b.finish(top)
+
+
+def _merge_tree(
+    level: list[str], arity: int, merge: Callable[[str, tuple[str, ...], bool], str]
+) -> str:
+    """Merge `level` `arity` at a time, level by level; an odd one out waits for the next level."""
+    depth = 0
+    while len(level) > 1:
+        depth += 1
+        groups = [tuple(level[i : i + arity]) for i in range(0, len(level), arity)]
+        final = len(groups) == 1
+        level = [
+            group[0] if len(group) == 1 else merge(f"merge_{depth}_{number}", group, final)
+            for number, group in enumerate(groups, start=1)
+        ]
+    return level[0]
+
+
+def _positive(**values: int) -> None:
+    for name, value in values.items():
+        if value < 1:
+            raise GraphError(f"{name} must be at least 1, got {value}")
+
+
+@dataclass(frozen=True)
+class SchemeInfo:
+    builder: Callable[..., Graph]
+    summary: str
+
+
+SCHEMES: dict[str, SchemeInfo] = {
+    "io": SchemeInfo(io, "one request for the whole answer"),
+    "cot": SchemeInfo(cot, "one chain-of-thought request"),
+    "cot_sc": SchemeInfo(cot_sc, "k chain-of-thought answers, best kept"),
+    "tot": SchemeInfo(tot, "tree of thoughts: k = 20 answers per level, best kept"),
+    "tot2": SchemeInfo(tot2, "tree of thoughts: k = 10, more levels"),
+    "got": SchemeInfo(got, "the spec's adaptive Graph-of-Thoughts pattern"),
+    "got_paper": SchemeInfo(got_paper, "the paper's fixed Graph-of-Thoughts configuration"),
+}
+
+_NO_FIX = {"fix_n": 0, "final_fix_n": 0}
+_KEYWORD_GOT = {
+    "parts": 4,
+    "sort_n": 10,
+    "part_prompt": "cot",
+    "merge_n": 3,
+    **_NO_FIX,
+    "improve_tries": 3,
+}  # GoT4; parts=8 gives GoT8, parts=size (one sentence each) GoTx
+_MODEL_SCORED = {"score_samples": 3}
+
+# Per task: input size -> paper configuration, as in the reference implementation's examples.
+# A task with one size has one configuration for every input size (its size is only a label).
+PAPER_CONFIG: dict[str, dict[int, dict[str, dict[str, Any]]]] = {
+    "sorting": {
+        32: {"tot": {"levels": 2}, "tot2": {"levels": 3}, "got_paper": {"parts": 2}},
+        64: {"tot": {"levels": 4}, "tot2": {"levels": 7}, "got_paper": {"parts": 4}},
+        128: {"tot": {"levels": 4}, "tot2": {"levels": 10}, "got_paper": {"parts": 8}},
+    },
+    "set-intersection": {
+        32: {"tot": {"levels": 2}, "tot2": {"levels": 3}, "got_paper": {"parts": 2, **_NO_FIX}},
+        64: {"tot": {"levels": 4}, "tot2": {"levels": 7}, "got_paper": {"parts": 4, **_NO_FIX}},
+        128: {
+            "tot": {"k": 25, "levels": 4},
+            "tot2": {"levels": 9},
+            "got_paper": {"parts": 8, "merge_n": 5, **_NO_FIX},
+        },
+    },
+    "keyword-counting": {
+        16: {
+            "tot": {"levels": 4, "prompt": "cot"},
+            "tot2": {"levels": 6, "prompt": "cot"},
+            "got_paper": _KEYWORD_GOT,
+        },
+    },
+    "doc-merge": {
+        4: {
+            "io": _MODEL_SCORED,
+            "cot": _MODEL_SCORED,
+            "cot_sc": _MODEL_SCORED,
+            "tot": {"k": 10, "levels": 3, **_MODEL_SCORED},
+            "tot2": {"k": 5, "levels": 6, **_MODEL_SCORED},  # ours: the paper has no ToT2 here
+            "got_paper": {
+                "parts": 1,
+                "split_by": "code",
+                "sort_n": 5,
+                "keep": 3,
+                "merge_n": 5,
+                "fix_n": 10,
+                "final_fix_n": 10,
+                **_MODEL_SCORED,
+            },
+        },
+    },
+}
+
+
+def paper_options(name: str, task: str, size: int) -> dict[str, Any]:
+    """The paper's options for `name` on `task` at `size` (nearest configured size).
+
+    Where the paper scales GoT with the size (sorting, set intersection: 16 items a part), a size
+    it did not run gets `round(size / 16)` parts; parts never exceed the size.
+    """
+    table = PAPER_CONFIG.get(task)
+    if not table:
+        return {}
+    nearest = min(table, key=lambda s: (abs(s - size), s))
+    options = dict(table[nearest].get(name, {}))
+    if name == "got_paper" and "parts" in options:
+        if size not in table and len(table) > 1:
+            options["parts"] = round(size / 16)
+        options["parts"] = max(1, min(size, int(options["parts"])))
+    return options
+
+
+MAX_SIZE = MAX_ITEMS  # beyond this a graph takes minutes (and gigabytes) just to build
+
+
+def _part_size(task: str) -> int:
+    """Items per part of the spec's `got` for a task (its `part_size`; 8 when unknown)."""
+    from thoughtgraph.tasks import TASKS
+
+    return getattr(TASKS.get(task), "part_size", 8)
+
+
+def build(
+    name: str, task: str = "sorting", size: int = 32, parts: int | None = None, **options: Any
+) -> Graph:
+    """The graph of scheme `name` for `task` at input `size` (the paper's configuration)."""
+    if name not in SCHEMES:
+        raise UnknownNameError(f"unknown scheme {name!r} (known: {', '.join(SCHEMES)})")
+    if size < 1:
+        raise GraphError(f"size must be at least 1, got {size}")
+    settings = paper_options(name, task, size) | options
+    if parts is not None and parts < 1:
+        raise GraphError(f"parts must be at least 1, got {parts}")
+    if size > MAX_SIZE:
+        raise GraphError(f"size must be at most {MAX_SIZE:,}, got {size:,}")
+    if name == "got":
+        settings.setdefault("parts", parts or max(1, -(-size // _part_size(task))))
+    elif name == "got_paper" and parts is not None:
+        settings["parts"] = parts
+    elif name == "got_paper":
+        settings.setdefault("parts", max(1, min(size, round(size / 16))))
+    if "parts" in settings and settings["parts"] > size:
+        raise GraphError(f"parts ({settings['parts']}) cannot exceed the input size ({size})")
+    return SCHEMES[name].builder(**settings)

@@ -1,0 +1,117 @@
+"""What a run spent: calls, requests, tokens and cost, in total and per call kind, from the
+recorded calls.
+
+Three counts, not to be confused:
+
+- a *call* is one model call the graph made: one prompt, asking for `n` answers;
+- a *request* is one HTTP request sent to the model for a call: a retry after a 429, a 5xx or a
+  timeout is another request, and so is each parallel single request standing in for `n` on a
+  server that ignores it; a call answered from the answer cache sends none;
+- a *completion* is one answer. `answers_received` came from the model (each is written to the
+  answer cache when there is one), `answers_cached` came from the cache.
+
+Paid and cached are kept apart: a call answered wholly from the answer cache is a cached call
+and costs nothing; its answers' tokens (and what they would cost at today's price) are "saved".
+A failed call reached the model, so it is a paid call, usually with 0 tokens. A request whose
+tokens are unknown (it timed out) adds nothing to the token counts and is counted in
+`unknown_token_requests` instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from thoughtgraph.engine.state import Call, RunState
+from thoughtgraph.spend.pricing import Price
+
+CALL_KINDS = ("part", "merge", "refine")
+
+
+@dataclass(frozen=True)
+class Spend:
+    calls: int = 0  # model calls recorded
+    paid_calls: int = 0  # calls that sent at least one request (failed ones included)
+    cached_calls: int = 0  # calls answered wholly from the answer cache
+    failed_calls: int = 0  # calls that got no answer (error recorded on the call)
+    requests: int = 0  # HTTP requests sent (retries and parallel singles included)
+    answers_received: int = 0  # completions the model delivered
+    answers_cached: int = 0  # completions served from the answer cache
+    unknown_token_requests: int = 0  # requests whose tokens are unknown (timed out)
+    prompt_tokens: int = 0  # paid
+    completion_tokens: int = 0  # paid
+    cost: float = 0.0  # USD paid (0 without a price)
+    saved_tokens: int = 0  # tokens of answers served from the cache
+    saved_cost: float = 0.0  # what those answers would cost now
+
+    @property
+    def tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "calls": self.calls,
+            "paid_calls": self.paid_calls,
+            "cached_calls": self.cached_calls,
+            "failed_calls": self.failed_calls,
+            "requests": self.requests,
+            "answers_received": self.answers_received,
+            "answers_cached": self.answers_cached,
+            "unknown_token_requests": self.unknown_token_requests,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "tokens": self.tokens,
+            "cost": round(self.cost, 8),
+            "saved_tokens": self.saved_tokens,
+            "saved_cost": round(self.saved_cost, 8),
+        }
+
+
+def spend(calls: Iterable[Call], price: Price | None = None) -> Spend:
+    """The totals of these calls, in one pass over them (a 10,000-op run has 6,665 calls, and
+    its result adds them up once in total and once per kind)."""
+    count = paid = cached = failed = requests = received = from_cache = unknown = 0
+    prompt_tokens = completion_tokens = saved = 0
+    cost: float = 0
+    saved_cost: float = 0
+    for c in calls:
+        got = c.received
+        count += 1
+        cached += c.cached
+        failed += c.error is not None
+        requests += c.requests
+        received += got
+        from_cache += max(0, len(c.texts) - got)
+        unknown += c.unknown_tokens
+        prompt_tokens += c.usage.prompt_tokens
+        completion_tokens += c.usage.completion_tokens
+        cost += c.cost
+        saved += c.saved.total_tokens
+        if price:
+            saved_cost += price.cost(c.saved)
+    paid = count - cached
+    return Spend(
+        calls=count,
+        paid_calls=paid,
+        cached_calls=cached,
+        failed_calls=failed,
+        requests=requests,
+        answers_received=received,
+        answers_cached=from_cache,
+        unknown_token_requests=unknown,
+        prompt_tokens=prompt_tokens,
+        completion_tokens=completion_tokens,
+        cost=cost,
+        saved_tokens=saved,
+        saved_cost=saved_cost if price else 0.0,
+    )
+
+
+def spend_by_kind(state: RunState, price: Price | None = None) -> dict[str, Spend]:
+    """Per call kind: the spec's part, merge, refine always (as `calls_by_kind`), then others."""
+    kinds: dict[str, list[Call]] = {}
+    for call in state.calls.values():
+        kinds.setdefault(call.kind, []).append(call)
+    order = list(CALL_KINDS) + sorted(k for k in kinds if k not in CALL_KINDS)
+    return {kind: spend(kinds.get(kind, []), price) for kind in order}

@@ -1,0 +1,378 @@
+"""The work of `thoughtgraph tune` (options in `cli_tune`): check, search, report, write.
+
+Optuna (and Ray, for `--ray`) are extras, imported only inside these functions.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from thoughtgraph.errors import InputError
+from thoughtgraph.evaluate.datasets import load_dataset
+from thoughtgraph.evaluate.runner import plan
+from thoughtgraph.tasks import get_task
+from thoughtgraph.tune import report, space
+from thoughtgraph.tune.jobs import COST_METRICS, Job, Outcome, Setup
+from thoughtgraph.tune.study import (
+    Backend,
+    Ledger,
+    Limits,
+    completed,
+    import_optuna,
+    local_backend,
+    open_study,
+    record_report_run,
+    recover,
+    run_unique,
+    tune_loop,
+)
+from thoughtgraph.tune.variants import Variants
+from thoughtgraph.tune.variants import load as load_variants
+
+
+def run_tune(
+    task: Any,
+    dataset: Any,
+    size: Any,
+    model: Any,
+    trials: Any,
+    schemes: Any,
+    cost: Any,
+    pilot: Any,
+    holdout: Any,
+    target: Any,
+    parallel: Any,
+    concurrency: Any,
+    report_max: Any,
+    seed: Any,
+    out: Any,
+    cache_dir: Any,
+    max_calls: Any,
+    max_tokens: Any,
+    max_cost: Any,
+    price_in: Any,
+    price_out: Any,
+    rpm: Any,
+    tpm: Any,
+    base_url: Any,
+    api_key_env: Any,
+    temperature: Any,
+    max_completion_tokens: Any,
+    timeout: Any,
+    max_retries: Any,
+    ray: Any,
+    prompts: Any = None,
+) -> None:
+    """`thoughtgraph tune` with its options as given."""
+    _check_counts(trials=trials, pilot=pilot, parallel=parallel, concurrency=concurrency)
+    _check_counts(report_max=report_max)
+    if holdout < 0:
+        raise InputError(f"--holdout must be 0 or more, got {holdout}")
+    if cost not in COST_METRICS:
+        raise InputError(f"--cost must be one of {', '.join(COST_METRICS)}, got {cost!r}")
+    for name, value in (("--max-calls", max_calls), ("--max-tokens", max_tokens)):
+        if value is not None and value < 0:
+            raise InputError(f"{name} must be 0 or more, got {value}")
+    if max_cost is not None and max_cost < 0:
+        raise InputError(f"--max-cost must be 0 or more, got {max_cost}")
+    names = space.check_schemes(schemes.split(","))
+    the_plan = plan(task, 32 if size is None else size, ["got"], 1, dataset)
+    if size is not None and the_plan.size != size:
+        raise InputError(f"--size {size} does not match dataset {the_plan.dataset}")
+    rows = load_dataset(the_plan.dataset)
+    if pilot + holdout > len(rows):
+        raise InputError(
+            f"--pilot {pilot} + --holdout {holdout} exceeds the {len(rows)} samples of "
+            f"{the_plan.dataset}"
+        )
+    size_of = _items(the_plan, rows[: pilot + holdout])
+    variants = (
+        None
+        if prompts is None
+        else load_variants(prompts, space.prompt_slots(names, the_plan.task, size_of))
+    )
+    import_optuna()  # one line naming the extra, before anything is written
+    if ray is not None:
+        from thoughtgraph.evaluate.ray_backend import check_address
+
+        check_address(ray)
+    from thoughtgraph.cli.options import model_flags
+    from thoughtgraph.models.base import shown_name
+    from thoughtgraph.models.flags import OPENAI_FLAGS, model_from_flags
+    from thoughtgraph.spend.pricing import price_for
+
+    flags = model_flags(
+        base_url, api_key_env, temperature, max_completion_tokens, timeout, max_retries
+    )
+    lm = model_from_flags(model, flags)
+    if (cost == "usd" or max_cost is not None) and price_for(lm.name, price_in, price_out) is None:
+        raise InputError(
+            f"--cost usd and --max-cost need a price: {lm.name} is not in the built-in table; "
+            "give --price-in and --price-out (USD per million tokens)"
+        )
+    simulated = bool(getattr(lm, "simulated", False))
+    folder = out or Path("runs") / f"tune-{the_plan.task}-{the_plan.size}"
+    if folder.exists() and not folder.is_dir():
+        raise InputError(f"--out {folder} is a file, not a folder")
+    folder.mkdir(parents=True, exist_ok=True)
+    cache_path = cache_dir if cache_dir is not None else (None if simulated else folder / "cache")
+    if cache_path is not None:
+        if cache_path.exists() and not cache_path.is_dir():
+            raise InputError(f"--cache-dir {cache_path} is a file, not a folder")
+        cache_path.mkdir(parents=True, exist_ok=True)
+    setup = Setup(
+        task=the_plan.task,
+        size=size_of,
+        model_spec=model,
+        model_options=tuple(
+            sorted((OPENAI_FLAGS[f], v) for f, v in flags.items() if v is not None)
+        ),
+        concurrency=concurrency,
+        cost_metric=cost,
+        cache_dir=None if cache_path is None else str(cache_path),
+        price_in=price_in,
+        price_out=price_out,
+        rpm=rpm,
+        tpm=tpm,
+    )
+    tune_split, held_split = rows[:pilot], rows[pilot : pilot + holdout]
+    manifest = {
+        "task": the_plan.task,
+        "dataset": the_plan.dataset,
+        "size": size_of,
+        "model": lm.name,
+        "schemes": list(names),
+        "cost": cost,
+        "tune_samples": [s.id for s in tune_split],
+        "holdout_samples": [s.id for s in held_split],
+        "seed": seed,
+    }
+    if variants is not None:  # absent without a file, so studies made before --prompts resume
+        manifest["prompts"] = variants.digest
+    study = open_study(folder, manifest, seed, startup=max(4, min(10, trials // 3)))
+    rerun = recover(study)
+    label = shown_name(lm)
+    _note(
+        f"tune {the_plan.task} on {the_plan.dataset}: {', '.join(names)}; {trials} trials on "
+        f"samples {_ids(tune_split)}, held-out {_ids(held_split)}; cost = {cost}; model {label}"
+    )
+    if variants is not None:
+        _note(f"prompt variants from {prompts}: {_slots_line(variants)}")
+    _note(
+        f"study {folder / 'study.db'}: {len(completed(study))} trials already complete"
+        + (f"; rerunning killed trial(s) {', '.join(map(str, rerun))}" if rerun else "")
+        + (f"; answer caches in {cache_path}" if cache_path else "")
+    )
+    ledger = Ledger(study, Limits(max_calls, max_tokens, max_cost))
+    backend, finish = _backend(ray)
+    try:
+        outcome = tune_loop(
+            study,
+            setup,
+            tune_split,
+            trials,
+            parallel,
+            names,
+            ledger,
+            backend,
+            on_trial=lambda t, o: _note(_trial_line(t, o, cost)),
+            variants=variants,
+        )
+        rows_out = _report(
+            study, setup, tune_split, held_split, ledger, backend, report_max, variants
+        )
+    finally:
+        finish()
+    if rows_out is None:
+        raise InputError("no trial completed: nothing to report (raise the budget?)")
+    table_rows, points, chosen_note = rows_out
+    _write(folder, table_rows, points, the_plan, lm.name, simulated, cost, target, chosen_note)
+    if outcome.stop:
+        typer.echo(f"stopped after {len(completed(study))} trials: {outcome.stop}", err=True)
+        raise typer.Exit(1)
+
+
+def _items(the_plan: Any, samples: Sequence[Any]) -> int:
+    """The size the graphs are built for: the dataset's (sorting_064: 64), or for a dataset
+    without one (countries, documents) the fewest items any sample of the splits has, so no
+    tuned graph splits a sample into more parts than it has items."""
+    if the_plan.dataset.rsplit("_", 1)[-1].isdigit():
+        return the_plan.size
+    task = get_task(the_plan.task)
+    return min(len(task.parse_input(s.input)) for s in samples)
+
+
+def _slots_line(variants: Variants) -> str:
+    """`part: default, careful, terse; merge: default, m2`."""
+    return "; ".join(f"{slot}: {', '.join(variants.choices(slot))}" for slot in variants.slots)
+
+
+def _check_counts(**values: int) -> None:
+    for name, value in values.items():
+        if value < 1:
+            raise InputError(f"--{name.replace('_', '-')} must be at least 1, got {value}")
+
+
+def _note(text: str) -> None:
+    sys.stderr.write(text + "\n")
+    sys.stderr.flush()
+
+
+def _ids(samples: Sequence[Any]) -> str:
+    if not samples:
+        return "none"
+    return f"{samples[0].id}-{samples[-1].id}" if len(samples) > 1 else str(samples[0].id)
+
+
+def _trial_line(trial: Any, outcome: Outcome, metric: str) -> str:
+    what = trial.user_attrs.get("graph", "")
+    if outcome.failure or outcome.budget_stopped:
+        return f"trial {trial.number}: {what}: failed ({outcome.failure or 'budget exhausted'})"
+    return (
+        f"trial {trial.number}: {what}: error {outcome.error:.2f}, {metric} "
+        f"{outcome.cost:.1f}, paid {outcome.paid_calls} requests"
+    )
+
+
+def _backend(address: str | None) -> tuple[Backend, Any]:
+    """Local, or Ray tasks on the cluster at `address` (and how to let go of it)."""
+    if address is None:
+        return local_backend, lambda: None
+    from thoughtgraph.evaluate import ray_backend
+
+    started_here = not ray_backend.import_ray().is_initialized()
+    ray = ray_backend.connect(address)
+
+    def run(setup: Setup, jobs: Any) -> list[Outcome]:
+        return ray_backend.run_jobs(ray, setup, jobs)
+
+    return run, lambda: ray_backend.disconnect(ray, started_here)
+
+
+def _report(
+    study: Any,
+    setup: Setup,
+    tune_split: Sequence[Any],
+    held_split: Sequence[Any],
+    ledger: Ledger,
+    backend: Backend,
+    report_max: int,
+    variants: Variants | None,
+) -> tuple[list[report.Row], list[tuple[float, float]], str] | None:
+    """Front and baselines, each run on the held-out split (and the baselines on the tuning one)."""
+    done = completed(study)
+    if not done:
+        return None
+    points = [(t.values[0], t.values[1], t) for t in done]
+    front = report.spread(report.pareto(points), report_max)
+    rows = [
+        report.Row(
+            name=f"trial {t.number}",
+            label=space.describe(t.params | _fixed(t), setup.size),
+            graph=space.graph_for(t.params | _fixed(t), setup.task, setup.size, variants),
+            tune_error=err,
+            tune_cost=c,
+            mark="front",
+        )
+        for err, c, t in front
+    ]
+    base = space.baselines(setup.task, setup.size, tune_split[0].input)
+    base_rows = [
+        report.Row(name=name, label=text, graph=g, tune_error=0, tune_cost=0)
+        for name, (g, text) in base.items()
+    ]
+
+    def data(samples: Sequence[Any]) -> tuple[tuple[int, Any, Any], ...]:
+        return tuple((s.id, s.input, s.reference) for s in samples)
+
+    plan_jobs: list[tuple[report.Row, str, tuple]] = [
+        (r, "tune", data(tune_split)) for r in base_rows
+    ]
+    if held_split:
+        plan_jobs += [(r, "holdout", data(held_split)) for r in [*rows, *base_rows]]
+    pairs = sum(len(d) for _r, _s, d in plan_jobs)
+    allowance = ledger.share(pairs)
+    note = ""
+    if allowance is None:
+        note = "the budget was spent on trials: no held-out or baseline runs"
+        return rows, [(e, c) for e, c, _t in points], note
+    record_report_run(study, allowance, pairs, None)
+    jobs = [
+        Job(f"{split}:{row.name}", row.graph.to_json(None), d, allowance)
+        for row, split, d in plan_jobs
+    ]
+    outcomes = run_unique(backend, setup, jobs)
+    record_report_run(
+        study,
+        allowance,
+        pairs,
+        {
+            "calls": sum(o.paid_calls for o in outcomes),
+            "tokens": sum(o.paid_tokens for o in outcomes),
+            "cost": sum(o.paid_cost for o in outcomes),
+        },
+    )
+    for (row, split, _d), o in zip(plan_jobs, outcomes, strict=True):
+        if split == "tune":
+            row.tune_error, row.tune_cost = o.error, o.cost
+        else:
+            row.holdout_error, row.holdout_cost, row.holdout_solved = o.error, o.cost, o.solved
+            row.stopped = o.budget_stopped
+    for row in base_rows:
+        row.mark = "baseline"
+    return [*rows, *base_rows], [(e, c) for e, c, _t in points], note
+
+
+def _fixed(trial: Any) -> dict[str, Any]:
+    """A single-scheme study has no `scheme` param: take it from the recorded label."""
+    if "scheme" in trial.params:
+        return {}
+    return {"scheme": str(trial.user_attrs.get("graph", "got")).split(" ", 1)[0]}
+
+
+def _write(
+    folder: Path,
+    rows: list[report.Row],
+    points: list[tuple[float, float]],
+    the_plan: Any,
+    model_name: str,
+    simulated: bool,
+    metric: str,
+    target: float | None,
+    note: str,
+) -> None:
+    front = [r for r in rows if r.mark == "front"]
+    default = next((r for r in rows if r.name == "got (default)" and r.tune_cost), None)
+    goal = target if target is not None else (default.tune_error if default else 0.0)
+    chosen = report.pick(front, goal)
+    chosen.mark = "pick"
+    written = report.write_graphs(rows, folder, chosen)
+    title = f"tune {the_plan.task} on {the_plan.dataset}: model {model_name}" + (
+        " (simulated)" if simulated else ""
+    )
+    how = (
+        f"Pick: the cheapest front graph with tuning error at most {goal:g} "
+        f"({'--target' if target is not None else 'the default got on the tuning split'})."
+    )
+    sim = (
+        " Figures from the simulated model: they show how the search behaves on the sim's "
+        "error laws, not how any real model does (docs/tuning.md)."
+        if simulated
+        else ""
+    )
+    text = report.table_markdown(
+        rows, metric, title, how + sim + (f" Note: {note}." if note else "")
+    )
+    (folder / "front.md").write_text(text)
+    (folder / "front.csv").write_text(report.table_csv(rows))
+    plots = report.plot(rows, points, metric, title, folder)
+    typer.echo(text)
+    shown = [folder / "front.md", folder / "front.csv", *written, *plots]
+    typer.echo("wrote " + ", ".join(str(p) for p in shown))
+    if not plots:
+        typer.echo("no plot: pip install 'thoughtgraph[plot]' for pareto.png", err=True)

@@ -1,0 +1,1 @@
+"""Looking at runs: the trace viewer page (`html`) and the Jupyter displays (`jupyter`)."""
