@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 import thoughtgraph
-from thoughtgraph.engine.state import RunState, Usage
+from thoughtgraph.engine.state import RunState
 from thoughtgraph.models import openai as openai_module
 from thoughtgraph.spend.pricing import PRICES_AS_OF, Price, model_id, price_for, table_price
+from thoughtgraph.spend.usage import Usage
 
 from .conftest import INPUT_32, run_cli
 from .fake_openai import FakeOpenAI

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 import thoughtgraph
-from thoughtgraph.engine.state import Usage
 from thoughtgraph.errors import BudgetExhausted, InputError
-from thoughtgraph.spend.budget import Budget, Meter, estimate_tokens
+from thoughtgraph.spend.budget import Budget, Meter
 from thoughtgraph.spend.pricing import Price
+from thoughtgraph.spend.usage import Usage, estimate_tokens
 from thoughtgraph.testing import ScriptedModel
 
 from .conftest import INPUT_32

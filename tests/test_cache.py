@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from thoughtgraph.engine.state import Usage
 from thoughtgraph.errors import ModelError, ThoughtgraphError
 from thoughtgraph.models.base import Completion
 from thoughtgraph.models.cache import MIGRATIONS, CachedModel
+from thoughtgraph.spend.usage import Usage
 
 pytestmark = pytest.mark.anyio
 

@@ -36,7 +36,8 @@ def _loaded_after(code: str) -> set[str]:
     [
         "import thoughtgraph",
         "import thoughtgraph.models",
-        "from thoughtgraph.cli.main import app\ntry:\n    app(['--help'])\nexcept SystemExit:\n    pass",
+        "from thoughtgraph.cli.main import app\n"
+        "try:\n    app(['--help'])\nexcept SystemExit:\n    pass",
     ],
 )
 def test_a_cold_start_loads_nothing_heavy(code: str) -> None:

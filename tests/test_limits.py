@@ -11,11 +11,11 @@ import itertools
 
 import pytest
 
-from thoughtgraph.engine.state import Usage
 from thoughtgraph.models import openai as openai_module
 from thoughtgraph.models.base import Completion
 from thoughtgraph.models.limits import RateLimitedModel, shared_limiter
 from thoughtgraph.models.openai import OpenAIModel
+from thoughtgraph.spend.usage import Usage
 
 from .fake_openai import FakeOpenAI
 

@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 
 import thoughtgraph
-from thoughtgraph.engine.state import Usage
 from thoughtgraph.models import (
     CachedModel,
     RateLimitedModel,
@@ -24,6 +23,7 @@ from thoughtgraph.models import (
 )
 from thoughtgraph.models import limits as limits_module
 from thoughtgraph.models.base import Completion, LanguageModel, from_spec
+from thoughtgraph.spend.usage import Usage
 
 pytestmark = pytest.mark.anyio
 

@@ -292,19 +292,15 @@ def _choice(index: object, text: str) -> dict[str, object]:
 async def test_choices_with_a_bad_index_are_read_not_a_crash(bad_index: object) -> None:
     """A hostile server's `"index": "a"` or `null` next to a real index: the answers are read
     (numbered ones first), not a TypeError from sorting, and the request is counted."""
-    from thoughtgraph.engine.state import Usage
     from thoughtgraph.spend.budget import Meter
-    from thoughtgraph.spend.ledger import CallLedger, close_call, open_call
+    from thoughtgraph.spend.ledger import CallLedger
+    from thoughtgraph.spend.usage import Usage
 
     with FakeOpenAI() as server:
         body = {"choices": [_choice(bad_index, "[2]"), _choice(0, "[1]")]}
         server.script(Fault("body", body=body))
         ledger = CallLedger(Meter(), lambda n: Usage())
-        token = open_call(ledger)
-        try:
-            answers = await model(server).complete(PROMPT, 2)
-        finally:
-            close_call(token)
+        answers = await model(server).complete(PROMPT, 2, recorder=ledger)
     assert [a.text for a in answers] == ["[1]", "[2]"]
     assert [a.outcome for a in ledger.attempts] == ["ok"]
     assert ledger.meter.requests == 1

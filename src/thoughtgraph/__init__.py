@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from thoughtgraph.engine.graph import Graph, Op
     from thoughtgraph.engine.result import Result
     from thoughtgraph.engine.solve import asolve, solve
-    from thoughtgraph.engine.state import Call, RunState, Score, Thought, Usage
+    from thoughtgraph.engine.state import Call, RunState, Score, Thought
     from thoughtgraph.errors import (
         BudgetExhausted,
         FatalModelError,
@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     )
     from thoughtgraph.models.sim import SimulatedModel
     from thoughtgraph.schemes import got
+    from thoughtgraph.spend.usage import Usage
     from thoughtgraph.tasks import BaseTask, ParseError, SortingTask, Task, get_task
     from thoughtgraph.tasks.prompts import PromptTemplate
 
@@ -71,7 +72,8 @@ _LAZY = {
     "PromptTemplate": ".tasks.prompts",
     "Result": ".engine.result",
     "got": ".schemes",
-    **dict.fromkeys(["Call", "RunState", "Score", "Thought", "Usage"], ".engine.state"),
+    **dict.fromkeys(["Call", "RunState", "Score", "Thought"], ".engine.state"),
+    "Usage": ".spend.usage",
     **dict.fromkeys(["BaseTask", "ParseError", "SortingTask", "Task", "get_task"], ".tasks"),
 }
 

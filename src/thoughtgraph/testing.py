@@ -13,9 +13,9 @@ import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from thoughtgraph.engine.state import Usage
 from thoughtgraph.models.base import Completion, _tokens
 from thoughtgraph.models.sim import _SECTION, SimulatedModel, _prompt_kind, sort_answer
+from thoughtgraph.spend.usage import Usage
 
 _FIRST_LINES = {
     "Solve this part of a larger task.": "part",

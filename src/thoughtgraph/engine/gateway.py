@@ -18,13 +18,20 @@ from typing import Any
 
 from thoughtgraph.engine.events import Event, EventHandler
 from thoughtgraph.engine.graph import Op
-from thoughtgraph.engine.state import Call, RunState, Usage, usage_of
+from thoughtgraph.engine.state import Call, RunState
 from thoughtgraph.errors import BudgetExhausted, FatalModelError, ModelError
-from thoughtgraph.models.base import Completion, LanguageModel, model_settings, would_answer
+from thoughtgraph.models.base import (
+    Completion,
+    LanguageModel,
+    complete_with,
+    model_settings,
+    would_answer,
+)
 from thoughtgraph.models.limits import shared_semaphore
-from thoughtgraph.spend.budget import Budget, Meter, Ticket, estimate_tokens
-from thoughtgraph.spend.ledger import Attempt, CallLedger, close_call, open_call
+from thoughtgraph.spend.budget import Budget, Meter, Ticket
+from thoughtgraph.spend.ledger import Attempt, CallLedger
 from thoughtgraph.spend.pricing import Price
+from thoughtgraph.spend.usage import Usage, estimate_tokens, usage_of
 
 logger = logging.getLogger("thoughtgraph")
 
@@ -105,9 +112,8 @@ class CallGateway:
         started = self.now()
         if self.on_event is not None:
             self.emit("call_started", op.id, call_id=call_id, kind=kind, n=n)
-        token = open_call(ledger)
         try:
-            completions = await self.model.complete(prompt, n)
+            completions = await complete_with(self.model, prompt, n, ledger)
             if not completions:
                 raise ModelError("the model returned no answer")
         except (ModelError, FatalModelError, BudgetExhausted) as exc:
@@ -124,8 +130,6 @@ class CallGateway:
                     self._failed_call(op, call_id, kind, prompt, n, started, ledger, error)
                 )
             raise
-        finally:
-            close_call(token)
         self._count_unreported(ledger, completions)
         fatal = next((a for a in ledger.attempts if a.fatal), None)
         if fatal is not None:  # a sibling request was refused for good: keep these, then stop

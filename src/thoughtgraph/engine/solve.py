@@ -245,7 +245,7 @@ def _result(
         stop_detail=ctx.calls.stop_detail,
         tokens=total.tokens,
         spend=total,
-        spend_by_kind=spend_by_kind(state, price),
+        spend_by_kind=spend_by_kind(state.calls.values(), price),
         budget=ctx.calls.budget,
         price=price,
     )

@@ -16,6 +16,7 @@ from typing import Any
 from thoughtgraph.engine.metrics import ThoughtMetrics, metrics_of, thought_metrics
 from thoughtgraph.errors import InputError
 from thoughtgraph.io.tracefile import TRACE_VERSION, VERSION_KEY, read_trace, upgrade
+from thoughtgraph.spend.usage import Usage
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,27 +75,6 @@ class Thought:
         data["score"] = None if self.score is None else self.score.value
         data["errors"] = [] if self.score is None else list(self.score.errors)
         return data
-
-
-@dataclass(frozen=True, slots=True)
-class Usage:
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-
-    @property
-    def total_tokens(self) -> int:
-        return self.prompt_tokens + self.completion_tokens
-
-
-NO_USAGE = Usage()
-
-
-def usage_of(prompt_tokens: int, completion_tokens: int) -> Usage:
-    """A `Usage`, the zero one shared: every call of a simulated or cached run records two
-    (usage and saved), and they are frozen."""
-    if prompt_tokens == 0 and completion_tokens == 0:
-        return NO_USAGE
-    return Usage(prompt_tokens, completion_tokens)
 
 
 @dataclass(frozen=True, slots=True)

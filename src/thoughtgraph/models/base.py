@@ -1,7 +1,11 @@
 """The model interface: anything that turns a prompt into one or more answers.
 
 A model is an object with `async complete(prompt, n=1) -> list[Completion]`, a `name` and a
-`simulated` flag (`LanguageModel`). Three optional capabilities, each a small protocol read
+`simulated` flag (`LanguageModel`). A model that sends its own HTTP requests says
+`reports_requests = True` (`ReportsRequests`): its `complete` then also takes a keyword
+`recorder` (a `spend.ledger.RequestRecorder`) and reserves and records every request there; call
+it through `complete_with` below, which passes the recorder only to such a model. Three optional
+capabilities, each a small protocol read
 through one function here, tell the engine more: `settings` (answer-relevant options such as
 `max_tokens`, for cache keys and token estimates), `requests_needed(n)` (an endpoint that
 ignores `n` needs n requests) and `would_answer(prompt, n)` (a cache knows a call is free).
@@ -19,8 +23,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from thoughtgraph.engine.state import Usage
 from thoughtgraph.errors import InputError, ModelError, UnknownNameError
+from thoughtgraph.spend.ledger import RequestRecorder
+from thoughtgraph.spend.usage import Usage
 
 
 @dataclass(frozen=True)
@@ -43,6 +48,31 @@ class LanguageModel(Protocol):
     def simulated(self) -> bool: ...
 
     async def complete(self, prompt: str, n: int = 1) -> list[Completion]: ...
+
+
+class ReportsRequests(Protocol):
+    """A model that reports each HTTP request it sends to the recorder it is handed (reserved
+    before it leaves, recorded when it ends): see `thoughtgraph.spend.ledger`."""
+
+    reports_requests: bool  # True
+
+    async def complete(
+        self, prompt: str, n: int = 1, *, recorder: RequestRecorder | None = None
+    ) -> list[Completion]: ...
+
+
+def reports_requests(model: object) -> bool:
+    """True when `model` takes a `recorder` and reports its requests to it (`ReportsRequests`)."""
+    return bool(getattr(model, "reports_requests", False))
+
+
+async def complete_with(
+    model: LanguageModel, prompt: str, n: int, recorder: RequestRecorder | None
+) -> list[Completion]:
+    """`model.complete(prompt, n)`, with the recorder when the model reports its requests."""
+    if recorder is not None and reports_requests(model):
+        return await model.complete(prompt, n, recorder=recorder)  # type: ignore[call-arg]
+    return await model.complete(prompt, n)
 
 
 @runtime_checkable
@@ -95,11 +125,11 @@ def would_answer(model: object, prompt: str, n: int = 1) -> bool:
 class WrapperModel:
     """A model that wraps another and forwards everything it does not change.
 
-    `name`, `simulated`, `settings`, `requests_needed`, `would_answer` and `complete` go to
-    `inner` unless a subclass overrides them, and any other attribute (`close`, `hits`, ...) is
-    looked up on `inner` too. So `CachedModel(RateLimitedModel(m))` and
-    `RateLimitedModel(CachedModel(m))` both keep `m`'s name and settings, and cache hits stay
-    free of budget and rate limits either way.
+    `name`, `simulated`, `settings`, `requests_needed`, `would_answer`, `reports_requests` and
+    `complete` (with its `recorder`) go to `inner` unless a subclass overrides them, and any
+    other attribute (`close`, `hits`, ...) is looked up on `inner` too. So
+    `CachedModel(RateLimitedModel(m))` and `RateLimitedModel(CachedModel(m))` both keep `m`'s
+    name and settings, and cache hits stay free of budget and rate limits either way.
     """
 
     def __init__(self, inner: LanguageModel) -> None:
@@ -123,8 +153,14 @@ class WrapperModel:
     def would_answer(self, prompt: str, n: int = 1) -> bool:
         return would_answer(self.inner, prompt, n)
 
-    async def complete(self, prompt: str, n: int = 1) -> list[Completion]:
-        return await self.inner.complete(prompt, n)
+    @property
+    def reports_requests(self) -> bool:
+        return reports_requests(self.inner)
+
+    async def complete(
+        self, prompt: str, n: int = 1, *, recorder: RequestRecorder | None = None
+    ) -> list[Completion]:
+        return await complete_with(self.inner, prompt, n, recorder)
 
     def __getattr__(self, attribute: str) -> Any:
         if attribute == "inner" or attribute.startswith("__"):  # not set yet, or a protocol probe

@@ -34,9 +34,10 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any, Self
 
-from thoughtgraph.engine.state import Usage
 from thoughtgraph.errors import FatalModelError, ThoughtgraphError
-from thoughtgraph.models.base import Completion, LanguageModel, WrapperModel
+from thoughtgraph.models.base import Completion, LanguageModel, WrapperModel, complete_with
+from thoughtgraph.spend.ledger import RequestRecorder
+from thoughtgraph.spend.usage import Usage
 
 KEY_VERSION = 1  # bump if the canonical request changes: old entries then simply miss
 
@@ -98,7 +99,9 @@ class CachedModel(WrapperModel):
     def __repr__(self) -> str:
         return f"CachedModel({self.inner!r}, {str(self.path)!r})"
 
-    async def complete(self, prompt: str, n: int = 1) -> list[Completion]:
+    async def complete(
+        self, prompt: str, n: int = 1, *, recorder: RequestRecorder | None = None
+    ) -> list[Completion]:
         if n < 1:
             raise ValueError(f"n must be at least 1, got {n}")
         samples = self._claim(prompt, n)  # before any await: follows the call order
@@ -112,7 +115,7 @@ class CachedModel(WrapperModel):
                 async with _fetching(self.path, [k for k in keys if k not in found]):
                     waiting = []  # from here `_complete_missing` gives back what it lacks
                     found = self._load(keys)
-                    return await self._complete_missing(prompt, samples, keys, found)
+                    return await self._complete_missing(prompt, samples, keys, found, recorder)
             except BaseException:
                 self._release(prompt, waiting)  # cancelled while waiting
                 raise
@@ -120,14 +123,21 @@ class CachedModel(WrapperModel):
         return [found[key] for key in keys]
 
     async def _complete_missing(
-        self, prompt: str, samples: list[int], keys: list[str], found: dict[str, Completion]
+        self,
+        prompt: str,
+        samples: list[int],
+        keys: list[str],
+        found: dict[str, Completion],
+        recorder: RequestRecorder | None = None,
     ) -> list[Completion]:
         """Ask the inner model for the samples not in the file, store them, return them all."""
         missing = [i for i, key in enumerate(keys) if key not in found]
         self.hits += len(keys) - len(missing)
         self.misses += len(missing)
         try:
-            fresh = await self.inner.complete(prompt, len(missing)) if missing else []
+            fresh = (
+                await complete_with(self.inner, prompt, len(missing), recorder) if missing else []
+            )
         except BaseException:
             self._release(prompt, [samples[i] for i in missing])
             raise

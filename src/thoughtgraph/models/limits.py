@@ -25,8 +25,15 @@ from typing import Any
 
 from aiolimiter import AsyncLimiter
 
-from thoughtgraph.models.base import Completion, LanguageModel, WrapperModel, would_answer
+from thoughtgraph.models.base import (
+    Completion,
+    LanguageModel,
+    WrapperModel,
+    complete_with,
+    would_answer,
+)
 from thoughtgraph.models.singles import gather_singles
+from thoughtgraph.spend.ledger import RequestRecorder
 
 _Limit = AsyncLimiter | asyncio.Semaphore
 _registry: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[Any, ...], _Limit]]
@@ -94,18 +101,22 @@ class RateLimitedModel(WrapperModel):
         max_tokens = self.settings.get("max_tokens") or 0
         return math.ceil(len(prompt) / 4) + n * max_tokens
 
-    async def complete(self, prompt: str, n: int = 1) -> list[Completion]:
+    async def complete(
+        self, prompt: str, n: int = 1, *, recorder: RequestRecorder | None = None
+    ) -> list[Completion]:
         if would_answer(self.inner, prompt, n):  # no request is sent: nothing to limit
-            return await self.inner.complete(prompt, n)
+            return await complete_with(self.inner, prompt, n, recorder)
         if n > 1 and self.requests_needed(n) > 1:
             # The endpoint ignores `n`: make the single calls here, each one rate limited.
-            return await gather_singles([self._limited(prompt, 1) for _ in range(n)])
-        return await self._limited(prompt, n)
+            return await gather_singles([self._limited(prompt, 1, recorder) for _ in range(n)])
+        return await self._limited(prompt, n, recorder)
 
-    async def _limited(self, prompt: str, n: int) -> list[Completion]:
+    async def _limited(
+        self, prompt: str, n: int, recorder: RequestRecorder | None = None
+    ) -> list[Completion]:
         if self.rpm is not None:
             await shared_limiter(self.name, "rpm", self.rpm, self.period).acquire()
         if self.tpm is not None:
             tokens = min(self.estimate_tokens(prompt, n), self.tpm)
             await shared_limiter(self.name, "tpm", self.tpm, self.period).acquire(tokens)
-        return await self.inner.complete(prompt, n)
+        return await complete_with(self.inner, prompt, n, recorder)

@@ -3,8 +3,9 @@
 Built on the official SDK's `AsyncOpenAI` with the SDK's own retries turned off: this module
 retries 408/409/429/5xx (honouring Retry-After), timeouts and dropped connections itself, with
 the same exponential backoff, so that every HTTP request is reserved against the run's budget
-before it is sent and counted, with its outcome, when it ends (see `thoughtgraph.spend.ledger`);
-retries inside the SDK would be invisible to both. On top of that:
+before it is sent and counted, with its outcome, when it ends: the run hands `complete` a
+`RequestRecorder` (`thoughtgraph.spend.ledger`) and `_send` reports every request to it, in one
+place; retries inside the SDK would be invisible to both. On top of that:
 
 - one request with `n` choices, topped up with parallel single calls when the endpoint returns
   fewer choices or rejects `n` (local servers often do); the endpoint is then remembered as
@@ -35,7 +36,6 @@ import time
 from typing import Any
 from urllib.parse import urlsplit
 
-from thoughtgraph.engine.state import Usage
 from thoughtgraph.errors import (
     BudgetExhausted,
     FatalModelError,
@@ -46,7 +46,8 @@ from thoughtgraph.errors import (
 from thoughtgraph.models import clients, inflight, secrets
 from thoughtgraph.models.base import Completion, _parse_options
 from thoughtgraph.models.singles import gather_singles
-from thoughtgraph.spend.ledger import Attempt, record_request, reserve_request, unsent_request
+from thoughtgraph.spend.ledger import UNMETERED, Attempt, RequestRecorder
+from thoughtgraph.spend.usage import Usage
 
 logger = logging.getLogger(__name__)
 
@@ -105,6 +106,24 @@ class _NRejected(Exception):
     """The endpoint answered 400 to a request with n > 1 because of `n`."""
 
 
+class _Ended:
+    """How one request ended, filled in by `_attempt` for `_send` to report. Left as it is
+    (cancelled in flight, an unexpected error), the request counts with unknown tokens: the
+    server may still bill it."""
+
+    __slots__ = ("attempt", "sent")
+
+    def __init__(self) -> None:
+        self.attempt = Attempt("cancelled", prompt_tokens=None, completion_tokens=None)
+        self.sent = True  # False: no connection was ever made, nothing to count
+
+    def report(self, recorder: RequestRecorder, ticket: Any) -> None:
+        if self.sent:
+            recorder.record(ticket, self.attempt)
+        else:
+            recorder.unsent(ticket)
+
+
 class _Retryable(Exception):
     """An attempt failed in a way a new attempt may not (429, 5xx, timeout, broken connection)."""
 
@@ -122,6 +141,7 @@ class OpenAIModel:
     """
 
     simulated = False
+    reports_requests = True  # `complete` reports every request to its `recorder`
 
     def __init__(
         self,
@@ -200,20 +220,24 @@ class OpenAIModel:
         return f"OpenAIModel({self.name!r})"
 
     # --- the protocol ---------------------------------------------------------------------
-    async def complete(self, prompt: str, n: int = 1) -> list[Completion]:
-        """`n` answers to `prompt`; raises `ModelError` or `FatalModelError` (see module doc)."""
+    async def complete(
+        self, prompt: str, n: int = 1, *, recorder: RequestRecorder | None = None
+    ) -> list[Completion]:
+        """`n` answers to `prompt`; raises `ModelError` or `FatalModelError` (see module doc).
+        Every request is reserved with, and reported to, `recorder` (none: not metered)."""
         if n < 1:
             raise ValueError(f"n must be at least 1, got {n}")
+        meter = recorder or UNMETERED
         if n == 1 or not self.n_honoured:
-            return await self._singles(prompt, n)
+            return await self._singles(prompt, n, meter)
         try:
-            answers = await self._send(prompt, n)
+            answers = await self._send(prompt, n, meter)
         except _NRejected:
             self._forget_n("rejected n")
-            return await self._singles(prompt, n)
+            return await self._singles(prompt, n, meter)
         if len(answers) < n:
             self._forget_n(f"returned {len(answers)} of {n} choices")
-            answers += await self._singles(prompt, n - len(answers), have=len(answers))
+            answers += await self._singles(prompt, n - len(answers), meter, have=len(answers))
         return answers[:n]
 
     async def aclose(self) -> None:
@@ -227,45 +251,50 @@ class OpenAIModel:
             logger.info("%s %s; using parallel single calls from now on", self.name, why)
         N_IGNORED.add((self.base_url, self.model))
 
-    async def _singles(self, prompt: str, count: int, have: int = 0) -> list[Completion]:
+    async def _singles(
+        self, prompt: str, count: int, recorder: RequestRecorder, have: int = 0
+    ) -> list[Completion]:
         """`count` parallel single requests (see `gather_singles`); `have` counts the answers
         already in hand, so that with some the call never fails for want of more."""
         try:
-            return await gather_singles([self._send(prompt, 1) for _ in range(count)])
+            return await gather_singles([self._send(prompt, 1, recorder) for _ in range(count)])
         except ThoughtgraphError:
             if have:
                 return []
             raise
 
-    async def _send(self, prompt: str, n: int) -> list[Completion]:
-        """One request for `n` answers, retried up to `max_retries` times. Every attempt is
-        reserved against the budget before it leaves; when the budget refuses a retry, the
-        last failure stands (the run's stop reason says which cap)."""
+    async def _send(self, prompt: str, n: int, recorder: RequestRecorder) -> list[Completion]:
+        """One request for `n` answers, retried up to `max_retries` times. The one place
+        requests are accounted for: every attempt is reserved with `recorder` before it leaves
+        and reported to it when it ends. When the budget refuses a retry, the last failure
+        stands (the run's stop reason says which cap)."""
         last: _Retryable | None = None
         for retry in range(self.max_retries + 1):
             if last is not None:
                 await asyncio.sleep(_backoff(retry, last.retry_after))
             try:
-                ticket = reserve_request(n)
+                ticket = recorder.reserve(n)
             except BudgetExhausted:
                 if last is None:
                     raise
                 raise self._final(last.error, retry - 1) from None
+            ended = _Ended()
             try:
-                return await self._attempt(prompt, n, ticket)
+                return await self._attempt(prompt, n, ended)
             except _Retryable as exc:
                 last = exc
+            finally:
+                ended.report(recorder, ticket)
         assert last is not None
         raise self._final(last.error, self.max_retries)
 
     def _final(self, error: ModelError, retries: int) -> ModelError:
         return ModelError(f"{error} (after {retries} retr{'y' if retries == 1 else 'ies'})")
 
-    async def _attempt(self, prompt: str, n: int, ticket: Any) -> list[Completion]:
-        """One HTTP request, recorded in the call's ledger however it ends."""
+    async def _attempt(self, prompt: str, n: int, ended: _Ended) -> list[Completion]:
+        """One HTTP request; how it ended goes into `ended` (which `_send` reports)."""
         import openai
 
-        outcome: Attempt | None = None
         others = 0  # requests in flight to this endpoint besides this one
         try:
             # The request waits for a slot here, not in the server's queue (models/inflight.py).
@@ -279,13 +308,15 @@ class OpenAIModel:
         except openai.BadRequestError as exc:
             rejected_n = n > 1 and _mentions_n(exc)
             reason = self._key.scrub(_reason(exc))
-            outcome = Attempt("HTTP 400", error=reason, fatal=not rejected_n)
+            ended.attempt = Attempt("HTTP 400", error=reason, fatal=not rejected_n)
             if rejected_n:
                 raise _NRejected() from None
             raise self._translate(exc) from None
         except openai.APIStatusError as exc:
             error = self._translate(exc)
-            outcome = Attempt(f"HTTP {exc.status_code}", error=str(error), fatal=_fatal(error))
+            ended.attempt = Attempt(
+                f"HTTP {exc.status_code}", error=str(error), fatal=_fatal(error)
+            )
             if isinstance(error, ModelError):  # 408, 409, 429 (not out of quota), 5xx
                 raise _Retryable(error, _retry_after(exc)) from None
             raise error from None
@@ -294,45 +325,37 @@ class OpenAIModel:
                 inflight.learn_from_timeout(self.base_url, self.name, others)
             error = self._translate(exc)
             if isinstance(error, FatalModelError) or _never_connected(exc):
-                unsent_request(ticket)  # no connection was made: nothing was sent
-                ticket = None
+                ended.sent = False  # no connection was made: nothing was sent
                 if isinstance(error, FatalModelError):
                     raise error from None
                 assert isinstance(error, ModelError)
                 raise _Retryable(error, None) from None
             kind = "timeout" if isinstance(exc, openai.APITimeoutError) else "connection"
-            outcome = Attempt(kind, prompt_tokens=None, completion_tokens=None, error=str(error))
+            ended.attempt = Attempt(
+                kind, prompt_tokens=None, completion_tokens=None, error=str(error)
+            )
             assert isinstance(error, ModelError)
             raise _Retryable(error, None) from None
         except openai.OpenAIError as exc:
             error = self._translate(exc)
-            outcome = Attempt("error", prompt_tokens=None, completion_tokens=None, error=str(error))
+            ended.attempt = Attempt(
+                "error", prompt_tokens=None, completion_tokens=None, error=str(error)
+            )
             raise error from None
-        except BaseException:  # cancelled in flight: the server may still bill it
-            outcome = Attempt("cancelled", prompt_tokens=None, completion_tokens=None)
-            raise
-        finally:
-            if outcome is not None:
-                record_request(ticket, outcome)
         try:
             answers = self._parse(body)
         except ModelError as exc:
             usage = _body_usage(body)
-            record_request(
-                ticket,
-                Attempt(
-                    "malformed",
-                    0,
-                    None if usage is None else usage.prompt_tokens,
-                    None if usage is None else usage.completion_tokens,
-                    str(exc),
-                ),
+            ended.attempt = Attempt(
+                "malformed",
+                0,
+                None if usage is None else usage.prompt_tokens,
+                None if usage is None else usage.completion_tokens,
+                str(exc),
             )
             raise
         billed = _sum_usage(answers)
-        record_request(
-            ticket, Attempt("ok", len(answers), billed.prompt_tokens, billed.completion_tokens)
-        )
+        ended.attempt = Attempt("ok", len(answers), billed.prompt_tokens, billed.completion_tokens)
         return answers
 
     def _arguments(self, prompt: str, n: int) -> dict[str, Any]:

@@ -28,7 +28,6 @@ import random
 from collections import Counter
 from typing import Any
 
-from thoughtgraph.engine.state import Usage
 from thoughtgraph.errors import UnknownNameError
 from thoughtgraph.io.bounds import MAX_SIM_LATENCY
 from thoughtgraph.models.base import Completion, _tokens
@@ -36,6 +35,7 @@ from thoughtgraph.models.simulated import Job, poisson, read_prompt
 from thoughtgraph.models.simulated.sorting import SECTION as _SECTION
 from thoughtgraph.models.simulated.sorting import apply_fixes, slip_list, sort_answer
 from thoughtgraph.models.simulated.sorting import prompt_kind as _prompt_kind
+from thoughtgraph.spend.usage import Usage
 
 # task -> (unit length, {job kind -> (a: mean slips at the unit length, g: growth with length)})
 # Calibrated with bench/calibrate.py against the paper's GPT-3.5 figures (sorting, keyword

@@ -21,12 +21,37 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
-from thoughtgraph.engine.state import Call, RunState
 from thoughtgraph.spend.pricing import Price
+from thoughtgraph.spend.usage import Usage
 
 CALL_KINDS = ("part", "merge", "refine")
+
+
+class CallRecord(Protocol):
+    """What the totals read of one recorded call (the engine's `state.Call`)."""
+
+    @property
+    def kind(self) -> str: ...
+    @property
+    def texts(self) -> tuple[str, ...]: ...
+    @property
+    def usage(self) -> Usage: ...
+    @property
+    def saved(self) -> Usage: ...
+    @property
+    def cost(self) -> float: ...
+    @property
+    def cached(self) -> bool: ...
+    @property
+    def error(self) -> str | None: ...
+    @property
+    def requests(self) -> int: ...
+    @property
+    def received(self) -> int: ...
+    @property
+    def unknown_tokens(self) -> int: ...
 
 
 @dataclass(frozen=True)
@@ -68,7 +93,7 @@ class Spend:
         }
 
 
-def spend(calls: Iterable[Call], price: Price | None = None) -> Spend:
+def spend(calls: Iterable[CallRecord], price: Price | None = None) -> Spend:
     """The totals of these calls, in one pass over them (a 10,000-op run has 6,665 calls, and
     its result adds them up once in total and once per kind)."""
     count = paid = cached = failed = requests = received = from_cache = unknown = 0
@@ -108,10 +133,10 @@ def spend(calls: Iterable[Call], price: Price | None = None) -> Spend:
     )
 
 
-def spend_by_kind(state: RunState, price: Price | None = None) -> dict[str, Spend]:
+def spend_by_kind(calls: Iterable[CallRecord], price: Price | None = None) -> dict[str, Spend]:
     """Per call kind: the spec's part, merge, refine always (as `calls_by_kind`), then others."""
-    kinds: dict[str, list[Call]] = {}
-    for call in state.calls.values():
+    kinds: dict[str, list[CallRecord]] = {}
+    for call in calls:
         kinds.setdefault(call.kind, []).append(call)
     order = list(CALL_KINDS) + sorted(k for k in kinds if k not in CALL_KINDS)
     return {kind: spend(kinds.get(kind, []), price) for kind in order}

@@ -27,9 +27,9 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from thoughtgraph.engine.state import Usage
 from thoughtgraph.errors import BudgetExhausted, InputError
 from thoughtgraph.spend.pricing import Price
+from thoughtgraph.spend.usage import Usage
 
 
 @dataclass(frozen=True)
@@ -51,11 +51,6 @@ class Budget:
             "max_tokens": self.max_tokens,
             "max_cost": self.max_cost,
         }
-
-
-def estimate_tokens(prompt: str, n: int, max_tokens: int | None) -> Usage:
-    """What a request is expected to cost before it is sent (prompt at 4 characters a token)."""
-    return Usage(math.ceil(len(prompt) / 4), n * (max_tokens or 0))
 
 
 @dataclass

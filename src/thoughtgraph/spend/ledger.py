@@ -1,29 +1,32 @@
 """The requests of one model call: each reserved against the budget before it leaves, counted
 when it ends, its outcome kept for the trace.
 
-A model call (`CallGateway.ask`) may send several HTTP requests: retries after a 429, a 5xx or a
+A model call (`CallGateway.ask`) may send several requests: retries after a 429, a 5xx or a
 timeout, and the parallel single requests that stand in for `n` when a server ignores it. Only
-the model knows when it sends one, so the gateway opens a `CallLedger` for the call and puts it
-in a context variable; a model that sends requests itself (`OpenAIModel`) calls
-`reserve_request()` before each one, which raises `BudgetExhausted` when a cap forbids it (so no
-request past a cap ever leaves the process), and `record_request()` when it ends. A model that
-does not (the simulated model, a plain function) counts as one request per call that reached it.
+the model knows when it sends one, so the gateway opens a `CallLedger` for the call and hands it
+to the model as its `RequestRecorder` (the `recorder=` keyword of `complete`, passed only to a
+model that says `reports_requests = True`; wrappers forward it). The model calls, for every
+request:
 
-Context variables follow `asyncio.gather` into its tasks, so the wrappers between the gateway and
-the model (answer cache, rate limits) need not know about any of this.
+    ticket = recorder.reserve(n)      # before it leaves; raises BudgetExhausted past a cap
+    recorder.record(ticket, attempt)  # when it ended, however it ended (an `Attempt`)
+    recorder.unsent(ticket)           # instead of `record`: no connection was ever made
+
+so no request past a cap ever leaves the process. A model that does not report (the simulated
+model, a plain function) counts as one request per call that reached it. `UNMETERED` is the
+recorder of a model used outside a run: it admits every request and keeps nothing.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
-from thoughtgraph.engine.state import Usage, usage_of
 from thoughtgraph.errors import BudgetExhausted
 from thoughtgraph.spend.budget import Meter, Ticket
 from thoughtgraph.spend.pricing import Price
+from thoughtgraph.spend.usage import Usage, usage_of
 
 
 @dataclass(frozen=True)
@@ -113,38 +116,37 @@ class CallLedger:
         return sum(a.answers for a in self.attempts)
 
 
-_current: ContextVar[CallLedger | None] = ContextVar("thoughtgraph_call_ledger", default=None)
+class RequestRecorder(Protocol):
+    """What a model adapter reports its requests to (see the module doc). `CallLedger` is the
+    one a run hands in; `UNMETERED` admits everything and keeps nothing."""
+
+    def reserve(self, n: int) -> Ticket:
+        """Admit one request for `n` answers, or raise `BudgetExhausted` (then send nothing)."""
+        ...
+
+    def record(self, ticket: Ticket, attempt: Attempt) -> None:
+        """The request reserved with `ticket` ended as `attempt` (counted, failed ones too)."""
+        ...
+
+    def unsent(self, ticket: Ticket) -> None:
+        """The request reserved with `ticket` never left (no connection): not counted."""
+        ...
 
 
-def current() -> CallLedger | None:
-    """The ledger of the model call running in this task (None outside a run)."""
-    return _current.get()
+class _Unmetered:
+    """The recorder of a model called outside a run: no budget, nothing kept."""
+
+    def reserve(self, n: int) -> Ticket:
+        return Ticket(0, 0.0, open=False)
+
+    def record(self, ticket: Ticket, attempt: Attempt) -> None:
+        pass
+
+    def unsent(self, ticket: Ticket) -> None:
+        pass
+
+    def __repr__(self) -> str:
+        return "UNMETERED"
 
 
-def open_call(ledger: CallLedger) -> Any:
-    """Make `ledger` the current one; returns the token `close_call` needs."""
-    return _current.set(ledger)
-
-
-def close_call(token: Any) -> None:
-    _current.reset(token)
-
-
-def reserve_request(n: int) -> Ticket | None:
-    """Called by a model before it sends a request; raises `BudgetExhausted` past a cap."""
-    ledger = _current.get()
-    return None if ledger is None else ledger.reserve(n)
-
-
-def record_request(ticket: Ticket | None, attempt: Attempt) -> None:
-    """Called by a model when a request it sent has ended, however it ended."""
-    ledger = _current.get()
-    if ledger is not None and ticket is not None:
-        ledger.record(ticket, attempt)
-
-
-def unsent_request(ticket: Ticket | None) -> None:
-    """Called by a model when a request it reserved could not be sent at all."""
-    ledger = _current.get()
-    if ledger is not None and ticket is not None:
-        ledger.unsent(ticket)
+UNMETERED: RequestRecorder = _Unmetered()

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from thoughtgraph.engine.state import Usage
 from thoughtgraph.errors import InputError
+from thoughtgraph.spend.usage import Usage
 
 PRICES_AS_OF = "2026-03"
 
