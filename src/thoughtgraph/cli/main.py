@@ -114,7 +114,13 @@ def _read_input(
 
 @app.command()
 def solve(
-    task: Annotated[str, typer.Argument(help="Task name, e.g. sorting.")],
+    task: Annotated[
+        str,
+        typer.Argument(
+            help="Task: a built-in name (sorting), package.module:Class, an installed plugin's "
+            "name or a task file (.yaml, .yml, .toml)."
+        ),
+    ],
     input: Annotated[
         str | None, typer.Option("--input", "-i", help="The problem, e.g. '[3, 1, 2]'.")
     ] = None,
@@ -272,6 +278,10 @@ def solve(
         _check_writable(cache, "cache")
     from thoughtgraph.models.base import shown_name
 
+    unchecked = getattr(prepared.task, "unchecked", None)
+    note = unchecked(prepared.problem) if unchecked is not None else None
+    if note:
+        typer.echo(f"note: {note}", err=True)
     label = shown_name(lm)
     title = f"thoughtgraph · {prepared.task.name} · {len(prepared.problem)} items · {label}"
     live = progress and sys.stderr.isatty() and not verbose and events != "-"
@@ -473,7 +483,12 @@ def _short(items: Any, limit: int = 40) -> str:
 @app.command()
 def graph(
     scheme: Annotated[str, typer.Argument(help="Scheme: " + ", ".join(SCHEMES) + ".")] = "got",
-    task: Annotated[str, typer.Option(help="Task the graph is for.")] = "sorting",
+    task: Annotated[
+        str,
+        typer.Option(
+            help="Task the graph is for: a name, package.module:Class, a plugin or a task file."
+        ),
+    ] = "sorting",
     size: Annotated[int, typer.Option(help="Input size the graph is built for.")] = 32,
     parts: Annotated[int | None, typer.Option(help="Number of parts (got, got_paper).")] = None,
     fmt: Annotated[str, typer.Option("--format", help="json, yaml, mermaid or dot.")] = "json",
@@ -497,11 +512,22 @@ def graph(
 
 
 @app.command()
-def schema() -> None:
-    """Print the JSON Schema of graph files."""
-    from thoughtgraph.engine.graph import json_schema
+def schema(
+    what: Annotated[
+        str, typer.Argument(help="graph (graph files) or task (task files).")
+    ] = "graph",
+) -> None:
+    """Print the JSON Schema of graph files (`schema`) or of task files (`schema task`)."""
+    if what == "graph":
+        from thoughtgraph.engine.graph import json_schema
 
-    typer.echo(json.dumps(json_schema(), indent=2))
+        typer.echo(json.dumps(json_schema(), indent=2))
+    elif what == "task":
+        from thoughtgraph.tasks.taskfile import task_file_schema
+
+        typer.echo(json.dumps(task_file_schema(), indent=2))
+    else:
+        raise InputError(f"unknown schema {what!r} (graph, task)")
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -664,10 +664,14 @@ class GroundTruthParams(Params):
 async def ground_truth(ctx: RunContext, op: Op, inputs: list[Thought]) -> list[Thought]:
     """Record whether each thought equals the reference answer; never changes what is passed on."""
     out = []
-    for thought in inputs:
-        solved = thought.content is not None and thought.content == cast(
-            HasReference, ctx.task
-        ).reference(thought.problem)
+    matches = getattr(ctx.task, "matches_reference", None)  # a task's own comparison (case,
+    for thought in inputs:  # order), None when it has no reference for the problem
+        if matches is not None:
+            solved = matches(thought.problem, thought.content)
+        else:
+            solved = thought.content is not None and thought.content == cast(
+                HasReference, ctx.task
+            ).reference(thought.problem)
         out.append(ctx.state.add(replace(ctx.state.thoughts[thought.id], solved=solved)))
     return out
 

@@ -18,6 +18,7 @@ from thoughtgraph.errors import InputError
 MIB = 1024 * 1024
 MAX_INPUT_BYTES = 8 * MIB  # --input, --input-file, stdin
 MAX_GRAPH_FILE_BYTES = 4 * MIB  # --graph
+MAX_TASK_FILE_BYTES = 1 * MIB  # a task file (.yaml, .yml, .toml)
 MAX_TRACE_BYTES = 256 * MIB  # trace view
 MAX_ITEMS = 100_000  # items of one problem, and `graph --size`: the graph is built in seconds
 MAX_SIM_LATENCY = 600.0  # seconds per simulated call (`sim:latency=`)

@@ -328,7 +328,7 @@ def paper_options(name: str, task: str, size: int) -> dict[str, Any]:
     Where the paper scales GoT with the size (sorting, set intersection: 16 items a part), a size
     it did not run gets `round(size / 16)` parts; parts never exceed the size.
     """
-    table = PAPER_CONFIG.get(task)
+    table = PAPER_CONFIG.get(task) or _loaded_config(task)
     if not table:
         return {}
     nearest = min(table, key=lambda s: (abs(s - size), s))
@@ -346,8 +346,18 @@ MAX_SIZE = MAX_ITEMS  # beyond this a graph takes minutes (and gigabytes) just t
 def _part_size(task: str) -> int:
     """Items per part of the spec's `got` for a task (its `part_size`; 8 when unknown)."""
     from thoughtgraph.tasks import TASKS
+    from thoughtgraph.tasks.loading import loaded
 
-    return getattr(TASKS.get(task), "part_size", 8)
+    return getattr(TASKS.get(task) or loaded(task), "part_size", 8)
+
+
+def _loaded_config(task: str) -> dict[int, dict[str, dict[str, Any]]] | None:
+    """The `paper_config` of a task this process loaded (a task file, an import string, a
+    plugin): its schemes' options by size, in the form of PAPER_CONFIG."""
+    from thoughtgraph.tasks.loading import loaded
+
+    config = getattr(loaded(task), "paper_config", None)
+    return config if isinstance(config, dict) else None
 
 
 def build(

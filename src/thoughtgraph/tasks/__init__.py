@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from thoughtgraph.errors import UnknownNameError
 from thoughtgraph.tasks.base import BaseTask, ParseError, Task, check_task
 from thoughtgraph.tasks.docmerge import DocMergeTask
 from thoughtgraph.tasks.keywords import KeywordCountingTask
+from thoughtgraph.tasks.loading import load_task
 from thoughtgraph.tasks.sets import SetIntersectionTask, SetProblem
 from thoughtgraph.tasks.sorting import SortingTask
 
@@ -18,15 +18,12 @@ TASKS: dict[str, type] = {
 
 
 def get_task(task: str | Task) -> Task:
-    """A task by name, or the task object itself once `check_task` found it complete."""
+    """A task by built-in name, task file path, `package.module:Class` import string or
+    installed plugin name (tasks/loading.py), or the task object itself once `check_task` found
+    it complete. Every way it can fail is one `UnknownNameError` line."""
     if not isinstance(task, str):
         return check_task(task)
-    try:
-        return TASKS[task.strip().lower()]()
-    except KeyError:
-        raise UnknownNameError(
-            f"unknown task {task!r} (known: {', '.join(sorted(TASKS))})"
-        ) from None
+    return load_task(task, TASKS)
 
 
 __all__ = [

@@ -123,6 +123,23 @@ class HasReference(Protocol):
     def reference(self, problem: Any) -> Any: ...
 
 
+@runtime_checkable
+class TakesReference(Protocol):
+    """A task whose score reads the row's reference answer (a task file scored `by:
+    reference`): `with_reference` returns the problem carrying it, checked (one `InputError`
+    for a reference that does not fit the task's answers)."""
+
+    def with_reference(self, problem: Any, reference: Any) -> Any: ...
+
+
+def attach_reference(task: Task, problem: Any, reference: Any) -> Any:
+    """`problem` carrying a data row's `reference` for a task that reads one (`TakesReference`);
+    any other task's problem unchanged (the built-in tasks compute their own truth)."""
+    if reference is None or not isinstance(task, TakesReference):
+        return problem
+    return task.with_reference(problem, reference)
+
+
 def check_task(task: object) -> Task:
     """`task` as a `Task`, or one `UnknownNameError` line naming every missing method.
 

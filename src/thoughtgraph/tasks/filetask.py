@@ -1,0 +1,554 @@
+"""The task a task file declares (tasks/taskfile.py): split, join, parse and score by its keys.
+
+A problem is a `FileProblem`: the units code splits (items, sentences, paragraphs or lines)
+and, when the row gave one, its reference answer. Parts are spans of the row's units; a part's
+reference is derived from the row's when `answer.from_input` says every answer item is taken
+from the input (the names of a paragraph are the row's names that the paragraph holds), else a
+part is not checked in code and only the whole answer is (its merge and refine see the row's
+reference). Without a reference, a reference-scored task still runs: its answers are checked
+only as far as code can without one (`from_input`: every item must be in the input), and
+`unchecked` says so for the CLI.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from collections import Counter
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from thoughtgraph.engine.state import Score
+from thoughtgraph.errors import InputError
+from thoughtgraph.io.imports import first_line, import_string
+from thoughtgraph.tasks.answers import Candidate, choose, in_code, labelled, restates_input
+from thoughtgraph.tasks.base import BaseTask, ParseError, check_parts, mean_score
+from thoughtgraph.tasks.filetask_prompts import prompts_for
+from thoughtgraph.tasks.keywords import parse_counts, split_sentences
+from thoughtgraph.tasks.sorting import parse_int_list
+from thoughtgraph.tasks.taskfile import TaskFileSpec
+
+MAX_LISTED_ERRORS = 20
+_JOINERS = {"items": None, "sentences": " ", "paragraphs": "\n\n", "lines": "\n"}
+_DEFAULT_FORMATS = {
+    "integers": "a JSON list of integers, such as [4, 8, 15]",
+    "strings": 'a JSON list of strings, such as ["first", "second"]',
+    "counts": 'a JSON object mapping each name to its count, such as {"first": 2, "second": 1}',
+    "text": "plain text, with nothing before or after it",
+}
+_MODEL_SCORED = {"score_samples": 3}
+
+
+@dataclass(frozen=True)
+class FileProblem:
+    """A row's problem, or a span of it: its units and, when known, their reference answer.
+
+    `start` is where the span begins in the row's units and `row` the row's problem (None: this
+    is the row's problem), so a merge of every part is recognised as the row again (and gets
+    its reference back)."""
+
+    units: tuple[Any, ...]
+    reference: Any = None
+    start: int = 0
+    row: FileProblem | None = field(default=None, compare=False, repr=False)
+
+    def __len__(self) -> int:
+        return len(self.units)
+
+    @property
+    def whole(self) -> FileProblem:
+        return self.row or self
+
+
+class FileTask(BaseTask):
+    """A Task declared by a task file."""
+
+    def __init__(self, spec: TaskFileSpec, source: str = "") -> None:
+        self.spec = spec
+        self.source = source
+        self.name = spec.name
+        self.part_size = spec.split.part_size
+        self.prompts = prompts_for(spec)
+        scored_by = spec.score.by
+        self.score_name = {
+            "reference": "errors against the reference",
+            "function": f"errors ({spec.score.function})",
+            "model": "errors code can check (the model rates answers)",
+        }[scored_by]
+        self._function = _scoring_function(spec.score.function) if spec.score.function else None
+        self.paper_config = _paper_config(scored_by == "model")
+
+    # --- input --------------------------------------------------------------------------
+    def parse_input(self, raw: Any) -> FileProblem:
+        reference = None
+        if isinstance(raw, str) and raw.lstrip().startswith("{"):
+            raw = _json(raw, "the input")
+        if isinstance(raw, Mapping):
+            unknown = set(raw) - {"input", "reference"}
+            if "input" not in raw or unknown:
+                raise InputError(
+                    'an input object must be {"input": ..., "reference": ...} (reference optional)'
+                )
+            raw, reference = raw["input"], raw.get("reference")
+        units = self._units(raw)
+        if not units:
+            raise InputError("the input is empty: give at least one " + self._unit_name())
+        problem = FileProblem(units)
+        return problem if reference is None else self.with_reference(problem, reference)
+
+    def with_reference(self, problem: FileProblem, reference: Any) -> FileProblem:
+        """The row's problem carrying its reference (a JSON text or the value), checked against
+        `answer.type`: an unreadable reference is one `InputError`, before any call."""
+        if isinstance(reference, str) and self.spec.answer.type != "text":
+            reference = _json(reference, "the reference")
+        return FileProblem(problem.units, self._checked_reference(reference))
+
+    def _units(self, raw: Any) -> tuple[Any, ...]:
+        by = self.spec.split.by
+        if isinstance(raw, list | tuple):
+            if by != "items" and not all(isinstance(u, str) for u in raw):
+                raise InputError(f"split by {by}: give the input as text (or a list of texts)")
+            units = tuple(u.strip() if isinstance(u, str) else u for u in raw)
+            return tuple(u for u in units if u != "")
+        if not isinstance(raw, str):
+            raise InputError(f"the input must be text or a list, got {type(raw).__name__}")
+        text = raw.strip()
+        if by == "items":
+            if text.startswith("["):
+                items = _json(text, "the input")
+                if not isinstance(items, list) or not all(_scalar(i) for i in items):
+                    raise InputError("the input must be a JSON list of numbers or strings")
+                return tuple(items)
+            lines = [line.strip() for line in text.splitlines() if line.strip()]
+            return tuple(int(x) if re.fullmatch(r"-?\d+", x) else x for x in lines)
+        if by == "sentences":
+            return split_sentences(text)
+        if by == "paragraphs":
+            return tuple(p.strip() for p in re.split(r"\n[ \t]*\n", text) if p.strip())
+        return tuple(line.strip() for line in text.splitlines() if line.strip())
+
+    def _unit_name(self) -> str:
+        return {"items": "item", "sentences": "sentence", "paragraphs": "paragraph"}.get(
+            self.spec.split.by, "line"
+        )
+
+    def _checked_reference(self, reference: Any) -> Any:
+        kind = self.spec.answer.type
+        if kind == "integers" and _list_of(reference, int):
+            return list(reference)
+        if kind == "strings" and _list_of(reference, str):
+            return list(reference)
+        if kind == "counts" and _counts_map(reference):
+            return {k: int(v) for k, v in reference.items() if int(v) > 0}
+        if kind == "text" and isinstance(reference, str):
+            return reference
+        raise InputError(f"the reference must be {_DEFAULT_FORMATS[kind].split(', such')[0]}")
+
+    # --- prompts ------------------------------------------------------------------------
+    def describe(self, problem: Any) -> str:
+        return self.spec.description.strip()
+
+    def format(self) -> str:
+        return (self.spec.format or _DEFAULT_FORMATS[self.spec.answer.type]).strip()
+
+    def render(self, value: Any) -> str:
+        if isinstance(value, FileProblem):
+            joiner = _JOINERS[self.spec.split.by]
+            units = value.units
+            if joiner is None:
+                return json.dumps(list(units), ensure_ascii=False)
+            return joiner.join(str(u) for u in units)
+        if isinstance(value, list | tuple | dict):
+            return json.dumps(value if isinstance(value, dict) else list(value), ensure_ascii=False)
+        return str(value)
+
+    # --- parts --------------------------------------------------------------------------
+    def default_parts(self, problem: FileProblem) -> int:
+        if self.spec.split.parts is not None:
+            return min(len(problem), self.spec.split.parts)
+        return max(1, -(-len(problem) // self.part_size))
+
+    def split(self, problem: FileProblem, parts: int) -> list[FileProblem]:
+        check_parts(parts, len(problem))
+        size, extra = divmod(len(problem), parts)
+        chunks, start = [], problem.start
+        for index in range(parts):
+            end = start + size + (1 if index < extra else 0)
+            chunks.append(self._span(problem.whole, start, end))
+            start = end
+        return chunks
+
+    def join(self, problems: list[FileProblem]) -> FileProblem:
+        """The span the problems cover together: the row itself when they are all its parts
+        (alternative answers to one span count once)."""
+        row = problems[0].whole
+        spans = sorted({(p.start, p.start + len(p)) for p in problems})
+        if all(p.whole is row for p in problems) and all(
+            a[1] == b[0] for a, b in itertools.pairwise(spans)
+        ):
+            return self._span(row, spans[0][0], spans[-1][1])
+        units = tuple(u for p in dict.fromkeys(problems) for u in p.units)
+        return FileProblem(units)
+
+    def _span(self, row: FileProblem, start: int, end: int) -> FileProblem:
+        if start == 0 and end == len(row):
+            return row
+        units = row.units[start:end]
+        reference = None
+        if row.reference is not None and self.spec.answer.from_input:
+            reference = self._part_reference(row.reference, units)
+        return FileProblem(units, reference, start, row)
+
+    def _part_reference(self, reference: Any, units: tuple[Any, ...]) -> Any:
+        """The row's reference restricted to what `units` hold (answers come from the input)."""
+        if self.spec.split.by == "items":
+            have = Counter(self._key(u) for u in units)
+            if isinstance(reference, dict):
+                return {k: have[self._key(k)] for k in reference if have[self._key(k)]}
+            kept = []
+            for item in reference:
+                if have[self._key(item)] > 0:
+                    have[self._key(item)] -= 1
+                    kept.append(item)
+            return kept
+        text = self.render(FileProblem(units))
+        if isinstance(reference, dict):
+            return {k: n for k in reference if (n := self._occurrences(k, text))}
+        return [item for item in reference if self._occurrences(item, text)]
+
+    # --- answers ------------------------------------------------------------------------
+    def parse(self, text: str) -> Any:
+        return self.parse_reply(text, None, "")
+
+    def parse_reply(self, text: str, problem: Any, prompt: str) -> Any:
+        kind = self.spec.answer.type
+        if kind == "integers":
+            return parse_int_list(text, prompt or self.format())
+        if kind == "strings":
+            return parse_string_list(text, prompt or self.format())
+        if kind == "counts":
+            return parse_counts(text, prompt or self.format())
+        return parse_text(text)
+
+    def join_answers(self, contents: list[Any]) -> Any:
+        """Answers joined in code, as `join` says (for a merge whose every attempt failed)."""
+        how = self.spec.join
+        if how == "add":
+            total: Counter[str] = Counter()
+            for counts in contents:
+                total.update(counts)
+            return dict(total)
+        if all(isinstance(c, str) for c in contents):
+            return "\n\n".join(contents)
+        joined = [item for content in contents for item in content]
+        if how == "union":
+            return list({self._key(item): item for item in reversed(joined)}.values())[::-1]
+        return joined
+
+    # --- scores -------------------------------------------------------------------------
+    def score(self, problem: FileProblem, content: Any) -> Score:
+        if self._function is not None:
+            return self._scored_by_function(problem, content)
+        if self.spec.score.by == "reference" and problem.reference is not None:
+            return self.reference_errors(problem.reference, content)
+        return self.input_errors(problem, content)
+
+    def score_unparsed(self, problem: FileProblem, reason: str) -> Score:
+        reference = problem.reference
+        size = sum(reference.values()) if isinstance(reference, dict) else len(reference or ())
+        return Score(float(max(size, len(problem)) + 1), (reason,))
+
+    def reference(self, problem: FileProblem) -> Any:
+        """The row's reference answer (None when the row gave none)."""
+        return problem.reference
+
+    def matches_reference(self, problem: FileProblem, content: Any) -> bool | None:
+        """Is `content` the reference, as this task compares answers (case, order)? None when
+        there is no reference (`ground_truth` records it as unknown)."""
+        if problem.reference is None:
+            return None
+        if content is None:
+            return False
+        if self.spec.answer.type == "text":
+            return " ".join(str(content).split()) == " ".join(str(problem.reference).split())
+        return self.reference_errors(problem.reference, content).value == 0
+
+    def unchecked(self, problem: FileProblem) -> str | None:
+        """Why the whole answer cannot be fully checked in code for this problem, or None."""
+        if self.spec.score.by == "reference" and problem.reference is None:
+            checks = (
+                "only that every item is in the input was checked"
+                if self.spec.answer.from_input
+                else "nothing was checked in code"
+            )
+            return (
+                f"task {self.name!r} is scored against a reference and this input has none: "
+                f'{checks} (give {{"input": ..., "reference": ...}} or a --data row)'
+            )
+        return None
+
+    def parse_score(self, text: str) -> float:
+        """One rating: the last number in the reply within 0..scale (a `score:` label first)."""
+        scale = self.spec.score.scale
+        numbers = _LABELLED_SCORE.findall(text) or _NUMBER.findall(text)
+        if not numbers:
+            raise ParseError("the rating holds no number")
+        return min(float(scale), max(0.0, float(numbers[-1])))
+
+    def combine_scores(self, texts: list[str]) -> Score:
+        score = mean_score(self, texts)
+        if score.errors:
+            return score
+        note = f"model rating {score.value:.1f}/{self.spec.score.scale}, over {len(texts)} samples"
+        return Score(score.value, (note,))
+
+    def reference_errors(self, reference: Any, content: Any) -> Score:
+        """Missing, extra and (for an ordered answer) out-of-order items, as instructions."""
+        if self.spec.answer.type == "counts":
+            return self._count_errors(reference, content)
+        want = Counter(self._key(item) for item in reference)
+        have = Counter(self._key(item) for item in content)
+        shown = {self._key(item): item for item in [*reference, *content]}
+        errors: list[str] = []
+        total = 0
+        for key in dict.fromkeys([*want, *have]):
+            short, extra = want[key] - have[key], have[key] - want[key]
+            if short > 0:
+                total += short
+                errors.append(f"{_show(shown[key])} is missing: add it" + _times(short, "more"))
+            elif extra > 0:
+                total += extra
+                where = "does not belong in the answer" if not want[key] else "is listed too often"
+                errors.append(f"{_show(shown[key])} {where}: remove it" + _times(extra, "fewer"))
+        if self.spec.answer.ordered:
+            order: dict[Any, int] = {}
+            for index, item in enumerate(reference):
+                order.setdefault(self._key(item), index)
+            placed = [(i, item) for i, item in enumerate(content) if self._key(item) in order]
+            for (i, a), (j, b) in itertools.pairwise(placed):
+                if order[self._key(a)] > order[self._key(b)]:
+                    total += 1
+                    errors.append(
+                        f"{_show(b)} must come before {_show(a)} (positions {i + 1} and {j + 1})"
+                    )
+        return Score(float(total), _listed(errors))
+
+    def _count_errors(self, reference: dict[str, int], content: dict[str, int]) -> Score:
+        want = {self._key(k): (k, v) for k, v in reference.items()}
+        have: dict[str, int] = {}
+        for name, count in content.items():
+            have[self._key(name)] = have.get(self._key(name), 0) + count
+        errors, total = [], 0
+        for key in dict.fromkeys([*want, *have]):
+            name, count = want.get(key, (key, 0))
+            got = have.get(key, 0)
+            if count == got:
+                continue
+            total += abs(count - got)
+            if count == 0:
+                errors.append(f"{_show(name)} does not belong in the answer: remove it")
+            elif got == 0:
+                errors.append(f"{_show(name)} is missing: its count is {count}")
+            else:
+                errors.append(f"the count of {_show(name)} is {count}, not {got}")
+        return Score(float(total), _listed(errors))
+
+    def input_errors(self, problem: FileProblem, content: Any) -> Score:
+        """What code can check without a reference: with `from_input`, that every item of the
+        answer is in the problem (and, for counts of a text, how often it appears there)."""
+        if not self.spec.answer.from_input:
+            return Score(0.0)
+        errors, total = [], 0
+        if self.spec.split.by == "items":
+            have = Counter(self._key(u) for u in problem.units)
+            names = content.items() if isinstance(content, dict) else Counter(content).items()
+            for item, count in names:
+                if count > have[self._key(item)]:
+                    total += count - have[self._key(item)]
+                    errors.append(
+                        f"{_show(item)} is in the input {have[self._key(item)]} times, not {count}"
+                    )
+            return Score(float(total), _listed(errors))
+        text = self.render(problem)
+        if isinstance(content, dict):
+            for name, count in content.items():
+                found = self._occurrences(name, text)
+                if found != count:
+                    total += abs(found - count)
+                    errors.append(f"{_show(name)} appears {found} times in the text, not {count}")
+        else:
+            for item in dict.fromkeys(content):
+                if not self._occurrences(item, text):
+                    total += 1
+                    errors.append(f"{_show(item)} does not appear in the text: remove it")
+        return Score(float(total), _listed(errors))
+
+    def _scored_by_function(self, problem: FileProblem, content: Any) -> Score:
+        assert self._function is not None
+        try:
+            value = self._function(content, problem)
+        except Exception as exc:
+            raise InputError(
+                f"score.function {self.spec.score.function} raised {first_line(exc)}"
+            ) from None
+        if isinstance(value, Score):
+            return value
+        if isinstance(value, tuple) and len(value) == 2 and _number(value[0]):
+            return Score(float(value[0]), tuple(str(e) for e in value[1]))
+        if _number(value):
+            return Score(float(value))
+        raise InputError(
+            f"score.function {self.spec.score.function} returned {type(value).__name__}: "
+            "return an error count, (count, [errors]) or a thoughtgraph Score"
+        )
+
+    def _key(self, item: Any) -> Any:
+        if isinstance(item, str):
+            item = " ".join(item.split())
+            return item if self.spec.answer.case_sensitive else item.casefold()
+        return item
+
+    def _occurrences(self, item: Any, text: str) -> int:
+        """How often `item` appears in `text` as whole words."""
+        needle = " ".join(str(item).split())
+        if not needle:
+            return 0
+        flags = 0 if self.spec.answer.case_sensitive else re.IGNORECASE
+        words = r"\s+".join(re.escape(w) for w in needle.split(" "))
+        return len(re.findall(rf"(?<!\w){words}(?!\w)", text, flags))
+
+
+def _scoring_function(spec: str) -> Callable[[Any, Any], Any]:
+    function = import_string(spec, "scoring function")
+    if not callable(function):
+        raise InputError(f"score.function {spec} is a {type(function).__name__}, not a function")
+    return function
+
+
+def _paper_config(model_scored: bool) -> dict[int, dict[str, dict[str, Any]]]:
+    """The schemes' configuration for a task file: GoT (`got_paper`) splits in code (a task file
+    has no reader for a model's split); a model-scored task ranks by the model's rating."""
+    extra = _MODEL_SCORED if model_scored else {}
+    config: dict[str, dict[str, Any]] = {name: dict(extra) for name in ("io", "cot", "cot_sc")}
+    config["tot"] = {"k": 5, "levels": 2, **extra}
+    config["tot2"] = {"k": 3, "levels": 4, **extra}
+    config["got_paper"] = {"parts": 2, "split_by": "code", "sort_n": 3, "merge_n": 3, **extra}
+    return {1: config}
+
+
+_LABELLED_SCORE = re.compile(r"(?i)\b(?:score|rating)\b[^0-9\n]{0,20}(-?\d+(?:\.\d+)?)")
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+_STRING_LIST = re.compile(r"\[([^\[\]]*)(\]|\Z)", re.DOTALL)
+_QUOTED = re.compile(r'"((?:[^"\\\n]|\\.)*)"|\'([^\'\n]*)\'')
+_BULLET = re.compile(r"(?m)^[ \t]*(?:[-*•]|\d{1,4}[.)])[ \t]+(.+?)[ \t]*$")
+_LABEL_LINE = re.compile(r"(?i)^\s*(?:final\s+)?(?:answer|output|result|summary)\s*:\s*")
+
+
+def parse_string_list(text: str, prompt: str = "") -> list[str]:
+    """A list of strings in a reply, chosen by the rule of `tasks.answers`: JSON-like lists
+    (quoted items; one cut off at the end), or a run of bulleted or numbered lines. A list that
+    repeats one of the prompt's (its format example) is an echo."""
+    if not isinstance(text, str):
+        raise ParseError("the answer is not text")
+    echoes = {tuple(v) for v, _, _ in _string_lists(prompt)}
+    candidates = [
+        Candidate(
+            value,
+            start,
+            complete,
+            labelled(text, start),
+            in_code(text, start),
+            echo=tuple(value) in echoes or restates_input(text, start),
+        )
+        for value, start, complete in _string_lists(text)
+    ]
+    bullets = [m for m in _BULLET.finditer(text)]
+    if bullets:
+        items = [m.group(1).strip().strip("\"'`").strip() for m in bullets]
+        start = bullets[0].start()
+        candidates.append(Candidate(items, start, True, labelled(text, start)))
+    best = choose(candidates)
+    if best is None:
+        raise ParseError("the answer contains no list of strings")
+    return list(best.value)
+
+
+def _string_lists(text: str) -> list[tuple[list[str], int, bool]]:
+    found = []
+    for match in _STRING_LIST.finditer(text):
+        body = match.group(1)
+        items = [_unescape(a) if a else b for a, b in _QUOTED.findall(body)]
+        if items or not body.strip():
+            value = [i.strip() for i in items if i.strip()]
+            found.append((value, match.start(), bool(match.group(2))))
+    return found
+
+
+def _unescape(text: str) -> str:
+    try:
+        return str(json.loads(f'"{text}"'))
+    except json.JSONDecodeError:
+        return text
+
+
+def parse_text(text: str) -> str:
+    """Free text: the reply without a leading `Answer:` label or a code fence around it."""
+    if not isinstance(text, str):
+        raise ParseError("the answer is not text")
+    body = text.strip()
+    fence = re.fullmatch(r"```[\w+-]*\s*\n?(.*?)```", body, re.DOTALL)
+    if fence:
+        body = fence.group(1).strip()
+    body = _LABEL_LINE.sub("", body, count=1).strip()
+    if not body:
+        raise ParseError("the answer is empty")
+    return body
+
+
+def _json(text: str, what: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{what} looks like JSON but is not valid JSON ({exc.msg})") from None
+    except RecursionError:
+        raise InputError(f"{what} is nested too deeply") from None
+
+
+def _scalar(item: Any) -> bool:
+    return isinstance(item, str) or (isinstance(item, int) and not isinstance(item, bool))
+
+
+def _list_of(value: Any, kind: type) -> bool:
+    return isinstance(value, list) and all(
+        isinstance(v, kind) and not isinstance(v, bool) for v in value
+    )
+
+
+def _counts_map(value: Any) -> bool:
+    return isinstance(value, dict) and all(
+        isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool) and v >= 0
+        for k, v in value.items()
+    )
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _show(item: Any) -> str:
+    return json.dumps(item, ensure_ascii=False) if isinstance(item, str) else str(item)
+
+
+def _times(n: int, word: str) -> str:
+    return "" if n == 1 else f" ({n} {word} times)"
+
+
+def _listed(errors: list[str]) -> tuple[str, ...]:
+    if len(errors) > MAX_LISTED_ERRORS:
+        errors = [*errors[:MAX_LISTED_ERRORS], f"and {len(errors) - MAX_LISTED_ERRORS} more"]
+    return tuple(errors)
+
+
+__all__ = ["FileProblem", "FileTask", "parse_string_list", "parse_text"]

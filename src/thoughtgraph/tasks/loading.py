@@ -1,0 +1,123 @@
+"""A task from anywhere: a built-in name, an import string, an installed plugin or a task file.
+
+`get_task` (tasks/__init__.py) calls `load_task` for every string, so `solve`, `eval`, `tune`,
+`graph` and the Python API accept the same four forms, checked before any model call:
+
+- a built-in name (`sorting`);
+- a task file path ending in .yaml, .yml or .toml (tasks/taskfile.py);
+- an import string `package.module:Attribute`, imported from the current directory and the
+  Python path; the attribute may be a Task instance, a class or a factory (called with no
+  arguments);
+- a name an installed distribution declares in the entry point group `thoughtgraph.tasks`
+  (`pip install my-tasks` adds it), loaded the same way as an import string.
+
+A task loaded from a file, an import string or a plugin is remembered under its `name` for the
+rest of the process, so code that carries the task by name (an evaluation plan, a scheme's
+configuration) finds it again. A loaded task may not take a built-in task's name.
+"""
+
+from __future__ import annotations
+
+from importlib.metadata import EntryPoint, entry_points
+from pathlib import Path
+from typing import Any
+
+from thoughtgraph.errors import UnknownNameError
+from thoughtgraph.io.imports import first_line, import_string, is_import_string
+from thoughtgraph.tasks.base import Task, check_task
+
+ENTRY_POINT_GROUP = "thoughtgraph.tasks"
+TASK_FILE_SUFFIXES = (".yaml", ".yml", ".toml")
+
+_LOADED: dict[str, Task] = {}
+"""Tasks loaded by this process (files, import strings, plugins), by their name."""
+
+
+def plugins() -> dict[str, EntryPoint]:
+    """The installed plugins' task names -> their entry points (the first of a repeated name)."""
+    found: dict[str, EntryPoint] = {}
+    for entry in entry_points(group=ENTRY_POINT_GROUP):
+        found.setdefault(entry.name.strip().lower(), entry)
+    return found
+
+
+def known_names(builtins: dict[str, type]) -> list[str]:
+    """Every name `get_task` takes as a bare word: built-ins, plugins, tasks loaded so far."""
+    return sorted({*builtins, *plugins(), *_LOADED})
+
+
+def loaded(name: str) -> Task | None:
+    """A task this process loaded under `name` (not a built-in), or None."""
+    return _LOADED.get(name.strip().lower())
+
+
+def load_task(spec: str, builtins: dict[str, type]) -> Task:
+    """The task `spec` names, in any of the four forms; one `error:` line when it cannot."""
+    text = spec.strip()
+    key = text.lower()
+    if key in builtins:
+        return check_task(builtins[key]())
+    if text.lower().endswith(TASK_FILE_SUFFIXES):
+        from thoughtgraph.tasks.taskfile import load_task_file
+
+        return _remember(load_task_file(Path(text)), f"task file {text}", builtins)
+    if is_import_string(text):
+        return _remember(_made(import_string(text, "task"), text), f"task {text!r}", builtins)
+    entry = plugins().get(key)
+    if entry is not None:
+        return _remember(_from_plugin(entry), f"plugin task {entry.name!r}", builtins)
+    if key in _LOADED:
+        return _LOADED[key]
+    if ":" in text or "/" in text or "\\" in text or text.endswith((".py", ".json")):
+        raise UnknownNameError(
+            f"unknown task {spec!r}: give a built-in name, package.module:Class, an installed "
+            "plugin's name or a task file (.yaml, .yml, .toml)"
+        )
+    raise UnknownNameError(
+        f"unknown task {spec!r} (known: {', '.join(known_names(builtins))}; or give "
+        "package.module:Class or a task file)"
+    )
+
+
+def _from_plugin(entry: EntryPoint) -> Task:
+    where = f"plugin {entry.name!r} ({entry.value})"
+    try:
+        found = entry.load()
+    except ModuleNotFoundError as exc:
+        raise UnknownNameError(f"cannot load task {where}: no module named {exc.name!r}") from None
+    except AttributeError:
+        raise UnknownNameError(f"cannot load task {where}: its attribute is missing") from None
+    except Exception as exc:
+        raise UnknownNameError(
+            f"cannot load task {where}: importing raised {first_line(exc)}"
+        ) from None
+    return _made(found, where)
+
+
+def _made(found: Any, where: str) -> Task:
+    """A Task instance as is; a class or a factory called with no arguments."""
+    if isinstance(found, type) or (callable(found) and not _looks_like_task(found)):
+        try:
+            found = found()
+        except Exception as exc:
+            raise UnknownNameError(
+                f"cannot load task {where}: calling it raised {first_line(exc)}"
+            ) from None
+    try:
+        return check_task(found)
+    except UnknownNameError as exc:
+        raise UnknownNameError(f"{where} is {exc}") from None
+
+
+def _looks_like_task(found: Any) -> bool:
+    return callable(getattr(found, "parse", None)) and callable(getattr(found, "score", None))
+
+
+def _remember(task: Task, where: str, builtins: dict[str, type]) -> Task:
+    name = task.name.strip().lower()
+    if name in builtins and type(task) is not builtins[name]:
+        raise UnknownNameError(
+            f"{where} is named {task.name!r}, a built-in task's name: give it another name"
+        )
+    _LOADED[name] = task
+    return task
