@@ -6,6 +6,7 @@ Every error a user can cause (bad input, an invalid graph, an unknown task or mo
 
 from __future__ import annotations
 
+import reprlib
 from typing import Any
 
 
@@ -50,3 +51,37 @@ class RunInterrupted(KeyboardInterrupt):
     def __init__(self, result: Any) -> None:
         super().__init__("interrupted")
         self.result = result
+
+
+SHOWN_CHARS = 80
+
+
+class _Bounded(reprlib.Repr):
+    """`reprlib` with room for a readable line, and integers too long for `repr` (Python
+    refuses more than 4300 digits) named by their size instead."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.maxstring = self.maxother = self.maxlong = SHOWN_CHARS
+        self.maxlevel = 3
+
+    def repr_int(self, x: int, level: int) -> str:
+        digits = x.bit_length() * 30103 // 100000 + 1  # log10(2) without converting
+        if digits > 40:
+            return f"<an integer of about {digits} digits>"
+        return repr(x)
+
+
+_BOUNDED = _Bounded()
+
+
+def shown(value: Any, limit: int = SHOWN_CHARS) -> str:
+    """`value` as an error message quotes it: its repr, at most `limit` characters.
+
+    Every error that can hold user data (a file's value, a typed option) quotes it through
+    here: a repr of a user's object is unbounded (a YAML alias chain expands to gigabytes, a
+    5000-digit integer cannot be repr'd at all), and one error line must stay one line.
+    `reprlib` stops at a few items and levels, so the work is bounded too, not just the text.
+    """
+    text = _BOUNDED.repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"

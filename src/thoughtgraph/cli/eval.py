@@ -12,7 +12,7 @@ from typing import Annotated, Any
 import typer
 
 from thoughtgraph.cli import options as opt
-from thoughtgraph.errors import InputError
+from thoughtgraph.errors import InputError, shown
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the rest loads when the command runs: `--help` stays fast
@@ -239,7 +239,7 @@ def parse_sizes(text: str | None) -> list[int | None]:
             value = int(part.strip())
         except ValueError:
             raise InputError(
-                f"--size must be whole numbers separated by commas, got {text!r}"
+                f"--size must be whole numbers separated by commas, got {shown(text)}"
             ) from None
         if value < 1:
             raise InputError(f"--size must be at least 1, got {value}")

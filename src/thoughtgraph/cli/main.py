@@ -22,11 +22,18 @@ from thoughtgraph.cli.eval import eval_command
 from thoughtgraph.cli.trace import trace_app
 from thoughtgraph.cli.tune import tune_command
 from thoughtgraph.engine.events import EventHandler
-from thoughtgraph.errors import FatalModelError, GraphError, InputError, ThoughtgraphError
+from thoughtgraph.errors import (
+    FatalModelError,
+    GraphError,
+    InputError,
+    ThoughtgraphError,
+    shown,
+)
 from thoughtgraph.evaluate.datasets import dataset_task, load_sample
 from thoughtgraph.io.bounds import MAX_INPUT_BYTES, check_length, read_bounded, read_file
 from thoughtgraph.io.eventlog import EventLog, combine
 from thoughtgraph.io.tracefile import write_trace
+from thoughtgraph.models import secrets
 from thoughtgraph.schemes import SCHEMES
 from thoughtgraph.spend.accounting import CALL_KINDS
 
@@ -224,6 +231,7 @@ def solve(
     """Solve one problem with the Graph-of-Thoughts pattern and print the result."""
     if verbose:
         logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s", stream=sys.stderr)
+        secrets.install_log_masking()  # httpx logs each request's URL, credentials and all
     if dataset is not None and dataset_task(dataset) != task.strip().lower():
         raise InputError(f"dataset {dataset} is for task {dataset_task(dataset)!r}, not {task!r}")
     if sample is not None and dataset is None:
@@ -546,6 +554,8 @@ def main(argv: list[str] | None = None) -> None:
         _fail("aborted", 130)
     except KeyboardInterrupt:
         _fail("interrupted", 130)
+    except OSError as exc:  # the machine, not the input: a full disk, a read-only folder
+        _fail(_os_error(exc))
     except TyperException as exc:
         if type(exc).__name__ == "NoArgsIsHelpError":  # bare `thoughtgraph`: show the help
             sys.stdout.write(exc.format_message() + "\n")
@@ -555,8 +565,16 @@ def main(argv: list[str] | None = None) -> None:
     raise SystemExit(code if isinstance(code, int) else 0)
 
 
+def _os_error(exc: OSError) -> str:
+    """One line for a file the system would not let us read or write (no traceback: nothing
+    the user typed is wrong, and what they need is the file and the reason)."""
+    reason = exc.strerror or type(exc).__name__
+    where = f" {shown(str(exc.filename))}" if exc.filename is not None else ""
+    return f"cannot use{where}: {reason}"
+
+
 def _fail(message: str, code: int = 2) -> None:
-    sys.stderr.write(f"error: {message}\n")
+    sys.stderr.write(f"error: {secrets.clean_line(message)}\n")
     raise SystemExit(code)
 
 

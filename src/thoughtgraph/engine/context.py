@@ -10,7 +10,7 @@ from typing import Any
 from thoughtgraph.engine.gateway import CallGateway
 from thoughtgraph.engine.state import RunState
 from thoughtgraph.engine.thoughts import ThoughtFactory
-from thoughtgraph.errors import GraphError
+from thoughtgraph.errors import GraphError, shown
 from thoughtgraph.tasks.base import Task
 from thoughtgraph.tasks.prompts import TEMPLATES, PromptTemplate
 
@@ -31,7 +31,9 @@ def template_for(
     if name in TEMPLATES:
         return TEMPLATES[name]
     known = sorted(set(graph_prompts) | set(own) | set(TEMPLATES))
-    raise GraphError(f"task {task.name!r} has no prompt {name!r} (known: {', '.join(known)})")
+    raise GraphError(
+        f"task {shown(task.name)} has no prompt {shown(name)} (known: {', '.join(known)})"
+    )
 
 
 @dataclass(frozen=True)

@@ -27,8 +27,8 @@ from pydantic import (
 
 from thoughtgraph.engine import kinds
 from thoughtgraph.engine.dag import topological
-from thoughtgraph.errors import GraphError, ThoughtgraphError
-from thoughtgraph.io.strictload import DuplicateKeyError, load_json, load_yaml
+from thoughtgraph.errors import GraphError, ThoughtgraphError, shown
+from thoughtgraph.io.strictload import RefusedDocument, load_json, load_yaml
 from thoughtgraph.tasks.prompts import PromptTemplate, TemplateError
 
 PROMPT_NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"
@@ -53,7 +53,9 @@ class Op(BaseModel):
     @classmethod
     def _known_kind(cls, kind: str) -> str:
         if kind not in kinds.all_kinds():
-            raise ValueError(f"unknown op kind {kind!r} (known: {', '.join(kinds.all_kinds())})")
+            raise ValueError(
+                f"unknown op kind {shown(kind)} (known: {', '.join(kinds.all_kinds())})"
+            )
         return kind
 
     @field_validator("params")
@@ -217,7 +219,9 @@ class Graph(BaseModel):
             raise GraphError('a graph must be an object with a list "ops"')
         ops = []
         for index, raw in enumerate(data["ops"]):
-            where = f"op {index + 1}" + (f" ({raw.get('id')!r})" if isinstance(raw, dict) else "")
+            where = f"op {index + 1}" + (
+                f" ({shown(raw.get('id'))})" if isinstance(raw, dict) else ""
+            )
             try:
                 ops.append(Op.model_validate(raw))
             except ValidationError as exc:
@@ -238,7 +242,7 @@ class Graph(BaseModel):
             data = load_json(text)
         except json.JSONDecodeError as exc:
             raise GraphError(f"graph JSON is invalid: {exc.msg} at line {exc.lineno}") from None
-        except DuplicateKeyError as exc:
+        except RefusedDocument as exc:
             raise GraphError(f"graph JSON is invalid: {exc}") from None
         return cls.from_dict(data)
 
@@ -263,7 +267,7 @@ class Graph(BaseModel):
 
         try:
             data = load_yaml(text)
-        except DuplicateKeyError as exc:
+        except RefusedDocument as exc:
             raise GraphError(f"graph YAML is invalid: {exc}") from None
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
@@ -389,7 +393,7 @@ def _parse_prompts(prompts: dict[str, str], ops: tuple[Op, ...]) -> dict[str, Pr
     parsed = {}
     for name, source in prompts.items():
         if not _PROMPT_NAME.match(name):
-            raise GraphError(f"prompts: {name!r} is not a prompt name (letters, digits, _)")
+            raise GraphError(f"prompts: {shown(name)} is not a prompt name (letters, digits, _)")
         if name not in used:
             raise GraphError(f"prompts.{name}: no op uses this prompt")
         try:
@@ -417,14 +421,16 @@ def _validate(ops: tuple[Op, ...]) -> None:
     seen: set[str] = set()
     for op in ops:
         if op.id in seen:
-            raise GraphError(f"duplicate op id {op.id!r}")
+            raise GraphError(f"duplicate op id {shown(op.id)}")
         seen.add(op.id)
     for op in ops:
         for source in op.inputs:
             if source == op.id:
-                raise GraphError(f"op {op.id!r} takes its own output as input (cycle: {op.id})")
+                raise GraphError(
+                    f"op {shown(op.id)} takes its own output as input (cycle: {op.id})"
+                )
             if source not in seen:
-                raise GraphError(f"op {op.id!r} has unknown input {source!r}")
+                raise GraphError(f"op {shown(op.id)} has unknown input {shown(source)}")
     if not _inputs_first(ops):
         try:
             tuple(TopologicalSorter({op.id: op.inputs for op in ops}).static_order())

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
 
-from thoughtgraph.errors import GraphError
+from thoughtgraph.errors import GraphError, shown
 
 if TYPE_CHECKING:
     from thoughtgraph.engine.context import RunContext
@@ -121,7 +121,7 @@ def get(name: str) -> OpKind:
         return kind
     kinds = all_kinds()
     if name not in kinds:
-        raise GraphError(f"unknown op kind {name!r} (known: {', '.join(kinds)})")
+        raise GraphError(f"unknown op kind {shown(name)} (known: {', '.join(kinds)})")
     return kinds[name]
 
 

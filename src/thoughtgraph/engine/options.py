@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from thoughtgraph.engine.graph import Graph
-from thoughtgraph.errors import InputError
+from thoughtgraph.errors import InputError, shown
 from thoughtgraph.spend.budget import Budget
 from thoughtgraph.spend.pricing import Price, price_for
 from thoughtgraph.tasks.base import Task
@@ -101,7 +101,7 @@ def check_whole(
     if value is None and not required:
         return
     if not isinstance(value, int) or isinstance(value, bool):
-        raise InputError(f"{label} must be a whole number, got {value!r}")
+        raise InputError(f"{label} must be a whole number, got {shown(value)}")
     if value < least:
         bound = "0 or more" if least == 0 and not flags else f"at least {least}"
         raise InputError(f"{label} must be {bound}, got {value}")
@@ -114,7 +114,7 @@ def check_real(label: str, value: Any, floor: float, strict: bool) -> None:
     if value is None:
         return
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise InputError(f"{label} must be a finite number, got {value!r}")
+        raise InputError(f"{label} must be a finite number, got {shown(value)}")
     if value < floor or (strict and value == floor):
         raise InputError(
             f"{label} must be {'more than ' if strict else ''}{floor:g}"

@@ -8,6 +8,7 @@ from typing import Any
 
 from thoughtgraph.engine.graph import Graph
 from thoughtgraph.engine.state import RunState, Thought
+from thoughtgraph.errors import shown
 from thoughtgraph.spend.accounting import CALL_KINDS, Spend
 from thoughtgraph.spend.budget import Budget
 from thoughtgraph.spend.pricing import Price
@@ -54,7 +55,7 @@ class Result:
         # large run takes seconds to print
         return (
             f"Result(status={self.status!r}, error_count={self.error_count:g}, "
-            f"calls={self.calls}, requests={self.requests}, output={_short(self.output)})"
+            f"calls={self.calls}, requests={self.requests}, output={shown(self.output)})"
         )
 
     def _repr_html_(self) -> str:
@@ -114,11 +115,6 @@ class Result:
             "final_thought": self.final.id,
             "graph": self.graph.to_dict(),
         }
-
-
-def _short(value: Any, limit: int = 80) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def count_calls(state: RunState) -> dict[str, int]:

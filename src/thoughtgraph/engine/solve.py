@@ -27,6 +27,7 @@ from thoughtgraph.errors import (
     InputError,
     RunInterrupted,
     ThoughtgraphError,
+    shown,
 )
 from thoughtgraph.io.bounds import check_items
 from thoughtgraph.models.base import LanguageModel, ModelLike, as_model
@@ -335,7 +336,7 @@ def check_graph(graph: Graph, task: Task, problem: Any) -> None:
                 needed = template_for(task, prompt, graph.templates).variables - kind.fills
                 if needed:
                     raise GraphError(
-                        f"prompt {prompt!r} needs {', '.join(sorted(needed))}, which a "
+                        f"prompt {shown(prompt)} needs {', '.join(sorted(needed))}, which a "
                         f"{op.kind} op does not fill (it fills: {', '.join(sorted(kind.fills))})"
                     )
                 filled.add((op.kind, prompt))

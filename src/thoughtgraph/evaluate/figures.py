@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from thoughtgraph.errors import InputError
 from thoughtgraph.evaluate.measures import label, plotted
 from thoughtgraph.evaluate.runner import PairResult, model_scored
 from thoughtgraph.schemes import SCHEMES
@@ -176,9 +177,18 @@ def write_figure(
     import matplotlib.pyplot as plt
 
     written = []
-    for suffix in ("png", "svg"):
-        path = out / f"{name}.{suffix}"
-        fig.savefig(path, dpi=90)
-        written.append(path)
-    plt.close(fig)
+    try:
+        for suffix in ("png", "svg"):
+            path = out / f"{name}.{suffix}"
+            fig.savefig(path, dpi=90)
+            written.append(path)
+    except OSError as exc:  # a full disk, a read-only folder: the results are already written
+        path.unlink(missing_ok=True)  # no half-written figure left behind
+        raise InputError(
+            f"cannot write the figure {path}: {exc.strerror or exc} (the results and the "
+            f"summary in {out} are kept; free some space and rerun the same command to "
+            "write it)"
+        ) from None
+    finally:
+        plt.close(fig)
     return written

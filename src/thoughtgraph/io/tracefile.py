@@ -22,7 +22,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from thoughtgraph.errors import InputError
+from thoughtgraph.errors import InputError, shown
 from thoughtgraph.io.bounds import MAX_TRACE_BYTES, read_file
 
 if TYPE_CHECKING:  # the state module writes traces through this one
@@ -69,7 +69,7 @@ def upgrade(data: Any, where: str = "the trace") -> dict[str, Any]:
         raise InputError(f"{where} is not a thoughtgraph trace (no 'thoughts' list)")
     version = data.get(VERSION_KEY, 0)
     if isinstance(version, bool) or not isinstance(version, int) or version < 0:
-        raise InputError(f"{where} has an unknown trace version {version!r}")
+        raise InputError(f"{where} has an unknown trace version {shown(version)}")
     if version > TRACE_VERSION:
         raise InputError(
             f"{where} is a version {version} trace, written by a newer thoughtgraph; this one "

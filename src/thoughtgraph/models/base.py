@@ -4,11 +4,13 @@ A model is an object with `async complete(prompt, n=1) -> list[Completion]`, a `
 `simulated` flag (`LanguageModel`). A model that sends its own HTTP requests says
 `reports_requests = True` (`ReportsRequests`): its `complete` then also takes a keyword
 `recorder` (a `spend.ledger.RequestRecorder`) and reserves and records every request there; call
-it through `complete_with` below, which passes the recorder only to such a model. Three optional
+it through `complete_with` below, which passes the recorder only to such a model. Four optional
 capabilities, each a small protocol read
 through one function here, tell the engine more: `settings` (answer-relevant options such as
 `max_tokens`, for cache keys and token estimates), `requests_needed(n)` (an endpoint that
-ignores `n` needs n requests) and `would_answer(prompt, n)` (a cache knows a call is free).
+ignores `n` needs n requests), `would_answer(prompt, n)` (a cache knows a call is free) and
+`complete_delivering(prompt, n, deliver)` (each answer handed over the moment it arrives, so a
+cache keeps the answers of parallel single requests that arrived before a kill -9).
 `WrapperModel` forwards all of them, so wrappers (cache, rate limits, accounting) compose in any
 order. Any plain function `prompt -> str` (sync or async) is adapted by `as_model`, so a user's
 own client, a stub in a test or a lambda all work wherever a model is accepted.
@@ -23,7 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from thoughtgraph.errors import InputError, ModelError, UnknownNameError
+from thoughtgraph.errors import InputError, ModelError, UnknownNameError, shown
 from thoughtgraph.spend.ledger import RequestRecorder
 from thoughtgraph.spend.usage import Usage
 
@@ -97,7 +99,21 @@ class Foresees(Protocol):
     def would_answer(self, prompt: str, n: int = 1) -> bool: ...
 
 
-# The three capabilities are read with getattr, which is what `isinstance` against these
+AnswerSink = Callable[[Completion], None]
+"""Takes one answer the moment it arrives (`Delivers`); must not raise."""
+
+
+@runtime_checkable
+class Delivers(Protocol):
+    """Hands each answer of a call to `deliver` as soon as it arrives, before the call returns
+    (an endpoint that ignores `n` answers n single requests one by one)."""
+
+    async def complete_delivering(
+        self, prompt: str, n: int, deliver: AnswerSink
+    ) -> list[Completion]: ...  # and a keyword `recorder` when it `reports_requests`
+
+
+# The capabilities are read with getattr, which is what `isinstance` against these
 # runtime-checkable protocols tests (the attribute exists; a method is not None), at a tenth of
 # its cost: they are read on every model call, and the protocol check was an eighth of a
 # 10,000-op run's CPU.
@@ -122,12 +138,48 @@ def would_answer(model: object, prompt: str, n: int = 1) -> bool:
     return False if method is None else bool(method(prompt, n))
 
 
+def ignore_answer(answer: Completion) -> None:
+    """An `AnswerSink` for a caller that needs the answers only when the call returns."""
+
+
+async def complete_delivering(
+    model: LanguageModel,
+    prompt: str,
+    n: int,
+    deliver: AnswerSink,
+    recorder: RequestRecorder | None = None,
+) -> list[Completion]:
+    """`complete_with(model, prompt, n, recorder)`, handing each answer to `deliver` as it
+    arrives when the model can (`Delivers`), else all of them when the call returns. Every
+    answer returned has been delivered exactly once."""
+    method = getattr(model, "complete_delivering", None)
+    if method is None:
+        answers = await complete_with(model, prompt, n, recorder)
+        for answer in answers:
+            deliver(answer)
+        return answers
+    delivered: set[int] = set()
+
+    def once(answer: Completion) -> None:
+        delivered.add(id(answer))
+        deliver(answer)
+
+    if recorder is not None and reports_requests(model):
+        answers = list(await method(prompt, n, once, recorder=recorder))
+    else:
+        answers = list(await method(prompt, n, once))
+    for answer in answers:  # a model that returned answers it did not deliver
+        if id(answer) not in delivered:
+            once(answer)
+    return answers
+
+
 class WrapperModel:
     """A model that wraps another and forwards everything it does not change.
 
-    `name`, `simulated`, `settings`, `requests_needed`, `would_answer`, `reports_requests` and
-    `complete` (with its `recorder`) go to `inner` unless a subclass overrides them, and any
-    other attribute (`close`, `hits`, ...) is looked up on `inner` too. So
+    `name`, `simulated`, `settings`, `requests_needed`, `would_answer`, `reports_requests`,
+    `complete` (with its `recorder`) and `complete_delivering` go to `inner` unless a subclass
+    overrides them, and any other attribute (`close`, `hits`, ...) is looked up on `inner` too. So
     `CachedModel(RateLimitedModel(m))` and `RateLimitedModel(CachedModel(m))` both keep `m`'s
     name and settings, and cache hits stay free of budget and rate limits either way.
     """
@@ -161,6 +213,23 @@ class WrapperModel:
         self, prompt: str, n: int = 1, *, recorder: RequestRecorder | None = None
     ) -> list[Completion]:
         return await complete_with(self.inner, prompt, n, recorder)
+
+    async def complete_delivering(
+        self,
+        prompt: str,
+        n: int,
+        deliver: AnswerSink,
+        *,
+        recorder: RequestRecorder | None = None,
+    ) -> list[Completion]:
+        """Forwarded to `inner` unless a subclass changes `complete` (then its `complete` runs
+        and the answers are delivered when it returns: nothing is skipped)."""
+        if type(self).complete is not WrapperModel.complete:
+            answers = await complete_with(self, prompt, n, recorder)
+            for answer in answers:
+                deliver(answer)
+            return answers
+        return await complete_delivering(self.inner, prompt, n, deliver, recorder)
 
     def __getattr__(self, attribute: str) -> Any:
         if attribute == "inner" or attribute.startswith("__"):  # not set yet, or a protocol probe
@@ -253,7 +322,7 @@ def from_spec(spec: str, **overrides: Any) -> LanguageModel:
         from thoughtgraph.models.sim import SimulatedModel
 
         return SimulatedModel.from_options(_parse_options(rest, spec))
-    raise UnknownNameError(f"unknown model {spec!r}{_suggestion(spec)}")
+    raise UnknownNameError(f"unknown model {shown(spec)}{_suggestion(spec)}")
 
 
 KNOWN_SPECS = "sim, sim:latency=S,error=E,seed=N, openai:MODEL"
@@ -286,9 +355,13 @@ def _parse_options(text: str, spec: str) -> dict[str, str]:
     for item in filter(None, (part.strip() for part in text.split(","))):
         key, eq, value = item.partition("=")
         if not eq or not key.strip():
-            raise UnknownNameError(f"bad model option {item!r} in {spec!r} (expected key=value)")
+            raise UnknownNameError(
+                f"bad model option {shown(item)} in {shown(spec)} (expected key=value)"
+            )
         if key.strip() in options:
-            raise UnknownNameError(f"model option {key.strip()!r} is given twice in {spec!r}")
+            raise UnknownNameError(
+                f"model option {shown(key.strip())} is given twice in {shown(spec)}"
+            )
         options[key.strip()] = value.strip()
     return options
 

@@ -2,8 +2,17 @@
 
 `CachedModel(inner, path)` wraps any model. The cache is one SQLite file, always at the `path`
 you give (there is no default location); to clear it, delete that file (and its `-wal` / `-shm`
-companions if present). Every answer is committed before it is returned, so a run killed with
-`kill -9` and started again pays only for the calls whose answers had not yet arrived.
+companions if present). Every answer is committed the moment it arrives, before it is
+returned: the parallel single requests of an endpoint that ignores `n` each commit their own
+(`base.Delivers`), so a run killed with `kill -9` and started again pays only for the answers
+that had not yet arrived. An empty answer is returned but not stored: a rerun asks again.
+
+Many processes may share one file, and a request is paid once: before fetching, a model
+*claims* the answers it lacks (a `claims` row per key: holder, pid, host and a lease of
+`LEASE_SECONDS`, renewed while the request runs). Another model wanting a claimed answer
+waits, polling the file, and takes the answer when it lands; if the holder dies (its pid is
+gone, on this host) or its lease runs out, the claim is taken over and the request sent again.
+Within one process, models on one file also wait for each other without polling (`_fetching`).
 
 Keys are the SHA-256 of the canonical request: model name, prompt, the inner model's answer-
 relevant `settings` (e.g. temperature, max_tokens) and the *sample index*. The sample index
@@ -26,20 +35,33 @@ import contextlib
 import hashlib
 import heapq
 import json
+import os
+import socket
 import sqlite3
 import threading
 import time
+import uuid
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any, Self
 
 from thoughtgraph.errors import FatalModelError, ThoughtgraphError
-from thoughtgraph.models.base import Completion, LanguageModel, WrapperModel, complete_with
+from thoughtgraph.models.base import (
+    AnswerSink,
+    Completion,
+    LanguageModel,
+    WrapperModel,
+    complete_delivering,
+    ignore_answer,
+)
 from thoughtgraph.spend.ledger import RequestRecorder
 from thoughtgraph.spend.usage import Usage
 
 KEY_VERSION = 1  # bump if the canonical request changes: old entries then simply miss
+LEASE_SECONDS = 30.0  # a claim not renewed for this long is free: its holder hangs or is gone
+_WAIT_FIRST, _WAIT_MAX = 0.02, 0.5  # polling for another holder's answers, doubling
+_HOST = socket.gethostname()
 
 Migration = Callable[[sqlite3.Connection], None]
 MIGRATIONS: list[tuple[str, Migration]] = []
@@ -68,15 +90,47 @@ def m001_answers(db: sqlite3.Connection) -> None:
     )
 
 
+@migration
+def m002_claims(db: sqlite3.Connection) -> None:
+    """Requests in flight, so that another process on the file waits instead of paying twice:
+    `holder` (one `CachedModel`), its `pid` on `host`, and the lease's end (`expires`)."""
+    db.execute(
+        """CREATE TABLE claims (
+            key TEXT PRIMARY KEY,
+            holder TEXT NOT NULL,
+            pid INTEGER NOT NULL,
+            host TEXT NOT NULL,
+            expires REAL NOT NULL
+        )"""
+    )
+
+
 def migrate(db: sqlite3.Connection) -> None:
-    """Bring the schema up to date; the `_migrations` table records the steps applied."""
+    """Bring the schema up to date; the `_migrations` table records the steps applied. Each
+    step runs under the file's write lock and is skipped if another process applied it first
+    (two processes opening a new cache at once)."""
     db.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied REAL)")
     done = {row[0] for row in db.execute("SELECT name FROM _migrations")}
     for name, step in MIGRATIONS:
-        if name not in done:
-            with db:  # each step and its record commit together
-                step(db)
-                db.execute("INSERT INTO _migrations VALUES (?, ?)", (name, time.time()))
+        if name in done:
+            continue
+        with _immediate(db):  # each step and its record commit together
+            if db.execute("SELECT 1 FROM _migrations WHERE name = ?", (name,)).fetchone():
+                continue
+            step(db)
+            db.execute("INSERT INTO _migrations VALUES (?, ?)", (name, time.time()))
+
+
+@contextlib.contextmanager
+def _immediate(db: sqlite3.Connection) -> Iterator[None]:
+    """One write transaction, its lock taken at once (waits up to the busy timeout)."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        db.rollback()
+        raise
+    db.commit()
 
 
 class CachedModel(WrapperModel):
@@ -94,6 +148,7 @@ class CachedModel(WrapperModel):
         self._asked: Counter[str] = Counter()  # sample indices handed out per prompt
         self._free: dict[str, list[int]] = {}  # indices released by failed calls (heaps)
         self._lock = threading.Lock()
+        self._holder = uuid.uuid4().hex  # names this model's claims in the file
         self._db = _open(self.path)
 
     def __repr__(self) -> str:
@@ -102,25 +157,44 @@ class CachedModel(WrapperModel):
     async def complete(
         self, prompt: str, n: int = 1, *, recorder: RequestRecorder | None = None
     ) -> list[Completion]:
+        return await self.complete_delivering(prompt, n, ignore_answer, recorder=recorder)
+
+    async def complete_delivering(
+        self,
+        prompt: str,
+        n: int,
+        deliver: AnswerSink,
+        *,
+        recorder: RequestRecorder | None = None,
+    ) -> list[Completion]:
+        """`complete`; each answer is committed to the file the moment it arrives, then handed
+        to `deliver` (see `base.Delivers`)."""
         if n < 1:
             raise ValueError(f"n must be at least 1, got {n}")
         samples = self._claim(prompt, n)  # before any await: follows the call order
         keys = [self.key(prompt, s) for s in samples]
         found = self._load(keys)
         if len(found) < n:
-            # Another model on this file (a parallel pair of an evaluation) may be fetching the
-            # same answers: wait for it and take them from the file rather than pay twice.
+            # Another model on this file (a parallel pair of an evaluation, another process)
+            # may be fetching the same answers: wait for it and take them from the file rather
+            # than pay twice.
             waiting = [s for s, k in zip(samples, keys, strict=True) if k not in found]
             try:
-                async with _fetching(self.path, [k for k in keys if k not in found]):
+                missing = [k for k in keys if k not in found]
+                async with _fetching(self.path, missing), self._leased(keys):
                     waiting = []  # from here `_complete_missing` gives back what it lacks
                     found = self._load(keys)
-                    return await self._complete_missing(prompt, samples, keys, found, recorder)
+                    return await self._complete_missing(
+                        prompt, samples, keys, found, deliver, recorder
+                    )
             except BaseException:
                 self._release(prompt, waiting)  # cancelled while waiting
                 raise
         self.hits += n
-        return [found[key] for key in keys]
+        answers = [found[key] for key in keys]
+        for answer in answers:
+            deliver(answer)
+        return answers
 
     async def _complete_missing(
         self,
@@ -128,29 +202,45 @@ class CachedModel(WrapperModel):
         samples: list[int],
         keys: list[str],
         found: dict[str, Completion],
+        deliver: AnswerSink,
         recorder: RequestRecorder | None = None,
     ) -> list[Completion]:
-        """Ask the inner model for the samples not in the file, store them, return them all."""
+        """Ask the inner model for the samples not in the file, storing each answer as it
+        arrives (under the next missing sample), and return them all in sample order."""
         missing = [i for i, key in enumerate(keys) if key not in found]
         self.hits += len(keys) - len(missing)
         self.misses += len(missing)
+        for key in keys:
+            if key in found:
+                deliver(found[key])
+        arrived: dict[int, Completion] = {}
+        failed: list[ThoughtgraphError] = []
+
+        def keep(answer: Completion) -> None:
+            if len(arrived) == len(missing):
+                return  # more answers than asked: not ours to keep
+            position = missing[len(arrived)]
+            arrived[position] = answer
+            if answer.text.strip():  # an empty answer is not an answer to replay
+                try:
+                    self._store(prompt, [(samples[position], keys[position], answer)])
+                except ThoughtgraphError as exc:  # raised below: the request itself succeeded
+                    failed.append(exc)
+            deliver(answer)
+
         try:
-            fresh = (
-                await complete_with(self.inner, prompt, len(missing), recorder) if missing else []
-            )
-        except BaseException:
-            self._release(prompt, [samples[i] for i in missing])
-            raise
-        # Fewer answers than asked (some parallel singles failed): every one that arrived is
-        # kept under the first missing samples; the rest go back to the next call.
-        filled, unfilled = missing[: len(fresh)], missing[len(fresh) :]
-        self._release(prompt, [samples[i] for i in unfilled])
-        self._store(prompt, [(samples[i], keys[i], fresh[j]) for j, i in enumerate(filled)])
-        by_position = dict(zip(filled, fresh, strict=False))
+            if missing:
+                await complete_delivering(self.inner, prompt, len(missing), keep, recorder)
+        finally:
+            # Fewer answers than asked (some parallel singles failed, or the call was
+            # cancelled): the samples left over go back to the next call of this prompt.
+            self._release(prompt, [samples[i] for i in missing if i not in arrived])
+        if failed:
+            raise failed[0]
         return [
-            by_position[i] if i in by_position else found[key]
+            arrived[i] if i in arrived else found[key]
             for i, key in enumerate(keys)
-            if i in by_position or key in found
+            if i in arrived or key in found
         ]
 
     def would_answer(self, prompt: str, n: int = 1) -> bool:
@@ -205,6 +295,77 @@ class CachedModel(WrapperModel):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    # --- claims: one process pays, the others wait for its answers --------------------------
+    @contextlib.asynccontextmanager
+    async def _leased(self, keys: list[str]) -> AsyncIterator[None]:
+        """Hold the claims of the `keys` not in the file while their answers are fetched.
+
+        Claims held by another live holder are waited for (polling the file, with backoff);
+        when their answers arrive, there is nothing left to fetch. A claim whose holder died
+        (its pid is gone on this host) or stopped renewing its lease is taken over. Claims are
+        taken all at once or not at all, so no two holders wait for each other.
+        """
+        delay = _WAIT_FIRST
+        while True:
+            found = self._load(keys)
+            wanted = [key for key in keys if key not in found]
+            if not wanted or self._try_claim(wanted):
+                break
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, _WAIT_MAX)
+        renewing = asyncio.ensure_future(self._renew(wanted)) if wanted else None
+        try:
+            yield
+        finally:
+            if renewing is not None:
+                renewing.cancel()
+            with contextlib.suppress(ThoughtgraphError):  # a claim left behind expires anyway
+                self._unclaim(wanted)
+
+    def _try_claim(self, keys: list[str]) -> bool:
+        """Claim every key, or none when another live holder has any of them."""
+        marks = ",".join("?" * len(keys))
+        now = time.time()
+        with self._lock, self._failing("write"), _immediate(self._db):
+            rows = self._db.execute(
+                f"SELECT holder, pid, host, expires FROM claims WHERE key IN ({marks})", keys
+            ).fetchall()
+            if any(
+                holder != self._holder and _live(pid, host, expires, now)
+                for holder, pid, host, expires in rows
+            ):
+                return False
+            self._db.executemany(
+                "INSERT OR REPLACE INTO claims VALUES (?, ?, ?, ?, ?)",
+                [(key, self._holder, os.getpid(), _HOST, now + LEASE_SECONDS) for key in keys],
+            )
+        return True
+
+    async def _renew(self, keys: list[str]) -> None:
+        """Extend the lease of `keys` while their request runs (cancelled when it ends)."""
+        marks = ",".join("?" * len(keys))
+        while True:
+            await asyncio.sleep(LEASE_SECONDS / 3)
+            with (
+                contextlib.suppress(ThoughtgraphError),
+                self._lock,
+                self._failing("write"),
+                self._db,
+            ):
+                self._db.execute(
+                    f"UPDATE claims SET expires = ? WHERE holder = ? AND key IN ({marks})",
+                    [time.time() + LEASE_SECONDS, self._holder, *keys],
+                )
+
+    def _unclaim(self, keys: list[str]) -> None:
+        if not keys:
+            return
+        marks = ",".join("?" * len(keys))
+        with self._lock, self._failing("write"), self._db:
+            self._db.execute(
+                f"DELETE FROM claims WHERE holder = ? AND key IN ({marks})", [self._holder, *keys]
+            )
 
     # --- storage (short, synchronous, under a lock: safe from any thread or task) -----------
     def _load(self, keys: list[str]) -> dict[str, Completion]:
@@ -285,6 +446,25 @@ async def _fetching(path: Path, keys: list[str]) -> AsyncIterator[None]:
     finally:
         for slot in held:
             _BUSY.pop(slot).set()
+
+
+def _live(pid: int, host: str, expires: float, now: float) -> bool:
+    """Whether a claim still stands: its lease runs and, on this host, its process lives."""
+    if expires <= now:
+        return False
+    return host != _HOST or _pid_alive(pid)
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid == os.getpid() or os.name == "nt":  # Windows: os.kill would end the process
+        return True
+    try:
+        os.kill(pid, 0)  # signal 0: a check only
+    except ProcessLookupError:
+        return False
+    except OSError:  # PermissionError: alive, another user's
+        return True
+    return True
 
 
 def _count(value: object) -> bool:

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from thoughtgraph.errors import InputError
+from thoughtgraph.errors import InputError, shown
+from thoughtgraph.models import secrets
 from thoughtgraph.models.base import LanguageModel, from_spec, normalize_spec
 
 OPENAI_FLAGS = {
@@ -27,10 +28,14 @@ def model_from_flags(spec: str, flags: dict[str, Any]) -> LanguageModel:
     given = {flag: value for flag, value in flags.items() if value is not None}
     base_url = given.get("--base-url")
     if base_url is not None and not str(base_url).lower().startswith(("http://", "https://")):
-        raise InputError(f"--base-url must start with http:// or https://, got {base_url!r}")
+        shown_url = shown(secrets.mask_urls(str(base_url)))  # an ftp:// URL's password too
+        raise InputError(f"--base-url must start with http:// or https://, got {shown_url}")
     temperature = given.get("--temperature")
     if temperature is not None and not (0 <= temperature <= 2):
         raise InputError(f"--temperature must be between 0 and 2, got {temperature}")
+    tokens = given.get("--max-completion-tokens")
+    if tokens is not None and tokens < 0:
+        raise InputError(f"--max-completion-tokens must be 0 (no cap) or more, got {tokens}")
     if given and normalize_spec(spec).partition(":")[0].strip().lower() != "openai":
-        raise InputError(f"{', '.join(given)}: only for openai:MODEL models, not {spec!r}")
+        raise InputError(f"{', '.join(given)}: only for openai:MODEL models, not {shown(spec)}")
     return from_spec(spec, **{OPENAI_FLAGS[flag]: value for flag, value in given.items()})

@@ -26,10 +26,12 @@ from typing import Any
 from aiolimiter import AsyncLimiter
 
 from thoughtgraph.models.base import (
+    AnswerSink,
     Completion,
     LanguageModel,
     WrapperModel,
-    complete_with,
+    complete_delivering,
+    ignore_answer,
     would_answer,
 )
 from thoughtgraph.models.singles import gather_singles
@@ -104,19 +106,35 @@ class RateLimitedModel(WrapperModel):
     async def complete(
         self, prompt: str, n: int = 1, *, recorder: RequestRecorder | None = None
     ) -> list[Completion]:
+        return await self.complete_delivering(prompt, n, ignore_answer, recorder=recorder)
+
+    async def complete_delivering(
+        self,
+        prompt: str,
+        n: int,
+        deliver: AnswerSink,
+        *,
+        recorder: RequestRecorder | None = None,
+    ) -> list[Completion]:
         if would_answer(self.inner, prompt, n):  # no request is sent: nothing to limit
-            return await complete_with(self.inner, prompt, n, recorder)
+            return await complete_delivering(self.inner, prompt, n, deliver, recorder)
         if n > 1 and self.requests_needed(n) > 1:
             # The endpoint ignores `n`: make the single calls here, each one rate limited.
-            return await gather_singles([self._limited(prompt, 1, recorder) for _ in range(n)])
-        return await self._limited(prompt, n, recorder)
+            return await gather_singles(
+                [self._limited(prompt, 1, ignore_answer, recorder) for _ in range(n)], deliver
+            )
+        return await self._limited(prompt, n, deliver, recorder)
 
     async def _limited(
-        self, prompt: str, n: int, recorder: RequestRecorder | None = None
+        self,
+        prompt: str,
+        n: int,
+        deliver: AnswerSink,
+        recorder: RequestRecorder | None = None,
     ) -> list[Completion]:
         if self.rpm is not None:
             await shared_limiter(self.name, "rpm", self.rpm, self.period).acquire()
         if self.tpm is not None:
             tokens = min(self.estimate_tokens(prompt, n), self.tpm)
             await shared_limiter(self.name, "tpm", self.tpm, self.period).acquire(tokens)
-        return await complete_with(self.inner, prompt, n, recorder)
+        return await complete_delivering(self.inner, prompt, n, deliver, recorder)

@@ -42,9 +42,10 @@ from thoughtgraph.errors import (
     ModelError,
     ThoughtgraphError,
     UnknownNameError,
+    shown,
 )
 from thoughtgraph.models import clients, inflight, secrets
-from thoughtgraph.models.base import Completion, _parse_options
+from thoughtgraph.models.base import AnswerSink, Completion, _parse_options, ignore_answer
 from thoughtgraph.models.singles import gather_singles
 from thoughtgraph.spend.ledger import UNMETERED, Attempt, RequestRecorder
 from thoughtgraph.spend.usage import Usage
@@ -78,13 +79,20 @@ N_IGNORED: set[tuple[str, str]] = set()
 
 
 class _Secret:
-    """Holds the API key so that no repr, `vars()` dump or f-string can show it."""
+    """Holds the API key so that no repr, `vars()` dump, f-string or pickle can show it.
 
-    __slots__ = ("_value",)
+    A pickled key is only the name of the environment variable it came from: unpickled (in a
+    Ray worker, a subprocess), it reads the key from that process's own environment."""
 
-    def __init__(self, value: str | None) -> None:
+    __slots__ = ("_env", "_value")
+
+    def __init__(self, value: str | None, env: str = KEY_ENV) -> None:
         self._value = value or None
+        self._env = env
         secrets.register(self._value)
+
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        return (_secret_from_environment, (self._env,))
 
     @property
     def present(self) -> bool:
@@ -100,6 +108,12 @@ class _Secret:
 
     def __repr__(self) -> str:
         return "<secret>" if self._value else "<no key>"
+
+
+def _secret_from_environment(env: str) -> _Secret:
+    """The key of an unpickled model: read again from this process's environment."""
+    value = os.environ.get(env)
+    return _Secret(_checked(value, env) if value else None, env)
 
 
 class _NRejected(Exception):
@@ -161,13 +175,18 @@ class OpenAIModel:
         if not model.strip():
             raise UnknownNameError("an openai model needs a model name, e.g. openai:gpt-4o-mini")
         _check_settings(base_url or os.environ.get(BASE_URL_ENV), temperature, timeout, max_retries)
+        if max_tokens is not None and max_tokens < 0:
+            raise UnknownNameError(f"openai option max_tokens must be 0 or more, got {max_tokens}")
         if max_in_flight is not None and max_in_flight < 1:
             raise UnknownNameError("openai option max_in_flight must be at least 1")
         self.model = model.strip()
         self.base_url = (base_url or os.environ.get(BASE_URL_ENV) or DEFAULT_BASE_URL).rstrip("/")
         for value in secrets.url_secrets(self.base_url):
             secrets.register(value)
-        self._key = _Secret(_resolve_key(api_key, api_key_env, self.base_url))
+        secrets.install_log_masking()  # the SDK and httpx log request URLs (-v)
+        self._key = _Secret(
+            _resolve_key(api_key, api_key_env, self.base_url), api_key_env or KEY_ENV
+        )
         self.temperature = temperature
         self.max_tokens = max_tokens
         self.timeout = timeout
@@ -183,18 +202,18 @@ class OpenAIModel:
         `overrides` (e.g. from command-line flags) win over the spec's options."""
         model, _, text = rest.partition(",")
         if not model.strip():
-            raise UnknownNameError(f"{spec!r}: expected openai:MODEL, e.g. openai:gpt-4o-mini")
+            raise UnknownNameError(f"{shown(spec)}: expected openai:MODEL, e.g. openai:gpt-4o-mini")
         values: dict[str, Any] = {}
         for key, value in [*_parse_options(text, spec).items(), *overrides.items()]:
             if key not in SPEC_OPTIONS:
                 known = ", ".join(SPEC_OPTIONS)
                 raise UnknownNameError(
-                    f"unknown openai option {key!r} in {spec!r} (known: {known})"
+                    f"unknown openai option {shown(key)} in {shown(spec)} (known: {known})"
                 )
             try:
                 values[key] = SPEC_OPTIONS[key](value)
             except ValueError:
-                raise UnknownNameError(f"openai option {key}={value!r} is not valid") from None
+                raise UnknownNameError(f"openai option {key}={shown(value)} is not valid") from None
         return cls(model, **values)
 
     @property
@@ -225,20 +244,36 @@ class OpenAIModel:
     ) -> list[Completion]:
         """`n` answers to `prompt`; raises `ModelError` or `FatalModelError` (see module doc).
         Every request is reserved with, and reported to, `recorder` (none: not metered)."""
+        return await self.complete_delivering(prompt, n, ignore_answer, recorder=recorder)
+
+    async def complete_delivering(
+        self,
+        prompt: str,
+        n: int,
+        deliver: AnswerSink,
+        *,
+        recorder: RequestRecorder | None = None,
+    ) -> list[Completion]:
+        """`complete`, handing each answer to `deliver` the moment its response is read: the
+        parallel singles of an endpoint that ignores `n` end one by one (see `base.Delivers`)."""
         if n < 1:
             raise ValueError(f"n must be at least 1, got {n}")
         meter = recorder or UNMETERED
         if n == 1 or not self.n_honoured:
-            return await self._singles(prompt, n, meter)
+            return await self._singles(prompt, n, meter, deliver)
         try:
-            answers = await self._send(prompt, n, meter)
+            answers = (await self._send(prompt, n, meter))[:n]
         except _NRejected:
             self._forget_n("rejected n")
-            return await self._singles(prompt, n, meter)
+            return await self._singles(prompt, n, meter, deliver)
+        for answer in answers:
+            deliver(answer)
         if len(answers) < n:
             self._forget_n(f"returned {len(answers)} of {n} choices")
-            answers += await self._singles(prompt, n - len(answers), meter, have=len(answers))
-        return answers[:n]
+            answers += await self._singles(
+                prompt, n - len(answers), meter, deliver, have=len(answers)
+            )
+        return answers
 
     async def aclose(self) -> None:
         """Close this endpoint's HTTP connections on the running loop (optional: they are also
@@ -252,12 +287,19 @@ class OpenAIModel:
         N_IGNORED.add((self.base_url, self.model))
 
     async def _singles(
-        self, prompt: str, count: int, recorder: RequestRecorder, have: int = 0
+        self,
+        prompt: str,
+        count: int,
+        recorder: RequestRecorder,
+        deliver: AnswerSink,
+        have: int = 0,
     ) -> list[Completion]:
         """`count` parallel single requests (see `gather_singles`); `have` counts the answers
         already in hand, so that with some the call never fails for want of more."""
         try:
-            return await gather_singles([self._send(prompt, 1, recorder) for _ in range(count)])
+            return await gather_singles(
+                [self._send(prompt, 1, recorder) for _ in range(count)], deliver
+            )
         except ThoughtgraphError:
             if have:
                 return []

@@ -13,11 +13,15 @@ The rule (docs/local-models.md, "API keys"):
   debug level, response headers).
 - Secrets in a base URL (`user:password@`, or a query value such as `?api-key=...`) are
   registered too, and the URL is shown with them left out.
+- Logs and error messages follow a stricter rule (`mask_urls`): every URL's userinfo and every
+  secret-named query value is masked whatever its length, since a short password is no less a
+  password and nothing parses a log line.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 import threading
 import unicodedata
 from typing import Any
@@ -74,15 +78,12 @@ def is_secret(value: str | None) -> bool:
 
 def register(value: str | None) -> bool:
     """Remember `value` for redaction if it is a secret; True when it was registered."""
-    global _factory_installed
     if not is_secret(value):
         return False
     assert value is not None
     with _lock:
         _secrets.add(value)
-        if not _factory_installed:
-            _install_log_redaction()
-            _factory_installed = True
+    install_log_masking()
     return True
 
 
@@ -141,19 +142,77 @@ def public_url(url: str) -> str:
     return parts._replace(netloc=netloc, query=query).geturl()
 
 
-def _install_log_redaction() -> None:
-    """Redact every log record as it is made, whichever logger or handler it goes to."""
+_URL = re.compile(r"(?i)\b[a-z][a-z0-9+.\-]{1,15}://[^\s'\"<>`]+")
+_USERINFO = re.compile(r"^([^/?#]*)@")
+
+
+def mask_urls(text: str) -> str:
+    """`text` with every URL's `user:password@` and secret-named query values (`api-key=`,
+    `sig=`, `token=`...) replaced by `***`, whatever their length and the URL's scheme.
+
+    For logs and error messages, not answers: here a short password is as secret as a long one,
+    and nothing is parsed from a log line, so masking a value that was not a secret costs
+    nothing (the answer rule, `is_secret`, has to spare `x` and `1`; this one does not)."""
+    if "://" not in text:
+        return text
+    return _URL.sub(lambda m: _masked_url(m.group(0)), text)
+
+
+def _masked_url(url: str) -> str:
+    scheme, _, rest = url.partition("://")
+    rest = _USERINFO.sub(MASK + "@", rest, count=1)
+    head, question, query = rest.partition("?")
+    if question:
+        query = re.sub(
+            r"([^&=#]+)=([^&#]*)",
+            lambda m: (
+                f"{m.group(1)}={MASK}"
+                if any(word in m.group(1).lower() for word in SECRET_PARAMS)
+                else m.group(0)
+            ),
+            query,
+        )
+    return f"{scheme}://{head}{question}{query}"
+
+
+def clean_line(text: str) -> str:
+    """A log line or error message as it may be shown: registered secrets and URL
+    credentials masked (`redact` + `mask_urls`)."""
+    return mask_urls(redact(text))
+
+
+class MaskingFilter(logging.Filter):
+    """A `logging.Filter` that masks secrets (`clean_line`) in the records it passes; attach it
+    to any handler or logger. `install_log_masking` applies the same to every record made."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        _clean_record(record)
+        return True
+
+
+def _clean_record(record: logging.LogRecord) -> None:
+    try:
+        message = record.getMessage()
+    except Exception:  # a malformed log call: leave it to logging to report
+        return
+    cleaned = clean_line(message)
+    if cleaned != message:
+        record.msg, record.args = cleaned, ()
+
+
+def install_log_masking() -> None:
+    """Mask every log record as it is made, whichever logger or handler it goes to (httpx's and
+    the SDK's request lines included). Idempotent; done when a model with an endpoint is made."""
+    global _factory_installed
+    with _lock:
+        if _factory_installed:
+            return
+        _factory_installed = True
     previous = logging.getLogRecordFactory()
 
     def factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
         record = previous(*args, **kwargs)
-        try:
-            message = record.getMessage()
-        except Exception:  # a malformed log call: leave it to logging to report
-            return record
-        cleaned = redact(message)
-        if cleaned != message:
-            record.msg, record.args = cleaned, ()
+        _clean_record(record)
         return record
 
     logging.setLogRecordFactory(factory)

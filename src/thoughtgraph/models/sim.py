@@ -28,7 +28,7 @@ import random
 from collections import Counter
 from typing import Any
 
-from thoughtgraph.errors import UnknownNameError
+from thoughtgraph.errors import UnknownNameError, shown
 from thoughtgraph.io.bounds import MAX_SIM_LATENCY
 from thoughtgraph.models.base import Completion, _tokens
 from thoughtgraph.models.simulated import Job, poisson, read_prompt
@@ -122,15 +122,17 @@ class SimulatedModel:
         values: dict[str, Any] = {}
         for key, text in options.items():
             if key not in known:
-                raise UnknownNameError(f"unknown sim option {key!r} (known: error, latency, seed)")
+                raise UnknownNameError(
+                    f"unknown sim option {shown(key)} (known: error, latency, seed)"
+                )
             if key in values:
-                raise UnknownNameError(f"sim option {key!r} is given twice")
+                raise UnknownNameError(f"sim option {shown(key)} is given twice")
             try:
                 values[key] = known[key](text)
             except ValueError:
-                raise UnknownNameError(f"sim option {key}={text!r} is not a number") from None
+                raise UnknownNameError(f"sim option {key}={shown(text)} is not a number") from None
             if not math.isfinite(values[key]):
-                raise UnknownNameError(f"sim option {key}={text!r} is not a finite number")
+                raise UnknownNameError(f"sim option {key}={shown(text)} is not a finite number")
         return cls(**values)
 
     async def complete(self, prompt: str, n: int = 1) -> list[Completion]:

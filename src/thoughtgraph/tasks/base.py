@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any, Protocol, cast, runtime_checkable
 
 from thoughtgraph.engine.state import Score
-from thoughtgraph.errors import InputError, UnknownNameError
+from thoughtgraph.errors import InputError, UnknownNameError, shown
 from thoughtgraph.tasks.prompts import PromptTemplate
 
 
@@ -297,7 +297,7 @@ def model_split(task: ModelSplit, problem: Any, text: str, parts: int) -> list[A
 
 def check_parts(parts: int, size: int) -> None:
     if not isinstance(parts, int) or isinstance(parts, bool):
-        raise InputError(f"parts must be an integer, got {parts!r}")
+        raise InputError(f"parts must be an integer, got {shown(parts)}")
     if parts < 1:
         raise InputError(f"parts must be at least 1, got {parts}")
     if parts > size:

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from thoughtgraph.errors import ThoughtgraphError
+from thoughtgraph.errors import ThoughtgraphError, shown
 
 PART = """\
 Solve this part of a larger task. Work only on the part below.
@@ -144,9 +144,9 @@ def _check_no_stray_tags(text: str) -> None:
     rest = _TAG.sub("", text)
     start = rest.find("{{")
     if start >= 0:
-        shown = rest[start : start + 24].split("\n", 1)[0]
+        snippet = rest[start : start + 24].split("\n", 1)[0]
         raise TemplateError(
-            f"{shown!r} is not a template tag: write {{{{name}}}}, {{{{#if name}}}}, "
+            f"{snippet!r} is not a template tag: write {{{{name}}}}, {{{{#if name}}}}, "
             "{{else}} or {{/if}}"
         )
 
@@ -167,7 +167,7 @@ def _render(nodes: tuple[Any, ...], values: Mapping[str, Any], out: list[str]) -
             out.append(node)
         elif isinstance(node, _Var):
             if node.name not in values:
-                raise TemplateError(f"prompt variable {node.name!r} was not given")
+                raise TemplateError(f"prompt variable {shown(node.name)} was not given")
             out.append(str(values[node.name]))
         else:
             _render(node.then if values.get(node.name) else node.otherwise, values, out)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from thoughtgraph.engine.state import Score
-from thoughtgraph.errors import InputError
+from thoughtgraph.errors import InputError, shown
 from thoughtgraph.tasks.base import BaseTask, ParseError, check_parts
 from thoughtgraph.tasks.sets_prompts import PROMPTS
 from thoughtgraph.tasks.sorting import SortingTask, parse_int_list
@@ -157,9 +157,9 @@ def _ints(items: Any, name: str) -> tuple[int, ...]:
     out = []
     for index, item in enumerate(items):
         if isinstance(item, bool) or not isinstance(item, int | str):
-            raise InputError(f"{name} item {index + 1} is not an integer: {item!r}")
+            raise InputError(f"{name} item {index + 1} is not an integer: {shown(item)}")
         if isinstance(item, str) and not re.fullmatch(r"\s*[+-]?\d+\s*", item):
-            raise InputError(f"{name} item {index + 1} is not an integer: {item!r}")
+            raise InputError(f"{name} item {index + 1} is not an integer: {shown(item)}")
         out.append(int(item))
     if len(set(out)) != len(out):
         dup = next(x for x, n in Counter(out).items() if n > 1)

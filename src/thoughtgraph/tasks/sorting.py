@@ -15,7 +15,7 @@ from itertools import pairwise
 from typing import Any
 
 from thoughtgraph.engine.state import Score
-from thoughtgraph.errors import InputError
+from thoughtgraph.errors import InputError, shown
 from thoughtgraph.tasks.answers import Candidate, choose, in_code, labelled, restates_input
 from thoughtgraph.tasks.base import BaseTask, ParseError
 from thoughtgraph.tasks.sorting_prompts import PROMPTS
@@ -137,7 +137,7 @@ def _as_int(item: Any, index: int) -> int:
             raise InputError(
                 f"input item {index + 1} is too long a number ({len(item)} digits)"
             ) from None
-    raise InputError(f"input item {index + 1} is not an integer: {item!r}")
+    raise InputError(f"input item {index + 1} is not an integer: {shown(item)}")
 
 
 def parse_int_list(

@@ -5,6 +5,8 @@ Optuna (and Ray, for `--ray`) are extras, imported only inside these functions.
 
 from __future__ import annotations
 
+import math
+import sqlite3
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -14,6 +16,7 @@ import typer
 
 from thoughtgraph.errors import InputError
 from thoughtgraph.evaluate.datasets import load_dataset
+from thoughtgraph.evaluate.lock import hold_folder_lock, make_folder
 from thoughtgraph.evaluate.runner import plan
 from thoughtgraph.tasks import get_task
 from thoughtgraph.tune import report, space
@@ -35,7 +38,31 @@ from thoughtgraph.tune.variants import Variants
 from thoughtgraph.tune.variants import load as load_variants
 
 
-def run_tune(
+def run_tune(*args: Any, **kwargs: Any) -> None:
+    """`thoughtgraph tune` with its options as given (see `_run_tune`)."""
+    try:
+        _run_tune(*args, **kwargs)
+    except Exception as exc:
+        reason = _database_error(exc)
+        if reason is None:
+            raise
+        raise InputError(f"cannot write the tune's study (study.db in --out): {reason}") from None
+
+
+def _database_error(exc: BaseException) -> str | None:
+    """The SQLite error under an Optuna/SQLAlchemy one (a full disk, a read-only file), as one
+    line; SQLAlchemy's own message adds the SQL statement and its parameters (13 lines)."""
+    seen: BaseException | None = exc
+    for _ in range(10):  # the chain is short; the bound only guards against cycles
+        if seen is None:
+            return None
+        if isinstance(seen, sqlite3.Error):
+            return " ".join(str(seen).split()) or type(seen).__name__
+        seen = seen.__cause__ or seen.__context__ or getattr(seen, "orig", None)
+    return None
+
+
+def _run_tune(
     task: Any,
     dataset: Any,
     size: Any,
@@ -68,7 +95,6 @@ def run_tune(
     ray: Any,
     prompts: Any = None,
 ) -> None:
-    """`thoughtgraph tune` with its options as given."""
     _check_counts(trials=trials, pilot=pilot, parallel=parallel, concurrency=concurrency)
     _check_counts(report_max=report_max)
     if holdout < 0:
@@ -80,6 +106,10 @@ def run_tune(
             raise InputError(f"{name} must be 0 or more, got {value}")
     if max_cost is not None and max_cost < 0:
         raise InputError(f"--max-cost must be 0 or more, got {max_cost}")
+    if not 0 <= seed < 2**32:  # Optuna's samplers (numpy) take 0 .. 2**32 - 1
+        raise InputError(f"--seed must be between 0 and {2**32 - 1}, got {seed}")
+    if target is not None and not (math.isfinite(target) and target >= 0):
+        raise InputError(f"--target must be an error of 0 or more, got {target}")
     names = space.check_schemes(schemes.split(","))
     the_plan = plan(task, 32 if size is None else size, ["got"], 1, dataset)
     if size is not None and the_plan.size != size:
@@ -119,12 +149,13 @@ def run_tune(
     folder = out or Path("runs") / f"tune-{the_plan.task}-{the_plan.size}"
     if folder.exists() and not folder.is_dir():
         raise InputError(f"--out {folder} is a file, not a folder")
-    folder.mkdir(parents=True, exist_ok=True)
+    # One tune per folder: a second one refuses at once instead of failing the first's trials.
+    hold_folder_lock(folder, "tune")
     cache_path = cache_dir if cache_dir is not None else (None if simulated else folder / "cache")
     if cache_path is not None:
         if cache_path.exists() and not cache_path.is_dir():
             raise InputError(f"--cache-dir {cache_path} is a file, not a folder")
-        cache_path.mkdir(parents=True, exist_ok=True)
+        make_folder(cache_path, "--cache-dir")
     setup = Setup(
         task=the_plan.task,
         size=size_of,

@@ -132,7 +132,7 @@ def open_study(folder: Path, manifest: dict[str, Any], seed: int, startup: int) 
     storage = _storage(optuna, url, folder)
     ran = _trials_so_far(optuna, storage)
     # A resumed tune seeds its sampler past the trials it has, so it does not redraw them.
-    sampler = optuna.samplers.TPESampler(seed=seed + ran, n_startup_trials=startup)
+    sampler = optuna.samplers.TPESampler(seed=(seed + ran) % 2**32, n_startup_trials=startup)
     try:
         study = optuna.create_study(
             study_name=STUDY_NAME,

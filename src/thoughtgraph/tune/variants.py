@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from thoughtgraph.errors import InputError
+from thoughtgraph.errors import InputError, shown
 from thoughtgraph.io.bounds import MAX_GRAPH_FILE_BYTES, read_file
-from thoughtgraph.io.strictload import DuplicateKeyError, load_json, load_yaml
+from thoughtgraph.io.strictload import RefusedDocument, load_json, load_yaml
 from thoughtgraph.tasks.prompts import PromptTemplate, TemplateError
 
 DEFAULT = "default"  # the variant name of a slot's built-in prompt
@@ -71,13 +71,13 @@ def _decode(text: str, path: Path) -> Any:
             return load_json(text)
         except json.JSONDecodeError as exc:
             raise InputError(f"invalid JSON: {exc.msg} at line {exc.lineno}") from None
-        except DuplicateKeyError as exc:
+        except RefusedDocument as exc:
             raise InputError(f"invalid JSON: {exc}") from None
     import yaml
 
     try:
         return load_yaml(text)
-    except DuplicateKeyError as exc:
+    except RefusedDocument as exc:
         raise InputError(f"invalid YAML: {exc}") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
@@ -92,7 +92,9 @@ def parse(data: Any, slots: Mapping[str, frozenset[str]]) -> Variants:
     for slot, items in data.items():
         if slot not in slots:
             known = ", ".join(sorted(slots)) or "none"
-            raise InputError(f"unknown slot {slot!r}: the searched schemes' prompts are {known}")
+            raise InputError(
+                f"unknown slot {shown(slot)}: the searched schemes' prompts are {known}"
+            )
         if not isinstance(items, list) or not items:
             raise InputError(f"{slot}: give a non-empty list of variant templates")
         found[slot] = {}
@@ -100,7 +102,7 @@ def parse(data: Any, slots: Mapping[str, frozenset[str]]) -> Variants:
             name, source = _variant(slot, index, item)
             if name in found[slot] or name == DEFAULT:
                 reason = "is the built-in's name" if name == DEFAULT else "is given twice"
-                raise InputError(f"{slot}[{index}]: variant name {name!r} {reason}")
+                raise InputError(f"{slot}[{index}]: variant name {shown(name)} {reason}")
             _check_template(f"{slot}[{index}] ({name})", source, slots[slot])
             found[slot][name] = source
     canonical = json.dumps(found, sort_keys=True, ensure_ascii=False)
@@ -114,7 +116,9 @@ def _variant(slot: str, index: int, item: Any) -> tuple[str, str]:
     if isinstance(item, dict) and set(item) <= {"name", "template"} and "template" in item:
         name, source = item.get("name", f"{slot}_{index}"), item["template"]
         if not isinstance(name, str) or not _NAME.match(name):
-            raise InputError(f"{slot}[{index}]: name must be letters, digits, _ . - (got {name!r})")
+            raise InputError(
+                f"{slot}[{index}]: name must be letters, digits, _ . - (got {shown(name)})"
+            )
         if isinstance(source, str):
             return name, source
     raise InputError(f"{slot}[{index}]: a variant is a template string or {{name, template}}")
