@@ -221,3 +221,43 @@ def test_registered_with_its_prompts():
     assert isinstance(task, SetIntersectionTask)
     assert {"io", "cot", "improve", "split", "paper_merge"} <= set(task.prompts)
     assert json.loads(json.dumps(TASK.reference(SetProblem((1, 2), (2, 1))))) == [1, 2]
+
+
+def test_a_large_input_renders_set_1_once_and_builds_prompts_as_calls_get_slots(monkeypatch):
+    """50,000 + 50,000 numbers took 70 s and 2.16 GB before the first request: every one of
+    6,250 parts rendered the whole Set 1 again, and every part's prompt was built before any
+    was sent. Now Set 1 is rendered once, and a prompt is built when its call gets a slot."""
+    from thoughtgraph.errors import FatalModelError
+    from thoughtgraph.tasks import sets
+
+    size = 800
+    renders: list[int] = []
+    real_show = sets._show
+
+    def counting_show(items):
+        if len(items) == size:
+            renders.append(1)
+        return real_show(items)
+
+    built: list[int] = []
+    real_render = SetIntersectionTask.render
+
+    def counting_render(self, value):
+        if isinstance(value, SetProblem) and len(value) <= 8:
+            built.append(1)  # a part rendered into a prompt
+        return real_render(self, value)
+
+    monkeypatch.setattr(sets, "_show", counting_show)
+    monkeypatch.setattr(SetIntersectionTask, "render", counting_render)
+    at_first_call: list[int] = []
+
+    async def model(prompt: str) -> str:
+        at_first_call.append(len(built))
+        raise FatalModelError("stop at the first request")
+
+    numbers = list(range(2 * size))
+    problem = {"set1": numbers[:size], "set2": numbers[400:1040]}  # 80 parts of 8
+    with pytest.raises(FatalModelError):
+        thoughtgraph.solve("set-intersection", problem, model=model, concurrency=4)
+    assert len(renders) == 1  # Set 1 once, not once per part
+    assert at_first_call and at_first_call[0] <= 2 * 4  # at most the slots' prompts, not 80

@@ -429,6 +429,11 @@ def _summary(result: Result, title: str, reference: Any, score_name: str = "erro
             + (f", ${result.spend.saved_cost:.4f}" if result.price else "")
             + ")"
         )
+    if result.completion_cap is not None:
+        lines.append(
+            f"answers: capped at {result.completion_cap:,} tokens each by default (4 x the "
+            "expected answer + 256; --max-completion-tokens N to change, 0 for no cap)"
+        )
     hops = f"{result.latency} hop{'s' if result.latency != 1 else ''} from the input"
     lines.append(f"final:   {result.final.id} · volume {result.volume} · {hops}")
     retries = _retries(result)

@@ -37,7 +37,10 @@ ApiKeyEnv = Annotated[
 Temperature = Annotated[float | None, typer.Option(help="openai: sampling temperature.")]
 MaxCompletionTokens = Annotated[
     int | None,
-    typer.Option(help="openai: most tokens per answer (the API's max_tokens; not a budget)."),
+    typer.Option(
+        help="openai: most tokens per answer (the API's max_tokens; not a budget). Default: "
+        "4 x the expected answer + 256, said in the summary; 0: no cap."
+    ),
 ]
 Timeout = Annotated[
     float | None,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -70,9 +70,14 @@ class CallGateway:
             self.on_event(Event(event, self.now(), op_id, data))
 
     async def ask(
-        self, op: Op, call_id: str, kind: str, prompt: str, n: int = 1
+        self, op: Op, call_id: str, kind: str, prompt: str | Callable[[], str], n: int = 1
     ) -> tuple[str, ...]:
         """One model call for `n` completions, recorded in the state before it is used.
+
+        `prompt` may be a function that builds it: it is then built once a slot is free, so
+        thousands of ops waiting for the model do not each hold a prompt (a set-intersection
+        part carries the whole first set: 6,250 parts built up front made the time and
+        memory before the first request grow with the square of the input).
 
         The call gateway: raises `BudgetExhausted` before a request that a cap forbids (cache
         hits are free), `FatalModelError` when the run must stop (and for every call after
@@ -85,6 +90,8 @@ class CallGateway:
             self._slots = shared_semaphore(_name(self.model), self.concurrency)
         async with self._slots:
             self._check_open()
+            if callable(prompt):
+                prompt = prompt()
             try:
                 hit = self._cache_would_answer(prompt, n)
             except FatalModelError as exc:  # a damaged cache: stop, never run on without it

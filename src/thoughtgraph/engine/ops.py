@@ -9,6 +9,7 @@ state; only what the op passes on reaches the next op.
 from __future__ import annotations
 
 import asyncio
+import functools
 import math
 import string
 from collections.abc import Callable, Coroutine, Mapping
@@ -118,7 +119,7 @@ async def _until_good(
             op,
             thought_id=f"{op.id}:{item}.{attempt}",
             kind=kind,
-            prompt=make_prompt(previous),
+            prompt=functools.partial(make_prompt, previous),  # built once the call has a slot
             problem=problem,
             parents=parents,
             previous=previous,

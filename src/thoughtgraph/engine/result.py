@@ -45,6 +45,9 @@ class Result:
     spend_by_kind: dict[str, Spend] = field(default_factory=dict)  # the same per call kind
     budget: Budget = field(default_factory=Budget)
     price: Price | None = None  # USD per million tokens; None: cost not known (counted as 0)
+    # tokens each answer was capped at by default (engine/answer_cap.py); None: the user's
+    # own cap (or no cap) applied, or the model takes none (a function, the simulated model)
+    completion_cap: int | None = None
 
     @property
     def clean(self) -> bool:
@@ -108,6 +111,7 @@ class Result:
             "spend_by_kind": {kind: s.to_dict() for kind, s in self.spend_by_kind.items()},
             "budget": self.budget.to_dict(),
             "price": None if self.price is None else self.price.to_dict(),
+            "completion_cap": self.completion_cap,
             "depth": self.depth,
             "wall_seconds": round(self.wall_seconds, 4),
             "model": self.model,

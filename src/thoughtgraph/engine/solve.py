@@ -13,6 +13,7 @@ from typing import Any
 
 from thoughtgraph import schemes
 from thoughtgraph.engine import kinds
+from thoughtgraph.engine.answer_cap import with_default_cap
 from thoughtgraph.engine.context import RunContext, template_for
 from thoughtgraph.engine.events import EventHandler
 from thoughtgraph.engine.executor import INTERRUPTED, execute
@@ -130,7 +131,7 @@ async def _run_prepared(
     meter: Meter | None,
 ) -> Result:
     the_task, problem, graph = prepared.task, prepared.problem, prepared.graph
-    lm = model
+    lm, cap = with_default_cap(model, the_task, problem)  # a looping model cannot run on
     _check_simulated(lm, the_task, problem)
     price = options.price(_name(lm))
     if options.rate_limited:
@@ -155,12 +156,14 @@ async def _run_prepared(
             so_far, so_far_ctx = run
             wall = time.perf_counter() - started
             partial = _result(graph, so_far, so_far_ctx, the_task, problem, lm, price, wall)
+            partial.completion_cap = cap
             exc.result = partial  # type: ignore[attr-defined]
         raise
     finally:
         if cached is not None:
             cached.close()
     result = _result(graph, state, ctx, the_task, problem, lm, price, time.perf_counter() - started)
+    result.completion_cap = cap
     logger.info(
         "%d model calls (%s); %s tokens paid%s; status %s",
         result.calls,

@@ -11,7 +11,7 @@ order in which calls complete.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 from thoughtgraph.engine.gateway import CallGateway
@@ -48,7 +48,7 @@ class ThoughtFactory:
         call_id: str,
         thought_ids: Sequence[str],
         kind: str,
-        prompt: str,
+        prompt: str | Callable[[], str],
         problem: Any,
         parents: Sequence[Thought],
         previous: Thought | None = None,
@@ -59,20 +59,30 @@ class ThoughtFactory:
         A failed call or a missing answer becomes a scored failure, never an exception (budget
         caps aside), so an op's retry logic can decide what to do next. `attempt` is the op's
         sequential attempt at this item: the answers end that many rounds after the op started.
+        `prompt` may be a function building it once the call has a slot (`Gateway.ask`).
         """
+        built: list[str] = [prompt] if isinstance(prompt, str) else []
+
+        def build() -> str:
+            if not built:
+                assert callable(prompt)
+                built.append(prompt())
+            return built[0]
+
         try:
             texts: tuple[str, ...] = await self.gateway.ask(
-                op, call_id, kind, prompt, len(thought_ids)
+                op, call_id, kind, build, len(thought_ids)
             )
             # read only for a missing answer: worked out when one is missing
             failure = "" if len(texts) >= len(thought_ids) else self._shortfall(call_id)
         except ModelError as exc:
             texts, failure = (), f"the model call failed: {exc}"
         round_ = self.start_round(op) + attempt
+        sent = built[0] if built else ""  # never built: the call was refused before a slot
         made = []
         for index, thought_id in enumerate(thought_ids):
             text = texts[index] if index < len(texts) else None
-            content, score, valid = self.judge(problem, text, failure, prompt)
+            content, score, valid = self.judge(problem, text, failure, sent)
             thought = Thought(
                 id=thought_id,
                 op_id=op.id,
@@ -85,7 +95,7 @@ class ThoughtFactory:
                 attempt=attempt,
                 score=score,
                 valid=valid,
-                prompt=prompt,
+                prompt=sent,
                 call_id=call_id,
                 round=round_,
             )
@@ -189,7 +199,7 @@ class ThoughtFactory:
             op_id=op.id,
             kind=op.kind,
             content=content,
-            text=self.task.render(content),
+            text=_display(self.task, content),
             problem=problem,
             parents=tuple(p.id for p in parents),
             round=max(own, default=self.start_round(op)),
@@ -205,3 +215,13 @@ class ThoughtFactory:
         else:
             score = self.task.score(thought.problem, thought.content)
         return self.state.add(thought.with_score(score))
+
+
+def _display(task: Any, content: Any) -> str:
+    """A code thought's text, for traces and the viewer (prompts render its content anew).
+
+    A task may show some contents shorter there than in prompts (`brief`): a set-intersection
+    part carries the whole first set, and 6,250 parts each holding its full text made
+    splitting 50,000 + 50,000 numbers quadratic in memory before the first request."""
+    brief = getattr(task, "brief", None)
+    return str(brief(content)) if callable(brief) else task.render(content)

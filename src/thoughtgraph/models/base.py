@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -172,6 +173,27 @@ async def complete_delivering(
         if id(answer) not in delivered:
             once(answer)
     return answers
+
+
+class DeliveringModel(ABC):
+    """A model written as `complete_delivering` alone: its `complete` is that call with nobody
+    to hand the answers to one by one (the cache, the rate limits and the HTTP model)."""
+
+    async def complete(
+        self, prompt: str, n: int = 1, *, recorder: RequestRecorder | None = None
+    ) -> list[Completion]:
+        return await self.complete_delivering(prompt, n, ignore_answer, recorder=recorder)
+
+    @abstractmethod
+    async def complete_delivering(
+        self,
+        prompt: str,
+        n: int,
+        deliver: AnswerSink,
+        *,
+        recorder: RequestRecorder | None = None,
+    ) -> list[Completion]:
+        """`n` answers to `prompt`, each handed to `deliver` the moment it arrives."""
 
 
 class WrapperModel:

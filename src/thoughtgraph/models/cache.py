@@ -50,10 +50,10 @@ from thoughtgraph.errors import FatalModelError, ThoughtgraphError
 from thoughtgraph.models.base import (
     AnswerSink,
     Completion,
+    DeliveringModel,
     LanguageModel,
     WrapperModel,
     complete_delivering,
-    ignore_answer,
 )
 from thoughtgraph.spend.ledger import RequestRecorder
 from thoughtgraph.spend.usage import Usage
@@ -133,7 +133,7 @@ def _immediate(db: sqlite3.Connection) -> Iterator[None]:
     db.commit()
 
 
-class CachedModel(WrapperModel):
+class CachedModel(DeliveringModel, WrapperModel):
     """A `LanguageModel` that answers from the cache file when it can and records what it cannot.
 
     `hits` and `misses` count answers (samples), not requests. Name, settings and the rest are
@@ -153,11 +153,6 @@ class CachedModel(WrapperModel):
 
     def __repr__(self) -> str:
         return f"CachedModel({self.inner!r}, {str(self.path)!r})"
-
-    async def complete(
-        self, prompt: str, n: int = 1, *, recorder: RequestRecorder | None = None
-    ) -> list[Completion]:
-        return await self.complete_delivering(prompt, n, ignore_answer, recorder=recorder)
 
     async def complete_delivering(
         self,

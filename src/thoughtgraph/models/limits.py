@@ -28,6 +28,7 @@ from aiolimiter import AsyncLimiter
 from thoughtgraph.models.base import (
     AnswerSink,
     Completion,
+    DeliveringModel,
     LanguageModel,
     WrapperModel,
     complete_delivering,
@@ -73,7 +74,7 @@ def shared_semaphore(name: str, limit: int) -> asyncio.Semaphore:
         return semaphore
 
 
-class RateLimitedModel(WrapperModel):
+class RateLimitedModel(DeliveringModel, WrapperModel):
     """Wraps a model so that its calls respect `rpm` and `tpm` (None: no limit).
 
     `period` is the window in seconds (60 for "per minute"; tests use shorter ones). A call the
@@ -102,11 +103,6 @@ class RateLimitedModel(WrapperModel):
         """What a request will count against the token limit, before it is sent."""
         max_tokens = self.settings.get("max_tokens") or 0
         return math.ceil(len(prompt) / 4) + n * max_tokens
-
-    async def complete(
-        self, prompt: str, n: int = 1, *, recorder: RequestRecorder | None = None
-    ) -> list[Completion]:
-        return await self.complete_delivering(prompt, n, ignore_answer, recorder=recorder)
 
     async def complete_delivering(
         self,

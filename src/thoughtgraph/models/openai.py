@@ -25,6 +25,7 @@ place; retries inside the SDK would be invisible to both. On top of that:
 from __future__ import annotations
 
 import asyncio
+import copy
 import email.utils
 import json
 import logging
@@ -45,7 +46,7 @@ from thoughtgraph.errors import (
     shown,
 )
 from thoughtgraph.models import clients, inflight, secrets
-from thoughtgraph.models.base import AnswerSink, Completion, _parse_options, ignore_answer
+from thoughtgraph.models.base import AnswerSink, Completion, DeliveringModel, _parse_options
 from thoughtgraph.models.singles import gather_singles
 from thoughtgraph.spend.ledger import UNMETERED, Attempt, RequestRecorder
 from thoughtgraph.spend.usage import Usage
@@ -146,7 +147,7 @@ class _Retryable(Exception):
         self.error, self.retry_after = error, retry_after
 
 
-class OpenAIModel:
+class OpenAIModel(DeliveringModel):
     """`openai:MODEL`: a chat model behind an OpenAI-compatible API.
 
     `base_url` defaults to $OPENAI_BASE_URL, else OpenAI's. The key comes from `api_key`, else
@@ -219,7 +220,17 @@ class OpenAIModel:
     @property
     def settings(self) -> dict[str, Any]:
         """What besides the model and prompt changes the answer (part of a cache key)."""
-        return {"temperature": self.temperature, "max_tokens": self.max_tokens}
+        return {"temperature": self.temperature, "max_tokens": self.max_tokens or None}
+
+    def with_default_max_tokens(self, cap: int) -> OpenAIModel:
+        """This model with answers capped at `cap` tokens, unless its user set `max_tokens`
+        (`0`: no cap at all); see `engine.answer_cap`. A copy: the model may be shared by
+        runs of other problems (an evaluation's pairs)."""
+        if self.max_tokens is not None:
+            return self
+        capped = copy.copy(self)
+        capped.max_tokens = cap
+        return capped
 
     @property
     def url(self) -> str:
@@ -239,13 +250,6 @@ class OpenAIModel:
         return f"OpenAIModel({self.name!r})"
 
     # --- the protocol ---------------------------------------------------------------------
-    async def complete(
-        self, prompt: str, n: int = 1, *, recorder: RequestRecorder | None = None
-    ) -> list[Completion]:
-        """`n` answers to `prompt`; raises `ModelError` or `FatalModelError` (see module doc).
-        Every request is reserved with, and reported to, `recorder` (none: not metered)."""
-        return await self.complete_delivering(prompt, n, ignore_answer, recorder=recorder)
-
     async def complete_delivering(
         self,
         prompt: str,
@@ -254,8 +258,10 @@ class OpenAIModel:
         *,
         recorder: RequestRecorder | None = None,
     ) -> list[Completion]:
-        """`complete`, handing each answer to `deliver` the moment its response is read: the
-        parallel singles of an endpoint that ignores `n` end one by one (see `base.Delivers`)."""
+        """`n` answers to `prompt`, each handed to `deliver` the moment its response is read
+        (the parallel singles of an endpoint that ignores `n` end one by one; `complete` is
+        this with no one to deliver to). Raises `ModelError` or `FatalModelError` (see module
+        doc). Every request is reserved with, and reported to, `recorder` (none: not metered)."""
         if n < 1:
             raise ValueError(f"n must be at least 1, got {n}")
         meter = recorder or UNMETERED
@@ -409,7 +415,7 @@ class OpenAIModel:
             kwargs["n"] = n
         if self.temperature is not None:
             kwargs["temperature"] = self.temperature
-        if self.max_tokens is not None:
+        if self.max_tokens:  # 0: no cap, the server's own limit
             kwargs["max_tokens"] = self.max_tokens
         return kwargs
 

@@ -16,7 +16,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from thoughtgraph.engine.state import Score
@@ -38,9 +38,22 @@ class SetProblem:
 
     set1: tuple[int, ...]
     set2: tuple[int, ...]
+    shown1: str | None = field(default=None, compare=False, repr=False)
+    """Set 1 as prompts show it, rendered once and shared by every part of a split (each part
+    carries the whole first set: rendering it per part made building 6,250 prompts quadratic)."""
 
     def __len__(self) -> int:
         return len(self.set2)
+
+    def set1_text(self) -> str:
+        if self.shown1 is None:
+            object.__setattr__(self, "shown1", _show(self.set1))  # a cache, not a change
+        assert self.shown1 is not None
+        return self.shown1
+
+    def with_set2(self, set2: Iterable[int]) -> SetProblem:
+        """A sub-problem: `set2` against this whole first set (its text shared, not redone)."""
+        return SetProblem(self.set1, tuple(set2), self.set1_text())
 
     def intersection(self) -> list[int]:
         first = set(self.set1)
@@ -73,22 +86,30 @@ class SetIntersectionTask(BaseTask):
 
     def render(self, value: Any) -> str:
         if isinstance(value, SetProblem):
-            return f"Set 1: {_show(value.set1)}\nSet 2: {_show(value.set2)}"
+            return f"Set 1: {value.set1_text()}\nSet 2: {_show(value.set2)}"
         return _show(value)
+
+    def brief(self, value: Any) -> str:
+        """A part as traces show it: its own second set, and the first set by size only (it
+        is the input's, shown once there; the prompts carry it whole)."""
+        if isinstance(value, SetProblem) and value.shown1 is not None:
+            return f"Set 1: the input's first set ({len(value.set1)} numbers)\nSet 2: " + _show(
+                value.set2
+            )
+        return self.render(value)
 
     def split(self, problem: SetProblem, parts: int) -> list[SetProblem]:
         """Contiguous chunks of the second set, each with the whole first set."""
         check_parts(parts, len(problem.set2))
         return [
-            SetProblem(problem.set1, tuple(chunk))
-            for chunk in BaseTask.split(self, list(problem.set2), parts)
+            problem.with_set2(chunk) for chunk in BaseTask.split(self, list(problem.set2), parts)
         ]
 
     def join(self, problems: list[SetProblem]) -> SetProblem:
         set2: list[int] = []
         for problem in problems:
             set2.extend(problem.set2)
-        return SetProblem(problems[0].set1, tuple(set2))
+        return problems[0].with_set2(set2)
 
     def parse(self, text: str) -> list[int]:
         return parse_set(text, self.format())
@@ -116,7 +137,7 @@ class SetIntersectionTask(BaseTask):
         return _LISTS.parse_split(text, parts)
 
     def parts_from_split(self, problem: SetProblem, pieces: list[Any]) -> list[SetProblem]:
-        return [SetProblem(problem.set1, tuple(piece)) for piece in pieces]
+        return [problem.with_set2(piece) for piece in pieces]
 
 
 def _show(items: Any) -> str:
