@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from thoughtgraph.errors import InputError
 from thoughtgraph.io.bounds import MAX_ITEMS, MAX_TASK_FILE_BYTES, read_file
-from thoughtgraph.io.strictload import DuplicateKeyError, load_yaml
+from thoughtgraph.io.strictload import RefusedDocument, load_yaml
 
 AnswerType = Literal["integers", "strings", "counts", "text"]
 SplitBy = Literal["items", "sentences", "paragraphs", "lines"]
@@ -139,7 +139,7 @@ def read_task_file(path: Path) -> TaskFileSpec:
     text = read_file(path, MAX_TASK_FILE_BYTES, "task file")
     try:
         data = tomllib.loads(text) if path.suffix.lower() == ".toml" else load_yaml(text)
-    except DuplicateKeyError as exc:
+    except RefusedDocument as exc:  # a repeated key, an alias bomb, a number too long
         raise InputError(f"{where}: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"{where}: not valid TOML: {_one_line(str(exc))}") from None
