@@ -75,6 +75,17 @@ def run_solve(
     return code, out, err
 
 
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def solve_example(
+    capsys: pytest.CaptureFixture[str], server: FakeOpenAI, example: str, given: object, *args: str
+) -> tuple[int, str, str]:
+    """`thoughtgraph solve examples/EXAMPLE/task.yaml --input-file GIVEN ...` on the server."""
+    task = str(EXAMPLES / example / "task.yaml")
+    return run_solve(capsys, server, task, "--input-file", str(given), *args)
+
+
 EVENS_MODULE = '''
 from thoughtgraph import BaseTask, ParseError, Score
 import json

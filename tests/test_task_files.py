@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.task_helpers import ScriptedServer, play_people, run_solve
+from tests.task_helpers import ScriptedServer, play_people, solve_example
 from thoughtgraph.engine.state import Score
 from thoughtgraph.errors import InputError
 from thoughtgraph.tasks import get_task
@@ -257,11 +257,10 @@ def test_the_people_example_runs_every_scheme_on_the_loopback_server(
     given = write(
         tmp_path, json.dumps({"input": row["input"], "reference": row["reference"]}), "row.json"
     )
-    code, out, err = run_solve(
+    code, out, err = solve_example(
         capsys,
         people_server,
-        str(EXAMPLES / "people" / "task.yaml"),
-        "--input-file",
+        "people",
         str(given),
         "--scheme",
         scheme,
@@ -279,11 +278,10 @@ def test_the_people_example_runs_every_scheme_on_the_loopback_server(
 
 
 def test_the_summary_example_is_rated_by_the_model(capsys, people_server, tmp_path):
-    code, out, err = run_solve(
+    code, out, err = solve_example(
         capsys,
         people_server,
-        str(EXAMPLES / "summary" / "task.yaml"),
-        "--input-file",
+        "summary",
         str(EXAMPLES / "summary" / "report.txt"),
         "--scheme",
         "io",
@@ -310,14 +308,46 @@ def test_a_graph_the_task_file_cannot_run_is_refused_before_any_call(
         "ops:\n  - {id: a, kind: generate, params: {prompt: sentence}}\n",
         "g.yaml",
     )
-    code, _, err = run_solve(
+    code, _, err = solve_example(
         capsys,
         people_server,
-        str(EXAMPLES / "people" / "task.yaml"),
-        "--input-file",
+        "people",
         str(EXAMPLES / "people" / "story.txt"),
         "--graph",
         str(graph),
     )
     assert code == 2 and err.count("\n") == 1 and "sentence" in err, err
     assert people_server.requests == []
+
+
+def test_a_graph_that_splits_by_the_model_is_refused_for_a_task_file(
+    capsys, people_server, tmp_path
+):
+    graph = write(
+        tmp_path, "ops:\n  - {id: s, kind: split, params: {parts: 2, by: model}}\n", "g.yaml"
+    )
+    code, _, err = solve_example(
+        capsys,
+        people_server,
+        "people",
+        str(EXAMPLES / "people" / "story.txt"),
+        "--graph",
+        str(graph),
+    )
+    assert code == 2 and err.count("\n") == 1, err
+    assert "needs a reader for the model's split (parse_split), which task 'people' lacks" in err
+    assert people_server.requests == []
+
+
+def test_solve_shows_the_models_rating_of_a_model_scored_answer(capsys, people_server):
+    code, out, err = solve_example(
+        capsys,
+        people_server,
+        "summary",
+        str(EXAMPLES / "summary" / "report.txt"),
+        "--scheme",
+        "io",
+    )
+    assert code == 0, err
+    assert "rating:  7, the model's score of the final answer (higher is better)" in out
+    assert "model rating 7.0/10, over 3 samples" in out

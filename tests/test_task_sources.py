@@ -17,6 +17,7 @@ from tests.task_helpers import (
     play_evens,
     play_people,
     run_solve,
+    solve_example,
     write_module,
     write_plugin,
 )
@@ -85,11 +86,10 @@ def test_a_task_file_runs_through_solve_with_its_reference(capsys, tmp_path):
     given = tmp_path / "row.json"
     given.write_text(json.dumps({"input": story, "reference": row["reference"]}))
     with ScriptedServer(play_people) as server:
-        code, out, err = run_solve(
+        code, out, err = solve_example(
             capsys,
             server,
-            str(EXAMPLES / "people" / "task.yaml"),
-            "--input-file",
+            "people",
             str(given),
             "--json",
         )
@@ -101,11 +101,10 @@ def test_a_task_file_runs_through_solve_with_its_reference(capsys, tmp_path):
 
 def test_a_reference_scored_task_file_without_reference_runs_and_says_so(capsys):
     with ScriptedServer(play_people) as server:
-        code, out, err = run_solve(
+        code, out, err = solve_example(
             capsys,
             server,
-            str(EXAMPLES / "people" / "task.yaml"),
-            "--input-file",
+            "people",
             str(EXAMPLES / "people" / "story.txt"),
             "--scheme",
             "io",

@@ -391,6 +391,20 @@ def _write_trace(path: Path, result: Result) -> None:
     write_trace(path, result.state, result)
 
 
+def _model_rating(result: Result) -> str | None:
+    """The model's rating of the final answer, when the graph scores with the model (document
+    merging, a task file scored `by: model`): the error count above is only the code's check."""
+    if not any(
+        op.kind == "score" and op.params.get("scorer") == "model" for op in result.graph.ops
+    ):
+        return None
+    score = result.final.score
+    if score is None or result.final.content is None:
+        return None
+    note = f" ({score.errors[0]})" if score.errors else ""
+    return f"{score.value:g}, the model's score of the final answer (higher is better){note}"
+
+
 def _summary(result: Result, title: str, reference: Any, score_name: str = "errors") -> str:
     spec = any(result.calls_by_kind.get(k) for k in CALL_KINDS)  # the spec's kinds, even at 0
     shown = {k: n for k, n in result.calls_by_kind.items() if n or (spec and k in CALL_KINDS)}
@@ -436,6 +450,9 @@ def _summary(result: Result, title: str, reference: Any, score_name: str = "erro
         )
     hops = f"{result.latency} hop{'s' if result.latency != 1 else ''} from the input"
     lines.append(f"final:   {result.final.id} · volume {result.volume} · {hops}")
+    rating = _model_rating(result)
+    if rating:
+        lines.append(f"rating:  {rating}")
     retries = _retries(result)
     if retries:
         lines.append(f"retries: {retries}")
