@@ -150,6 +150,10 @@ def test_parts_of_a_from_input_task_get_their_share_of_the_reference(tmp_path):
         "Alan Turing",
         "Grace Hopper",
     ]
+    # problems of two rows join into one without a reference (and hold their lists fine)
+    other = task.parse_input({"input": "Bo Li.", "reference": ["Bo Li"]})
+    mixed = task.join([parts[0], other, other])
+    assert mixed.units == (*parts[0].units, "Bo Li.") and mixed.reference is None
     # without a reference, code still checks that every name is in the text
     bare = task.parse_input("Ada Byron met Alan Turing.")
     assert task.score(bare, ["Ada Byron", "Bob Smith"]).errors == (

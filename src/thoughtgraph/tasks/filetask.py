@@ -41,7 +41,7 @@ _DEFAULT_FORMATS = {
 _MODEL_SCORED = {"score_samples": 3}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # compared by identity: a reference may be a list
 class FileProblem:
     """A row's problem, or a span of it: its units and, when known, their reference answer.
 
@@ -52,7 +52,7 @@ class FileProblem:
     units: tuple[Any, ...]
     reference: Any = None
     start: int = 0
-    row: FileProblem | None = field(default=None, compare=False, repr=False)
+    row: FileProblem | None = field(default=None, repr=False)
 
     def __len__(self) -> int:
         return len(self.units)
@@ -193,7 +193,8 @@ class FileTask(BaseTask):
             a[1] == b[0] for a, b in itertools.pairwise(spans)
         ):
             return self._span(row, spans[0][0], spans[-1][1])
-        units = tuple(u for p in dict.fromkeys(problems) for u in p.units)
+        distinct = {id(p): p for p in problems}.values()
+        units = tuple(u for p in distinct for u in p.units)
         return FileProblem(units)
 
     def _span(self, row: FileProblem, start: int, end: int) -> FileProblem:
