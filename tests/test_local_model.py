@@ -1,8 +1,10 @@
 """`solve` and `eval` through the real `openai:` path against a real local model (opt-in).
 
 Run with the server of `make local-model` up:  `.venv/bin/python -m pytest -m local_model`.
-`make test` never selects these tests (pyproject's addopts), and selected without a server they
-are skipped with the reason. The model is SmolLM2-135M: its answers are often wrong, so these
+`make test` never selects these tests (pyproject's addopts). Selected, they are skipped (with
+the reason) only when no server was started at all; a server that was started but is
+unreachable, or up but too slow to answer /v1/models, fails them (scripts/local_model.py's
+`expected_server`). The model is SmolLM2-135M: its answers are often wrong, so these
 tests check what must hold whatever it answers: real requests made and counted, usage taken
 from the server, answers parsed or scored as failures, files written, the run's exit code.
 """
@@ -22,6 +24,7 @@ import pytest
 from thoughtgraph.models import openai as openai_module
 from thoughtgraph.models.openai import OpenAIModel
 
+from .test_local_model_script import load_script
 from .test_resume import cli_env
 
 pytestmark = pytest.mark.local_model
@@ -32,36 +35,35 @@ BASE_URL = os.environ.get(
 )
 MODEL = os.environ.get("THOUGHTGRAPH_LOCAL_MODEL", "smollm2")
 SLOW = ("--timeout", "300", "--max-completion-tokens", "200", "--concurrency", "1")
-SPEC = f"openai:{MODEL},timeout=300,max_tokens=200"  # eval has no --timeout flag
 
 
 def exit_code_matches(run: subprocess.CompletedProcess[str], result: dict) -> bool:
-    """The CLI's documented codes: 2 when no usable answer came because model calls failed;
-    1 when none came otherwise (a small model's often), or a budget stopped an unclean run;
-    else 0 (an answer, clean or not)."""
+    """The CLI's exit codes (cli/main.py, in its order): 1 when a budget stopped a run that is
+    not clean; else 2 when no usable answer came (every answer failed or could not be parsed,
+    a small model's often); else 0 (an answer, clean or not)."""
+    if not result["clean"] and result["stop_reason"]:
+        return run.returncode == 1
     if result["output"] is None:
-        return run.returncode == (2 if result["failed_calls"] else 1)
-    return run.returncode == (1 if not result["clean"] and result["stop_reason"] else 0)
-
-
-def _reachable() -> str | None:
-    """None when the server answers /v1/models, else why not."""
-    try:
-        with urllib.request.urlopen(f"{BASE_URL}/models", timeout=3) as response:
-            models = json.load(response)
-    except (OSError, ValueError) as exc:
-        return f"no local model server at {BASE_URL} ({exc}); start one with `make local-model`"
-    names = [m.get("id") for m in models.get("data", [])]
-    if MODEL not in names:
-        return f"the server at {BASE_URL} serves {names}, not {MODEL!r}"
-    return None
+        return run.returncode == 2
+    return run.returncode == 0
 
 
 @pytest.fixture(scope="module", autouse=True)
 def _server() -> None:
-    reason = _reachable()
-    if reason:
-        pytest.skip(reason)
+    """Skip only when no server was started at all (no live server in the pid file of
+    `make local-model`, nothing on the port, no URL given); a server that was expected but is
+    unreachable, up but too slow to answer /v1/models, or serving another model fails."""
+    verdict, why = load_script().expected_server(
+        BASE_URL, explicit="THOUGHTGRAPH_LOCAL_MODEL_URL" in os.environ
+    )
+    if verdict == "skip":
+        pytest.skip(why)
+    if verdict == "fail":
+        pytest.fail(why)
+    with urllib.request.urlopen(f"{BASE_URL}/models", timeout=300) as response:
+        names = [m.get("id") for m in json.load(response).get("data", [])]
+    if MODEL not in names:
+        pytest.fail(f"the server at {BASE_URL} serves {names}, not {MODEL!r}")
 
 
 def thoughtgraph(*args: str, timeout: float = 900) -> subprocess.CompletedProcess[str]:
@@ -109,7 +111,7 @@ def test_eval_through_the_real_openai_path(tmp_path: Path):
     out = tmp_path / "eval"
     run = thoughtgraph(
         *("eval", "sorting", "--dataset", "sorting_008", "--samples", "2", "--schemes", "io"),
-        *("--model", SPEC, "--base-url", BASE_URL, "--parallel", "1", "--concurrency", "1"),
+        *("--model", f"openai:{MODEL}", "--base-url", BASE_URL, *SLOW, "--parallel", "1"),
         *("--out", str(out), "--no-progress"),
     )
     assert run.returncode == 0, run.stderr
@@ -134,3 +136,32 @@ def test_n_above_one_gets_n_answers_and_the_fallback_is_remembered():
     assert asyncio.run(ask()) == (3, 2)
     if not model.n_honoured:  # then every later request is a single call
         assert model.requests_needed(3) == 3
+
+
+def test_a_placeholder_key_leaves_the_real_servers_answer_byte_identical(
+    monkeypatch: pytest.MonkeyPatch,
+):
+    """The regression behind the key `x` these tests set: with OPENAI_API_KEY=x, every "x" in
+    every answer once became `***`. The same greedy request (temperature 0) sent straight to
+    the server and through OpenAIModel with the key `x` must come back the same text, and that
+    text holds an "x" the old rule would have masked."""
+    prompt = "Repeat exactly: x marks the box. Six xylophones."
+    request = json.dumps(
+        {
+            "model": MODEL,
+            "messages": [{"role": "user", "content": prompt}],
+            "max_tokens": 24,
+            "temperature": 0,
+        }
+    ).encode()
+    raw = urllib.request.Request(
+        f"{BASE_URL}/chat/completions", request, {"Content-Type": "application/json"}
+    )
+    with urllib.request.urlopen(raw, timeout=300) as response:
+        direct = json.load(response)["choices"][0]["message"]["content"]
+    assert "x" in direct, f"the prompt no longer draws an x from the model: {direct!r}"
+    monkeypatch.setenv("OPENAI_API_KEY", "x")
+    model = OpenAIModel(MODEL, base_url=BASE_URL, max_tokens=24, temperature=0, timeout=300)
+    (answer,) = asyncio.run(model.complete(prompt))
+    assert answer.text == direct
+    assert "***" not in answer.text
