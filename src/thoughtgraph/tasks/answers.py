@@ -1,26 +1,50 @@
-"""Choosing the answer in a real model's reply, when the reply holds several candidates.
+"""Choosing the answer in a real model's reply, as a careful person reading it would.
 
 Real models (see tests/fixtures/real_answers/) do not reply with just the answer. They ramble,
 label it (`Output:`, `Answer:`, `Sorted result:`), put it in a code block, write it without
-brackets or as numbered lines, get cut off by the token limit, and repeat things from the
-prompt: its format example (`[0, 1, 1, 4, 9]`), its few-shot examples, the input itself. Each
-task's parser finds every candidate in the reply; `choose` then applies one rule for all tasks:
+brackets or as numbered lines, get cut off by the token limit, repeat things from the prompt
+(its format example `[0, 1, 1, 4, 9]`, its few-shot examples, the input itself), write programs
+instead of answers, make up examples of their own, and loop. Each task's parser finds every
+candidate in the reply; `choose` then applies one rule for all tasks.
 
-1. A candidate that repeats something in the prompt (an *echo*: the format example, an example,
-   the input) or restates the input under its label (`Input:`, `Set 2:`) is used only when
-   there is nothing else. The model was asked for something new. (An input that is itself
-   the answer, a list already sorted or a set that is its own intersection, is no echo.)
+**Never an answer** (a reply holding only these holds no answer: a `ParseError`, which the run
+scores as a failure, never a made-up answer that could become a part's best thought):
+
+- *code*: a candidate inside a fenced program, on a line of code (`result = [1, 2] +
+  list(range(3))`, `assert f([-1, 2, 3]) == [-1]`, `print(...)  # Output: [1, 2]`,
+  `result = {}`), passed to a call (`sorted([3, 1, 2])`), returned, compared or followed by
+  an operator. A program is not an answer, and neither is a comment in it claiming what it
+  prints. A fence holding just a value is no program.
+- *for another input*: a candidate after an input the model restated that is not the real one
+  (`Input: [9, 4]` then `Output: [4, 9]`, a few-shot example repeated with its output, a
+  made-up `Set 1:`), or after an example marker (`for example`, `such as`, `Example usage:`,
+  `here's the output for the example`), until a blank line or the real input restated. What a
+  program prints, written right under it (`Output: [8, 17, 25]` under a fence), belongs to
+  the program: it is for another input when the program is (`# Example usage:`).
+- *the input restated under its label* (`Input: [3, 1, 2]`, `Set 1: [...]`): a restatement,
+  not an answer.
+- *a fragment*: a list inside another list (`[[1, 2], [3, 4]]` gives neither `[1, 2]` nor
+  `[3, 4]`), including the endless `[the result is [the result is ...` of a looping model.
+
+**Among the rest:**
+
+1. A candidate that repeats something in the prompt without an input label (an *echo*: the
+   format example, an example's output, the input copied bare) is used only when there is
+   nothing else: then it is what the model answered. (An input that is itself the answer, a list
+   already sorted or a set that is its own intersection, is no echo.)
 2. A complete candidate beats one cut off by the token limit (`[1, 2, 3, 4` at the very end).
-3. A candidate right after an answer label (`Output:`, `Answer:`, `Result:`, ...) beats one that
-   is not: the model said that this is its answer.
-4. A candidate that is code (`numbers = [3, 1, 2]`, `sorted([3, 1, 2])`) ranks below one that is
-   a plain value.
-5. Among equals, the last one wins: models work first and state the answer at the end.
+3. A candidate right after an answer label (`Output:`, `Answer:`, `Result:`, ...) beats one
+   that is not: the model said that this is its answer.
+4. Among equals, the last one wins: models work first and state the answer at the end.
+
+Every check reads a bounded window around its candidate or a per-reply index built in one pass,
+so a reply is read in linear time whatever its size (tests guard this).
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -33,20 +57,37 @@ LABEL = re.compile(
     r"sorted\s+(?:list|result|numbers|array|output|version)|"
     r"merged\s+(?:list|nda|document))\b[^\n:=]{0,12}[:=]|<merged>)[\s`*]*(?:\w+\n)?\s*$"
 )
-# A label restating the input just before a candidate (`Input:`, `Set 2:`): an echo (rule 1),
-# even when the model misquotes the input.
+# A label restating the input just before a candidate (`Input:`, `Set 2:`): never an answer,
+# even when the model misquotes the input. `<input>` as the model writes it counts too.
 INPUT_LABEL = re.compile(
-    r"(?i)\b(?:input|unsorted(?:\s+list)?|original(?:\s+list)?|set\s*[12]|list\s*[12])"
-    r"\s*[:=][\s`*]*$"
+    r"(?i)(?:\b(?:input|unsorted(?:\s+list)?|original(?:\s+list)?|set[\s_-]*[12]|list\s*[12]|text)"
+    r"\s*[:=]|<input>)[\s`*]*$"
 )
-# Code around a candidate on its line: an assignment or a call (rule 4).
-CODE = re.compile(r"(?:[=(]|\breturn|\bprint)\s*$")
+# Code before a candidate on its line: an assignment, a comparison, a call, `return`, `print`.
+CODE = re.compile(r"(?:(?<![=!<>])=(?!=)|[(+]|==|\breturn|\bprint|\bassert)\s*$")
+# What comes before `=` on its line when it is a label (`Output =`, `Sorted list =`), not a name.
+PROSE_LABEL = re.compile(r"[ \t>*`-]*[A-Z][A-Za-z ]{0,30}=\s*$")
+# Code after a candidate on its line: an operator, a method call, a subscript (`**` is markdown).
+CODE_AFTER = re.compile(r"[ \t]*(?:[+/%]|\*[ \t]*\d|==|!=|\.\w+\(|\[)")
+# A line that is code whatever follows: a statement, or an assignment to a Python name
+# (`result = `, `sorted_list = `: lower case or with `_`; `Output = ` is a label, not code).
+CODE_LINE = re.compile(
+    r"^[ \t]*(?:>>>|def |class |return\b|print\(|import |from \w[\w.]* import |assert |"
+    r"for \w+ in |while |if .*:\s*$|[a-z_][\w.]*(?:\[[^\]\n]*\])?[ \t]*[-+*/]?=(?!=)|"
+    r"[A-Za-z]\w*_\w*[ \t]*=(?!=))"
+)
 CODE_WINDOW = 200
 # A fenced block (one the token limit left open runs to the end) and signs that it is a program.
 FENCE = re.compile(r"```[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
 PROGRAM = re.compile(
     r"\bdef |\bprint\(|\breturn\b|\bimport |\bfor \w+ in |^\s*\w+\s*=", re.MULTILINE
 )
+# What a program prints, written under it: only blank lines and a label between.
+AFTER_PROGRAM = re.compile(r"\s*(?:(?:output|result|returns?|prints?)\s*:?)?[\s`*]*", re.I)
+# A model's own example: what follows it, to a blank line, is for another input.
+EXAMPLE = re.compile(r"(?i)\b(?:for example|examples?\b|for instance|e\.g\.|such as|sample input)")
+PARAGRAPH = re.compile(r"\n[ \t]*\n")
+_END = 1 << 62  # past any position: bisecting (start, _END) finds the last span starting <= start
 
 
 @dataclass(frozen=True)
@@ -59,14 +100,22 @@ class Candidate:
     labelled: bool = False
     code: bool = False
     echo: bool = False
+    other_input: bool = False  # after a restated input that is not the real one, an example
+    restated: bool = False  # the input, under its label
+    fragment: bool = False  # inside another list
 
-    def rank(self) -> tuple[bool, bool, bool, bool, int]:
-        return (not self.echo, self.complete, self.labelled, not self.code, self.start)
+    @property
+    def usable(self) -> bool:
+        """Could a careful reader take this for the model's answer at all?"""
+        return not (self.code or self.other_input or self.restated or self.fragment)
+
+    def rank(self) -> tuple[bool, bool, bool, int]:
+        return (not self.echo, self.complete, self.labelled, self.start)
 
 
 def choose(candidates: Iterable[Candidate]) -> Candidate | None:
-    """The best candidate under the module's rule (None when there is none)."""
-    return max(candidates, key=Candidate.rank, default=None)
+    """The best usable candidate under the module's rule (None when there is none)."""
+    return max((c for c in candidates if c.usable), key=Candidate.rank, default=None)
 
 
 def labelled(text: str, start: int) -> bool:
@@ -79,15 +128,36 @@ def restates_input(text: str, start: int) -> bool:
     return INPUT_LABEL.search(text[max(0, start - 40) : start]) is not None
 
 
-def in_code(text: str, start: int) -> bool:
-    """Is the candidate at `start` code: assigned, passed, returned or printed on its line, or
-    anywhere in a fenced block that is a program (a fence holding just a list is a value)?"""
+def in_code(text: str, start: int, end: int | None = None) -> bool:
+    """Is the candidate at `start` (ending at `end`) code: on a line of code, assigned, compared,
+    passed, returned or printed, followed by an operator, anywhere in a fenced block that is a
+    program (a fence holding just a list is a value), or written under a program as its output?"""
     # only the line's last CODE_WINDOW characters: a reply of thousands of lists on one line
     # made this quadratic
     line_start = text.rfind("\n", max(0, start - CODE_WINDOW), start) + 1
-    if CODE.search(text, max(line_start, start - CODE_WINDOW), start):
+    window = max(line_start, start - CODE_WINDOW)
+    code = CODE.search(text, window, start)
+    if code and not (code.group().startswith("=") and PROSE_LABEL.match(text, window, start)):
         return True
-    return any(begin <= start < end for begin, end in _programs(text))
+    if line_start >= start - CODE_WINDOW and CODE_LINE.match(text, line_start, start):
+        return True
+    if end is not None and CODE_AFTER.match(text, end, end + 40):
+        return True
+    return within(_programs(text), start)
+
+
+def anchor(text: str, start: int) -> int:
+    """Where a candidate belongs: a candidate written right under a program (only blank lines
+    and a label such as `Output:` between) is what the program prints, so it belongs to the
+    program's end, and is for another input when the program is (`# Example usage:`)."""
+    spans = _programs(text)
+    index = bisect_right(spans, (start, _END)) - 1
+    if index >= 0:
+        stop = spans[index][1]
+        gap = text[stop:start]
+        if stop <= start and len(gap) < 80 and AFTER_PROGRAM.fullmatch(gap.replace("```", "", 1)):
+            return max(0, stop - 1)
+    return start
 
 
 @lru_cache(maxsize=8)
@@ -101,3 +171,71 @@ def _programs(text: str) -> tuple[tuple[int, int], ...]:
         for fence in FENCE.finditer(text)
         if PROGRAM.search(fence.group(1)) is not None
     )
+
+
+@lru_cache(maxsize=8)
+def nested(text: str, opening: str = "[", closing: str = "]") -> frozenset[int]:
+    """Where the reply opens a bracket inside another open one (in the same paragraph): the
+    pieces of a nested list, or of a model looping `[the result is [the result is ...`.
+    One pass over the reply."""
+    inside: set[int] = set()
+    depth = 0
+    for match in re.finditer(rf"\n[ \t]*\n|[{re.escape(opening + closing)}]", text):
+        token = match.group()
+        if token == opening:
+            if depth > 0:
+                inside.add(match.start())
+            depth += 1
+        elif token == closing:
+            depth = max(0, depth - 1)
+        else:  # a blank line: a bracket left open above does not hold what follows
+            depth = 0
+    return frozenset(inside)
+
+
+def other_input_spans(
+    text: str, statements: Iterable[tuple[int, bool]]
+) -> tuple[tuple[int, int], ...]:
+    """The stretches of the reply that are about another input than the real one.
+
+    `statements` are the places where the reply states an input, with whether it is the real
+    one (the task decides: a list in the prompt's <input>, <part>, ... tags). A stretch starts
+    at a stated input that is not the real one, or at an example marker (`for example`, ...),
+    and ends at a blank line or where the real input is stated."""
+    events: list[tuple[int, int]] = [(pos, 1 if real else 0) for pos, real in statements]
+    events += [(m.start(), 0) for m in EXAMPLE.finditer(text)]
+    events += [(m.start(), 2) for m in PARAGRAPH.finditer(text)]
+    spans: list[tuple[int, int]] = []
+    opened = -1
+    for pos, kind in sorted(events):
+        if kind == 0 and opened < 0:
+            opened = pos
+        elif kind > 0 and opened >= 0:
+            spans.append((opened, pos))
+            opened = -1
+    if opened >= 0:
+        spans.append((opened, len(text)))
+    return tuple(spans)
+
+
+def within(spans: tuple[tuple[int, int], ...], start: int) -> bool:
+    """Is `start` inside one of the (sorted, disjoint) `spans`?"""
+    index = bisect_right(spans, (start, _END)) - 1
+    return index >= 0 and spans[index][0] <= start < spans[index][1]
+
+
+_CLOSING = re.compile(r"</(input|part|a|b|result|incorrectly_sorted|original)>")
+
+
+@lru_cache(maxsize=64)
+def tagged(prompt: str) -> str:
+    """The prompt's own inputs: the text inside its <input>, <part>, <a>, <b>, ... tags (the
+    few-shot examples around them are other inputs). Each closing tag pairs with the nearest
+    opening one before it (a prompt also names its tags in words: "the list in <input>")."""
+    found = []
+    for match in _CLOSING.finditer(prompt):
+        opening = f"<{match.group(1)}>"
+        begin = prompt.rfind(opening, 0, match.start())
+        if begin >= 0:
+            found.append(prompt[begin + len(opening) : match.start()])
+    return "\n".join(found)

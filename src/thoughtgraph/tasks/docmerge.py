@@ -30,6 +30,12 @@ _FENCE = re.compile(r"```[\w+-]*\s*\n?(.*?)```", re.DOTALL)
 _OUTPUT = re.compile(r"(?i)^\s*(?:output|merged nda|answer)\s*:\s*")
 _DOCS = re.compile(r"<Doc\d+>\s*(.*?)\s*</Doc\d+>", re.DOTALL)
 _NUMBER = r"\d+(?:\.\d+)?"
+# A line only a program has (contract prose says "return" and "=", but not at a line's start
+# in lower case, after a Python name).
+_PROGRAM = re.compile(
+    r"(?m)^[ \t]*(?:def \w+\(|class \w+|import \w|from [\w.]+ import |print\(|return\b|"
+    r"[a-z_]\w*[ \t]*=[^=])"
+)
 MAX_LISTED_ERRORS = 20
 
 
@@ -138,8 +144,9 @@ def _documents(raw: Any) -> list[str]:
 def parse_document(text: str, prompt: str = "") -> str:
     """The merged document, chosen among the reply's candidates by the rule of `tasks.answers`:
     each <Merged> block (one left open by the token limit counts, as cut off), each fenced
-    block; the whole reply only when there is neither. A candidate found verbatim in `prompt`
-    (a document copied, the words between the format's tags) is an echo."""
+    block that is not a program; the whole reply only when there is neither. A candidate found
+    verbatim in `prompt` (a document copied, the words between the format's tags) is an
+    echo."""
     if not isinstance(text, str):
         raise ParseError("the answer is not text")
     candidates, blocks = [], _document_candidates(text)
@@ -147,7 +154,10 @@ def parse_document(text: str, prompt: str = "") -> str:
         body = _OUTPUT.sub("", body.strip()).strip()
         if body:
             echo = body in prompt
-            candidates.append(Candidate(body, start, complete, labelled(text, start), echo=echo))
+            code = _PROGRAM.search(body) is not None  # a program in a fence is no contract
+            candidates.append(
+                Candidate(body, start, complete, labelled(text, start), code=code, echo=echo)
+            )
     best = choose(candidates)
     whole = "" if blocks else _OUTPUT.sub("", text.strip()).strip()
     body = best.value if best is not None else whole

@@ -14,9 +14,18 @@ from typing import Any
 
 from thoughtgraph.engine.state import Score
 from thoughtgraph.errors import InputError
-from thoughtgraph.tasks.answers import Candidate, choose, in_code, labelled
+from thoughtgraph.tasks.answers import (
+    Candidate,
+    anchor,
+    choose,
+    in_code,
+    labelled,
+    other_input_spans,
+    tagged,
+    within,
+)
 from thoughtgraph.tasks.base import BaseTask, ParseError
-from thoughtgraph.tasks.countries import canonical, count_countries
+from thoughtgraph.tasks.countries import COUNTRIES, canonical, count_countries
 from thoughtgraph.tasks.keywords_prompts import PROMPTS
 
 _OBJECT = re.compile(r"\{([^{}]*)\}")
@@ -31,10 +40,14 @@ _PAIR = re.compile(
 _LINE_PAIR = re.compile(
     r"(?m)^\s*(?:[-*•]\s*)?([A-Z][A-Za-z .'-]{0,60}?)\s*(?::|-|–)\s*(\d+)[ \t]*[.,;]?[ \t]*$"
 )
-_NONE = re.compile(r"(?i)\bno (?:countr(?:y|ies))\b|\bnone\b")
+# "No country is named": said in words (a bare `None` is Python's, not an answer).
+_NONE = re.compile(r"(?i)\bno (?:countr(?:y|ies)|country names?)\b(?! other)|\A\s*none\.?\s*\Z")
+# A line restating the text to count in (`Text: ...`): the model's own when not the prompt's.
+_TEXT_LINE = re.compile(r"(?im)^[ \t>*]*(?:text|input|sentence)[ \t]*:[ \t]*(\S.{0,39})")
 _END = re.compile(r"[.!?]+[\"')\]]*\s*")
 _START = re.compile(r"[\"'(\[]?[A-Z0-9]")
 _LAST_WORD = re.compile(r"(\w+)$")
+_KNOWN = frozenset(COUNTRIES)
 _WINDOW = 32  # longer than any abbreviation: a longer word cut at the window is still no match
 _ABBREVIATIONS = {"mr", "mrs", "ms", "dr", "st", "vs", "etc", "inc", "ltd", "co", "jr", "sr"}
 
@@ -155,24 +168,35 @@ def parse_counts(text: str, prompt: str = "") -> dict[str, int]:
     echoes = [
         c for c in (_counts(_PAIR.findall(m.group(1))) for m in _OBJECT.finditer(prompt)) if c
     ]
+    own = tagged(prompt)
+    statements = [  # `Text: ...` lines: the prompt's text restated, or a text made up
+        (m.start(), not own or m.group(1).strip() in own) for m in _TEXT_LINE.finditer(text)
+    ]
+    others = other_input_spans(text, statements)
     best = choose(
         Candidate(
             value,
             start,
             complete=complete,
             labelled=labelled(text, start),
-            code=in_code(text, start),
+            code=in_code(text, start, end),
             echo=bool(value) and value in echoes,
+            other_input=within(others, anchor(text, start)),
         )
-        for start, value, complete in _count_candidates(text)
+        for start, end, value, complete in _count_candidates(text)
     )
     if best is not None:
         return dict(best.value)
-    if _NONE.search(text):
+    if _NONE.search(text) and not _none_only_in_code(text):
         return {}
     if "{" in text:
         raise ParseError("the answer's dictionary holds no country: count pairs")
     raise ParseError("the answer contains no dictionary of country counts")
+
+
+def _none_only_in_code(text: str) -> bool:
+    """Is every "no countries" in the reply inside code (`# no countries found`)?"""
+    return all(in_code(text, m.start()) for m in _NONE.finditer(text))
 
 
 def _empty_answer(text: str, match: re.Match[str]) -> bool:
@@ -183,29 +207,39 @@ def _empty_answer(text: str, match: re.Match[str]) -> bool:
     return labelled(text, match.start()) or _ONLY_EMPTY.fullmatch(text) is not None
 
 
-def _count_candidates(text: str) -> list[tuple[int, dict[str, int], bool]]:
-    """(start, counts, complete) for every object and every run of `Country: N` lines."""
-    found: list[tuple[int, dict[str, int], bool]] = []
+def _count_candidates(text: str) -> list[tuple[int, int, dict[str, int], bool]]:
+    """(start, end, counts, complete) for every object naming places and every run of
+    `Country: N` lines. An object whose keys are no place (`{"count": 2}`, `{"id": 1}`) is data
+    about something else: no candidate."""
+    found: list[tuple[int, int, dict[str, int], bool]] = []
     for match in _OBJECT.finditer(text):
         pairs = _PAIR.findall(match.group(1))
-        if pairs or _empty_answer(text, match):
-            found.append((match.start(), _counts(pairs), True))
+        places = _places(pairs)
+        if places or (not pairs and _empty_answer(text, match)):
+            found.append((match.start(), match.end(), _counts(places), True))
     cut = _OPEN_OBJECT.search(text)
-    if cut and _PAIR.findall(cut.group(1)):
-        found.append((cut.start(), _counts(_PAIR.findall(cut.group(1))), False))
+    if cut and _places(_PAIR.findall(cut.group(1))):
+        found.append((cut.start(), cut.end(), _counts(_places(_PAIR.findall(cut.group(1)))), False))
     run_start, run_end = -1, -1
     run_pairs: list[tuple[str, str]] = []
     for match in _LINE_PAIR.finditer(text):
         if run_start >= 0 and text[run_end : match.start()].count("\n") <= 1:
             run_pairs.append((match.group(1), match.group(2)))
         else:
-            if run_pairs:
-                found.append((run_start, _counts(run_pairs), True))
+            if _places(run_pairs):
+                found.append((run_start, run_end, _counts(_places(run_pairs)), True))
             run_start, run_pairs = match.start(), [(match.group(1), match.group(2))]
         run_end = match.end()
-    if run_pairs:
-        found.append((run_start, _counts(run_pairs), True))
+    if _places(run_pairs):
+        found.append((run_start, run_end, _counts(_places(run_pairs)), True))
     return found
+
+
+def _places(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The pairs whose name could be a place: a country we know, or a capitalised name (a
+    model may count a region or misspell a country: a wrong answer, still an answer). A
+    lower-case key (`count`, `total`, `country_name`) names a field, not a place."""
+    return [(n, c) for n, c in pairs if n.strip()[:1].isupper() or canonical(n) in _KNOWN]
 
 
 def _counts(pairs: list[tuple[str, str]]) -> dict[str, int]:

@@ -21,12 +21,19 @@ from typing import Any
 
 from thoughtgraph.engine.state import Score
 from thoughtgraph.errors import InputError, shown
+from thoughtgraph.tasks.answers import in_code
 from thoughtgraph.tasks.base import BaseTask, ParseError, check_parts
 from thoughtgraph.tasks.sets_prompts import PROMPTS
 from thoughtgraph.tasks.sorting import SortingTask, parse_int_list
 
 _BRACED = re.compile(r"\{([-\d,\s]*)\}")
-_NONE = re.compile(r"(?i)\b(?:no (?:common )?numbers?|none|empty (?:set|list)|nothing in common)\b")
+# "No number is in both", said in words (a bare `None` is Python's, and code is no answer).
+_NONE = re.compile(
+    r"(?i)\b(?:no (?:common )?(?:numbers?|elements?|values?) (?:in common|are in both|is in both)"
+    r"|no common (?:numbers?|elements?|values?)|nothing in common|have none in common"
+    r"|(?:intersection|result) is (?:an )?empty|empty (?:set|list|intersection))\b"
+    r"|\A\s*none\.?\s*\Z"
+)
 _LISTS = SortingTask()  # reads a JSON object of integer lists
 _WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
 
@@ -202,10 +209,10 @@ def parse_set(text: str, prompt: str = "", answers: Iterable[Iterable[int]] = ()
         braced = _BRACED.sub(r"[\1]", text)
         prompt = _BRACED.sub(r"[\1]", prompt)
         return sorted(parse_int_list(braced, prompt, unordered=True, answers=answers))
-    except ParseError:
-        if _NONE.search(text):
+    except ParseError as exc:
+        if any(not in_code(text, m.start()) for m in _NONE.finditer(text)):
             return []
-        raise ParseError("the answer contains no list of integers") from None
+        raise exc from None
 
 
 def intersection_errors(problem: SetProblem, output: list[int]) -> Score:

@@ -16,7 +16,18 @@ from typing import Any
 
 from thoughtgraph.engine.state import Score
 from thoughtgraph.errors import InputError, shown
-from thoughtgraph.tasks.answers import Candidate, choose, in_code, labelled, restates_input
+from thoughtgraph.tasks.answers import (
+    Candidate,
+    anchor,
+    choose,
+    in_code,
+    labelled,
+    nested,
+    other_input_spans,
+    restates_input,
+    tagged,
+    within,
+)
 from thoughtgraph.tasks.base import BaseTask, ParseError
 from thoughtgraph.tasks.sorting_prompts import PROMPTS
 
@@ -155,31 +166,49 @@ def parse_int_list(
     in `prompt` (the format example, a few-shot example, the input) is an echo; with `unordered`
     (sets), one that holds the same numbers in another order is one too. A list in `answers`
     is never an echo: the prompt holds it, but it is also what the model was asked for (an
-    input that is already sorted, a set that is its own intersection).
+    input that is already sorted, a set that is its own intersection). The prompt's own inputs
+    (its tagged lists) tell a restated input from another input the model made up; code,
+    lists for another input, restated inputs and pieces of nested lists are never the answer.
     """
     if not isinstance(text, str):
         raise ParseError("the answer is not text")
-    found = [
-        (start, value, complete)
-        for start, value, complete in int_list_candidates(text)
-        if value or not in_code(text, start)  # `result = []` starts a program: nobody's answer
-    ]
+    found = int_list_candidates(text)
     if not found:
         raise ParseError("the answer contains no list of integers")
-    if len(found) == 1:  # the only candidate wins whatever its rank: no need to weigh it
-        return list(found[0][1])
     echoes = _echoes(prompt, unordered)
     asked = {tuple(sorted(a) if unordered else a) for a in answers}
     if asked:
         echoes = echoes - asked
-    candidates = []
-    for start, value, complete in found:
+    real = _real_inputs(prompt, unordered)
+    inner = nested(text)
+    keyed = []
+    statements = []
+    for start, end, value, complete in found:
         key = tuple(sorted(value) if unordered else value)
-        echo = key in echoes or restates_input(text, start)
-        code = in_code(text, start)
-        candidates.append(Candidate(value, start, complete, labelled(text, start), code, echo))
-    best = choose(candidates)
-    assert best is not None
+        restated = restates_input(text, start)
+        if restated or key in real:  # the model states an input: the real one or its own
+            statements.append((start, key in real or not real))  # no prompt: cannot tell
+        keyed.append((start, end, value, complete, key, restated))
+    others = other_input_spans(text, statements)
+    best = choose(
+        Candidate(
+            value,
+            start,
+            complete,
+            labelled(text, start),
+            code=in_code(text, start, end),
+            echo=key in echoes,
+            other_input=within(others, anchor(text, start)),
+            restated=restated,
+            fragment=start in inner,
+        )
+        for start, end, value, complete, key, restated in keyed
+    )
+    if best is None:
+        raise ParseError(
+            "the answer states no list of integers (only code, examples for other inputs, "
+            "the input restated or pieces of nested lists)"
+        )
     return list(best.value)
 
 
@@ -193,6 +222,13 @@ def _echoes(prompt: str, unordered: bool) -> frozenset[tuple[int, ...]]:
     return frozenset(echoes)
 
 
+@lru_cache(maxsize=64)
+def _real_inputs(prompt: str, unordered: bool) -> frozenset[tuple[int, ...]]:
+    """The lists inside the prompt's own tags (<input>, <part>, <a>, ...): the inputs of this
+    problem, not of the few-shot examples around them."""
+    return _echoes(tagged(prompt), unordered)
+
+
 def prompt_lists(prompt: str) -> set[tuple[int, ...]]:
     """Every bracketed integer list in the prompt (what an answer must not merely repeat)."""
     found = set()
@@ -203,24 +239,25 @@ def prompt_lists(prompt: str) -> set[tuple[int, ...]]:
     return found
 
 
-def int_list_candidates(text: str) -> list[tuple[int, list[int], bool]]:
-    """(start, numbers, complete) for every way the reply may hold a list of integers."""
-    found: list[tuple[int, list[int], bool]] = []
+def int_list_candidates(text: str) -> list[tuple[int, int, list[int], bool]]:
+    """(start, end, numbers, complete) for every way the reply may hold a list of integers."""
+    found: list[tuple[int, int, list[int], bool]] = []
     for match in _LIST.finditer(text):
         items = _items(match.group(1))
         if items is not None and not _subscript(text, match.start()):
-            found.append((match.start(), items, True))
+            found.append((match.start(), match.end(), items, True))
     cut = _OPEN.search(text)
     if cut:
         items = _items(cut.group(1))
         if items:
-            found.append((cut.start(), items, False))
+            found.append((cut.start(), cut.end(), items, False))
     for match in _BARE_LINE.finditer(text):
-        found.append((match.start(1), [int(t) for t in _INT_TOKEN.findall(match.group(1))], True))
+        numbers = [int(t) for t in _INT_TOKEN.findall(match.group(1))]
+        found.append((match.start(1), match.end(1), numbers, True))
     found.extend(_numbered(text))
     single = None if found else _SINGLE.fullmatch(text)
     if single:
-        found.append((single.start(1), [int(single.group(1))], True))
+        found.append((single.start(1), single.end(1), [int(single.group(1))], True))
     return found
 
 
@@ -229,9 +266,9 @@ def _subscript(text: str, start: int) -> bool:
     return start > 0 and (text[start - 1].isalnum() or text[start - 1] in "_)]")
 
 
-def _numbered(text: str) -> list[tuple[int, list[int], bool]]:
+def _numbered(text: str) -> list[tuple[int, int, list[int], bool]]:
     """Runs of two or more lines `1. 5`, `2) 7`, `- 9`: one number per line."""
-    runs: list[tuple[int, list[int], bool]] = []
+    runs: list[tuple[int, int, list[int], bool]] = []
     start, values, last_index, last_end = -1, [], 0, 0
     for match in _NUMBERED.finditer(text + "\n"):
         index, value = match.group("index"), int(match.group("value"))
@@ -242,12 +279,12 @@ def _numbered(text: str) -> list[tuple[int, list[int], bool]]:
             values.append(value)
         else:
             if len(values) >= 2:
-                runs.append((start, values, True))
+                runs.append((start, last_end, values, True))
             start, values = match.start(), [value]
         last_index = int(index) if index and index.isdigit() else 0
         last_end = match.end()
     if len(values) >= 2:
-        runs.append((start, values, True))
+        runs.append((start, last_end, values, True))
     return runs
 
 

@@ -1,0 +1,197 @@
+"""The choice rule of tasks/answers.py: a reply is read as a careful person reads it.
+
+No answer is made up from code, from the model's own example for another input, from the input
+restated under its label or from the pieces of a nested or looping list; a reply holding only
+those is a ParseError (a scored failure). The cases are the ones that were invented from real
+SmolLM2 replies (issue 19) and their near misses that must still parse.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from thoughtgraph.tasks import ParseError, get_task
+from thoughtgraph.tasks.keywords import parse_counts
+from thoughtgraph.tasks.sets import parse_set
+from thoughtgraph.tasks.sorting import parse_int_list
+
+SORTING = get_task("sorting")
+KEYWORDS = get_task("keyword-counting")
+SETS = get_task("set-intersection")
+SORT_PROMPT = SORTING.prompts["io"].render({"input": "[3, 1, 2]"})
+COUNT_PROMPT = KEYWORDS.prompts["io"].render(
+    {"input": "Lena flew from Egypt to Jordan. In Jordan she met a guide from Egypt."}
+)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "result = [1, 2] + list(range(3))",  # the issue's cases
+        "assert f([-1, 2, 3]) == [-1]",
+        "```python\nprint(sorted(x))  # Output: [1, 2, 3]\n```",
+        "print(sorted([3, 1, 2]))",
+        "sorted_list = [1, 2, 3]",
+        "return [1, 2, 3]",
+        "[1, 2] + [3]",
+        "x = [3, 1, 2]\nx.sort()",
+    ],
+)
+def test_code_is_never_the_answer(text: str):
+    with pytest.raises(ParseError):
+        SORTING.parse_reply(text, [3, 1, 2], SORT_PROMPT)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Output = [1, 2, 3]", [1, 2, 3]),  # a label, not a Python name
+        ("Sorted list = [1, 2, 3]", [1, 2, 3]),
+        ("```python\nprint(sorted([3, 1, 2]))\n```\n[1, 2, 3]", [1, 2, 3]),  # printed for *this*
+        ("```\n[1, 2, 3]\n```", [1, 2, 3]),  # a fence holding a value is no program
+        ("**Output: [1, 2, 3]**", [1, 2, 3]),  # markdown, not an operator
+        ("The sorted list is [1, 2, 3].", [1, 2, 3]),
+    ],
+)
+def test_near_misses_of_code_are_still_answers(text: str, expected: list[int]):
+    assert SORTING.parse_reply(text, [3, 1, 2], SORT_PROMPT) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "For example, [9, 5, 7] sorted is [5, 7, 9].",
+        "Input: [9, 4]\nOutput: [4, 9]",  # the model's own example
+        "Here's the output for the example:\nOutput: [0, 0, 1, 1, 1, 1, 2, 3, 3]",
+        # a few-shot example repeated with its output: for another input
+        "Input: [5, 1, 0, 1, 2, 0, 4, 8, 1, 9, 5, 1, 3, 3, 9, 7]\n"
+        "Output: [0, 0, 1, 1, 1, 1, 2, 3, 3, 4, 5, 5, 7, 8, 9, 9]",
+        "```python\n# Example usage:\nnums = f([(0, 1), (4, 9)])\n```\n\nOutput: `[8, 17, 25]`",
+        "A list such as [0 1 4  9] would return [0 1 4, 2 3].",
+        "Input: [3, 1, 2]",  # the input restated is no answer
+    ],
+)
+def test_an_example_for_another_input_is_never_the_answer(text: str):
+    with pytest.raises(ParseError):
+        SORTING.parse_reply(text, [3, 1, 2], SORT_PROMPT)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Input: [9, 4]\nOutput: [4, 9]\n\nOutput: [1, 2, 3]", [1, 2, 3]),  # a blank line ends it
+        ("For example, [9, 5] gives [5, 9]. Input: [3, 1, 2]\nOutput: [1, 2, 3]", [1, 2, 3]),
+        ("Input: [3, 1, 2]\nOutput: [1, 2, 3]", [1, 2, 3]),  # the real input restated
+        ("[3, 1, 2]", [3, 1, 2]),  # the input copied bare: what the model answered
+        ("[0, 1]\n<input> [6, 9, 8, 4, 5, 7]", [0, 1]),  # an answer, then a new input
+    ],
+)
+def test_the_answer_for_the_real_input_is_found_around_examples(text, expected):
+    assert SORTING.parse_reply(text, [3, 1, 2], SORT_PROMPT) == expected
+
+
+def test_without_a_prompt_a_restated_input_is_taken_for_the_real_one():
+    assert parse_int_list("Unsorted: [3, 2] ... here is the answer: [2, 3]") == [2, 3]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[[1, 2], [3, 4]]",
+        "Output: [[1, 2],\n [3, 4]]",
+        "[the result is [the result is [the result is [1, 2, 3",  # a looping model
+        "[the result is [1, 2, 3]]",
+    ],
+)
+def test_pieces_of_a_nested_or_looping_list_are_never_the_answer(text: str):
+    with pytest.raises(ParseError):
+        SORTING.parse_reply(text, [3, 1, 2], SORT_PROMPT)
+
+
+def test_a_bracket_left_open_above_a_blank_line_holds_nothing_below():
+    assert parse_int_list("Note [see below\n\nOutput: [1, 2, 3]") == [1, 2, 3]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"count": 2}\n\nOutput: {"Egypt": 2, "Jordan": 2}',
+        'Output: {"Egypt": 2, "Jordan": 2}\n{"count": 2}',
+        '{"Egypt": 2, "Jordan": 2} has {"total": 4}',
+    ],
+)
+def test_an_object_naming_no_place_is_not_a_count_of_countries(text: str):
+    assert KEYWORDS.parse_reply(text, None, COUNT_PROMPT) == {"Egypt": 2, "Jordan": 2}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "result = {}",  # the issue's case: no "no countries" made up from code
+        "```python\nresult = {}\nfor w in text.split():\n    pass\n```",
+        '{"count": 2}',
+        'data = {"Egypt": 2}',
+        'Text: Tom went to Peru.\nOutput: {"Peru": 1}',  # the model's own example
+        "```python\nif not found:\n    return None  # no countries\n```",
+    ],
+)
+def test_keyword_replies_with_no_answer_are_parse_errors(text: str):
+    with pytest.raises(ParseError):
+        KEYWORDS.parse_reply(text, None, COUNT_PROMPT)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("{}", {}),
+        ("Output: {}", {}),
+        ("No country is named in the text.", {}),
+        ("None", {}),
+        ('{"egypt": 2, "jordan": 2}', {"Egypt": 2, "Jordan": 2}),  # known, lower-cased
+        ('Text: Lena flew from Egypt to Jordan.\nOutput: {"Egypt": 2, "Jordan": 2}', None),
+    ],
+)
+def test_keyword_answers_that_are_answers(text: str, expected):
+    want = {"Egypt": 2, "Jordan": 2} if expected is None else expected
+    assert KEYWORDS.parse_reply(text, None, COUNT_PROMPT) == want
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("There are no common numbers.", []),
+        ("The intersection is empty.", []),
+        ("None", []),
+    ],
+)
+def test_no_common_number_said_in_words_is_an_empty_answer(text: str, expected):
+    assert parse_set(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "```python\ndef f(a, b):\n    return None\n```",
+        "None of the numbers are sorted here.",
+        "Set 1: [5, 49]\nSet 2: [31, 11, 60, 1]",  # made-up sets restated: no answer
+        "Set 1: [3, 24, 5, 7]\nset-2: [6, 9, 8]",
+    ],
+)
+def test_set_replies_with_no_answer_are_parse_errors(text: str):
+    prompt = SETS.prompts["io"].render({"input": "Set 1: [1, 2, 3]\nSet 2: [2, 3, 4]"})
+    with pytest.raises(ParseError):
+        SETS.parse_reply(text, None, prompt)
+
+
+def test_a_reply_of_thousands_of_examples_and_nested_brackets_is_read_in_one_pass():
+    """Every new check reads a window or a per-reply index: no reply is read twice per
+    candidate (a hang here is the regression; no time is asserted)."""
+    looping = "[the result is " * 20_000 + "[1, 2, 3"
+    with pytest.raises(ParseError):
+        parse_int_list(looping)
+    examples = "Input: [9, 4]\nOutput: [4, 9]\n" * 5_000 + "\nOutput: [1, 2, 3]"
+    assert SORTING.parse_reply(examples, [3, 1, 2], SORT_PROMPT) == [1, 2, 3]
+    code = "x = [1, 2] + [3]\n" * 10_000 + "\nOutput: [1, 2, 3]"
+    assert parse_int_list(code) == [1, 2, 3]
+    objects = '{"count": 2} ' * 10_000 + '\nOutput: {"Peru": 1}'
+    assert parse_counts(objects) == {"Peru": 1}
