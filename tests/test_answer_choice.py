@@ -108,6 +108,13 @@ def test_pieces_of_a_nested_or_looping_list_are_never_the_answer(text: str):
         SORTING.parse_reply(text, [3, 1, 2], SORT_PROMPT)
 
 
+def test_two_lists_offered_as_either_or_commit_to_neither():
+    text = "The part only contains the desired output of [1, 2, 3] or any repetitions of [0, 4]."
+    with pytest.raises(ParseError):
+        SORTING.parse_reply(text, [3, 1, 2], SORT_PROMPT)
+    assert parse_int_list("[2, 3] or not, the answer: [1, 2, 3]\nOutput: [1, 2, 3]") == [1, 2, 3]
+
+
 def test_a_bracket_left_open_above_a_blank_line_holds_nothing_below():
     assert parse_int_list("Note [see below\n\nOutput: [1, 2, 3]") == [1, 2, 3]
 
@@ -173,6 +180,7 @@ def test_no_common_number_said_in_words_is_an_empty_answer(text: str, expected):
     [
         "```python\ndef f(a, b):\n    return None\n```",
         "None of the numbers are sorted here.",
+        "First create an empty set, then add every number found in both lists.",
         "Set 1: [5, 49]\nSet 2: [31, 11, 60, 1]",  # made-up sets restated: no answer
         "Set 1: [3, 24, 5, 7]\nset-2: [6, 9, 8]",
     ],

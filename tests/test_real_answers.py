@@ -3,7 +3,9 @@
 Each fixture file holds answers SmolLM2-135M-Instruct gave through llama-cpp-python's server to
 thoughtgraph's own prompts (collected with bench/collect_answers.py and bench/local_eval.py),
 with the prompt, the parse expected and why. `parse_error: true` means no usable answer is in
-the text: the parser must say so (a scored failure), not invent one.
+the text: the parser must say so (a scored failure), not invent one. Entries with a `split`
+(`tune` / `heldout`) were collected from `thoughtgraph solve` runs and labelled by hand before
+the parser read them; bench/parse_agreement.py reports agreement per split.
 """
 
 from __future__ import annotations

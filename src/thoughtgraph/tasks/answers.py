@@ -25,6 +25,8 @@ scores as a failure, never a made-up answer that could become a part's best thou
   not an answer.
 - *a fragment*: a list inside another list (`[[1, 2], [3, 4]]` gives neither `[1, 2]` nor
   `[3, 4]`), including the endless `[the result is [the result is ...` of a looping model.
+- *an alternative*: two candidates offered on one line as either-or (`the output [1, 2, 3] or
+  any repetition of [0, 4]`): a reply that offers two commits to neither.
 
 **Among the rest:**
 
@@ -48,6 +50,7 @@ from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import pairwise
 from typing import Any
 
 # A label announcing an answer, at the end of the text before a candidate (rule 3).
@@ -103,11 +106,14 @@ class Candidate:
     other_input: bool = False  # after a restated input that is not the real one, an example
     restated: bool = False  # the input, under its label
     fragment: bool = False  # inside another list
+    alternative: bool = False  # offered as one of two (`[1, 2] or [0, 4]`)
 
     @property
     def usable(self) -> bool:
         """Could a careful reader take this for the model's answer at all?"""
-        return not (self.code or self.other_input or self.restated or self.fragment)
+        return not (
+            self.code or self.other_input or self.restated or self.fragment or self.alternative
+        )
 
     def rank(self) -> tuple[bool, bool, bool, int]:
         return (not self.echo, self.complete, self.labelled, self.start)
@@ -216,6 +222,23 @@ def other_input_spans(
     if opened >= 0:
         spans.append((opened, len(text)))
     return tuple(spans)
+
+
+_OR = re.compile(r"[\s,;]*or\b[^\n]{0,40}\Z")
+
+
+def alternatives(text: str, spans: list[tuple[int, int]]) -> frozenset[int]:
+    """The starts of candidates offered as alternatives on one line (`[1, 2, 3] or any
+    repetition of [0, 4]`): a reply that offers two commits to neither."""
+    offered: set[int] = set()
+    ordered = sorted(spans)
+    for (start, end), (after, _) in pairwise(ordered):
+        if not 0 < after - end <= 60:
+            continue
+        gap = text[end:after]
+        if "\n" not in gap and _OR.match(gap):
+            offered.update((start, after))
+    return frozenset(offered)
 
 
 def within(spans: tuple[tuple[int, int], ...], start: int) -> bool:

@@ -31,7 +31,7 @@ _BRACED = re.compile(r"\{([-\d,\s]*)\}")
 _NONE = re.compile(
     r"(?i)\b(?:no (?:common )?(?:numbers?|elements?|values?) (?:in common|are in both|is in both)"
     r"|no common (?:numbers?|elements?|values?)|nothing in common|have none in common"
-    r"|(?:intersection|result) is (?:an )?empty|empty (?:set|list|intersection))\b"
+    r"|(?:intersection|result|answer|output) is (?:an? |the )?empty|empty intersection)\b"
     r"|\A\s*none\.?\s*\Z"
 )
 _LISTS = SortingTask()  # reads a JSON object of integer lists

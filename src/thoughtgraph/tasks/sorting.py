@@ -18,6 +18,7 @@ from thoughtgraph.engine.state import Score
 from thoughtgraph.errors import InputError, shown
 from thoughtgraph.tasks.answers import (
     Candidate,
+    alternatives,
     anchor,
     choose,
     in_code,
@@ -190,6 +191,7 @@ def parse_int_list(
             statements.append((start, key in real or not real))  # no prompt: cannot tell
         keyed.append((start, end, value, complete, key, restated))
     others = other_input_spans(text, statements)
+    offered = alternatives(text, [(start, end) for start, end, *_ in keyed])
     best = choose(
         Candidate(
             value,
@@ -201,6 +203,7 @@ def parse_int_list(
             other_input=within(others, anchor(text, start)),
             restated=restated,
             fragment=start in inner,
+            alternative=start in offered,
         )
         for start, end, value, complete, key, restated in keyed
     )
