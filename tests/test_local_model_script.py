@@ -20,6 +20,8 @@ from typing import Any
 
 import pytest
 
+pytestmark = pytest.mark.slow  # dummy server processes, real sockets (seconds in all)
+
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "local_model.py"
 
 # A stand-in for the server: its command line holds `llama_cpp.server` and `--port N`, as the
