@@ -202,4 +202,10 @@ def test_a_reply_of_thousands_of_examples_and_nested_brackets_is_read_in_one_pas
     code = "x = [1, 2] + [3]\n" * 10_000 + "\nOutput: [1, 2, 3]"
     assert parse_int_list(code) == [1, 2, 3]
     objects = '{"count": 2} ' * 10_000 + '\nOutput: {"Peru": 1}'
-    assert parse_counts(objects) == {"Peru": 1}
+    assert parse_counts(objects, places=True) == {"Peru": 1}
+
+
+def test_a_task_counting_other_things_keeps_lower_case_keys():
+    """Task files count anything (`{"tea": 3}`): only keyword counting asks for places."""
+    assert parse_counts('Here: {"Tea": 3, "jam": 1}') == {"Tea": 3, "jam": 1}
+    assert parse_counts('Here: {"Tea": 3, "jam": 1}', places=True) == {"Tea": 3}

@@ -109,12 +109,12 @@ class KeywordCountingTask(BaseTask):
         return str(value)
 
     def parse(self, text: str) -> dict[str, int]:
-        return parse_counts(text, self.format())
+        return parse_counts(text, self.format(), places=True)
 
     def parse_reply(self, text: str, problem: Any, prompt: str) -> dict[str, int]:
         """`parse`, knowing the prompt: a dictionary that only repeats one of the prompt's
         examples is an echo (tasks/answers.py)."""
-        return parse_counts(text, prompt or self.format())
+        return parse_counts(text, prompt or self.format(), places=True)
 
     def score(self, problem: tuple[str, ...], content: dict[str, int]) -> Score:
         return count_errors(self.render(problem), content)
@@ -157,7 +157,7 @@ def _json_strings(text: str) -> list[str]:
     return list(data.values())
 
 
-def parse_counts(text: str, prompt: str = "") -> dict[str, int]:
+def parse_counts(text: str, prompt: str = "", *, places: bool = False) -> dict[str, int]:
     """A model's count dictionary, chosen among the reply's candidates by the rule of
     `tasks.answers`: JSON or JSON-like objects, one cut off at the end of the reply, and runs of
     `Country: 2` lines. A dictionary that repeats one in `prompt` (the format example, a
@@ -183,7 +183,7 @@ def parse_counts(text: str, prompt: str = "") -> dict[str, int]:
             echo=bool(value) and value in echoes,
             other_input=within(others, anchor(text, start)),
         )
-        for start, end, value, complete in _count_candidates(text)
+        for start, end, value, complete in _count_candidates(text, places)
     )
     if best is not None:
         return dict(best.value)
@@ -207,32 +207,38 @@ def _empty_answer(text: str, match: re.Match[str]) -> bool:
     return labelled(text, match.start()) or _ONLY_EMPTY.fullmatch(text) is not None
 
 
-def _count_candidates(text: str) -> list[tuple[int, int, dict[str, int], bool]]:
+def _count_candidates(text: str, places: bool) -> list[tuple[int, int, dict[str, int], bool]]:
     """(start, end, counts, complete) for every object naming places and every run of
     `Country: N` lines. An object whose keys are no place (`{"count": 2}`, `{"id": 1}`) is data
-    about something else: no candidate."""
+    about something else: no candidate (with `places`: counts of countries; a task counting
+    other things takes every key)."""
+    keep = _places if places else _every
     found: list[tuple[int, int, dict[str, int], bool]] = []
     for match in _OBJECT.finditer(text):
         pairs = _PAIR.findall(match.group(1))
-        places = _places(pairs)
-        if places or (not pairs and _empty_answer(text, match)):
-            found.append((match.start(), match.end(), _counts(places), True))
+        kept = keep(pairs)
+        if kept or (not pairs and _empty_answer(text, match)):
+            found.append((match.start(), match.end(), _counts(kept), True))
     cut = _OPEN_OBJECT.search(text)
-    if cut and _places(_PAIR.findall(cut.group(1))):
-        found.append((cut.start(), cut.end(), _counts(_places(_PAIR.findall(cut.group(1)))), False))
+    if cut and keep(_PAIR.findall(cut.group(1))):
+        found.append((cut.start(), cut.end(), _counts(keep(_PAIR.findall(cut.group(1)))), False))
     run_start, run_end = -1, -1
     run_pairs: list[tuple[str, str]] = []
     for match in _LINE_PAIR.finditer(text):
         if run_start >= 0 and text[run_end : match.start()].count("\n") <= 1:
             run_pairs.append((match.group(1), match.group(2)))
         else:
-            if _places(run_pairs):
-                found.append((run_start, run_end, _counts(_places(run_pairs)), True))
+            if keep(run_pairs):
+                found.append((run_start, run_end, _counts(keep(run_pairs)), True))
             run_start, run_pairs = match.start(), [(match.group(1), match.group(2))]
         run_end = match.end()
-    if _places(run_pairs):
-        found.append((run_start, run_end, _counts(_places(run_pairs)), True))
+    if keep(run_pairs):
+        found.append((run_start, run_end, _counts(keep(run_pairs)), True))
     return found
+
+
+def _every(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    return pairs
 
 
 def _places(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
