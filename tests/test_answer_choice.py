@@ -101,11 +101,20 @@ def test_without_a_prompt_a_restated_input_is_taken_for_the_real_one():
         "Output: [[1, 2],\n [3, 4]]",
         "[the result is [the result is [the result is [1, 2, 3",  # a looping model
         "[the result is [1, 2, 3]]",
+        "Sorted: [1, 8, 3], [4, 5, 9], [7, 6, 7], [1, 2, 3], [4, 3]",  # a loop of lists
     ],
 )
 def test_pieces_of_a_nested_or_looping_list_are_never_the_answer(text: str):
     with pytest.raises(ParseError):
         SORTING.parse_reply(text, [3, 1, 2], SORT_PROMPT)
+
+
+def test_a_clean_answer_before_a_loop_of_lists_is_the_answer():
+    text = (
+        "Output: [0, 12, 3]\nSorted: [1, 8, 3], [4, 5, 9], [7, 6, 7]\n"
+        "Output: [1, 8, 3], [4, 3], [2]"
+    )
+    assert SORTING.parse_reply(text, [1, 8, 3], SORT_PROMPT) == [0, 12, 3]
 
 
 def test_two_lists_offered_as_either_or_commit_to_neither():

@@ -24,7 +24,8 @@ scores as a failure, never a made-up answer that could become a part's best thou
 - *the input restated under its label* (`Input: [3, 1, 2]`, `Set 1: [...]`): a restatement,
   not an answer.
 - *a fragment*: a list inside another list (`[[1, 2], [3, 4]]` gives neither `[1, 2]` nor
-  `[3, 4]`), including the endless `[the result is [the result is ...` of a looping model.
+  `[3, 4]`), including the endless `[the result is [the result is ...` of a looping model,
+  and a list of a run of three or more on one line (`[1, 8, 3], [4, 5, 9], [7, 6, 7], ...`).
 - *an alternative*: two candidates offered on one line as either-or (`the output [1, 2, 3] or
   any repetition of [0, 4]`): a reply that offers two commits to neither.
 
@@ -197,6 +198,22 @@ def nested(text: str, opening: str = "[", closing: str = "]") -> frozenset[int]:
         else:  # a blank line: a bracket left open above does not hold what follows
             depth = 0
     return frozenset(inside)
+
+
+# Three or more lists in a row on one line, parted by commas: a model looping, not one answer.
+_RUN = re.compile(r"\[[^\[\]\n]*\](?:[ \t]*,[ \t]*\[[^\[\]\n]*\]){2,}")
+_OPENING = re.compile(r"\[")
+
+
+@lru_cache(maxsize=8)
+def looped(text: str) -> frozenset[int]:
+    """Where a list of a run of three or more (`[1, 8, 3], [4, 5, 9], [7, 6, 7], ...`) opens:
+    pieces of a loop, none of them the answer. One pass over the reply."""
+    return frozenset(
+        opening.start()
+        for run in _RUN.finditer(text)
+        for opening in _OPENING.finditer(text, run.start(), run.end())
+    )
 
 
 def other_input_spans(

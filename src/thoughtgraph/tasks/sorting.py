@@ -23,6 +23,7 @@ from thoughtgraph.tasks.answers import (
     choose,
     in_code,
     labelled,
+    looped,
     nested,
     other_input_spans,
     restates_input,
@@ -181,7 +182,7 @@ def parse_int_list(
     if asked:
         echoes = echoes - asked
     real = _real_inputs(prompt, unordered)
-    inner = nested(text)
+    inner = nested(text) | looped(text)
     keyed = []
     statements = []
     for start, end, value, complete in found:
