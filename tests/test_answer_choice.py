@@ -218,3 +218,17 @@ def test_a_task_counting_other_things_keeps_lower_case_keys():
     """Task files count anything (`{"tea": 3}`): only keyword counting asks for places."""
     assert parse_counts('Here: {"Tea": 3, "jam": 1}') == {"Tea": 3, "jam": 1}
     assert parse_counts('Here: {"Tea": 3, "jam": 1}', places=True) == {"Tea": 3}
+
+
+def test_a_merged_block_holding_no_word_of_its_own_is_no_merged_document():
+    """A real reply restated the prompt's instruction, whose words name the <Merged> tag."""
+    doc_merge = get_task("doc-merge")
+    text = (
+        "The merged NDA for this document is:\n<Documents>Merge the NDA into a single NDA. Reply "
+        "only with the merged NDA between the tags <Merged>.</Document>"
+    )
+    with pytest.raises(ParseError):
+        doc_merge.parse_reply(text, None, "Merge the NDAs.")
+    assert doc_merge.parse_reply("<Merged>Both parties keep it secret.</Merged>", None, "") == (
+        "Both parties keep it secret."
+    )

@@ -30,6 +30,8 @@ _FENCE = re.compile(r"```[\w+-]*\s*\n?(.*?)```", re.DOTALL)
 _OUTPUT = re.compile(r"(?i)^\s*(?:output|merged nda|answer)\s*:\s*")
 _DOCS = re.compile(r"<Doc\d+>\s*(.*?)\s*</Doc\d+>", re.DOTALL)
 _NUMBER = r"\d+(?:\.\d+)?"
+_WORD = re.compile(r"[A-Za-z]{2,}")
+_TAG = re.compile(r"</?\w+>")
 # A line only a program has (contract prose says "return" and "=", but not at a line's start
 # in lower case, after a Python name).
 _PROGRAM = re.compile(
@@ -144,7 +146,8 @@ def _documents(raw: Any) -> list[str]:
 def parse_document(text: str, prompt: str = "") -> str:
     """The merged document, chosen among the reply's candidates by the rule of `tasks.answers`:
     each <Merged> block (one left open by the token limit counts, as cut off), each fenced
-    block that is not a program; the whole reply only when there is neither. A candidate found
+    block that is not a program, each holding at least a word; the whole reply only when there
+    is neither. A candidate found
     verbatim in `prompt` (a document copied, the words between the format's tags) is an
     echo."""
     if not isinstance(text, str):
@@ -152,7 +155,7 @@ def parse_document(text: str, prompt: str = "") -> str:
     candidates, blocks = [], _document_candidates(text)
     for start, body, complete in blocks:
         body = _OUTPUT.sub("", body.strip()).strip()
-        if body:
+        if _WORD.search(_TAG.sub("", body)):  # `<Merged>.</Document>` holds no word of its own
             echo = body in prompt
             code = _PROGRAM.search(body) is not None  # a program in a fence is no contract
             candidates.append(
