@@ -210,6 +210,8 @@ def test_a_reply_of_thousands_of_examples_and_nested_brackets_is_read_in_one_pas
     assert SORTING.parse_reply(examples, [3, 1, 2], SORT_PROMPT) == [1, 2, 3]
     code = "x = [1, 2] + [3]\n" * 10_000 + "\nOutput: [1, 2, 3]"
     assert parse_int_list(code) == [1, 2, 3]
+    after_a_program = "```python\nx = 1\n```\n" + "[2, 1] " * 20_000 + "\nOutput: [1, 2]"
+    assert parse_int_list(after_a_program) == [1, 2]
     objects = '{"count": 2} ' * 10_000 + '\nOutput: {"Peru": 1}'
     assert parse_counts(objects, places=True) == {"Peru": 1}
 

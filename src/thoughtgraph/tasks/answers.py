@@ -161,9 +161,10 @@ def anchor(text: str, start: int) -> int:
     index = bisect_right(spans, (start, _END)) - 1
     if index >= 0:
         stop = spans[index][1]
-        gap = text[stop:start]
-        if stop <= start and len(gap) < 80 and AFTER_PROGRAM.fullmatch(gap.replace("```", "", 1)):
-            return max(0, stop - 1)
+        if stop <= start < stop + 80:  # sliced only when short: many candidates after one
+            gap = text[stop:start]  # program made this quadratic otherwise
+            if AFTER_PROGRAM.fullmatch(gap.replace("```", "", 1)):
+                return max(0, stop - 1)
     return start
 
 
