@@ -31,6 +31,7 @@ if TYPE_CHECKING:
         ThoughtgraphError,
         UnknownNameError,
     )
+    from thoughtgraph.evaluate.api import EvalResults, aevaluate
     from thoughtgraph.models.base import (
         Completion,
         FunctionModel,
@@ -43,12 +44,17 @@ if TYPE_CHECKING:
     from thoughtgraph.spend.usage import Usage
     from thoughtgraph.tasks import BaseTask, ParseError, SortingTask, Task, get_task
     from thoughtgraph.tasks.prompts import PromptTemplate
+    from thoughtgraph.tune.api import TuneResults, atune
 
 # name -> module that defines it: `import thoughtgraph` loads none of them (pydantic, the
 # engine and the tasks load on first use), so the command line and scripts start fast
 _LAZY = {
     "schemes": ".schemes",
     "testing": ".testing",
+    "evaluate": ".evaluate",  # the package is callable: thoughtgraph.evaluate(task, data, ...)
+    "tune": ".tune",  # likewise thoughtgraph.tune(task, data, ...)
+    **dict.fromkeys(["EvalResults", "aevaluate"], ".evaluate.api"),
+    **dict.fromkeys(["TuneResults", "atune"], ".tune.api"),
     **dict.fromkeys(["asolve", "solve"], ".engine.solve"),
     **dict.fromkeys(
         [
@@ -78,12 +84,15 @@ _LAZY = {
 }
 
 
+_MODULES = ("schemes", "testing", "evaluate", "tune")
+
+
 def __getattr__(name: str) -> Any:
     """Load a public name's module on first use (PEP 562) and keep the name."""
     if name not in _LAZY:
         raise AttributeError(f"module 'thoughtgraph' has no attribute {name!r}")
     module = importlib.import_module(_LAZY[name], __name__)
-    value = module if name in ("schemes", "testing") else getattr(module, name)
+    value = module if name in _MODULES else getattr(module, name)
     globals()[name] = value
     return value
 
@@ -99,6 +108,7 @@ __all__ = [
     "BudgetExhausted",
     "Call",
     "Completion",
+    "EvalResults",
     "Event",
     "FatalModelError",
     "FunctionModel",
@@ -119,14 +129,19 @@ __all__ = [
     "Task",
     "Thought",
     "ThoughtgraphError",
+    "TuneResults",
     "UnknownNameError",
     "Usage",
     "WrapperModel",
+    "aevaluate",
     "as_model",
     "asolve",
+    "atune",
+    "evaluate",
     "get_task",
     "got",
     "schemes",
     "solve",
     "testing",
+    "tune",
 ]

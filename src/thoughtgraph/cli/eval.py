@@ -31,11 +31,28 @@ def eval_command(
             "default 32). Several sizes give one figure with a panel per size."
         ),
     ] = None,
-    schemes: Annotated[str, typer.Option(help="Comma-separated schemes.")] = DEFAULT_SCHEMES,
+    schemes: Annotated[
+        str,
+        typer.Option(
+            help="Comma-separated schemes; a scheme with settings of yours, e.g. "
+            "got_paper:parts=8 (parts=size: one part per item); the paper's variants got4, got8, "
+            "gotx (keyword-counting) and got2 (doc-merge). '' for none (only --graph)."
+        ),
+    ] = DEFAULT_SCHEMES,
+    graph: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--graph",
+            help="A graph file (JSON/YAML, e.g. tune's best.yaml) run beside the schemes, as a "
+            "row named after the file (or its name:). Repeatable.",
+        ),
+    ] = None,
     samples: Annotated[int, typer.Option(help="First N samples of the dataset.")] = 100,
     dataset: Annotated[
         str | None, typer.Option(help="Dataset name (default: the task's at --size).")
     ] = None,
+    data: opt.Data = None,
+    input_column: opt.InputColumn = "input",
     model: opt.Model = "sim",
     out: Annotated[
         Path | None,
@@ -103,6 +120,8 @@ def eval_command(
     import asyncio
 
     from thoughtgraph.engine.options import RunOptions, check_whole
+    from thoughtgraph.evaluate.api import load_graphs
+    from thoughtgraph.evaluate.datasets import load_data
     from thoughtgraph.evaluate.lock import hold_folder_lock
     from thoughtgraph.evaluate.ray_backend import (  # ray itself only with --ray
         check_address,
@@ -112,12 +131,22 @@ def eval_command(
     from thoughtgraph.evaluate.runner import check_folder, plan, sized
     from thoughtgraph.models.base import shown_name
     from thoughtgraph.models.flags import model_from_flags
+    from thoughtgraph.schemes.variants import split_list
 
-    names = list(dict.fromkeys(s.strip() for s in schemes.split(",") if s.strip()))
+    names = split_list(schemes)
     sizes = parse_sizes(size)
     if len(sizes) > 1 and dataset is not None:
         raise InputError("--dataset names one size: give either --dataset or several --size")
-    plans = [plan(task, 32 if s is None else s, names, samples, dataset) for s in sizes]
+    if data is not None and (size is not None or dataset is not None):
+        raise InputError("--data holds its own problems: give --data or --dataset/--size, not both")
+    if input_column != "input" and data is None:
+        raise InputError("--input-column names a column of --data: give --data too")
+    rows = load_graphs(graph or [])
+    mine = None if data is None else load_data(data, task, input_column)
+    plans = [
+        plan(task, 32 if s is None else s, names, samples, dataset, data=mine, graphs=rows)
+        for s in sizes
+    ]
     for the_plan, wanted in zip(plans, sizes, strict=True):
         if wanted is not None and the_plan.size != wanted:
             raise InputError(
@@ -144,7 +173,11 @@ def eval_command(
     budget = {"max_calls": max_calls, "max_tokens": max_tokens, "max_cost": max_cost}
     the_task = plans[0].task
     root = out or Path("runs") / (
-        f"eval-{the_task}-{plans[0].size}" if len(plans) == 1 else f"eval-{the_task}"
+        f"eval-{the_task}-{data.stem}"
+        if data is not None
+        else f"eval-{the_task}-{plans[0].size}"
+        if len(plans) == 1
+        else f"eval-{the_task}"
     )
     if len(plans) > 1 and root.exists() and not root.is_dir():
         raise InputError(f"--out {root} is a file, not a folder")
@@ -155,7 +188,7 @@ def eval_command(
         hold_folder_lock(folder)  # one eval per folder: a second one refuses, not interleaves
     done = [check_folder(f, p, lm.name) for f, p in zip(folders, plans, strict=True)]
     available = len(plans[0].samples)
-    if samples > available:
+    if samples > available and data is None:  # a data file's rows are all run by default
         sys.stderr.write(
             f"note: dataset {plans[0].dataset} has {available} samples; "
             f"--samples {samples} clipped to {available}\n"
@@ -272,6 +305,8 @@ def _title(the_plan: EvalPlan, model: str, simulated: bool, several: bool = Fals
     else:  # one dataset, no size to claim
         what = f"{the_plan.task} on {the_plan.dataset}"
     samples = len(the_plan.samples)
+    if the_plan.data_sha256 is not None:
+        what = f"{the_plan.task} on {the_plan.dataset}"
     return f"{what}: {samples} samples, model {model}" + (" (simulated)" if simulated else "")
 
 

@@ -98,7 +98,7 @@ def _read_input(
     ]
     if len(given) != 1:
         raise InputError(
-            "give exactly one of --input, --input-file or --dataset"
+            "give exactly one of --input, --input-file, --dataset or --data"
             + (f" (got {', '.join(given)})" if given else "")
         )
     if text is not None:
@@ -117,6 +117,29 @@ def _read_input(
     assert dataset is not None
     item = load_sample(dataset, sample)
     return item.input, item.reference
+
+
+def _read_row(
+    task: str, path: Path, input_column: str, number: int | None, row_id: str | None
+) -> tuple[Any, Any]:
+    """One problem of a data file (every row checked first): row `number`, or the one whose id
+    is `row_id`, or the first."""
+    from thoughtgraph.evaluate.datasets import load_data
+
+    if number is not None and row_id is not None:
+        raise InputError("give either --sample N or --id ID, not both")
+    data = load_data(path, task, input_column)
+    if row_id is not None:
+        found = [s for s in data.samples if str(s.id) == row_id.strip()]
+        if not found:
+            raise InputError(f"{data.name} has no row with id {row_id!r}")
+        return found[0].input, found[0].reference
+    if number is None:
+        return data.samples[0].input, data.samples[0].reference
+    if not 1 <= number <= len(data.samples):
+        raise InputError(f"--sample must be a row of {data.name}: 1 to {len(data.samples)}")
+    chosen = data.samples[number - 1]
+    return chosen.input, chosen.reference
 
 
 @app.command()
@@ -139,8 +162,16 @@ def solve(
         str | None, typer.Option(help="A built-in dataset, e.g. sorting_032.")
     ] = None,
     sample: Annotated[
-        int | None, typer.Option(help="Sample id within --dataset (default 0).")
+        int | None,
+        typer.Option(
+            help="Sample id within --dataset (default 0); with --data, the row number (default 1)."
+        ),
     ] = None,
+    data: opt.Data = None,
+    row_id: Annotated[
+        str | None, typer.Option("--id", help="With --data: the problem whose id this is.")
+    ] = None,
+    input_column: opt.InputColumn = "input",
     parts: Annotated[
         int | None, typer.Option(help="Number of parts (default: chunks of 8).")
     ] = None,
@@ -234,9 +265,16 @@ def solve(
         secrets.install_log_masking()  # httpx logs each request's URL, credentials and all
     if dataset is not None and dataset_task(dataset) != task.strip().lower():
         raise InputError(f"dataset {dataset} is for task {dataset_task(dataset)!r}, not {task!r}")
-    if sample is not None and dataset is None:
-        raise InputError("--sample picks a sample of --dataset: give --dataset too")
-    raw, reference = _read_input(input, input_file, dataset, sample or 0)
+    if sample is not None and dataset is None and data is None:
+        raise InputError("--sample picks a sample of --dataset or a row of --data: give one")
+    if (row_id is not None or input_column != "input") and data is None:
+        raise InputError("--id and --input-column pick from --data: give --data too")
+    if data is not None:
+        if input is not None or input_file is not None or dataset is not None:
+            raise InputError("give exactly one of --input, --input-file, --dataset or --data")
+        raw, reference = _read_row(task, data, input_column, sample, row_id)
+    else:
+        raw, reference = _read_input(input, input_file, dataset, sample or 0)
     if graph_file is not None and scheme != "got":
         raise InputError("give either --scheme or --graph, not both")
     from thoughtgraph.engine.executor import INTERRUPTED
@@ -257,6 +295,7 @@ def solve(
             max_regenerations=max_regenerations,
             max_extra_merges=max_extra_merges,
             max_refines=max_refines,
+            reference=reference if data is not None else None,
         )
     except GraphError as exc:
         if graph_file is None:
@@ -324,10 +363,10 @@ def solve(
         raise fatal  # no answer came back: the error line says it all
     # The result first: a trace or event log that cannot be written must not hide it.
     if as_json:
-        data = result.to_dict()
+        shown = result.to_dict()
         if reference is not None:
-            data["matches_reference"] = result.output == reference
-        typer.echo(json.dumps(data))
+            shown["matches_reference"] = result.output == reference
+        typer.echo(json.dumps(shown))
     else:
         typer.echo(_summary(result, title, reference, score_name(prepared.task)))
     failed_outputs = _report_outputs(trace, result, logs)

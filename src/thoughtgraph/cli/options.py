@@ -17,7 +17,7 @@ Model = Annotated[
         "--model",
         "-m",
         help="Model spec: sim (the simulated model), sim:latency=0.05,error=0,seed=1, "
-        "openai:MODEL (or openai/MODEL).",
+        "openai:MODEL (or openai/MODEL), py:package.module:function (your prompt -> text).",
     ),
 ]
 BaseUrl = Annotated[
@@ -61,6 +61,19 @@ Cache = Annotated[
         envvar="THOUGHTGRAPH_CACHE",
         help="Answer cache (SQLite file; no default): cached answers are free, so a rerun resumes.",
     ),
+]
+
+
+Data = Annotated[
+    Path | None,
+    typer.Option(
+        "--data",
+        help="Your problems: a .jsonl, .csv or .json (list) file, one a row: input (or "
+        "--input-column), optional id and reference (docs/tasks.md).",
+    ),
+]
+InputColumn = Annotated[
+    str, typer.Option(help="The column of --data holding each problem's input.")
 ]
 
 

@@ -52,7 +52,7 @@ def view(
         typer.Option(help="eval folder: the run on this line of results.jsonl (from 1)."),
     ] = None,
     scheme: Annotated[str | None, typer.Option(help="eval folder: the run's scheme.")] = None,
-    sample: Annotated[int | None, typer.Option(help="eval folder: the run's sample id.")] = None,
+    sample: Annotated[str | None, typer.Option(help="eval folder: the run's sample id.")] = None,
     size: Annotated[
         int | None, typer.Option(help="eval folder of several sizes: the run's size.")
     ] = None,
@@ -90,7 +90,7 @@ def view(
 
 
 def eval_trace(
-    folder: Path, row: int | None, scheme: str | None, sample: int | None, size: int | None
+    folder: Path, row: int | None, scheme: str | None, sample: str | None, size: int | None
 ) -> Path:
     """The trace file of one run of an `eval --traces` folder, picked by its line of
     results.jsonl or by scheme and sample (and size, in a folder of several sizes)."""
@@ -120,7 +120,7 @@ def eval_trace(
     else:
         if scheme is None or sample is None:
             raise InputError("pick a run: --row N, or --scheme and --sample")
-        matches = [r for r in results if r.scheme == scheme and r.sample == sample]
+        matches = [r for r in results if r.scheme == scheme and str(r.sample) == str(sample)]
         if not matches:
             schemes = ", ".join(dict.fromkeys(r.scheme for r in results))
             raise InputError(f"{folder} has no run of {scheme} on sample {sample} ({schemes})")

@@ -22,6 +22,8 @@ def tune_command(
     size: Annotated[
         int | None, typer.Option(help="Problem size (picks the dataset; default 32).")
     ] = None,
+    data: opt.Data = None,
+    input_column: opt.InputColumn = "input",
     model: opt.Model = "sim",
     trials: Annotated[int, typer.Option(help="Complete trials wanted (earlier runs count).")] = 30,
     schemes: Annotated[
@@ -89,7 +91,7 @@ def tune_command(
     """Search graph settings on a tuning split; report the Pareto front on a held-out split."""
     from thoughtgraph.tune.run import run_tune
 
-    run_tune(
+    outcome = run_tune(
         task=task,
         dataset=dataset,
         size=size,
@@ -121,4 +123,13 @@ def tune_command(
         max_retries=max_retries,
         ray=ray,
         prompts=prompts,
+        data=data,
+        input_column=input_column,
     )
+    typer.echo(outcome.text)
+    typer.echo("wrote " + ", ".join(str(p) for p in outcome.files))
+    if not outcome.plotted:
+        typer.echo("no plot: pip install 'thoughtgraph[plot]' for pareto.png", err=True)
+    if outcome.stop:
+        typer.echo(f"stopped after {outcome.trials} trials: {outcome.stop}", err=True)
+        raise typer.Exit(1)

@@ -28,11 +28,13 @@ from pydantic import (
 from thoughtgraph.engine import kinds
 from thoughtgraph.engine.dag import topological
 from thoughtgraph.errors import GraphError, ThoughtgraphError, shown
+from thoughtgraph.io.bounds import MAX_ITEMS
 from thoughtgraph.io.strictload import RefusedDocument, load_json, load_yaml
 from thoughtgraph.tasks.prompts import PromptTemplate, TemplateError
 
 PROMPT_NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"
 _PROMPT_NAME = re.compile(PROMPT_NAME)
+_GRAPH_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")  # names result rows and traces
 
 # (params model, *sorted (name, type, value)) -> the validated params: a 10,000-op graph
 # repeats a few param sets, and validating each again through pydantic was a tenth of its build
@@ -137,12 +139,18 @@ class Graph(BaseModel):
     An op naming that prompt sends this text: it comes before the task's prompts and the spec's
     (so `part` here replaces the spec's Part prompt for this graph only). Every one must be used
     by some op: a misspelt name would otherwise be ignored without a word.
+
+    `name` (optional) is the graph's row in an evaluation (`eval --graph`; default: the file's
+    name); `size` (optional) the problem size it was built for (`tune` writes it): an evaluation
+    at another size refuses it.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     ops: tuple[Op, ...]
     prompts: dict[str, str] = Field(default_factory=dict)
+    name: str | None = None
+    size: int | None = None
     _index: dict[str, Op] = PrivateAttr(default_factory=dict)
     _templates: dict[str, PromptTemplate] = PrivateAttr(default_factory=dict)
     _output: Op | None = PrivateAttr(default=None)
@@ -203,8 +211,14 @@ class Graph(BaseModel):
 
     # --- serialisation ---------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
-        """The file form; `prompts` only when the graph has some (older files stay the same)."""
-        data: dict[str, Any] = {"ops": [op.model_dump(mode="json") for op in self.ops]}
+        """The file form; `name`, `size` and `prompts` only when the graph has them (older files
+        stay the same)."""
+        data: dict[str, Any] = {}
+        if self.name is not None:
+            data["name"] = self.name
+        if self.size is not None:
+            data["size"] = self.size
+        data["ops"] = [op.model_dump(mode="json") for op in self.ops]
         if self.prompts:
             data["prompts"] = dict(self.prompts)
         return data
@@ -226,15 +240,23 @@ class Graph(BaseModel):
                 ops.append(Op.model_validate(raw))
             except ValidationError as exc:
                 raise GraphError(f"{where}: {_first_error(exc)}") from None
-        extra = set(data) - {"ops", "prompts"}
+        extra = set(data) - {"ops", "prompts", "name", "size"}
         if extra:
             raise GraphError(f"unknown graph field(s): {', '.join(sorted(extra))}")
+        name, size = data.get("name"), data.get("size")
+        if name is not None and (not isinstance(name, str) or not _GRAPH_NAME.match(name)):
+            raise GraphError(
+                '"name" must be letters, digits, ".", "_" or "-" (at most 64), '
+                f"got {str(name)[:80]!r}"
+            )
+        if size is not None and (type(size) is not int or not 1 <= size <= MAX_ITEMS):
+            raise GraphError(f'"size" must be a whole number from 1 to {MAX_ITEMS:,}, got {size!r}')
         prompts = {} if data.get("prompts") is None else data["prompts"]
         if not isinstance(prompts, dict) or not all(
             isinstance(k, str) and isinstance(v, str) for k, v in prompts.items()
         ):
             raise GraphError('"prompts" must map prompt names to template texts')
-        return cls(ops=tuple(ops), prompts=prompts)
+        return cls(ops=tuple(ops), prompts=prompts, name=name, size=size)
 
     @classmethod
     def from_json(cls, text: str) -> Graph:
@@ -353,6 +375,19 @@ def json_schema() -> dict[str, Any]:
         "title": "thoughtgraph graph of operations",
         "type": "object",
         "properties": {
+            "name": {
+                "description": "The graph's name: its row in an evaluation (`eval --graph`; "
+                "default: the file's name).",
+                "type": "string",
+                "pattern": _GRAPH_NAME.pattern,
+            },
+            "size": {
+                "description": "The problem size the graph was built for (`tune` writes it): an "
+                "evaluation at another size refuses the graph.",
+                "type": "integer",
+                "minimum": 1,
+                "maximum": MAX_ITEMS,
+            },
             "ops": {"type": "array", "minItems": 1, "items": {"oneOf": variants}},
             "prompts": {
                 "description": "The graph's own prompt templates (Handlebars: {{name}}, "

@@ -39,6 +39,7 @@ from thoughtgraph.spend.budget import Meter
 from thoughtgraph.spend.pricing import Price
 from thoughtgraph.tasks import Task, get_task
 from thoughtgraph.tasks.base import attach_reference, check_parts, lacks
+from thoughtgraph.tasks.reference import with_reference
 
 logger = logging.getLogger("thoughtgraph")
 
@@ -67,6 +68,7 @@ async def asolve(
     graph: Graph | None = None,
     on_event: EventHandler | None = None,
     meter: Meter | None = None,
+    reference: Any = None,
 ) -> Result:
     """Solve one problem with the spec's GoT pattern (or your own `graph`). Awaitable anywhere.
 
@@ -85,7 +87,9 @@ async def asolve(
     `rpm`/`tpm` cap requests/tokens per minute, and `concurrency` the calls in flight, for every
     run in the process using the same model. A fatal model error (rejected key, unreachable
     endpoint, bad request) stops the run and raises `FatalModelError` whose `result` holds the
-    run so far.
+    run so far. `reference` is the problem's expected answer, when you have one: the
+    `ground_truth` op records whether the output equals it (`solved`), and a task that scores
+    against a reference is given it.
     """
     options = RunOptions(
         concurrency, max_calls, max_tokens, max_cost, price_in, price_out, cache, rpm, tpm
@@ -102,6 +106,7 @@ async def asolve(
             max_regenerations=max_regenerations,
             max_extra_merges=max_extra_merges,
             max_refines=max_refines,
+            reference=reference,
         )
         return await run_prepared(
             prepared, as_model(model), options, on_event=on_event, meter=meter
@@ -270,8 +275,9 @@ def prepare(
     """Check the input and the graph's options and build the graph: everything that happens
     before a call, once (the CLI prepares, shows the graph, then runs it with `run_prepared`).
 
-    `reference` is a data row's answer, for a task that scores against it (`TakesReference`:
-    task files); other tasks ignore it."""
+    `reference` is the problem's expected answer (a data row's): a task that reads references
+    gets it in its problem, any other task's `ground_truth` op compares with it
+    (`tasks.reference`)."""
     check_whole("parts", parts, 1)
     for name, value in (
         ("max_regenerations", max_regenerations),
@@ -298,6 +304,7 @@ def prepare(
         raise
     except (ValueError, TypeError, OverflowError, RecursionError) as exc:
         raise InputError(f"the input could not be read: {_first_line(exc)}") from None
+    the_task = with_reference(the_task, problem, reference)
     if graph is None:
         options = {}
         if scheme == "got":

@@ -35,9 +35,20 @@ DATASETS = {
 
 @dataclass(frozen=True)
 class Sample:
-    id: int
+    id: int | str  # a built-in dataset's ids are whole numbers; a data file's may be names
     input: Any
     reference: Any
+    row: int | None = None  # the row of a data file it came from (for error lines)
+
+
+@dataclass(frozen=True)
+class Data:
+    """A data file's problems, read for one task: `--data FILE`."""
+
+    name: str  # the file's name, as summaries show it
+    path: str
+    sha256: str
+    samples: tuple[Sample, ...]
 
 
 def dataset_task(name: str) -> str:
@@ -98,3 +109,93 @@ def load_sample(name: str, sample: int) -> Sample:
     raise InputError(
         f"dataset {name} has no sample {sample} (ids {samples[0].id}-{samples[-1].id})"
     )
+
+
+def load_data(path: Any, task: Any, input_column: str = "input") -> Data:
+    """A data file (`io.datafile`) read as problems of `task`: each row's input parsed by the
+    task, its reference read as an answer and checked, before anything runs. One `InputError`
+    line names the file and row of the first bad one. `path` may also be a list of rows (dicts)
+    held in memory."""
+    from pathlib import Path
+
+    from thoughtgraph.io.datafile import read_data, read_records
+    from thoughtgraph.tasks import get_task
+
+    the_task = get_task(task)
+    if isinstance(path, str | Path):
+        data = read_data(path, input_column)
+    else:
+        data = read_records(path, "rows", input_column)
+    samples = []
+    for row in data.rows:
+        where = f"{data.name} row {row.row}"
+        problem = read_problem(the_task, row.input, where)
+        reference = read_reference(the_task, problem, row.reference, where)
+        samples.append(Sample(row.id, problem, reference, row.row))
+    return Data(data.name, str(data.path), data.sha256, tuple(samples))
+
+
+def read_problem(task: Any, raw: Any, where: str) -> Any:
+    """A row's input as the task's problem, or one line saying why it cannot be."""
+    from thoughtgraph.errors import ThoughtgraphError
+    from thoughtgraph.io.bounds import check_items
+    from thoughtgraph.io.importstring import first_line
+
+    try:
+        problem = task.parse_input(raw)
+        check_items(len(problem), "the input")
+        task.render(problem)
+    except ThoughtgraphError as exc:
+        raise InputError(f"{where}: {exc}") from None
+    except (ValueError, TypeError, OverflowError, RecursionError) as exc:
+        raise InputError(f"{where}: the input could not be read: {first_line(exc)}") from None
+    return problem
+
+
+def read_reference(task: Any, problem: Any, value: Any, where: str) -> Any:
+    """A row's reference as an answer of the task (None: the row has none).
+
+    A task that reads references itself (`with_reference(problem, reference)`) checks it;
+    otherwise it is read as a model answer is read (`parse`; a JSON value as its JSON text) and
+    must score as an answer to the row's problem; on a built-in task whose check is exact (its
+    own solver says what is right), it must score perfectly, so a wrong reference is caught here
+    rather than counted as a failure of every scheme.
+    """
+    if value is None:
+        return None
+    import json
+
+    from thoughtgraph.errors import ThoughtgraphError
+    from thoughtgraph.io.importstring import first_line
+    from thoughtgraph.tasks.reference import reads_references
+
+    if reads_references(task):  # the task reads it into the problem (a task file)
+        try:
+            task.with_reference(problem, value)
+        except ThoughtgraphError as exc:
+            raise InputError(f'{where}: "reference": {exc}') from None
+        return value
+    try:
+        reference = task.parse(value if isinstance(value, str) else json.dumps(value))
+        score = task.score(problem, reference)
+    except Exception as exc:
+        raise InputError(
+            f'{where}: "reference" cannot be read as an answer of {task.name} ({first_line(exc)})'
+        ) from None
+    if exact_check(task) and not score.perfect:
+        first = f": {score.errors[0]}" if score.errors else ""
+        raise InputError(
+            f'{where}: "reference" is not a right answer to its input by the task\'s own '
+            f"check ({score.value:g} errors{first})"
+        )
+    return reference
+
+
+def exact_check(task: Any) -> bool:
+    """Does the task's code score say exactly what is right (the built-in tasks but document
+    merging, whose quality the model scores)?"""
+    from thoughtgraph.schemes import paper_options
+    from thoughtgraph.tasks import TASKS
+
+    scored = bool(paper_options("io", task.name, 1).get("score_samples"))
+    return task.name in TASKS and not scored

@@ -11,6 +11,7 @@ Needs matplotlib (`pip install 'thoughtgraph[plot]'`); without it `FigureMissing
 
 from __future__ import annotations
 
+import hashlib
 import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -24,6 +25,7 @@ from thoughtgraph.schemes import SCHEMES
 
 INSTALL_HINT = "pip install 'thoughtgraph[plot]'"
 PALETTE = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3")
+OTHERS = ("#8c8c8c", "#ccb974", "#64b5cd", "#2f4b7c", "#a05195", "#f95d6a")  # variants, graphs
 COST_COLOUR = "#9e9e9e"
 
 
@@ -54,10 +56,13 @@ def stem(task: str | None) -> str:
 
 
 def colour(scheme: str) -> str:
-    """A scheme's colour, the same in every panel and every figure."""
+    """A scheme's colour, the same in every panel and every figure; a variant or a graph file
+    gets one of the other colours, picked by its name (the same name, the same colour)."""
     order = list(SCHEMES)
-    index = order.index(scheme) if scheme in order else len(order)
-    return PALETTE[index % len(PALETTE)]
+    if scheme in order:
+        return PALETTE[order.index(scheme) % len(PALETTE)]
+    digest = int(hashlib.sha256(scheme.encode()).hexdigest()[:8], 16)
+    return OTHERS[digest % len(OTHERS)]
 
 
 def figure(panels: Sequence[Panel], schemes: Sequence[str], task: str | None, title: str) -> Any:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import inspect
 
 from thoughtgraph.evaluate.runner import PairResult
-from thoughtgraph.schemes import SCHEMES, paper_options
+from thoughtgraph.schemes import SCHEMES, paper_options, variants
 
 
 def measure(result: PairResult, scored: bool) -> float:
@@ -27,7 +27,14 @@ def plotted(result: PairResult, scored: bool) -> float:
 
 def settings(scheme: str, task: str | None, size: int) -> str:
     """The structure a scheme ran with, as the paper labels it: ToT's levels L and branching
-    k ("L=2, k=20"); CoT-SC's k; empty for the others."""
+    k ("L=2, k=20"); CoT-SC's k; a variant's own settings ("parts=8"); empty for the others."""
+    if variants.is_variant(scheme):
+        return scheme.partition(":")[2]
+    paper = variants.label(scheme, task)
+    if paper:  # the paper's name for a configuration of got_paper
+        found = variants.parse(scheme, task)
+        shown = ", ".join(f"{k}={v}" for k, v in found.settings)
+        return f"{paper}: {found.scheme} {shown}"
     if scheme not in ("tot", "tot2", "cot_sc"):
         return ""
     defaults = {
@@ -53,7 +60,11 @@ NAMES = {
 
 
 def label(scheme: str, task: str | None, size: int) -> str:
-    """The paper's name of a scheme with its settings: "ToT (L=2, k=20)"."""
-    name = NAMES.get(scheme, scheme)
+    """The paper's name of a scheme with its settings: "ToT (L=2, k=20)"; a paper variant's
+    name ("GoT8"); a graph file's row name as it is."""
+    paper = variants.label(scheme, task)
+    if paper:
+        return paper
+    name = NAMES.get(scheme.partition(":")[0], scheme)
     extra = settings(scheme, task, size)
     return f"{name} ({extra})" if extra else name

@@ -56,7 +56,7 @@ def quartiles(values: Sequence[float]) -> tuple[float, float, float]:
 def worst(results: Sequence[PairResult], scored: bool) -> PairResult:
     """The run a user looks at first: the lowest score or the most errors (then sample id)."""
     sign = 1 if scored else -1
-    return min(results, key=lambda r: (sign * measure(r, scored), r.sample))
+    return min(results, key=lambda r: (sign * measure(r, scored), str(r.sample)))
 
 
 def summarise(
@@ -196,7 +196,7 @@ def runs_section(
     for scheme in schemes:
         mine = [r for r in results if r.scheme == scheme]
         sign = 1 if scored else -1
-        mine.sort(key=lambda r: (sign * measure(r, scored), r.sample))
+        mine.sort(key=lambda r: (sign * measure(r, scored), str(r.sample)))
         links = [
             f"[#{r.sample} ({measure(r, scored):.3g})]({r.trace})"
             if r.trace

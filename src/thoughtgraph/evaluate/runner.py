@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import json
 import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
@@ -20,11 +21,17 @@ from typing import Any
 from thoughtgraph.engine.graph import Graph, Op
 from thoughtgraph.engine.options import RunOptions
 from thoughtgraph.engine.solve import prepare, run_prepared
-from thoughtgraph.errors import BudgetExhausted, InputError, UnknownNameError
-from thoughtgraph.evaluate.datasets import DATASETS, Sample, dataset_task, load_dataset
+from thoughtgraph.errors import (
+    BudgetExhausted,
+    GraphError,
+    InputError,
+    ThoughtgraphError,
+    UnknownNameError,
+)
+from thoughtgraph.evaluate.datasets import DATASETS, Data, Sample, dataset_task, load_dataset
 from thoughtgraph.io.tracefile import trace_dict
 from thoughtgraph.models.base import LanguageModel, ModelLike, as_model
-from thoughtgraph.schemes import SCHEMES, build, paper_options
+from thoughtgraph.schemes import paper_options, variants
 from thoughtgraph.spend.budget import Meter
 from thoughtgraph.tasks import get_task
 
@@ -44,8 +51,8 @@ JUDGE_OP = "judge"
 class PairResult:
     """One line of results.jsonl: how one scheme did on one sample."""
 
-    scheme: str
-    sample: int
+    scheme: str  # the row: a scheme, a variant (got_paper:parts=8) or a graph file's name
+    sample: int | str
     error: float
     clipped_error: float  # min(error, size), as the paper plots it
     solved: bool | None  # output equals the dataset's reference; None: the task has none
@@ -68,11 +75,28 @@ class PairResult:
 
 @dataclass(frozen=True)
 class EvalPlan:
+    """What an evaluation runs: every row (`schemes`: built-in schemes, variants such as
+    `got_paper:parts=8`, and the names of `graphs`, graph files) on every sample."""
+
     task: str
     size: int
     schemes: tuple[str, ...]
     dataset: str
     samples: tuple[Sample, ...]
+    graphs: tuple[tuple[str, Graph], ...] = ()  # (row name, graph): `eval --graph FILE`
+    data_sha256: str | None = None  # `--data FILE`: a rerun refuses the folder if it changed
+    spec: Any = None  # the task as given (a name, an import string, a file, a Task object)
+
+    @property
+    def task_spec(self) -> Any:
+        return self.task if self.spec is None else self.spec
+
+    def graph_for(self, row: str, size: int) -> Graph:
+        """The graph of a row for a problem of `size` items."""
+        for name, graph in self.graphs:
+            if name == row:
+                return graph
+        return variants.parse(row, self.task).build(self.task, size)
 
 
 def dataset_for(task: str, size: int) -> str:
@@ -90,26 +114,104 @@ def dataset_for(task: str, size: int) -> str:
 
 
 def plan(
-    task: str, size: int, schemes: Sequence[str], samples: int, dataset: str | None = None
+    task: Any,
+    size: int,
+    schemes: Sequence[str],
+    samples: int,
+    dataset: str | None = None,
+    *,
+    data: Data | None = None,
+    graphs: Sequence[tuple[str, Graph]] = (),
+    check: bool = True,
 ) -> EvalPlan:
-    """Check every name before anything runs."""
+    """Check every name, and (with `check`) build every row's graph for every problem size, before
+    anything runs: a scheme, variant or graph file that cannot run on a sample is one line now.
+
+    `data` (a data file, `datasets.load_data`) stands in place of a built-in dataset; `graphs`
+    are (row name, graph) pairs run beside the schemes."""
     the_task = get_task(task)
-    unknown = [s for s in schemes if s not in SCHEMES]
-    if unknown:
-        raise UnknownNameError(f"unknown scheme {unknown[0]!r} (known: {', '.join(SCHEMES)})")
-    if not schemes:
-        raise InputError("give at least one scheme")
+    rows = list(dict.fromkeys(variants.parse(s, the_task.name).name for s in schemes))
+    names = [n for n, _g in graphs]
+    taken = set(rows)
+    for name in names:
+        if name in taken:
+            raise InputError(
+                f"two rows are named {name!r}: give each --graph file its own name: (or rename "
+                "the file)"
+            )
+        taken.add(name)
+    if not rows and not graphs:
+        raise InputError("give at least one scheme or --graph")
     if samples < 1:
         raise InputError(f"--samples must be at least 1, got {samples}")
+    if data is not None and dataset is not None:
+        raise InputError("give either --dataset or --data, not both")
     if dataset is not None and dataset_task(dataset) != the_task.name:
         raise InputError(
             f"dataset {dataset} is for task {dataset_task(dataset)!r}, not {the_task.name!r}"
         )
-    name = dataset or dataset_for(the_task.name, size)
-    rows = load_dataset(name)
-    return EvalPlan(
-        the_task.name, dataset_size(name, size), tuple(dict.fromkeys(schemes)), name, rows[:samples]
-    )
+    spec = None if isinstance(task, str) and task.strip().lower() == the_task.name else task
+    if data is not None:
+        chosen = data.samples[:samples]
+        the_plan = EvalPlan(
+            the_task.name,
+            max(len(s.input) for s in chosen),
+            tuple([*rows, *names]),
+            data.name,
+            chosen,
+            tuple(graphs),
+            data.sha256,
+            spec,
+        )
+    else:
+        name = dataset or dataset_for(the_task.name, size)
+        the_plan = EvalPlan(
+            the_task.name,
+            dataset_size(name, size),
+            tuple([*rows, *names]),
+            name,
+            load_dataset(name)[:samples],
+            tuple(graphs),
+            None,
+            spec,
+        )
+    if check:
+        check_rows(the_plan)
+    return the_plan
+
+
+def check_rows(the_plan: EvalPlan) -> None:
+    """Build every row's graph for each problem size of the plan's samples and check it against
+    a sample of that size (prompts, capabilities, parts): one line for the first that cannot run.
+    A graph file that says its `size` is refused on a dataset of another size."""
+    by_size: dict[int, Sample] = {}
+    for sample in the_plan.samples:
+        by_size.setdefault(len(sample.input), sample)
+    files = dict(the_plan.graphs)
+    for row in the_plan.schemes:
+        graph = files.get(row)
+        if (
+            graph is not None
+            and graph.size is not None
+            and sized(the_plan.dataset)
+            and graph.size != the_plan.size
+        ):
+            raise GraphError(
+                f"graph {row} was built for size {graph.size}, but {the_plan.dataset} has "
+                f"size {the_plan.size}: tune at size {the_plan.size}, or drop its size: line "
+                "to run it anyway"
+            )
+        for size, sample in by_size.items():
+            where = f"{the_plan.dataset} row {sample.row}" if sample.row else f"sample {sample.id}"
+            try:
+                built = the_plan.graph_for(row, size)
+                prepare(the_plan.task_spec, sample.input, judged(built, the_plan.task))
+            except ThoughtgraphError as exc:
+                what = f"graph {row}" if graph is not None else f"scheme {row}"
+                message = str(exc).removeprefix(f"scheme {row}: ")
+                raise GraphError(
+                    f"{what} cannot run on {where} ({size} items): {message}"
+                ) from None
 
 
 def dataset_size(name: str, size: int) -> int:
@@ -125,11 +227,26 @@ def sized(name: str) -> bool:
 
 
 def manifest(the_plan: EvalPlan, model_name: str) -> dict[str, Any]:
-    return {
+    """What a folder's evaluation is of: a rerun with another of these is refused. The data
+    file's hash and each graph file's digest are there when the plan has them."""
+    found: dict[str, Any] = {
         "task": the_plan.task,
         "dataset": the_plan.dataset,
         "size": the_plan.size,
         "model": model_name,
+    }
+    if the_plan.data_sha256 is not None:
+        found["data_sha256"] = the_plan.data_sha256
+    return found
+
+
+def graph_digests(the_plan: EvalPlan) -> dict[str, str]:
+    """Each graph file's row name -> the sha256 of its graph (its name and size left out)."""
+    return {
+        name: hashlib.sha256(
+            graph.model_copy(update={"name": None}).to_json(None).encode()
+        ).hexdigest()[:16]
+        for name, graph in the_plan.graphs
     }
 
 
@@ -154,6 +271,15 @@ def check_folder(out: Path, the_plan: EvalPlan, model_name: str) -> int:
         have = dict(want, model=models.pop()) if len(models) == 1 else None
         if len(models) > 1:
             raise InputError(f"{out} holds results of several models; use another --out")
+    if (
+        have is not None
+        and have.get("data_sha256") != want.get("data_sha256")
+        and all(have.get(k) == v for k, v in want.items() if k != "data_sha256")
+    ):
+        raise InputError(
+            f"{out} holds an evaluation of another version of {the_plan.dataset} (the data "
+            "file changed since); use another --out"
+        )
     if have is not None and any(have.get(k) != v for k, v in want.items()):
         size = f" at size {have.get('size')}" if not sized(str(have.get("dataset"))) else ""
         raise InputError(
@@ -161,6 +287,13 @@ def check_folder(out: Path, the_plan: EvalPlan, model_name: str) -> int:
             f"{have.get('dataset')}{size} with model {have.get('model')}; "
             "use another --out"
         )
+    old_graphs = (have or {}).get("graphs") or {}
+    for name, digest in graph_digests(the_plan).items():
+        if name in old_graphs and old_graphs[name] != digest:
+            raise InputError(
+                f"{out} holds results of another graph named {name!r}; rename one or use "
+                "another --out"
+            )
     wanted = {(s, x.id) for s in the_plan.schemes for x in the_plan.samples}
     return sum(
         (r.scheme, r.sample) in wanted
@@ -248,7 +381,11 @@ async def evaluate(
     check_folder(out, the_plan, model_name)
     try:
         out.mkdir(parents=True, exist_ok=True)
-        (out / MANIFEST).write_text(json.dumps(manifest(the_plan, model_name), indent=1) + "\n")
+        record = manifest(the_plan, model_name)
+        graphs = {**((_read_manifest(out) or {}).get("graphs") or {}), **graph_digests(the_plan)}
+        if graphs:
+            record["graphs"] = graphs
+        (out / MANIFEST).write_text(json.dumps(record, indent=1) + "\n")
     except OSError as exc:
         raise InputError(f"cannot write to {out}: {exc.strerror or exc}") from None
     rows = load_results(out)
@@ -293,9 +430,9 @@ async def evaluate(
 
         await asyncio.gather(*(run_pair(s, x) for s, x in todo))
     order = {s: i for i, s in enumerate(the_plan.schemes)}
-    ids = {x.id for x in the_plan.samples}
+    ids = {x.id: i for i, x in enumerate(the_plan.samples)}  # in the dataset's order
     mine = [r for r in by_pair.values() if r.scheme in order and r.sample in ids]  # not others
-    return sorted(mine, key=lambda r: (order[r.scheme], r.sample))
+    return sorted(mine, key=lambda r: (order[r.scheme], ids[r.sample]))
 
 
 def _unrecorded(out: Path) -> tuple[int, int, float]:
@@ -388,17 +525,20 @@ async def _solve_pair(
     options: RunOptions,
     trace_folder: Path | None = None,
 ) -> PairResult:
-    graph = judged(build(scheme, the_plan.task, len(sample.input)), the_plan.task)
+    graph = judged(the_plan.graph_for(scheme, len(sample.input)), the_plan.task)
     started = time.perf_counter()
-    prepared = prepare(the_plan.task, sample.input, graph)
+    reference = None if sample.row is None else sample.reference  # a data row's, for ground_truth
+    prepared = prepare(the_plan.task_spec, sample.input, graph, reference=reference)
     result = await run_prepared(prepared, model, options, meter=meter)
     solved = None if sample.reference is None else result.output == sample.reference
+    if sample.row is not None and result.final.solved is not None:
+        solved = result.final.solved  # the ground_truth op's verdict (the task's own comparison)
     trace = None if trace_folder is None else write_trace(trace_folder, scheme, sample.id, result)
     return PairResult(
         scheme=scheme,
         sample=sample.id,
         error=result.error_count,
-        clipped_error=min(result.error_count, float(the_plan.size)),
+        clipped_error=min(result.error_count, float(_clip(the_plan, sample))),
         solved=solved,
         status=result.status,
         requests=result.requests,
@@ -415,6 +555,11 @@ async def _solve_pair(
         calls=result.calls,
         trace=trace,
     )
+
+
+def _clip(the_plan: EvalPlan, sample: Sample) -> int:
+    """Where a pair's error is clipped: the dataset's size, or a data row's own size."""
+    return the_plan.size if sample.row is None else len(sample.input)
 
 
 def model_scored(task: str) -> bool:
@@ -442,11 +587,14 @@ def judged(graph: Graph, task: str) -> Graph:
     return Graph(ops=(*graph.ops, judge), prompts=graph.prompts)
 
 
-def trace_name(scheme: str, sample: int) -> str:
-    return f"{TRACES}/{scheme}-{sample:03d}.json"
+def trace_name(scheme: str, sample: int | str) -> str:
+    """A pair's trace file: a variant's settings (`got_paper:parts=8`) written file-safe."""
+    safe = "".join(c if c.isalnum() or c in "._-" else "_" for c in scheme)
+    shown = f"{sample:03d}" if isinstance(sample, int) else sample
+    return f"{TRACES}/{safe}-{shown}.json"
 
 
-def write_trace(folder: Path, scheme: str, sample: int, result: Any) -> str:
+def write_trace(folder: Path, scheme: str, sample: int | str, result: Any) -> str:
     """The pair's trace (the file `solve --trace` writes); returns its path within `folder`."""
     name = trace_name(scheme, sample)
     path = folder / name

@@ -19,6 +19,8 @@ MIB = 1024 * 1024
 MAX_INPUT_BYTES = 8 * MIB  # --input, --input-file, stdin
 MAX_GRAPH_FILE_BYTES = 4 * MIB  # --graph
 MAX_TASK_FILE_BYTES = 1 * MIB  # a task file (.yaml, .yml, .toml)
+MAX_DATA_FILE_BYTES = 64 * MIB  # --data
+MAX_DATA_ROWS = 100_000  # problems of one --data file
 MAX_TRACE_BYTES = 256 * MIB  # trace view
 MAX_ITEMS = 100_000  # items of one problem, and `graph --size`: the graph is built in seconds
 MAX_SIM_LATENCY = 600.0  # seconds per simulated call (`sim:latency=`)

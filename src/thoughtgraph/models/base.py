@@ -296,9 +296,13 @@ class FunctionModel:
             text = await loop.run_in_executor(self._pool, self.fn, prompt)
         if inspect.isawaitable(text):  # a sync callable that returned a coroutine
             text = await text
-        if not isinstance(text, str):  # a failed attempt the op may retry, not a crash
-            raise ModelError(f"the model function returned {type(text).__name__}, not text")
+        if not isinstance(text, str):
+            raise self._not_text(text)
         return Completion(text=text, usage=Usage(_tokens(prompt), _tokens(text)))
+
+    def _not_text(self, value: object) -> Exception:
+        """What an answer that is not a str raises: a failed attempt the op may retry."""
+        return ModelError(f"the model function returned {type(value).__name__}, not text")
 
 
 def _tokens(text: str) -> int:
@@ -340,6 +344,10 @@ def from_spec(spec: str, **overrides: Any) -> LanguageModel:
             f"{', '.join(overrides)}: only openai:MODEL models take "
             f"{'this option' if len(overrides) == 1 else 'these options'}"
         )
+    if scheme in PYTHON_SCHEMES:
+        from thoughtgraph.models.imported import ImportedModel
+
+        return ImportedModel.from_spec(rest, given)
     if scheme == "sim":
         from thoughtgraph.models.sim import SimulatedModel
 
@@ -347,7 +355,8 @@ def from_spec(spec: str, **overrides: Any) -> LanguageModel:
     raise UnknownNameError(f"unknown model {shown(spec)}{_suggestion(spec)}")
 
 
-KNOWN_SPECS = "sim, sim:latency=S,error=E,seed=N, openai:MODEL"
+KNOWN_SPECS = "sim, sim:latency=S,error=E,seed=N, openai:MODEL, py:MODULE:FUNCTION"
+PYTHON_SCHEMES = ("py", "python")  # `py:package.module:function`: your own prompt -> text
 
 
 def normalize_spec(spec: str) -> str:
@@ -361,6 +370,9 @@ def normalize_spec(spec: str) -> str:
 def _suggestion(spec: str) -> str:
     """What the user probably meant by a spec we do not know."""
     text = spec.strip()
+    head, colon, tail = text.partition(":")
+    if colon and all(n.isidentifier() for n in [*head.split("."), *tail.split(".")]):
+        return f": did you mean --model py:{text}? (known: {KNOWN_SPECS})"
     if not text or ":" in text:
         return f" (known: {KNOWN_SPECS})"
     provider, slash, name = text.partition("/")

@@ -45,6 +45,7 @@ class Setup:
     price_out: float | None = None
     rpm: float | None = None
     tpm: float | None = None
+    task_spec: Any = None  # the task as given, when not a built-in name (import string, file)
 
     @property
     def simulated(self) -> bool:
@@ -182,7 +183,7 @@ async def _run_sample(
     _id, problem, reference = sample
     try:
         result = await asolve(
-            setup.task,
+            setup.task if setup.task_spec is None else setup.task_spec,
             problem,
             model_for(setup),
             graph=graph,
@@ -195,6 +196,7 @@ async def _run_sample(
             cache=cache,
             rpm=setup.rpm,
             tpm=setup.tpm,
+            reference=reference,
         )
     except FatalModelError as exc:
         result = exc.result

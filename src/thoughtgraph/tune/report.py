@@ -128,27 +128,31 @@ def table_csv(rows: Sequence[Row]) -> str:
     return buffer.getvalue()
 
 
-def write_graphs(rows: Sequence[Row], folder: Path, chosen: Row) -> list[Path]:
-    """front-NN.yaml for every front graph and best.yaml for the pick: `solve --graph FILE`."""
+def write_graphs(
+    rows: Sequence[Row], folder: Path, chosen: Row, size: int | None = None
+) -> list[Path]:
+    """front-NN.yaml for every front graph and best.yaml for the pick: `solve --graph FILE` and
+    `eval --graph FILE` run them as they are. Each says the `size` it was built for."""
     written = []
     for number, row in enumerate((r for r in rows if r.mark in ("front", "pick")), start=1):
         path = folder / f"front-{number:02d}.yaml"
-        path.write_text(_graph_text(row))
+        path.write_text(_graph_text(row, size))
         row.file = path.name
         written.append(path)
     best = folder / "best.yaml"
-    best.write_text(_graph_text(chosen))
+    best.write_text(_graph_text(chosen, size))
     chosen.file = f"{chosen.file}, best.yaml" if chosen.file else "best.yaml"
     return [*written, best]
 
 
-def _graph_text(row: Row) -> str:
+def _graph_text(row: Row, size: int | None = None) -> str:
     header = (
         f"# thoughtgraph tune: {row.name}: {row.label}\n"
         f"# tuning split: error {fmt(row.tune_error)}, cost {fmt(row.tune_cost, 1)}; "
         f"held-out: error {fmt(row.holdout_error)}, cost {fmt(row.holdout_cost, 1)}\n"
     )
-    return header + row.graph.to_yaml()
+    graph = row.graph if size is None else row.graph.model_copy(update={"size": size})
+    return header + graph.to_yaml()
 
 
 def plot(

@@ -8,14 +8,13 @@ from __future__ import annotations
 import math
 import sqlite3
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import typer
-
 from thoughtgraph.errors import InputError
-from thoughtgraph.evaluate.datasets import load_dataset
+from thoughtgraph.evaluate.datasets import load_data, load_dataset
 from thoughtgraph.evaluate.lock import hold_folder_lock, make_folder
 from thoughtgraph.evaluate.runner import plan
 from thoughtgraph.tasks import get_task
@@ -38,10 +37,25 @@ from thoughtgraph.tune.variants import Variants
 from thoughtgraph.tune.variants import load as load_variants
 
 
-def run_tune(*args: Any, **kwargs: Any) -> None:
+@dataclass
+class TuneOutcome:
+    """What a tune wrote and found: the report table's rows (front, pick, baselines), front.md's
+    text, the files written, and why it stopped early (None: it ran every trial)."""
+
+    folder: Path
+    rows: list[report.Row]
+    text: str
+    files: list[Path]
+    plotted: bool
+    stop: str | None = None
+    trials: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+def run_tune(*args: Any, **kwargs: Any) -> TuneOutcome:
     """`thoughtgraph tune` with its options as given (see `_run_tune`)."""
     try:
-        _run_tune(*args, **kwargs)
+        return _run_tune(*args, **kwargs)
     except Exception as exc:
         reason = _database_error(exc)
         if reason is None:
@@ -94,7 +108,15 @@ def _run_tune(
     max_retries: Any,
     ray: Any,
     prompts: Any = None,
-) -> None:
+    data: Any = None,
+    input_column: str = "input",
+    note: Callable[[str], None] | None = None,
+) -> TuneOutcome:
+    """`thoughtgraph tune` with its options as given: searches, writes the folder's files and
+    returns what it found (the CLI prints it; `thoughtgraph.tune` returns it). `note` gets each
+    progress line (default: stderr). Every mistake is one `ThoughtgraphError` line before any
+    trial runs."""
+    say = note or _note
     _check_counts(trials=trials, pilot=pilot, parallel=parallel, concurrency=concurrency)
     _check_counts(report_max=report_max)
     if holdout < 0:
@@ -111,10 +133,15 @@ def _run_tune(
     if target is not None and not (math.isfinite(target) and target >= 0):
         raise InputError(f"--target must be an error of 0 or more, got {target}")
     names = space.check_schemes(schemes.split(","))
-    the_plan = plan(task, 32 if size is None else size, ["got"], 1, dataset)
+    if data is not None and (size is not None or dataset is not None):
+        raise InputError("--data holds its own problems: give --data or --dataset/--size, not both")
+    if input_column != "input" and data is None:
+        raise InputError("--input-column names a column of --data: give --data too")
+    mine = None if data is None else load_data(data, task, input_column)
+    the_plan = plan(task, 32 if size is None else size, ["got"], 1, dataset, data=mine, check=False)
     if size is not None and the_plan.size != size:
         raise InputError(f"--size {size} does not match dataset {the_plan.dataset}")
-    rows = load_dataset(the_plan.dataset)
+    rows = load_dataset(the_plan.dataset) if mine is None else mine.samples
     if pilot + holdout > len(rows):
         raise InputError(
             f"--pilot {pilot} + --holdout {holdout} exceeds the {len(rows)} samples of "
@@ -131,14 +158,18 @@ def _run_tune(
         from thoughtgraph.evaluate.ray_backend import check_address
 
         check_address(ray)
-    from thoughtgraph.cli.options import model_flags
     from thoughtgraph.models.base import shown_name
     from thoughtgraph.models.flags import OPENAI_FLAGS, model_from_flags
     from thoughtgraph.spend.pricing import price_for
 
-    flags = model_flags(
-        base_url, api_key_env, temperature, max_completion_tokens, timeout, max_retries
-    )
+    flags = {
+        "--base-url": base_url,
+        "--api-key-env": api_key_env,
+        "--temperature": temperature,
+        "--max-completion-tokens": max_completion_tokens,
+        "--timeout": timeout,
+        "--max-retries": max_retries,
+    }
     lm = model_from_flags(model, flags)
     if (cost == "usd" or max_cost is not None) and price_for(lm.name, price_in, price_out) is None:
         raise InputError(
@@ -146,7 +177,11 @@ def _run_tune(
             "give --price-in and --price-out (USD per million tokens)"
         )
     simulated = bool(getattr(lm, "simulated", False))
-    folder = out or Path("runs") / f"tune-{the_plan.task}-{the_plan.size}"
+    folder = out or Path("runs") / (
+        f"tune-{the_plan.task}-{Path(data).stem}"
+        if data is not None
+        else f"tune-{the_plan.task}-{the_plan.size}"
+    )
     if folder.exists() and not folder.is_dir():
         raise InputError(f"--out {folder} is a file, not a folder")
     # One tune per folder: a second one refuses at once instead of failing the first's trials.
@@ -170,6 +205,7 @@ def _run_tune(
         price_out=price_out,
         rpm=rpm,
         tpm=tpm,
+        task_spec=the_plan.spec,
     )
     tune_split, held_split = rows[:pilot], rows[pilot : pilot + holdout]
     manifest = {
@@ -183,18 +219,20 @@ def _run_tune(
         "holdout_samples": [s.id for s in held_split],
         "seed": seed,
     }
+    if mine is not None:  # absent for a built-in dataset, so older studies resume
+        manifest["data_sha256"] = mine.sha256
     if variants is not None:  # absent without a file, so studies made before --prompts resume
         manifest["prompts"] = variants.digest
     study = open_study(folder, manifest, seed, startup=max(4, min(10, trials // 3)))
     rerun = recover(study)
     label = shown_name(lm)
-    _note(
+    say(
         f"tune {the_plan.task} on {the_plan.dataset}: {', '.join(names)}; {trials} trials on "
         f"samples {_ids(tune_split)}, held-out {_ids(held_split)}; cost = {cost}; model {label}"
     )
     if variants is not None:
-        _note(f"prompt variants from {prompts}: {_slots_line(variants)}")
-    _note(
+        say(f"prompt variants from {prompts}: {_slots_line(variants)}")
+    say(
         f"study {folder / 'study.db'}: {len(completed(study))} trials already complete"
         + (f"; rerunning killed trial(s) {', '.join(map(str, rerun))}" if rerun else "")
         + (f"; answer caches in {cache_path}" if cache_path else "")
@@ -211,7 +249,7 @@ def _run_tune(
             names,
             ledger,
             backend,
-            on_trial=lambda t, o: _note(_trial_line(t, o, cost)),
+            on_trial=lambda t, o: say(_trial_line(t, o, cost)),
             variants=variants,
         )
         rows_out = _report(
@@ -222,10 +260,12 @@ def _run_tune(
     if rows_out is None:
         raise InputError("no trial completed: nothing to report (raise the budget?)")
     table_rows, points, chosen_note = rows_out
-    _write(folder, table_rows, points, the_plan, lm.name, simulated, cost, target, chosen_note)
-    if outcome.stop:
-        typer.echo(f"stopped after {len(completed(study))} trials: {outcome.stop}", err=True)
-        raise typer.Exit(1)
+    text, files, plotted = _write(
+        folder, size_of, table_rows, points, the_plan, lm.name, simulated, cost, target, chosen_note
+    )
+    return TuneOutcome(
+        folder, table_rows, text, files, plotted, outcome.stop, len(completed(study))
+    )
 
 
 def _items(the_plan: Any, samples: Sequence[Any]) -> int:
@@ -234,7 +274,7 @@ def _items(the_plan: Any, samples: Sequence[Any]) -> int:
     tuned graph splits a sample into more parts than it has items."""
     if the_plan.dataset.rsplit("_", 1)[-1].isdigit():
         return the_plan.size
-    task = get_task(the_plan.task)
+    task = get_task(the_plan.task_spec)
     return min(len(task.parse_input(s.input)) for s in samples)
 
 
@@ -368,6 +408,7 @@ def _fixed(trial: Any) -> dict[str, Any]:
 
 def _write(
     folder: Path,
+    size: int,
     rows: list[report.Row],
     points: list[tuple[float, float]],
     the_plan: Any,
@@ -376,13 +417,15 @@ def _write(
     metric: str,
     target: float | None,
     note: str,
-) -> None:
+) -> tuple[str, list[Path], bool]:
+    """front.md, front.csv, the graph files and the plot; returns (front.md's text, the files,
+    whether a plot was drawn)."""
     front = [r for r in rows if r.mark == "front"]
     default = next((r for r in rows if r.name == "got (default)" and r.tune_cost), None)
     goal = target if target is not None else (default.tune_error if default else 0.0)
     chosen = report.pick(front, goal)
     chosen.mark = "pick"
-    written = report.write_graphs(rows, folder, chosen)
+    written = report.write_graphs(rows, folder, chosen, size)
     title = f"tune {the_plan.task} on {the_plan.dataset}: model {model_name}" + (
         " (simulated)" if simulated else ""
     )
@@ -402,8 +445,4 @@ def _write(
     (folder / "front.md").write_text(text)
     (folder / "front.csv").write_text(report.table_csv(rows))
     plots = report.plot(rows, points, metric, title, folder)
-    typer.echo(text)
-    shown = [folder / "front.md", folder / "front.csv", *written, *plots]
-    typer.echo("wrote " + ", ".join(str(p) for p in shown))
-    if not plots:
-        typer.echo("no plot: pip install 'thoughtgraph[plot]' for pareto.png", err=True)
+    return text, [folder / "front.md", folder / "front.csv", *written, *plots], bool(plots)

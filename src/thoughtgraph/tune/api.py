@@ -1,0 +1,180 @@
+"""`thoughtgraph.tune(...)` and `atune(...)`: the graph search from Python (notebooks).
+
+The same search `thoughtgraph tune` runs (`tune.run.run_tune`), returning a `TuneResults`: the
+report's rows (the front, the pick, the baselines) with `to_pandas()`, the picked graph as a
+`Graph` (`best`, ready for `solve(..., graph=...)` or `evaluate(..., graphs=[...])`), and the
+folder holding the files the CLI writes (study.db, front.md/csv, best.yaml, front-NN.yaml,
+pareto.png). Without `out` the study lives in a temporary folder that is removed at the end.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from thoughtgraph.engine.graph import Graph
+
+
+@dataclass
+class TuneResults:
+    """What a tune found: `rows` (tune.report.Row: name, settings, graph, errors and costs on
+    both splits), `best` (the picked graph), `text` (front.md), `folder` and `files` (None and
+    [] without `out`), and `stop` (why it stopped before its trials, if it did)."""
+
+    rows: list[Any]
+    best: Graph
+    text: str
+    folder: Path | None = None
+    files: list[Path] = field(default_factory=list)
+    stop: str | None = None
+    trials: int = 0
+
+    @property
+    def front(self) -> list[Graph]:
+        """The front's graphs, as front-NN.yaml holds them (the pick among them)."""
+        return [
+            r.graph.model_copy(update={"size": self.best.size})
+            for r in self.rows
+            if r.mark in ("front", "pick")
+        ]
+
+    def to_pandas(self) -> Any:
+        """A DataFrame of the report table (the columns of front.csv), plus each row's mark."""
+        import csv
+        import io
+
+        from thoughtgraph.evaluate.api import import_pandas
+        from thoughtgraph.tune.report import table_csv
+
+        pandas = import_pandas()
+        frame = pandas.DataFrame(list(csv.DictReader(io.StringIO(table_csv(self.rows)))))
+        frame["mark"] = [r.mark for r in self.rows]
+        return frame
+
+    def _repr_markdown_(self) -> str:
+        return self.text
+
+    def _repr_html_(self) -> str:
+        import csv
+        import io
+
+        from thoughtgraph.tune.report import table_csv
+
+        lines = list(csv.reader(io.StringIO(table_csv(self.rows))))
+        head = "".join(f"<th>{html.escape(c)}</th>" for c in [*lines[0], "mark"])
+        body = "".join(
+            "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in [*line, row.mark]) + "</tr>"
+            for line, row in zip(lines[1:], self.rows, strict=True)
+        )
+        title = self.text.splitlines()[0].removeprefix("# ") if self.text else "tune"
+        return (
+            f"<div><strong>{html.escape(title)}</strong>"
+            f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
+        )
+
+    def __repr__(self) -> str:
+        return f"TuneResults(rows={len(self.rows)}, trials={self.trials}, stop={self.stop!r})"
+
+
+def tune(task: Any, data: Any = None, **options: Any) -> TuneResults:
+    """Search graph settings of `task` on `data`; the keywords are `atune`'s."""
+    from thoughtgraph.evaluate.api import run_sync
+
+    return run_sync(atune(task, data, **options))
+
+
+async def atune(
+    task: Any,
+    data: Any = None,
+    *,
+    schemes: str = "got,got_paper",
+    model: str = "sim",
+    trials: int = 30,
+    pilot: int = 10,
+    holdout: int = 20,
+    cost: str = "completions",
+    size: int | None = None,
+    dataset: str | None = None,
+    input_column: str = "input",
+    target: float | None = None,
+    parallel: int = 4,
+    concurrency: int = 16,
+    report_max: int = 6,
+    seed: int = 0,
+    out: str | Path | None = None,
+    cache_dir: str | Path | None = None,
+    max_calls: int | None = None,
+    max_tokens: int | None = None,
+    max_cost: float | None = None,
+    price_in: float | None = None,
+    price_out: float | None = None,
+    rpm: float | None = None,
+    tpm: float | None = None,
+    prompts: str | Path | None = None,
+    quiet: bool = True,
+    **model_options: Any,
+) -> TuneResults:
+    """`thoughtgraph tune` from Python: the same options (keywords for the flags). `data` is
+    None (the built-in dataset at `size`), a built-in dataset name, or a data file (one problem
+    a row). `model` is a spec string (`sim`, `openai:MODEL`, `py:pkg.mod:fn`): every trial
+    builds its own model from it. `model_options` are the openai flags (`base_url`,
+    `temperature`, `max_completion_tokens`, `timeout`, `max_retries`, `api_key_env`).
+    `quiet=False` prints each trial's line to stderr as the CLI does. The search runs in a
+    worker thread, so awaiting it leaves the event loop free."""
+    from thoughtgraph.errors import InputError
+    from thoughtgraph.evaluate.datasets import DATASETS
+    from thoughtgraph.tune.run import run_tune
+
+    known = {"base_url", "api_key_env", "temperature", "max_completion_tokens", "timeout"}
+    unknown = sorted(set(model_options) - known - {"max_retries"})
+    if unknown:
+        raise InputError(f"tune() got an unknown option {unknown[0]!r}")
+    if not isinstance(model, str):
+        raise InputError(
+            "tune() takes the model as a spec string (each trial builds its own): 'sim', "
+            "'openai:MODEL' or 'py:package.module:function'"
+        )
+    if isinstance(data, str) and data in DATASETS:
+        dataset, data = data, None
+
+    def run(folder: Path) -> Any:
+        return run_tune(
+            task=task, dataset=dataset, size=size, model=model, trials=trials,
+            schemes=schemes, cost=cost, pilot=pilot, holdout=holdout, target=target,
+            parallel=parallel, concurrency=concurrency, report_max=report_max, seed=seed,
+            out=folder, cache_dir=None if cache_dir is None else Path(cache_dir),
+            max_calls=max_calls, max_tokens=max_tokens, max_cost=max_cost, price_in=price_in,
+            price_out=price_out, rpm=rpm, tpm=tpm,
+            base_url=model_options.get("base_url"),
+            api_key_env=model_options.get("api_key_env"),
+            temperature=model_options.get("temperature"),
+            max_completion_tokens=model_options.get("max_completion_tokens"),
+            timeout=model_options.get("timeout"),
+            max_retries=model_options.get("max_retries"),
+            ray=None, prompts=None if prompts is None else Path(prompts),
+            data=None if data is None else data, input_column=input_column,
+            note=None if not quiet else (lambda _line: None),
+        )  # fmt: skip
+
+    def finished(outcome: Any, kept: Path | None) -> TuneResults:
+        best = Graph.load(outcome.folder / "best.yaml")
+        return TuneResults(
+            outcome.rows,
+            best,
+            outcome.text,
+            kept,
+            outcome.files if kept else [],
+            outcome.stop,
+            outcome.trials,
+        )
+
+    if out is not None:
+        outcome = await asyncio.to_thread(run, Path(out))
+        return finished(outcome, Path(out))
+    with tempfile.TemporaryDirectory(prefix="thoughtgraph-tune-") as folder:
+        outcome = await asyncio.to_thread(run, Path(folder))
+        return finished(outcome, None)
