@@ -87,20 +87,20 @@ def test_eval_runs_on_your_function(capsys, here, tmp_path):
 @pytest.mark.parametrize(
     ("target", "message"),
     [
-        ("nowhere_module:fn", "model 'nowhere_module:fn': no module named 'nowhere_module' in the "
-                              "current directory or on the Python path"),
-        ("{m}:missing", "model '{m}:missing': module {m} has no 'missing'"),
+        ("nowhere_module:fn", "cannot load model 'nowhere_module:fn': no module named "
+                              "'nowhere_module' (looked in {here} and the Python path)"),
+        ("{m}:missing", "cannot load model '{m}:missing': module '{m}' has no attribute 'missing'"),
         ("{m}:NOT_CALLABLE", "model 'py:{m}:NOT_CALLABLE' is int, not a function prompt -> text"),
         ("{m}:Model", "model 'py:{m}:Model' is a class, not a function prompt -> text"),
-        ("broken_on_import:fn", "model 'broken_on_import:fn': importing broken_on_import raised "
-                                "ValueError: no config file found"),
-        ("not an import", "model 'not an import' is not an import string (expected "
-                          "package.module:name)"),
+        ("broken_on_import:fn", "cannot load model 'broken_on_import:fn': importing "
+                                "broken_on_import raised ValueError: no config file found"),
+        ("not an import", "cannot load model 'not an import': write it as "
+                          "package.module:attribute"),
         ("", "model 'py:' names no function (expected py:package.module:function)"),
     ],
 )  # fmt: skip
 def test_each_way_a_model_import_fails_is_one_line(capsys, here, target, message):
-    target, message = target.format(m=module(here)), message.format(m=module(here))
+    target, message = target.format(m=module(here)), message.format(m=module(here), here=here)
     code, _, err = run_cli(
         capsys, "solve", "sorting", "--input", "[2, 1]", "--model", f"py:{target}"
     )

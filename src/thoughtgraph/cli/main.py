@@ -133,13 +133,13 @@ def _read_row(
         found = [s for s in data.samples if str(s.id) == row_id.strip()]
         if not found:
             raise InputError(f"{data.name} has no row with id {row_id!r}")
-        return found[0].input, found[0].reference
+        return found[0].given, found[0].reference
     if number is None:
-        return data.samples[0].input, data.samples[0].reference
+        return data.samples[0].given, data.samples[0].reference
     if not 1 <= number <= len(data.samples):
         raise InputError(f"--sample must be a row of {data.name}: 1 to {len(data.samples)}")
     chosen = data.samples[number - 1]
-    return chosen.input, chosen.reference
+    return chosen.given, chosen.reference
 
 
 @app.command()

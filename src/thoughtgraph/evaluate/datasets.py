@@ -39,6 +39,13 @@ class Sample:
     input: Any
     reference: Any
     row: int | None = None  # the row of a data file it came from (for error lines)
+    raw: Any = None  # a data row's input as written: what a run parses (`given`)
+
+    @property
+    def given(self) -> Any:
+        """What a run takes as its input: a data row's input as written (the task parses it
+        again), or a built-in dataset's problem."""
+        return self.input if self.raw is None else self.raw
 
 
 @dataclass(frozen=True)
@@ -131,7 +138,7 @@ def load_data(path: Any, task: Any, input_column: str = "input") -> Data:
         where = f"{data.name} row {row.row}"
         problem = read_problem(the_task, row.input, where)
         reference = read_reference(the_task, problem, row.reference, where)
-        samples.append(Sample(row.id, problem, reference, row.row))
+        samples.append(Sample(row.id, problem, reference, row.row, row.input))
     return Data(data.name, str(data.path), data.sha256, tuple(samples))
 
 
@@ -139,7 +146,7 @@ def read_problem(task: Any, raw: Any, where: str) -> Any:
     """A row's input as the task's problem, or one line saying why it cannot be."""
     from thoughtgraph.errors import ThoughtgraphError
     from thoughtgraph.io.bounds import check_items
-    from thoughtgraph.io.importstring import first_line
+    from thoughtgraph.io.imports import first_line
 
     try:
         problem = task.parse_input(raw)
@@ -166,7 +173,7 @@ def read_reference(task: Any, problem: Any, value: Any, where: str) -> Any:
     import json
 
     from thoughtgraph.errors import ThoughtgraphError
-    from thoughtgraph.io.importstring import first_line
+    from thoughtgraph.io.imports import first_line
     from thoughtgraph.tasks.reference import reads_references
 
     if reads_references(task):  # the task reads it into the problem (a task file)

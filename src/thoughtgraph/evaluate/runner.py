@@ -205,7 +205,12 @@ def check_rows(the_plan: EvalPlan) -> None:
             where = f"{the_plan.dataset} row {sample.row}" if sample.row else f"sample {sample.id}"
             try:
                 built = the_plan.graph_for(row, size)
-                prepare(the_plan.task_spec, sample.input, judged(built, the_plan.task))
+                prepare(
+                    the_plan.task_spec,
+                    sample.given,
+                    judged(built, the_plan.task),
+                    reference=sample.reference if sample.row is not None else None,
+                )
             except ThoughtgraphError as exc:
                 what = f"graph {row}" if graph is not None else f"scheme {row}"
                 message = str(exc).removeprefix(f"scheme {row}: ")
@@ -528,7 +533,7 @@ async def _solve_pair(
     graph = judged(the_plan.graph_for(scheme, len(sample.input)), the_plan.task)
     started = time.perf_counter()
     reference = None if sample.row is None else sample.reference  # a data row's, for ground_truth
-    prepared = prepare(the_plan.task_spec, sample.input, graph, reference=reference)
+    prepared = prepare(the_plan.task_spec, sample.given, graph, reference=reference)
     result = await run_prepared(prepared, model, options, meter=meter)
     solved = None if sample.reference is None else result.output == sample.reference
     if sample.row is not None and result.final.solved is not None:

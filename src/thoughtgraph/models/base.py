@@ -370,8 +370,9 @@ def normalize_spec(spec: str) -> str:
 def _suggestion(spec: str) -> str:
     """What the user probably meant by a spec we do not know."""
     text = spec.strip()
-    head, colon, tail = text.partition(":")
-    if colon and all(n.isidentifier() for n in [*head.split("."), *tail.split(".")]):
+    from thoughtgraph.io.imports import is_import_string
+
+    if is_import_string(text):
         return f": did you mean --model py:{text}? (known: {KNOWN_SPECS})"
     if not text or ":" in text:
         return f" (known: {KNOWN_SPECS})"

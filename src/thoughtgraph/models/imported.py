@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from thoughtgraph.errors import FatalModelError, ModelError, UnknownNameError
-from thoughtgraph.io.importstring import first_line, load_object
+from thoughtgraph.io.imports import first_line, import_string
 from thoughtgraph.models.base import Completion, FunctionModel, LanguageModel
 
 
@@ -31,7 +31,7 @@ class ImportedModel(FunctionModel):
             raise UnknownNameError(
                 f"model {given!r} names no function (expected py:package.module:function)"
             )
-        value = load_object(target.strip(), "model")
+        value = import_string(target.strip(), "model")
         if isinstance(value, LanguageModel) and not isinstance(value, type):
             return value
         if not callable(value) or isinstance(value, type):
@@ -48,9 +48,7 @@ class ImportedModel(FunctionModel):
         except (ModelError, FatalModelError):
             raise
         except Exception as exc:
-            raise ModelError(
-                f"{self.name} raised {type(exc).__name__}: {first_line(exc)}"
-            ) from None
+            raise ModelError(f"{self.name} raised {first_line(exc)}") from None
 
     def _not_text(self, value: object) -> Exception:
         return FatalModelError(

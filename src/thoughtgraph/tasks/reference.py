@@ -2,9 +2,10 @@
 
 Two kinds of task take it. A task that reads references itself (`TakesReference`: a task file
 scored against the reference) gets it in its problem (`tasks.base.attach_reference`), checked,
-and its scorer and `matches_reference` use it. For any other task `with_reference` below binds it to the task for the run: the
-`ground_truth` op then compares the answer with the row's reference (`solved`) rather than the
-task's own solver, so a task without a solver can still be checked against its data.
+and its scorer and `matches_reference` use it. For any other task `with_reference` below binds
+it to the task for the run: the `ground_truth` op then compares the answer with the row's
+reference (`solved`) rather than the task's own solver, so a task without a solver can still be
+checked against its data.
 """
 
 from __future__ import annotations

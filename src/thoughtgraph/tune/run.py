@@ -275,7 +275,7 @@ def _items(the_plan: Any, samples: Sequence[Any]) -> int:
     if the_plan.dataset.rsplit("_", 1)[-1].isdigit():
         return the_plan.size
     task = get_task(the_plan.task_spec)
-    return min(len(task.parse_input(s.input)) for s in samples)
+    return min(len(task.parse_input(s.given)) for s in samples)
 
 
 def _slots_line(variants: Variants) -> str:
@@ -352,14 +352,15 @@ def _report(
         )
         for err, c, t in front
     ]
-    base = space.baselines(setup.task, setup.size, tune_split[0].input)
+    task = setup.task if setup.task_spec is None else setup.task_spec
+    base = space.baselines(task, setup.size, tune_split[0].given)
     base_rows = [
         report.Row(name=name, label=text, graph=g, tune_error=0, tune_cost=0)
         for name, (g, text) in base.items()
     ]
 
     def data(samples: Sequence[Any]) -> tuple[tuple[int, Any, Any], ...]:
-        return tuple((s.id, s.input, s.reference) for s in samples)
+        return tuple((s.id, s.given, s.reference) for s in samples)
 
     plan_jobs: list[tuple[report.Row, str, tuple]] = [
         (r, "tune", data(tune_split)) for r in base_rows

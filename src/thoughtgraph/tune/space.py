@@ -187,7 +187,7 @@ def describe(params: dict[str, Any], size: int) -> str:
     return " ".join(part for part in (scheme, text, chosen) if part)
 
 
-def baselines(task: str, size: int, example: Any) -> dict[str, tuple[Graph, str]]:
+def baselines(task: Any, size: int, example: Any) -> dict[str, tuple[Graph, str]]:
     """The graphs every tune is compared with, and their settings in one line: what
     `solve --scheme got` builds by default (the task's part size, caps 2/1/2) and the paper's
     `got_paper` configuration at this size."""
@@ -196,6 +196,7 @@ def baselines(task: str, size: int, example: Any) -> dict[str, tuple[Graph, str]
     from thoughtgraph.engine.solve import prepare
 
     the_task, problem, got = prepare(task, example, scheme="got")
+    task = the_task.name  # `task` may be an import string or a task file
     paper = {
         name: p.default
         for name, p in inspect.signature(schemes.got_paper).parameters.items()

@@ -206,7 +206,7 @@ def tune_loop(
     """Run trials until `trials` are complete (counting those of earlier runs) or a stop;
     `variants` (a prompts file) adds a prompt choice per slot a trial's graph sends."""
     optuna = import_optuna()
-    data = tuple((s.id, s.input, s.reference) for s in samples)
+    data = tuple((s.id, s.given, s.reference) for s in samples)
     ran = 0
     while (left := trials - len(completed(study))) > 0:
         batch = min(parallel, left)
