@@ -77,20 +77,10 @@ InputColumn = Annotated[
 ]
 
 
-def model_flags(
-    base_url: str | None,
-    api_key_env: str | None,
-    temperature: float | None,
-    max_completion_tokens: int | None,
-    timeout: float | None,
-    max_retries: int | None,
-) -> dict[str, Any]:
-    """The openai flags as `models.flags.model_from_flags` takes them (None: not given)."""
-    return {
-        "--base-url": base_url,
-        "--api-key-env": api_key_env,
-        "--temperature": temperature,
-        "--max-completion-tokens": max_completion_tokens,
-        "--timeout": timeout,
-        "--max-retries": max_retries,
-    }
+def model_flags(*flags: Any) -> dict[str, Any]:
+    """The openai flags as a dict (`models.flags.model_flags`, loaded when a command runs so
+    `--help` stays light): base_url, api_key_env, temperature, max_completion_tokens, timeout,
+    max_retries."""
+    from thoughtgraph.models.flags import model_flags as as_dict
+
+    return as_dict(*flags)

@@ -39,3 +39,22 @@ def model_from_flags(spec: str, flags: dict[str, Any]) -> LanguageModel:
     if given and normalize_spec(spec).partition(":")[0].strip().lower() != "openai":
         raise InputError(f"{', '.join(given)}: only for openai:MODEL models, not {shown(spec)}")
     return from_spec(spec, **{OPENAI_FLAGS[flag]: value for flag, value in given.items()})
+
+
+def model_flags(
+    base_url: str | None,
+    api_key_env: str | None,
+    temperature: float | None,
+    max_completion_tokens: int | None,
+    timeout: float | None,
+    max_retries: int | None,
+) -> dict[str, Any]:
+    """The openai flags as `model_from_flags` takes them (None: not given)."""
+    return {
+        "--base-url": base_url,
+        "--api-key-env": api_key_env,
+        "--temperature": temperature,
+        "--max-completion-tokens": max_completion_tokens,
+        "--timeout": timeout,
+        "--max-retries": max_retries,
+    }

@@ -159,17 +159,12 @@ def _run_tune(
 
         check_address(ray)
     from thoughtgraph.models.base import shown_name
-    from thoughtgraph.models.flags import OPENAI_FLAGS, model_from_flags
+    from thoughtgraph.models.flags import OPENAI_FLAGS, model_flags, model_from_flags
     from thoughtgraph.spend.pricing import price_for
 
-    flags = {
-        "--base-url": base_url,
-        "--api-key-env": api_key_env,
-        "--temperature": temperature,
-        "--max-completion-tokens": max_completion_tokens,
-        "--timeout": timeout,
-        "--max-retries": max_retries,
-    }
+    flags = model_flags(
+        base_url, api_key_env, temperature, max_completion_tokens, timeout, max_retries
+    )
     lm = model_from_flags(model, flags)
     if (cost == "usd" or max_cost is not None) and price_for(lm.name, price_in, price_out) is None:
         raise InputError(
