@@ -45,7 +45,7 @@ def test_the_documented_custom_task_runs_and_solves_cleanly(capsys):
 
 @pytest.mark.slow
 def test_the_five_minute_python_block_runs_as_written(tmp_path, monkeypatch):
-    """"Your own problem in 5 minutes": evaluate, to_pandas, tune, and the pick evaluated."""
+    """The 5-minute section of docs/tasks.md: evaluate, to_pandas, tune, the pick evaluated."""
     pytest.importorskip("pandas")
     pytest.importorskip("optuna")
     shutil.copytree(DOC.parents[1] / "examples", tmp_path / "examples")
