@@ -5,6 +5,7 @@ OpenAI-compatible server where a model endpoint is involved (tests/fake_openai.p
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -344,3 +345,23 @@ def test_tune_takes_a_data_file_and_writes_graphs_eval_runs(capsys, tmp_path):
         2,
         "error: --pilot 4 + --holdout 1 exceeds the 4 samples of mine.jsonl\n",
     )
+
+
+def test_a_task_files_rows_are_solved_by_its_own_comparison(capsys, tmp_path, monkeypatch):
+    """The people example with the hand-written model: a row is solved when its answer has no
+    error, whatever the order of the names (the task file's rule), with or without a
+    ground_truth op in the graph (`got` has none)."""
+    root = Path(__file__).resolve().parents[1]
+    monkeypatch.chdir(root)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    out = tmp_path / "people"
+    code, _, err = run_cli(
+        capsys, "eval", "examples/people/task.yaml", "--data", "examples/people/data.jsonl",
+        "--schemes", "io,got", "--model", "py:examples.people.naive_model:names",
+        "--out", str(out), "--no-progress",
+    )  # fmt: skip
+    assert code == 0, err
+    results = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert len(results) == 12
+    assert all(r["solved"] == (r["error"] == 0) for r in results)
+    assert any(r["solved"] for r in results if r["scheme"] == "got")

@@ -365,10 +365,11 @@ def solve(
     if as_json:
         shown = result.to_dict()
         if reference is not None:
-            shown["matches_reference"] = result.output == reference
+            shown["matches_reference"] = _matches(prepared, result, reference)
         typer.echo(json.dumps(shown))
     else:
-        typer.echo(_summary(result, title, reference, score_name(prepared.task)))
+        matched = None if reference is None else _matches(prepared, result, reference)
+        typer.echo(_summary(result, title, matched, score_name(prepared.task)))
     failed_outputs = _report_outputs(trace, result, logs)
     if result.stop_reason == INTERRUPTED:
         _fail(_kept(result, cache if not no_cache else None, trace, failed_outputs), 130)
@@ -444,7 +445,15 @@ def _model_rating(result: Result) -> str | None:
     return f"{score.value:g}, the model's score of the final answer (higher is better){note}"
 
 
-def _summary(result: Result, title: str, reference: Any, score_name: str = "errors") -> str:
+def _matches(prepared: Any, result: Result, reference: Any) -> bool:
+    from thoughtgraph.tasks.reference import answer_matches
+
+    return answer_matches(
+        prepared.task, prepared.problem, result.output, result.final.solved, reference
+    )
+
+
+def _summary(result: Result, title: str, matched: bool | None, score_name: str = "errors") -> str:
     spec = any(result.calls_by_kind.get(k) for k in CALL_KINDS)  # the spec's kinds, even at 0
     shown = {k: n for k, n in result.calls_by_kind.items() if n or (spec and k in CALL_KINDS)}
     by_kind = ", ".join(f"{kind} {n}" for kind, n in shown.items())
@@ -458,11 +467,8 @@ def _summary(result: Result, title: str, reference: Any, score_name: str = "erro
     ]
     if result.errors:
         lines.append(f"errors:  {'; '.join(result.errors[:8])}")
-    if reference is not None:
-        lines.append(
-            f"dataset: output {'matches' if result.output == reference else 'differs from'}"
-            " the reference"
-        )
+    if matched is not None:
+        lines.append(f"dataset: output {'matches' if matched else 'differs from'} the reference")
     answers = f", {result.completions} answers" if result.completions != result.calls else ""
     failed = result.spend.failed_calls
     answers += f", {failed} failed" if failed else ""

@@ -34,6 +34,7 @@ from thoughtgraph.models.base import LanguageModel, ModelLike, as_model
 from thoughtgraph.schemes import paper_options, variants
 from thoughtgraph.spend.budget import Meter
 from thoughtgraph.tasks import get_task
+from thoughtgraph.tasks.reference import answer_matches
 
 RESULTS = "results.jsonl"
 # Runs one pair elsewhere (e.g. on a Ray cluster): (scheme, sample, the evaluation's ledger) ->
@@ -536,8 +537,12 @@ async def _solve_pair(
     prepared = prepare(the_plan.task_spec, sample.given, graph, reference=reference)
     result = await run_prepared(prepared, model, options, meter=meter)
     solved = None if sample.reference is None else result.output == sample.reference
-    if sample.row is not None:
-        solved = _row_solved(prepared, result, solved)
+    if sample.row is not None and sample.reference is not None:
+        solved = answer_matches(
+            prepared.task, prepared.problem, result.output, result.final.solved, sample.reference
+        )
+    elif sample.row is not None:
+        solved = result.final.solved  # no reference: the task's own solver, if the graph asks
     trace = None if trace_folder is None else write_trace(trace_folder, scheme, sample.id, result)
     return PairResult(
         scheme=scheme,
@@ -560,19 +565,6 @@ async def _solve_pair(
         calls=result.calls,
         trace=trace,
     )
-
-
-def _row_solved(prepared: Any, result: Any, equal: bool | None) -> bool | None:
-    """Is a data row's answer right: the ground_truth op's verdict, else the task's own
-    comparison with the row's reference (`matches_reference`: a task file's order and case
-    rules), else equality with the reference."""
-    if result.final.solved is not None:
-        return bool(result.final.solved)
-    matches = getattr(prepared.task, "matches_reference", None)
-    if matches is not None and result.output is not None:
-        verdict = matches(prepared.problem, result.output)
-        return equal if verdict is None else bool(verdict)
-    return equal
 
 
 def _clip(the_plan: EvalPlan, sample: Sample) -> int:

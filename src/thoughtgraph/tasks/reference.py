@@ -52,3 +52,19 @@ def with_reference(task: Task, problem: Any, reference: Any) -> Task:
     if reference is None or reads_references(task):
         return task
     return ReferencedTask(task, problem, reference)  # type: ignore[return-value]
+
+
+def answer_matches(
+    task: Any, problem: Any, output: Any, verdict: bool | None, reference: Any
+) -> bool:
+    """Does `output` answer the problem's `reference`: the ground_truth op's `verdict` when the
+    graph had one, else the task's own comparison (`matches_reference(problem, output)`: a task
+    file's order and case rules), else equality."""
+    if verdict is not None:
+        return bool(verdict)
+    matches = getattr(task, "matches_reference", None)
+    if matches is not None and output is not None:
+        found = matches(problem, output)
+        if found is not None:
+            return bool(found)
+    return bool(output == reference)
