@@ -21,12 +21,13 @@ module, import it in tests/conftest.py (`from .fake_openai import fake_openai  #
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import random
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Self
@@ -52,7 +53,12 @@ FAULT_KINDS = {
     "reset": "close the connection without answering",
     "blank": "200 whose every choice is the empty string",
     "body": "200 with `body` (any JSON value) as the whole answer: a hostile server's own shape",
+    "trickle_headers": "the answer, its header lines sent one byte every `seconds`",
+    "trickle_body": "the answer, its body sent one byte every `seconds`",
+    "endless": "200 with a chunked body that never ends (64 KiB chunks until the client leaves)",
+    "huge": "200 with a valid answer `body` bytes long (an int), with its Content-Length",
 }
+STREAM_MAX = 2**30  # the most a streaming fault sends: a test server's loop stops by itself
 
 
 @dataclass(frozen=True)
@@ -98,6 +104,10 @@ class FakeOpenAI:
     fault_rate: share of requests failed at random with one of `random_faults` (seeded by `seed`).
     fault_when: a function of the request body that may return a fault for that request.
     latency: seconds every answer waits before it is sent (a model's think time, for benches).
+    one_choice: llama.cpp's llama-server: any request with n > 1 is refused with this status
+        (500 or 400) and its message "Only one completion choice is allowed".
+    streamed: for each streaming fault (trickle_*, endless, huge), the bytes it wrote and
+        whether it wrote them all (False: the client left first).
     """
 
     honour_n: bool = True
@@ -111,7 +121,9 @@ class FakeOpenAI:
     seed: int = 0
     fault_when: Callable[[Any], Fault | str | None] | None = None
     latency: float = 0.0
+    one_choice: int | None = None
     requests: list[Request] = field(default_factory=list)
+    streamed: list[tuple[int, bool]] = field(default_factory=list)
     answered: int = 0  # completions sent in 200 answers with text
     _faults: deque[Fault] = field(default_factory=deque)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -266,6 +278,12 @@ class _Handler(BaseHTTPRequestHandler):
             return self._error(int(kind), f"Incorrect API key provided{echo}", "invalid_api_key")
         if kind == "404":
             return self._error(404, f"The model does not exist{echo}", "model_not_found")
+        if fake.one_choice is not None and n > 1:  # llama-server's own words and shape
+            message = "Only one completion choice is allowed"
+            error = {"code": fake.one_choice, "message": message, "type": "server_error"}
+            return self._json(fake.one_choice, {"error": error})
+        if kind in ("trickle_headers", "trickle_body", "endless", "huge"):
+            return self._stream(fake, fault, body)  # type: ignore[arg-type]
         if (kind == "reject_n" or fake.reject_n) and n > 1:
             return self._error(
                 400,
@@ -289,6 +307,51 @@ class _Handler(BaseHTTPRequestHandler):
             fake._count_answers(len(data["choices"]))
         return self._json(200, data)
 
+    def _stream(self, fake: FakeOpenAI, fault: Fault, body: Any) -> None:
+        """A streaming fault: written piece by piece, stopped when the client leaves."""
+        self.close_connection = True
+        if fault.kind == "endless":
+            head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+            head += b"Transfer-Encoding: chunked\r\n\r\n"
+            chunk = b"10000\r\n" + b"a" * 0x10000 + b"\r\n"
+            pieces = itertools.chain([head], itertools.repeat(chunk, STREAM_MAX // len(chunk)))
+            return self._write_all(fake, pieces, 0)
+        if fault.kind == "huge":
+            size = int(fault.body)
+            before = b'{"choices": [{"index": 0, "message": {"role": "assistant", "content": "'
+            after = b'"}}]}'
+            padding = size - len(before) - len(after)
+            head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+            head += b"Content-Length: %d\r\n\r\n" % size
+            full, rest = divmod(padding, 2**16)
+            pieces = itertools.chain(
+                [head, before], itertools.repeat(b"a" * 2**16, full), [b"a" * rest, after]
+            )
+            return self._write_all(fake, pieces, 0)
+        prompt = _user_text(body["messages"])
+        answer = json.dumps(_completion(body, prompt, [fake._answer(prompt)], None, True))
+        payload = answer.encode()
+        head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+        head += b"Content-Length: %d\r\n\r\n" % len(payload)
+        if fault.kind == "trickle_headers":
+            return self._write_all(fake, [*_bytes(head), payload], fault.seconds)
+        return self._write_all(fake, [head, *_bytes(payload)], fault.seconds)
+
+    def _write_all(self, fake: FakeOpenAI, pieces: Iterable[bytes], pause: float) -> None:
+        sent, finished = 0, False
+        try:
+            for piece in pieces:
+                self.wfile.write(piece)
+                self.wfile.flush()
+                sent += len(piece)
+                if pause:
+                    time.sleep(pause)
+            finished = True
+        except OSError:  # the client left
+            pass
+        with fake._lock:
+            fake.streamed.append((sent, finished))
+
     def _error(
         self,
         status: int,
@@ -311,6 +374,10 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header(name, value)
         self.end_headers()
         self.wfile.write(payload)
+
+
+def _bytes(data: bytes) -> list[bytes]:
+    return [data[i : i + 1] for i in range(len(data))]
 
 
 def _user_text(messages: list[Any]) -> str:

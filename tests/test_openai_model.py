@@ -38,7 +38,19 @@ def server() -> Iterator[FakeOpenAI]:
         yield fake
 
 
+_TRANSPORT = ["lean"]
+
+
+@pytest.fixture(autouse=True, params=["lean", "sdk"])
+def transport(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Every test here runs on both transports: the same behaviour, the same messages."""
+    _TRANSPORT[0] = request.param
+    yield request.param
+    _TRANSPORT[0] = "lean"
+
+
 def model(server: FakeOpenAI, **options: object) -> OpenAIModel:
+    options.setdefault("transport", _TRANSPORT[0])
     options.setdefault("max_retries", 0)
     options.setdefault("timeout", 5.0)
     return OpenAIModel("sim", base_url=server.base_url, **options)  # type: ignore[arg-type]

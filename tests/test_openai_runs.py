@@ -94,7 +94,7 @@ def trace_of(path: Path) -> dict:
         (Fault("500"), [], "failed (HTTP 500): simulated 500 (after 0 retries)"),
         (Fault("429"), [], "is rate limiting (HTTP 429) (after 0 retries)"),
         (Fault("delay", 2.0), ["--timeout", "0.3"], "did not answer within 0.3s"),
-        (Fault("reset"), [], "failed (RemoteProtocolError) (after 0 retries)"),
+        (Fault("reset"), [], "failed (ServerDisconnectedError) (after 0 retries)"),
         (Fault("malformed"), [], "sent a body that is not JSON"),
         (Fault("empty"), [], "sent an answer with no choices"),
         (Fault("null"), [], "sent a choice with no text content"),

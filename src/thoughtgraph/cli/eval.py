@@ -87,6 +87,7 @@ def eval_command(
     max_completion_tokens: opt.MaxCompletionTokens = None,
     timeout: opt.Timeout = None,
     max_retries: opt.MaxRetries = None,
+    max_response_bytes: opt.MaxResponseBytes = None,
     cache: opt.Cache = None,
     rpm: Annotated[
         float | None, typer.Option(help="Requests per minute, shared by every pair.")
@@ -166,7 +167,13 @@ def eval_command(
     lm = model_from_flags(
         model,
         opt.model_flags(
-            base_url, api_key_env, temperature, max_completion_tokens, timeout, max_retries
+            base_url,
+            api_key_env,
+            temperature,
+            max_completion_tokens,
+            timeout,
+            max_retries,
+            max_response_bytes,
         ),
     )
     options.price(lm.name)  # refuse a cost cap without a price now, before the banner

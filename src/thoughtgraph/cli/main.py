@@ -182,6 +182,7 @@ def solve(
     max_completion_tokens: opt.MaxCompletionTokens = None,
     timeout: opt.Timeout = None,
     max_retries: opt.MaxRetries = None,
+    max_response_bytes: opt.MaxResponseBytes = None,
     rpm: Annotated[
         float | None, typer.Option(help="Most requests per minute to the model.")
     ] = None,
@@ -304,7 +305,13 @@ def solve(
     lm = model_from_flags(
         model,
         opt.model_flags(
-            base_url, api_key_env, temperature, max_completion_tokens, timeout, max_retries
+            base_url,
+            api_key_env,
+            temperature,
+            max_completion_tokens,
+            timeout,
+            max_retries,
+            max_response_bytes,
         ),
     )
     run_options = RunOptions(

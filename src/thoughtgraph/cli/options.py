@@ -44,7 +44,16 @@ MaxCompletionTokens = Annotated[
 ]
 Timeout = Annotated[
     float | None,
-    typer.Option(help="openai: seconds to wait for one response (default 120)."),
+    typer.Option(
+        help="openai: seconds for one whole response: connect, headers and body (default 120)."
+    ),
+]
+MaxResponseBytes = Annotated[
+    int | None,
+    typer.Option(
+        help="openai: the largest response body read, in bytes (default 8388608, 8 MiB); "
+        "a larger one is a failed request."
+    ),
 ]
 MaxRetries = Annotated[
     int | None,
@@ -80,7 +89,7 @@ InputColumn = Annotated[
 def model_flags(*flags: Any) -> dict[str, Any]:
     """The openai flags as a dict (`models.flags.model_flags`, loaded when a command runs so
     `--help` stays light): base_url, api_key_env, temperature, max_completion_tokens, timeout,
-    max_retries."""
+    max_retries, max_response_bytes."""
     from thoughtgraph.models.flags import model_flags as as_dict
 
     return as_dict(*flags)

@@ -73,6 +73,7 @@ def tune_command(
     max_completion_tokens: opt.MaxCompletionTokens = None,
     timeout: opt.Timeout = None,
     max_retries: opt.MaxRetries = None,
+    max_response_bytes: opt.MaxResponseBytes = None,
     prompts: Annotated[
         Path | None,
         typer.Option(
@@ -121,6 +122,7 @@ def tune_command(
         max_completion_tokens=max_completion_tokens,
         timeout=timeout,
         max_retries=max_retries,
+        max_response_bytes=max_response_bytes,
         ray=ray,
         prompts=prompts,
         data=data,

@@ -1,10 +1,12 @@
-"""The SDK clients of OpenAI-compatible endpoints: one per endpoint, reused, closed on its loop.
+"""The HTTP clients of OpenAI-compatible endpoints: one per endpoint, reused, closed on its loop.
 
-Building an `AsyncOpenAI` builds an SSL context that loads the CA bundle: tens of milliseconds,
-which was most of the CPU of a small solve over HTTP when every `solve()` built its own. So:
+A client (`transport.LeanClient`, or `transport.SdkClient` around the SDK's `AsyncOpenAI`) holds
+a connection pool. Building an SSL context loads the CA bundle: tens of milliseconds, which was
+most of the CPU of a small solve over HTTP when every `solve()` built its own. So:
 
-- the SSL context is built once per process and shared by every client;
-- there is one client per endpoint (base URL, key, timeout, retries) and event loop, reused by
+- the SSL context is built once per process (and only for an https endpoint) and shared by
+  every client;
+- there is one client per endpoint (base URL, key, timeout, transport) and event loop, reused by
   every model, `solve()` call and eval pair on that loop. Its connections are bound to the loop
   that opened them, so another loop (the next `asyncio.run`, Jupyter's helper thread) gets its
   own client, built in well under a millisecond from the shared SSL context;
@@ -21,7 +23,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
-import importlib
 import ssl
 import threading
 import weakref
@@ -29,8 +30,8 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
-# (base_url, sha256 of the key, timeout, max_retries)
-Key = tuple[str, str, float, int]
+# (base_url, sha256 of the key, timeout, transport)
+Key = tuple[str, str, float, str]
 
 _lock = threading.Lock()
 _ssl_context: ssl.SSLContext | None = None
@@ -42,18 +43,20 @@ built = 0  # clients built in this process (what a test or bench counts)
 
 @dataclass
 class _Entry:
-    client: Any  # openai.AsyncOpenAI
+    client: Any  # transport.LeanClient or transport.SdkClient
     closer: AsyncIterator[None]  # parked on the loop: closes the client when the loop shuts down
 
 
-def client_for(base_url: str, api_key: str, timeout: float, max_retries: int) -> Any:
+def client_for(base_url: str, api_key: str, timeout: float, transport: str) -> Any:
     """The running loop's client for this endpoint, built on first use."""
     loop = asyncio.get_running_loop()
-    key: Key = (base_url, hashlib.sha256(api_key.encode()).hexdigest(), timeout, max_retries)
-    pool = _pools.setdefault(loop, {})
+    key: Key = (base_url, hashlib.sha256(api_key.encode()).hexdigest(), timeout, transport)
+    pool = _pools.get(loop)
+    if pool is None:
+        pool = _pools[loop] = {}
     entry = pool.get(key)
     if entry is None or entry.client.is_closed():
-        entry = pool[key] = _build(base_url, api_key, timeout, max_retries)
+        entry = pool[key] = _build(base_url, api_key, timeout, transport)
     return entry.client
 
 
@@ -64,9 +67,9 @@ async def aclose_loop() -> None:
         await _close(entry)
 
 
-async def aclose(base_url: str, api_key: str, timeout: float, max_retries: int) -> None:
+async def aclose(base_url: str, api_key: str, timeout: float, transport: str) -> None:
     """Close the running loop's client for this endpoint, if it has one."""
-    key: Key = (base_url, hashlib.sha256(api_key.encode()).hexdigest(), timeout, max_retries)
+    key: Key = (base_url, hashlib.sha256(api_key.encode()).hexdigest(), timeout, transport)
     entry = _pools.get(asyncio.get_running_loop(), {}).pop(key, None)
     if entry is not None:
         await _close(entry)
@@ -79,20 +82,13 @@ def open_clients() -> int:
     )
 
 
-def _build(base_url: str, api_key: str, timeout: float, max_retries: int) -> _Entry:
+def _build(base_url: str, api_key: str, timeout: float, transport: str) -> _Entry:
     global built
-    from openai import AsyncOpenAI, DefaultAsyncHttpxClient
+    from thoughtgraph.models.transport import LeanClient, SdkClient
 
-    http = DefaultAsyncHttpxClient(verify=shared_ssl_context())
-    endpoint, query = split_query(base_url)
-    client = AsyncOpenAI(
-        api_key=api_key,
-        base_url=endpoint,
-        timeout=timeout,
-        max_retries=max_retries,
-        http_client=http,
-        default_query=query or None,
-    )
+    kind = SdkClient if transport == "sdk" else LeanClient
+    secure = base_url.lower().startswith("https:")
+    client = kind(base_url, api_key, timeout, shared_ssl_context() if secure else None)
     closer = _close_at_shutdown(client)
     _park(closer)
     built += 1
@@ -115,16 +111,17 @@ def split_query(base_url: str) -> tuple[str, dict[str, str]]:
 
 
 def shared_ssl_context() -> ssl.SSLContext:
-    """The SSL context every client shares, built the way the SDK's HTTP library builds it."""
+    """The SSL context every client shares: the system's defaults with certifi's CA bundle
+    (what the SDK's HTTP library loads) when certifi is installed."""
     global _ssl_context
     with _lock:
         if _ssl_context is None:
-            from openai import DefaultAsyncHttpxClient
+            try:
+                import certifi
 
-            # httpx2 for openai 3.x, httpx before: the package of the SDK's default client
-            package = DefaultAsyncHttpxClient.__mro__[1].__module__.split(".")[0]
-            create = getattr(importlib.import_module(package), "create_ssl_context", None)
-            _ssl_context = create() if create is not None else ssl.create_default_context()
+                _ssl_context = ssl.create_default_context(cafile=certifi.where())
+            except ImportError:
+                _ssl_context = ssl.create_default_context()
         return _ssl_context
 
 

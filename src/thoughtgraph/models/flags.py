@@ -19,6 +19,7 @@ OPENAI_FLAGS = {
     "--max-completion-tokens": "max_tokens",
     "--timeout": "timeout",
     "--max-retries": "max_retries",
+    "--max-response-bytes": "max_response_bytes",
 }
 """Each openai flag and the `from_spec` override it sets."""
 
@@ -30,6 +31,9 @@ def model_from_flags(spec: str, flags: dict[str, Any]) -> LanguageModel:
     if base_url is not None and not str(base_url).lower().startswith(("http://", "https://")):
         shown_url = shown(secrets.mask_urls(str(base_url)))  # an ftp:// URL's password too
         raise InputError(f"--base-url must start with http:// or https://, got {shown_url}")
+    size = given.get("--max-response-bytes")
+    if size is not None and size < 1:
+        raise InputError(f"--max-response-bytes must be at least 1, got {size}")
     temperature = given.get("--temperature")
     if temperature is not None and not (0 <= temperature <= 2):
         raise InputError(f"--temperature must be between 0 and 2, got {temperature}")
@@ -48,6 +52,7 @@ def model_flags(
     max_completion_tokens: int | None,
     timeout: float | None,
     max_retries: int | None,
+    max_response_bytes: int | None = None,
 ) -> dict[str, Any]:
     """The openai flags as `model_from_flags` takes them (None: not given)."""
     return {
@@ -57,4 +62,5 @@ def model_flags(
         "--max-completion-tokens": max_completion_tokens,
         "--timeout": timeout,
         "--max-retries": max_retries,
+        "--max-response-bytes": max_response_bytes,
     }

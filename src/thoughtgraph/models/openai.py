@@ -1,17 +1,22 @@
 """Any OpenAI-compatible chat-completions endpoint (OpenAI, vLLM, Ollama, llama.cpp, LM Studio).
 
-Built on the official SDK's `AsyncOpenAI` with the SDK's own retries turned off: this module
-retries 408/409/429/5xx (honouring Retry-After), timeouts and dropped connections itself, with
-the same exponential backoff, so that every HTTP request is reserved against the run's budget
-before it is sent and counted, with its outcome, when it ends: the run hands `complete` a
+Requests go through a transport (`transport`: aiohttp + orjson by default, the official SDK
+with `transport=sdk`) that only sends them, bounded in time and size; this module retries
+408/409/429/5xx (honouring Retry-After), timeouts and dropped connections itself, with the SDK's
+exponential backoff, so that every HTTP request is reserved against the run's budget before it
+is sent and counted, with its outcome, when it ends: the run hands `complete` a
 `RequestRecorder` (`thoughtgraph.spend.ledger`) and `_send` reports every request to it, in one
-place; retries inside the SDK would be invisible to both. On top of that:
+place; retries inside a client library would be invisible to both. On top of that:
 
 - one request with `n` choices, topped up with parallel single calls when the endpoint returns
   fewer choices or rejects `n` (local servers often do); the endpoint is then remembered as
-  ignoring `n`, and later calls go straight to parallel singles. A single that fails is one
+  ignoring `n`, and later calls go straight to parallel singles (llama.cpp's `llama-server`
+  refuses `n > 1` with "Only one completion choice is allowed", as a 400 or a 500: recognised
+  by its message whatever the status). A single that fails is one
   missing answer: the answers of its siblings are returned (the call raises only when no
   answer arrived at all);
+- a whole-response deadline (`timeout` bounds connect, headers and body together) and a size
+  cap (`max_response_bytes`): a response past either is a failed, counted request;
 - errors mapped to the engine's two kinds: `ModelError` (this attempt failed, the op may retry)
   and `FatalModelError` (rejected key, unreachable endpoint, bad request: stop the run);
 - the API key kept out of every message, repr, log line and name; a key that is a secret (not
@@ -19,15 +24,16 @@ place; retries inside the SDK would be invisible to both. On top of that:
   (an endpoint that echoes the request's headers cannot leak it into a trace), and secrets in
   the base URL (`user:password@`, `?api-key=...`) are left out of messages.
 
-`openai` is imported only when a model is created, so `import thoughtgraph` stays fast.
+The HTTP libraries are imported only when a model is created, so `import thoughtgraph` stays
+fast.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import email.utils
-import json
 import logging
 import math
 import os
@@ -45,7 +51,7 @@ from thoughtgraph.errors import (
     UnknownNameError,
     shown,
 )
-from thoughtgraph.models import clients, inflight, secrets
+from thoughtgraph.models import clients, inflight, secrets, transport
 from thoughtgraph.models.base import AnswerSink, Completion, DeliveringModel, _parse_options
 from thoughtgraph.models.singles import gather_singles
 from thoughtgraph.spend.ledger import UNMETERED, Attempt, RequestRecorder
@@ -56,7 +62,7 @@ logger = logging.getLogger(__name__)
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 KEY_ENV = "OPENAI_API_KEY"
 BASE_URL_ENV = "OPENAI_BASE_URL"
-# Sent to key-less local servers: the SDK insists on some key, and they ignore it.
+# Sent to key-less local servers: some proxies insist on some key, and the servers ignore it.
 _KEYLESS_PLACEHOLDER = "sk-no-key-required"
 _REASON_CHARS = 160
 # Backoff between retries, as the SDK's own: 0.5 s doubling to at most 8 s, less up to 25%
@@ -73,6 +79,8 @@ SPEC_OPTIONS: dict[str, Any] = {
     "timeout": float,
     "max_retries": int,
     "max_in_flight": int,
+    "max_response_bytes": int,
+    "transport": str,
 }
 
 # (base_url, model) pairs seen returning fewer choices than asked or rejecting `n`.
@@ -118,7 +126,7 @@ def _secret_from_environment(env: str) -> _Secret:
 
 
 class _NRejected(Exception):
-    """The endpoint answered 400 to a request with n > 1 because of `n`."""
+    """The endpoint refused a request with n > 1 because of `n`."""
 
 
 class _Ended:
@@ -170,9 +178,9 @@ class OpenAIModel(DeliveringModel):
         timeout: float = 120.0,
         max_retries: int = 3,
         max_in_flight: int | None = None,
+        max_response_bytes: int = transport.DEFAULT_MAX_RESPONSE_BYTES,
+        transport: str = "lean",
     ) -> None:
-        import openai  # noqa: F401  (lazy: fail here, clearly, if the SDK is missing)
-
         if not model.strip():
             raise UnknownNameError("an openai model needs a model name, e.g. openai:gpt-4o-mini")
         _check_settings(base_url or os.environ.get(BASE_URL_ENV), temperature, timeout, max_retries)
@@ -180,6 +188,11 @@ class OpenAIModel(DeliveringModel):
             raise UnknownNameError(f"openai option max_tokens must be 0 or more, got {max_tokens}")
         if max_in_flight is not None and max_in_flight < 1:
             raise UnknownNameError("openai option max_in_flight must be at least 1")
+        if not isinstance(max_response_bytes, int) or max_response_bytes < 1:
+            raise UnknownNameError(
+                f"openai option max_response_bytes must be at least 1, got {max_response_bytes}"
+            )
+        _check_transport(transport)
         self.model = model.strip()
         self.base_url = (base_url or os.environ.get(BASE_URL_ENV) or DEFAULT_BASE_URL).rstrip("/")
         for value in secrets.url_secrets(self.base_url):
@@ -192,6 +205,8 @@ class OpenAIModel(DeliveringModel):
         self.max_tokens = max_tokens
         self.timeout = timeout
         self.max_retries = max_retries
+        self.max_response_bytes = max_response_bytes
+        self.transport = transport
         self.name = f"openai:{self.model}" + _host_suffix(self.base_url)
         if max_in_flight is not None:
             inflight.set_limit(self.base_url, max_in_flight)
@@ -199,7 +214,8 @@ class OpenAIModel(DeliveringModel):
     @classmethod
     def from_spec(cls, rest: str, spec: str, **overrides: Any) -> OpenAIModel:
         """`MODEL[,key=value...]` with keys base_url, api_key_env, temperature, max_tokens,
-        timeout, max_retries. (No api_key option: keys do not belong in command lines.)
+        timeout, max_retries, max_in_flight, max_response_bytes, transport (lean or sdk).
+        (No api_key option: keys do not belong in command lines.)
         `overrides` (e.g. from command-line flags) win over the spec's options."""
         model, _, text = rest.partition(",")
         if not model.strip():
@@ -284,7 +300,7 @@ class OpenAIModel(DeliveringModel):
     async def aclose(self) -> None:
         """Close this endpoint's HTTP connections on the running loop (optional: they are also
         closed when the loop ends). The client is shared: see `clients`."""
-        await clients.aclose(self.base_url, self._key.reveal(), self.timeout, 0)
+        await clients.aclose(self.base_url, self._key.reveal(), self.timeout, self.transport)
 
     # --- internals ------------------------------------------------------------------------
     def _forget_n(self, why: str) -> None:
@@ -341,59 +357,53 @@ class OpenAIModel(DeliveringModel):
 
     async def _attempt(self, prompt: str, n: int, ended: _Ended) -> list[Completion]:
         """One HTTP request; how it ended goes into `ended` (which `_send` reports)."""
-        import openai
-
         others = 0  # requests in flight to this endpoint besides this one
         try:
             # The request waits for a slot here, not in the server's queue (models/inflight.py).
-            # It goes by the SDK's own request path (its errors, timeouts, headers) without its
-            # typed request and response models: the body comes back as text, parsed below
-            # (`chat.completions.create` cost a third more client CPU per request).
             async with inflight.gate(self.base_url).slot() as others:
-                body = await self._client().post(
-                    "/chat/completions", body=self._arguments(prompt, n), cast_to=str
+                reply = await self._client().post(
+                    "/chat/completions", self._arguments(prompt, n), self.max_response_bytes
                 )
-        except openai.BadRequestError as exc:
-            rejected_n = n > 1 and _mentions_n(exc)
-            reason = self._key.scrub(_reason(exc))
-            ended.attempt = Attempt("HTTP 400", error=reason, fatal=not rejected_n)
-            if rejected_n:
-                raise _NRejected() from None
-            raise self._translate(exc) from None
-        except openai.APIStatusError as exc:
-            error = self._translate(exc)
-            ended.attempt = Attempt(
-                f"HTTP {exc.status_code}", error=str(error), fatal=_fatal(error)
-            )
-            if isinstance(error, ModelError):  # 408, 409, 429 (not out of quota), 5xx
-                raise _Retryable(error, _retry_after(exc)) from None
-            raise error from None
-        except openai.APIConnectionError as exc:  # timeouts included
-            if isinstance(exc, openai.APITimeoutError):  # a queueing server? lower its gate
-                inflight.learn_from_timeout(self.base_url, self.name, others)
-            error = self._translate(exc)
-            if isinstance(error, FatalModelError) or _never_connected(exc):
-                ended.sent = False  # no connection was made: nothing was sent
-                if isinstance(error, FatalModelError):
-                    raise error from None
-                assert isinstance(error, ModelError)
-                raise _Retryable(error, None) from None
-            kind = "timeout" if isinstance(exc, openai.APITimeoutError) else "connection"
-            ended.attempt = Attempt(
-                kind, prompt_tokens=None, completion_tokens=None, error=str(error)
-            )
-            assert isinstance(error, ModelError)
+        except transport.Timeout as exc:  # a queueing server? lower its gate
+            inflight.learn_from_timeout(self.base_url, self.name, others)
+            error = ModelError(f"{self._where()} did not answer within {self.timeout:g}s")
+            if exc.connected:
+                ended.attempt = Attempt(
+                    "timeout", prompt_tokens=None, completion_tokens=None, error=str(error)
+                )
+            else:  # no connection was made: nothing was sent
+                ended.sent = False
             raise _Retryable(error, None) from None
-        except openai.OpenAIError as exc:
-            error = self._translate(exc)
+        except transport.Unreachable:
+            ended.sent = False
+            raise FatalModelError(
+                f"cannot reach the endpoint at {self.url} (connection refused or host not found)"
+            ) from None
+        except transport.Broken as exc:
+            error = ModelError(f"the connection to {self.url} failed ({exc.cause})")
             ended.attempt = Attempt(
-                "error", prompt_tokens=None, completion_tokens=None, error=str(error)
+                "connection", prompt_tokens=None, completion_tokens=None, error=str(error)
+            )
+            raise _Retryable(error, None) from None
+        except transport.TooLarge as exc:  # not retried: the same answer would come again
+            error = ModelError(
+                f"{self._where()} sent a response larger than {exc.limit:,} bytes "
+                "(max_response_bytes)"
+            )
+            ended.attempt = Attempt(
+                "too large", prompt_tokens=None, completion_tokens=None, error=str(error)
             )
             raise error from None
+        if not 200 <= reply.status < 300:
+            self._refused(reply, n, ended)
         try:
-            answers = self._parse(body)
+            data = transport.loads(reply.body)
+        except ValueError:
+            data = None
+        try:
+            answers = self._parse(data)
         except ModelError as exc:
-            usage = _body_usage(body)
+            usage = _body_usage(data)
             ended.attempt = Attempt(
                 "malformed",
                 0,
@@ -405,6 +415,20 @@ class OpenAIModel(DeliveringModel):
         billed = _sum_usage(answers)
         ended.attempt = Attempt("ok", len(answers), billed.prompt_tokens, billed.completion_tokens)
         return answers
+
+    def _refused(self, reply: transport.Reply, n: int, ended: _Ended) -> None:
+        """Note an error status in `ended` and raise what it means: `_NRejected` (the endpoint
+        refuses `n`), `_Retryable` (408, 409, 429 not out of quota, 5xx) or the final error."""
+        status = _Status(reply)
+        if n > 1 and status.refuses_n():
+            reason = self._key.scrub(_reason(status))
+            ended.attempt = Attempt(f"HTTP {reply.status}", error=reason)
+            raise _NRejected()
+        error = self._status_error(status)
+        ended.attempt = Attempt(f"HTTP {reply.status}", error=str(error), fatal=_fatal(error))
+        if not isinstance(error, ModelError):
+            raise error
+        raise _Retryable(error, _retry_after(reply.headers))
 
     def _arguments(self, prompt: str, n: int) -> dict[str, Any]:
         kwargs: dict[str, Any] = {
@@ -420,16 +444,13 @@ class OpenAIModel(DeliveringModel):
         return kwargs
 
     def _client(self) -> Any:
-        """The endpoint's shared SDK client on this loop (`clients`: one per process and loop).
-        Its own retries are off: `_send` retries, where each request is counted."""
-        return clients.client_for(self.base_url, self._key.reveal(), self.timeout, 0)
+        """The endpoint's shared client on this loop (`clients`: one per process and loop)."""
+        return clients.client_for(self.base_url, self._key.reveal(), self.timeout, self.transport)
 
-    def _parse(self, body: str) -> list[Completion]:
+    def _parse(self, data: Any) -> list[Completion]:
         """The answers of a chat-completions body; a malformed one is a retryable failure."""
-        try:
-            data = json.loads(body)
-        except ValueError:
-            raise ModelError(f"{self._where()} sent a body that is not JSON") from None
+        if data is None:
+            raise ModelError(f"{self._where()} sent a body that is not JSON")
         choices = data.get("choices") if isinstance(data, dict) else None
         if not isinstance(choices, list) or not choices:
             raise ModelError(f"{self._where()} sent an answer with no choices")
@@ -445,30 +466,12 @@ class OpenAIModel(DeliveringModel):
     def _where(self) -> str:
         return f"the endpoint at {self.url}"
 
-    def _translate(self, exc: Exception) -> ThoughtgraphError:
-        """One readable line for an SDK error, with the key scrubbed from anything quoted."""
-        import openai
-
-        where = self._where()
-        if isinstance(exc, openai.APITimeoutError):
-            error: ThoughtgraphError = ModelError(
-                f"{where} did not answer within {self.timeout:g}s"
-            )
-        elif isinstance(exc, openai.APIConnectionError):
-            if _refused(exc):
-                error = FatalModelError(
-                    f"cannot reach the endpoint at {self.url} "
-                    "(connection refused or host not found)"
-                )
-            else:
-                error = ModelError(f"the connection to {self.url} failed ({_cause_name(exc)})")
-        elif isinstance(exc, openai.APIStatusError):
-            error = self._status_error(exc)
-        else:
-            error = ModelError(f"{where} sent an unusable answer ({type(exc).__name__})")
+    def _status_error(self, exc: _Status) -> ThoughtgraphError:
+        """One readable line for an error status, with the key scrubbed from anything quoted."""
+        error = self._status_meaning(exc)
         return type(error)(self._key.scrub(str(error)))
 
-    def _status_error(self, exc: Any) -> ThoughtgraphError:
+    def _status_meaning(self, exc: _Status) -> ThoughtgraphError:
         status, where, reason = exc.status_code, self._where(), _reason(exc)
         if status in (401, 403):
             if not self._key.present:
@@ -555,16 +558,41 @@ def _sum_usage(answers: list[Completion]) -> Usage:
     )
 
 
-def _body_usage(body: str) -> Usage | None:
+def _body_usage(data: Any) -> Usage | None:
     """The usage a response reported even though its answers were unusable (None: unknown)."""
-    try:
-        data = json.loads(body)
-    except ValueError:
-        return None
     usage = data.get("usage") if isinstance(data, dict) else None
     if not isinstance(usage, dict):
         return None
     return Usage(_int(usage.get("prompt_tokens")), _int(usage.get("completion_tokens")))
+
+
+class _Status:
+    """An error response as the SDK reads one: `body` is the JSON's `error` member (or the
+    whole JSON, or the text), `message` a fallback line; `param` and `code` from the body."""
+
+    def __init__(self, reply: transport.Reply) -> None:
+        self.status_code = reply.status
+        text = reply.body.decode("utf-8", "replace").strip()
+        body: Any = text
+        with contextlib.suppress(ValueError):
+            body = transport.loads(text) if text else text
+        self.message = (
+            f"Error code: {reply.status} - {body}" if text else f"Error code: {reply.status}"
+        )
+        self.body = body.get("error", body) if isinstance(body, dict) else body
+        self.param = self.body.get("param") if isinstance(self.body, dict) else None
+
+    def refuses_n(self) -> bool:
+        """The endpoint refuses `n > 1`: a 400 about `n`, or llama-server's "Only one
+        completion choice is allowed" whatever its status (it sends 500 or 400)."""
+        reason = _reason(self, limit=10_000)
+        if _ONE_CHOICE.search(reason):
+            return True
+        return self.status_code == 400 and _mentions_n(self, reason)
+
+
+# llama.cpp's server (tools/server/utils.hpp): "Only one completion choice is allowed"
+_ONE_CHOICE = re.compile(r"only one completion choice", re.IGNORECASE)
 
 
 def _fatal(error: ThoughtgraphError) -> bool:
@@ -580,11 +608,8 @@ def _backoff(retry: int, retry_after: float | None) -> float:
     return delay * (1 - 0.25 * random.random())
 
 
-def _retry_after(exc: Any) -> float | None:
+def _retry_after(headers: Any) -> float | None:
     """Retry-After-Ms or Retry-After (seconds or an HTTP date) of an error response."""
-    headers = getattr(getattr(exc, "response", None), "headers", None)
-    if headers is None:
-        return None
     try:
         milliseconds = headers.get("retry-after-ms")
         if milliseconds is not None:
@@ -610,14 +635,17 @@ def _spread(total: int, weights: list[int]) -> list[int]:
 
 def _int(value: Any) -> int:
     """A reported token count; an absurd one is held at `_TOKENS_MAX` (still far past any cap)
-    so that the answer it came with can be stored in the cache."""
+    so that the answer it came with can be stored in the cache (orjson reads an integer past
+    64 bits as a float)."""
+    if isinstance(value, float) and value >= _TOKENS_MAX:
+        return _TOKENS_MAX
     return min(value, _TOKENS_MAX) if isinstance(value, int) and value >= 0 else 0
 
 
-def _mentions_n(exc: Any) -> bool:
+def _mentions_n(exc: Any, reason: str) -> bool:
     if getattr(exc, "param", None) == "n":
         return True
-    return re.search(r"(?<![\w-])n(?![\w-])", _reason(exc, limit=10_000)) is not None
+    return re.search(r"(?<![\w-])n(?![\w-])", reason) is not None
 
 
 def _reason(exc: Any, limit: int = _REASON_CHARS) -> str:
@@ -637,36 +665,21 @@ def _code(exc: Any) -> str | None:
     return None
 
 
-def _refused(exc: BaseException) -> bool:
-    """True when no connection could be made at all (vs. one that broke mid-request).
-
-    Matched by class name: openai 1.x/2.x raise httpx.ConnectError, 3.x httpx2.ConnectError.
-    """
-    seen: BaseException | None = exc
-    for _ in range(10):  # the chain is short; the bound only guards against cycles
-        if seen is None:
-            break
-        if isinstance(seen, ConnectionRefusedError) or type(seen).__name__ == "ConnectError":
-            return True
-        seen = seen.__cause__ or seen.__context__
-    return False
-
-
-def _never_connected(exc: BaseException) -> bool:
-    """True when the connection could not be made in time: the request never left."""
-    seen: BaseException | None = exc
-    for _ in range(10):
-        if seen is None:
-            return False
-        if type(seen).__name__ == "ConnectTimeout":
-            return True
-        seen = seen.__cause__ or seen.__context__
-    return False
-
-
-def _cause_name(exc: BaseException) -> str:
-    cause = exc.__cause__ or exc.__context__
-    return type(cause).__name__ if cause is not None else type(exc).__name__
+def _check_transport(name: Any) -> None:
+    """Refuse an unknown transport, or one whose libraries are missing, in one line."""
+    if name not in transport.TRANSPORTS:
+        raise UnknownNameError(
+            f"openai option transport must be one of {', '.join(transport.TRANSPORTS)}, "
+            f"got {name!r}"
+        )
+    modules = ("aiohttp", "orjson") if name == "lean" else ("openai", "orjson")
+    for module in modules:
+        try:
+            __import__(module)
+        except ImportError:
+            raise UnknownNameError(
+                f"openai transport={name} needs the {module} package (pip install {module})"
+            ) from None
 
 
 def _check_settings(

@@ -111,6 +111,7 @@ def _run_tune(
     data: Any = None,
     input_column: str = "input",
     note: Callable[[str], None] | None = None,
+    max_response_bytes: Any = None,
 ) -> TuneOutcome:
     """`thoughtgraph tune` with its options as given: searches, writes the folder's files and
     returns what it found (the CLI prints it; `thoughtgraph.tune` returns it). `note` gets each
@@ -163,7 +164,13 @@ def _run_tune(
     from thoughtgraph.spend.pricing import price_for
 
     flags = model_flags(
-        base_url, api_key_env, temperature, max_completion_tokens, timeout, max_retries
+        base_url,
+        api_key_env,
+        temperature,
+        max_completion_tokens,
+        timeout,
+        max_retries,
+        max_response_bytes,
     )
     lm = model_from_flags(model, flags)
     if (cost == "usd" or max_cost is not None) and price_for(lm.name, price_in, price_out) is None:

@@ -1,0 +1,308 @@
+"""The HTTP round trip of one chat-completions request, bounded in time and size.
+
+`OpenAIModel` owns everything around a request (retries, accounting, error messages, the `n`
+fallback); a transport only sends the JSON body and brings back the status, the headers and
+the body, or says how it failed, in transport-neutral terms (`Timeout`, `Unreachable`,
+`Broken`, `TooLarge`). Two transports do that:
+
+- `lean` (the default): aiohttp with orjson. About a tenth of the client CPU of the SDK per
+  request (bench/transport.py): a local server answering thousands of requests a second is no
+  longer starved by its one client;
+- `sdk`: the official openai SDK's `AsyncOpenAI` (its own retries off), for a provider quirk
+  the lean path does not know; `transport=sdk` in the model spec.
+
+Both bound a response the same way, whatever the server's pace:
+
+- a whole-response deadline: connect, headers and body together within `timeout` seconds (a
+  body trickled at a few bytes a second, headers one byte at a time, an endless chunked body:
+  each ends at the deadline);
+- a size cap: a body past `max_bytes` (default `DEFAULT_MAX_RESPONSE_BYTES`) is not read further,
+  its connection is dropped and the attempt fails (`TooLarge`), so memory stays bounded. A
+  Content-Length past the cap fails before any of the body is read.
+
+A client holds one connection pool per endpoint and event loop (see `clients`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+DEFAULT_MAX_RESPONSE_BYTES = 8 * 2**20
+"""The largest response body read (8 MiB: thousands of times a long answer)."""
+TRANSPORTS = ("lean", "sdk")
+_CHUNK = 2**16
+_USER_AGENT = "thoughtgraph"
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """A whole response: its status, headers (case-insensitive) and body."""
+
+    status: int
+    headers: Mapping[str, str]
+    body: bytes
+
+
+class TransportError(Exception):
+    """The request got no whole response."""
+
+
+class Timeout(TransportError):
+    """No whole response within the deadline. `connected` is False when no connection could
+    be made in time: the request never left (it is not counted)."""
+
+    def __init__(self, connected: bool = True) -> None:
+        super().__init__("timeout")
+        self.connected = connected
+
+
+class Unreachable(TransportError):
+    """No connection could be made at all (refused, host not found, TLS handshake refused)."""
+
+
+class Broken(TransportError):
+    """The connection broke after the request was sent (reset, closed, a garbled response);
+    `cause` names what broke it."""
+
+    def __init__(self, cause: str) -> None:
+        super().__init__(cause)
+        self.cause = cause
+
+
+class TooLarge(TransportError):
+    """The response body passed the size cap; reading stopped there."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"larger than {limit} bytes")
+        self.limit = limit
+
+
+def dumps(payload: Any) -> bytes:
+    import orjson
+
+    return orjson.dumps(payload)
+
+
+def loads(body: bytes | str) -> Any:
+    """JSON as any server may send it: orjson, falling back on the standard library for what
+    orjson refuses and JSON allows (an escaped lone surrogate, `"\\ud800"`)."""
+    import orjson
+
+    try:
+        return orjson.loads(body)
+    except orjson.JSONDecodeError:
+        import json
+
+        return json.loads(body)
+
+
+class LeanClient:
+    """aiohttp + orjson: POST a JSON body to `base_url + path` and read the whole answer."""
+
+    def __init__(
+        self, base_url: str, api_key: str, timeout: float, ssl_context: Any = None
+    ) -> None:
+        import aiohttp
+        from yarl import URL
+
+        url = URL(base_url)
+        auth = "Bearer " + api_key
+        if url.user is not None:  # user:password@ in the URL wins, as with httpx: Basic auth
+            pair = f"{url.user or ''}:{url.password or ''}".encode()
+            auth = "Basic " + base64.b64encode(pair).decode()
+            url = url.with_user(None)
+        self._base = url
+        self.timeout = timeout
+        self._headers = {
+            "Authorization": auth,
+            "Content-Type": "application/json",
+            "Accept": "application/json",
+            "User-Agent": _USER_AGENT,
+        }
+        connector = aiohttp.TCPConnector(
+            limit=1000,  # as the SDK's pool; the real cap is the run's concurrency
+            ssl=ssl_context if ssl_context is not None else False,
+            enable_cleanup_closed=False,
+        )
+        self._session = aiohttp.ClientSession(
+            connector=connector,
+            timeout=aiohttp.ClientTimeout(total=None, sock_connect=timeout),
+            json_serialize=lambda value: dumps(value).decode(),
+            auto_decompress=True,
+            trust_env=False,
+        )
+        self._urls: dict[str, Any] = {}
+
+    def _url(self, path: str) -> Any:
+        url = self._urls.get(path)
+        if url is None:
+            base = self._base
+            url = base.with_path(base.path.rstrip("/") + path).with_query(base.query)
+            self._urls[path] = url
+        return url
+
+    def is_closed(self) -> bool:
+        return bool(self._session.closed)
+
+    async def close(self) -> None:
+        await self._session.close()
+
+    async def post(self, path: str, payload: Any, max_bytes: int) -> Reply:
+        """The whole response to POST `payload` (JSON); raises a `TransportError`."""
+        import aiohttp
+
+        try:
+            async with asyncio.timeout(self.timeout):
+                response = await self._session.post(
+                    self._url(path), data=dumps(payload), headers=self._headers
+                )
+                try:
+                    body = await _read(response, max_bytes)
+                except BaseException:
+                    response.close()  # drop the connection: the rest of the body is not wanted
+                    raise
+                response.release()
+        except TooLarge:
+            raise
+        except aiohttp.ConnectionTimeoutError:
+            raise Timeout(connected=False) from None
+        except TimeoutError:
+            raise Timeout() from None
+        except aiohttp.ClientConnectorError as exc:
+            raise Unreachable(type(exc).__name__) from None
+        except (aiohttp.ClientError, OSError) as exc:
+            raise Broken(type(exc).__name__) from None
+        return Reply(response.status, response.headers, body)
+
+
+async def _read(response: Any, max_bytes: int) -> bytes:
+    """The body, never more than `max_bytes` of it: a declared length past the cap fails before
+    reading; an undeclared one (chunked, or until close) is read in chunks up to the cap."""
+    length = response.content_length
+    if length is not None:
+        if length > max_bytes:
+            raise TooLarge(max_bytes)
+        return bytes(await response.read())  # the parser stops at the declared length
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        chunk = await response.content.read(_CHUNK)
+        if not chunk:
+            return b"".join(chunks)
+        size += len(chunk)
+        if size > max_bytes:
+            raise TooLarge(max_bytes)
+        chunks.append(chunk)
+
+
+class SdkClient:
+    """The openai SDK's `AsyncOpenAI` (own retries off) behind the same interface: the request
+    goes by the SDK's request path, its body is streamed so the same caps hold."""
+
+    def __init__(
+        self, base_url: str, api_key: str, timeout: float, ssl_context: Any = None
+    ) -> None:
+        from openai import AsyncOpenAI, DefaultAsyncHttpxClient
+
+        from thoughtgraph.models.clients import split_query
+
+        http = DefaultAsyncHttpxClient(verify=ssl_context) if ssl_context else None
+        endpoint, query = split_query(base_url)
+        self.sdk = AsyncOpenAI(
+            api_key=api_key,
+            base_url=endpoint,
+            timeout=timeout,
+            max_retries=0,
+            http_client=http,
+            default_query=query or None,
+        )
+        self.timeout = timeout
+
+    def is_closed(self) -> bool:
+        return bool(self.sdk.is_closed())
+
+    async def close(self) -> None:
+        await self.sdk.close()
+
+    async def post(self, path: str, payload: Any, max_bytes: int) -> Reply:
+        import openai
+        from openai._response import AsyncAPIResponse
+
+        raw = None
+        chunks: list[bytes] = []
+        try:
+            async with asyncio.timeout(self.timeout):
+                try:
+                    # the SDK's raw-response mode: the body is not read until we read it
+                    raw = await self.sdk.post(
+                        path, body=payload, cast_to=AsyncAPIResponse[bytes], options=_STREAMED
+                    )
+                except openai.APIStatusError as exc:  # the SDK read this (error) body whole
+                    error = exc.response
+                    return Reply(exc.status_code, error.headers, error.content[:max_bytes])
+                length = raw.headers.get("content-length")
+                if length is not None and length.isdigit() and int(length) > max_bytes:
+                    raise TooLarge(max_bytes)
+                size = 0
+                async for chunk in raw.iter_bytes(_CHUNK):
+                    size += len(chunk)
+                    if size > max_bytes:
+                        raise TooLarge(max_bytes)
+                    chunks.append(chunk)
+        except TooLarge:
+            raise
+        except openai.APITimeoutError as exc:
+            raise Timeout(connected=not _never_connected(exc)) from None
+        except TimeoutError:
+            raise Timeout() from None
+        except openai.APIConnectionError as exc:
+            if _refused(exc):
+                raise Unreachable(_cause_name(exc)) from None
+            raise Broken(_cause_name(exc)) from None
+        except openai.OpenAIError as exc:
+            raise Broken(type(exc).__name__) from None
+        except Exception as exc:  # reading the body raises the HTTP library's own errors
+            if type(exc).__module__.split(".")[0] not in ("httpx", "httpx2", "httpcore"):
+                raise
+            raise Broken(type(exc).__name__) from None
+        finally:
+            if raw is not None:
+                await raw.close()
+        assert raw is not None
+        return Reply(raw.status_code, raw.headers, b"".join(chunks))
+
+
+_STREAMED: Any = {"headers": {"X-Stainless-Raw-Response": "stream"}}
+
+
+def _refused(exc: BaseException) -> bool:
+    """True when no connection could be made at all (vs. one that broke mid-request).
+
+    Matched by class name: openai 1.x/2.x raise httpx.ConnectError, 3.x httpx2.ConnectError.
+    """
+    return _in_chain(exc, lambda e: isinstance(e, ConnectionRefusedError), "ConnectError")
+
+
+def _never_connected(exc: BaseException) -> bool:
+    """True when the connection could not be made in time: the request never left."""
+    return _in_chain(exc, lambda e: False, "ConnectTimeout")
+
+
+def _in_chain(exc: BaseException, test: Any, name: str) -> bool:
+    seen: BaseException | None = exc
+    for _ in range(10):  # the chain is short; the bound only guards against cycles
+        if seen is None:
+            return False
+        if test(seen) or type(seen).__name__ == name:
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def _cause_name(exc: BaseException) -> str:
+    cause = exc.__cause__ or exc.__context__
+    return type(cause).__name__ if cause is not None else type(exc).__name__
