@@ -10,14 +10,20 @@ long it took."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import sqlite3
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 import thoughtgraph
+from thoughtgraph.cli.main import main
 from thoughtgraph.errors import ModelError
+from thoughtgraph.io.bounds import MAX_TRACE_TEXT
+from thoughtgraph.io.tracefile import read_trace
 from thoughtgraph.models import openai as openai_module
 from thoughtgraph.models.openai import OpenAIModel
 from thoughtgraph.spend.budget import Meter
@@ -159,3 +165,22 @@ def test_schemes_that_ask_for_n_run_clean_on_llama_server(scheme: str) -> None:
         assert result.output == [1, 2, 3, 4, 5, 7, 8, 9]
         assert result.requests == len(server.requests)  # every request counted, exactly
         assert sum(r.n > 1 for r in server.requests) == 1  # refused once, then singles
+
+
+def test_a_long_answer_is_clipped_in_the_trace_and_whole_in_the_cache(
+    server: FakeOpenAI, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    trace, cache = tmp_path / "run.json", tmp_path / "answers.sqlite"
+    server.script(Fault("huge", body=3 * MIB))
+    argv = ["solve", "sorting", "--input", "[3, 1, 2]", "--scheme", "io", "--json"]
+    argv += ["--model", "openai:m", "--base-url", server.base_url, "--max-retries", "0"]
+    with contextlib.suppress(SystemExit):
+        main([*argv, "--trace", str(trace), "--cache", str(cache), "--no-progress"])
+    capsys.readouterr()
+    assert trace.stat().st_size < 10 * MAX_TRACE_TEXT  # a few clipped copies, not 3 MB each
+    data = read_trace(trace)  # what `trace view` reads
+    [long] = [t for t in data["thoughts"] if t["text"].startswith("aaaa")]
+    assert long["text"].endswith("more characters not kept in the trace]")
+    with sqlite3.connect(cache) as db:
+        lengths = [n for (n,) in db.execute("SELECT length(text) FROM answers")]
+    assert max(lengths) > 3 * MIB - 100  # the cache keeps the whole answer

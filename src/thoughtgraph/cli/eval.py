@@ -61,7 +61,14 @@ def eval_command(
             "holding one folder per size)."
         ),
     ] = None,
-    parallel: Annotated[int, typer.Option(help="(scheme, sample) pairs running at once.")] = 8,
+    parallel: Annotated[
+        int | None,
+        typer.Option(
+            help="Most (scheme, sample) pairs running at once (default: --concurrency, so that "
+            "--concurrency decides the requests in flight; a pair waiting for a request slot "
+            "costs nothing). Set it lower to bound memory or, with --ray, the remote tasks."
+        ),
+    ] = None,
     concurrency: Annotated[
         int,
         typer.Option(help="Model calls in flight at once, shared by all pairs (not per pair)."),
@@ -156,7 +163,8 @@ def eval_command(
             )
     if len({p.dataset for p in plans}) < len(plans):
         raise InputError(f"{task} has one dataset: give one --size at most")
-    check_whole("--parallel", parallel, 1, required=True, flags=True)
+    check_whole("--parallel", parallel, 1, flags=True)
+    pairs = concurrency if parallel is None else parallel
     if ray is not None and traces:
         raise InputError("--traces is not written by pairs run with --ray yet; drop one of them")
     if ray is not None:
@@ -227,8 +235,8 @@ def eval_command(
                 f"note: --traces writes the traces of the pairs run now; the {done_before} pairs "
                 "already done keep none (a new --out traces every pair)\n"
             )
-        run = Run(parallel, replace(options, **left(budget, outcomes)), total, done_before, show)
-        with pairs_on(ray, the_plan, model, openai, parallel, run.options) as runner:
+        run = Run(pairs, replace(options, **left(budget, outcomes)), total, done_before, show)
+        with pairs_on(ray, the_plan, model, openai, pairs, run.options) as runner:
             results = asyncio.run(
                 _unless_interrupted(
                     _run(

@@ -15,6 +15,7 @@ from typing import Any
 
 from thoughtgraph.engine.metrics import ThoughtMetrics, metrics_of, thought_metrics
 from thoughtgraph.errors import InputError
+from thoughtgraph.io.bounds import clip_text
 from thoughtgraph.io.tracefile import TRACE_VERSION, VERSION_KEY, read_trace, upgrade
 from thoughtgraph.spend.usage import Usage
 
@@ -74,6 +75,7 @@ class Thought:
         data["parents"] = list(self.parents)
         data["score"] = None if self.score is None else self.score.value
         data["errors"] = [] if self.score is None else list(self.score.errors)
+        data["text"] = clip_text(self.text)
         return data
 
 
@@ -117,7 +119,7 @@ class Call:
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
-        data["texts"] = list(self.texts)
+        data["texts"] = [clip_text(text) for text in self.texts]
         data["attempts"] = [dict(a) for a in self.attempts]
         data["latency"] = round(self.latency, 6)
         return data
@@ -270,7 +272,9 @@ class RunState:
             entry: dict[str, Any] = {
                 "operation": _reference_name(op["kind"]),
                 "op_id": op["id"],
-                "thoughts": [{"id": t.id, "current": t.content, "text": t.text} for t in thoughts],
+                "thoughts": [
+                    {"id": t.id, "current": t.content, "text": clip_text(t.text)} for t in thoughts
+                ],
             }
             if any(t.score is not None for t in thoughts):
                 entry["scored"] = [t.score is not None for t in thoughts]

@@ -349,7 +349,7 @@ async def evaluate(
     model: ModelLike,
     out: Path,
     *,
-    parallel: int = 8,
+    parallel: int | None = None,
     concurrency: int = 16,
     max_calls: int | None = None,
     max_tokens: int | None = None,
@@ -370,10 +370,13 @@ async def evaluate(
     pairs running side by side can never go past a cap together; once it is reached, the pairs
     running stop with their best thought so far (stop_reason "budget exhausted") and no further
     pair starts. `concurrency` is the cap on calls in flight, shared by all pairs (not per
-    pair). `out` must be new or hold an evaluation of the same task, dataset, size and model
-    (`check_folder`); its manifest is written before the first pair runs. `options`, when
-    given, are the checked options (what `thoughtgraph eval` passes) and stand for all of
-    `concurrency`, the caps and `solve_options` (cache, rpm, tpm, price_in, price_out).
+    pair), and it is what decides: `parallel`, the most pairs running at once, defaults to it,
+    so the calls in flight reach `concurrency` whatever each pair's own parallelism (a pair
+    waiting for a call slot holds only its small graph state). `out` must be new or hold an
+    evaluation of the same task, dataset, size and model (`check_folder`); its manifest is
+    written before the first pair runs. `options`, when given, are the checked options (what
+    `thoughtgraph eval` passes) and stand for all of `concurrency`, the caps and
+    `solve_options` (cache, rpm, tpm, price_in, price_out).
     `pair_runner` runs each pair somewhere else (`evaluate.ray_backend`) under the same ledger;
     results are written here all the same.
     """
@@ -401,7 +404,7 @@ async def evaluate(
     # done: a rerun runs it again (its cached answers are free) and its new line supersedes it.
     finished = {(r.scheme, r.sample) for r in done if not is_incomplete(r) and not no_answer(r)}
     todo = [(s, x) for x in the_plan.samples for s in the_plan.schemes if (s, x.id) not in finished]
-    gate = asyncio.Semaphore(parallel)
+    gate = asyncio.Semaphore(options.concurrency if parallel is None else parallel)
     for old in rows:  # the budget is the whole evaluation's: every earlier run was paid
         meter.carry(old.requests, old.tokens, old.cost)
     meter.carry(*_unrecorded(out))  # and so were the pairs that earlier runs cut short

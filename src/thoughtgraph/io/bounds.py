@@ -24,6 +24,16 @@ MAX_DATA_ROWS = 100_000  # problems of one --data file
 MAX_TRACE_BYTES = 256 * MIB  # trace view
 MAX_ITEMS = 100_000  # items of one problem, and `graph --size`: the graph is built in seconds
 MAX_SIM_LATENCY = 600.0  # seconds per simulated call (`sim:latency=`)
+# Characters of one answer a trace keeps (the answer cache keeps the whole answer): a run's
+# trace stays well under MAX_TRACE_BYTES, so `trace view` opens every trace we write.
+MAX_TRACE_TEXT = 64 * 1024
+
+
+def clip_text(text: str, limit: int = MAX_TRACE_TEXT) -> str:
+    """`text`, or its first `limit` characters and a note of how many more there were."""
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"\n[... {len(text) - limit:,} more characters not kept in the trace]"
 
 
 def check_length(text: str, limit: int, what: str) -> None:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from thoughtgraph.errors import InputError, shown
-from thoughtgraph.io.bounds import MAX_TRACE_BYTES, read_file
+from thoughtgraph.io.bounds import MAX_TRACE_BYTES, clip_text, read_file
 
 if TYPE_CHECKING:  # the state module writes traces through this one
     from thoughtgraph.engine.result import Result
@@ -35,10 +35,13 @@ VERSION_KEY = "trace_version"
 
 def trace_dict(state: RunState, result: Result | None = None) -> dict[str, Any]:
     """The trace of a run: its state, with the result summary when there is one."""
-    data = state.to_dict()
+    data = state.to_dict()  # answers clipped to MAX_TRACE_TEXT characters each
     if result is None:
         return data
-    return {VERSION_KEY: TRACE_VERSION, "result": result.to_dict(), **data}
+    summary = result.to_dict()
+    if isinstance(summary.get("text"), str):
+        summary["text"] = clip_text(summary["text"])
+    return {VERSION_KEY: TRACE_VERSION, "result": summary, **data}
 
 
 def write_trace(path: str | Path, state: RunState, result: Result | None = None) -> None:

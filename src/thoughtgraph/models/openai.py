@@ -543,6 +543,8 @@ def _with_usage(texts: list[str], usage: dict[str, Any]) -> list[Completion]:
     prompt tokens evenly, completion tokens in proportion to each answer's length."""
     prompt = _int(usage.get("prompt_tokens"))
     completion = _int(usage.get("completion_tokens"))
+    if len(texts) == 1:  # the usual request: nothing to spread
+        return [Completion(texts[0], Usage(prompt, completion))]
     prompt_shares = _spread(prompt, [1] * len(texts))
     completion_shares = _spread(completion, [max(1, len(t)) for t in texts])
     return [

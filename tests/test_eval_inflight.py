@@ -1,0 +1,49 @@
+"""`eval`'s pairs follow `--concurrency`: the calls in flight reach it, whatever each scheme's
+own parallelism, and never pass it; `--parallel` only lowers the pairs at once."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from thoughtgraph.evaluate.runner import evaluate, plan
+from thoughtgraph.models.sim import SimulatedModel
+
+
+class Counting:
+    """The simulated model (error 0), counting its calls in flight; the most at once in `peak`."""
+
+    simulated = True
+
+    def __init__(self, latency: float) -> None:
+        self.inner = SimulatedModel(latency=latency, error=0.0)
+        self.name = self.inner.name
+        self.in_flight = self.peak = 0
+
+    async def complete(self, prompt: str, n: int = 1) -> Any:
+        self.in_flight += 1
+        self.peak = max(self.peak, self.in_flight)
+        try:
+            return await self.inner.complete(prompt, n)
+        finally:
+            self.in_flight -= 1
+
+
+def peak(tmp_path: Path, concurrency: int, **options: Any) -> int:
+    model = Counting(latency=0.5)  # long enough for every pair of a wave to start its call
+    the_plan = plan("sorting", 32, ["io"], 24)  # io: one call per pair, one at a time
+    results = asyncio.run(
+        evaluate(the_plan, model, tmp_path / "ev", concurrency=concurrency, **options)
+    )
+    assert len(results) == 24 and all(r.status == "clean" for r in results)
+    return model.peak
+
+
+def test_pairs_in_flight_follow_concurrency(tmp_path: Path) -> None:
+    # with 8 pairs at a time (the old default) an io evaluation peaked at 8 calls
+    assert peak(tmp_path, concurrency=12) == 12
+
+
+def test_parallel_stays_an_upper_bound(tmp_path: Path) -> None:
+    assert peak(tmp_path, concurrency=12, parallel=5) == 5
