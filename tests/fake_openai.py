@@ -21,6 +21,7 @@ module, import it in tests/conftest.py (`from .fake_openai import fake_openai  #
 from __future__ import annotations
 
 import contextlib
+import gzip
 import itertools
 import json
 import random
@@ -57,6 +58,7 @@ FAULT_KINDS = {
     "trickle_body": "the answer, its body sent one byte every `seconds`",
     "endless": "200 with a chunked body that never ends (64 KiB chunks until the client leaves)",
     "huge": "200 with a valid answer `body` bytes long (an int), with its Content-Length",
+    "gzip_bomb": "200, Content-Encoding gzip: a small body that inflates to `body` bytes (an int)",
 }
 STREAM_MAX = 2**30  # the most a streaming fault sends: a test server's loop stops by itself
 
@@ -282,6 +284,9 @@ class _Handler(BaseHTTPRequestHandler):
             message = "Only one completion choice is allowed"
             error = {"code": fake.one_choice, "message": message, "type": "server_error"}
             return self._json(fake.one_choice, {"error": error})
+        if kind == "gzip_bomb":
+            payload = gzip.compress(b"a" * int(fault.body), compresslevel=9)  # type: ignore[union-attr]
+            return self._send(200, payload, {"Content-Encoding": "gzip"})
         if kind in ("trickle_headers", "trickle_body", "endless", "huge"):
             return self._stream(fake, fault, body)  # type: ignore[arg-type]
         if (kind == "reject_n" or fake.reject_n) and n > 1:

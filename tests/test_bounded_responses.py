@@ -112,6 +112,17 @@ def test_an_endless_chunked_body_stops_at_the_size_cap_and_is_not_retried(
     assert not finished and sent < 64 * MIB
 
 
+@pytest.mark.parametrize("transport", ["lean", "sdk"])
+def test_a_compressed_body_is_capped_as_it_inflates(server: FakeOpenAI, transport: str) -> None:
+    server.script(Fault("gzip_bomb", body=64 * MIB))  # about 64 KB on the wire
+    model = OpenAIModel(
+        "m", base_url=server.base_url, max_retries=0, max_response_bytes=MIB, transport=transport
+    )
+    error, ledger = counted(model)
+    assert isinstance(error, ModelError) and "larger than 1,048,576 bytes" in str(error)
+    assert [a.outcome for a in ledger.attempts] == ["too large"]
+
+
 def test_a_100_mb_answer_is_refused_unread_by_its_length(server: FakeOpenAI) -> None:
     server.script(Fault("huge", body=100 * MIB))
     error, ledger = counted(OpenAIModel("m", base_url=server.base_url, max_retries=0))

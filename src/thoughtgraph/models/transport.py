@@ -181,11 +181,12 @@ class LeanClient:
 
 async def _read(response: Any, max_bytes: int) -> bytes:
     """The body, never more than `max_bytes` of it: a declared length past the cap fails before
-    reading; an undeclared one (chunked, or until close) is read in chunks up to the cap."""
+    reading; an undeclared one (chunked, or until close) or a compressed one (a small gzip body
+    may inflate to gigabytes) is read in chunks, decompressed, up to the cap."""
     length = response.content_length
-    if length is not None:
-        if length > max_bytes:
-            raise TooLarge(max_bytes)
+    if length is not None and length > max_bytes:
+        raise TooLarge(max_bytes)
+    if length is not None and response.headers.get("Content-Encoding", "identity") == "identity":
         return bytes(await response.read())  # the parser stops at the declared length
     chunks: list[bytes] = []
     size = 0
