@@ -1,6 +1,6 @@
 """`import thoughtgraph` and `thoughtgraph --help` load only what they use: the engine, pydantic,
-the openai SDK, rich and asyncio load when a run needs them (cold start is benchmarked in
-bench/startup.py; here only what gets imported is checked)."""
+the HTTP clients (aiohttp, orjson, the openai SDK), rich and asyncio load when a run needs them
+(cold start is benchmarked in bench/startup.py; here only what gets imported is checked)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,8 @@ import thoughtgraph
 HEAVY = (
     "pydantic",
     "openai",
+    "aiohttp",
+    "orjson",
     "rich",
     "asyncio",
     "aiolimiter",
