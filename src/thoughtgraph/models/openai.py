@@ -317,11 +317,17 @@ class OpenAIModel(DeliveringModel):
         have: int = 0,
     ) -> list[Completion]:
         """`count` parallel single requests (see `gather_singles`); `have` counts the answers
-        already in hand, so that with some the call never fails for want of more."""
+        already in hand, so that with some the call never fails for want of more. One request
+        (the usual call) is awaited here: a gather would cost it a task."""
         try:
-            return await gather_singles(
-                [self._send(prompt, 1, recorder) for _ in range(count)], deliver
-            )
+            if count > 1:
+                return await gather_singles(
+                    [self._send(prompt, 1, recorder) for _ in range(count)], deliver
+                )
+            answers = (await self._send(prompt, 1, recorder))[:1]
+            for answer in answers:
+                deliver(answer)
+            return answers
         except ThoughtgraphError:
             if have:
                 return []

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -36,6 +37,7 @@ DEFAULT_MAX_RESPONSE_BYTES = 8 * 2**20
 TRANSPORTS = ("lean", "sdk")
 _CHUNK = 2**16
 _USER_AGENT = "thoughtgraph"
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,7 +111,12 @@ class LeanClient:
         import aiohttp
         from yarl import URL
 
+        from thoughtgraph.models.secrets import mask_urls
+
         url = URL(base_url)
+        # what -v logs of each request, as httpx does: the URL with its credentials masked
+        self._shown = mask_urls(base_url.partition("?")[0].rstrip("/"))
+        self._query = "?" + mask_urls(base_url).partition("?")[2] if "?" in base_url else ""
         auth = "Bearer " + api_key
         if url.user is not None:  # user:password@ in the URL wins, as with httpx: Basic auth
             pair = f"{url.user or ''}:{url.password or ''}".encode()
@@ -166,6 +173,13 @@ class LeanClient:
                     response.close()  # drop the connection: the rest of the body is not wanted
                     raise
                 response.release()
+            if logger.isEnabledFor(logging.INFO):
+                logger.info(
+                    'HTTP Request: POST %s "HTTP/1.1 %d %s"',
+                    self._shown + path + self._query,
+                    response.status,
+                    response.reason,
+                )
         except TooLarge:
             raise
         except aiohttp.ConnectionTimeoutError:
