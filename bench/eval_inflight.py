@@ -2,10 +2,11 @@
 
     .venv/bin/python bench/eval_inflight.py [--latency 0.3] [--samples 16] [--concurrency 64]
 
-`evaluate` (what `thoughtgraph eval` runs) on sorting 32 with the default schemes, against the
-simulated model (error 0) answering every request after `--latency` seconds, wrapped so that it
-counts the requests in flight. Three settings in one run: the default (`--parallel` not given:
-pairs follow `--concurrency`), `--parallel 8` (the old default) and `--parallel` = concurrency.
+`evaluate` (what `thoughtgraph eval` runs) on sorting 32 with the default schemes, against a
+scripted model (`thoughtgraph.testing.ScriptedModel`: perfect answers) answering every request
+after `--latency` seconds and counting the requests in flight. Three settings in one run: the
+default (`--parallel` not given: pairs follow `--concurrency`), `--parallel 8` (the old default)
+and `--parallel` = concurrency.
 Prints the peak requests in flight and pairs per second; asserts nothing. Target (issue 21):
 peak >= 56 at `--concurrency 64` with default options, never above 64.
 """
@@ -23,32 +24,13 @@ from typing import Any
 
 from thoughtgraph.cli.eval import DEFAULT_SCHEMES
 from thoughtgraph.evaluate.runner import evaluate, plan
-from thoughtgraph.models.sim import SimulatedModel
-
-
-class Counting:
-    """The simulated model, counting the requests in flight (the most at once in `peak`)."""
-
-    simulated = True
-
-    def __init__(self, latency: float) -> None:
-        self.inner = SimulatedModel(latency=latency, error=0.0)
-        self.name = self.inner.name
-        self.in_flight = self.peak = 0
-
-    async def complete(self, prompt: str, n: int = 1) -> Any:
-        self.in_flight += 1
-        self.peak = max(self.peak, self.in_flight)
-        try:
-            return await self.inner.complete(prompt, n)
-        finally:
-            self.in_flight -= 1
+from thoughtgraph.testing import ScriptedModel
 
 
 def run(
     latency: float, samples: int, concurrency: int, parallel: int | None
 ) -> tuple[int, float, int]:
-    model = Counting(latency)
+    model = ScriptedModel(delay=latency)  # perfect answers, after `latency` s
     the_plan = plan("sorting", 32, DEFAULT_SCHEMES.split(","), samples)
     options: dict[str, Any] = {"concurrency": concurrency}
     if parallel is not None:
@@ -57,7 +39,7 @@ def run(
         started = time.perf_counter()
         results = asyncio.run(evaluate(the_plan, model, Path(folder) / "ev", **options))
         wall = time.perf_counter() - started
-    return model.peak, len(results) / wall, len(results)
+    return model.max_in_flight, len(results) / wall, len(results)
 
 
 def main() -> None:

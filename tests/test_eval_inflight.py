@@ -8,36 +8,17 @@ from pathlib import Path
 from typing import Any
 
 from thoughtgraph.evaluate.runner import evaluate, plan
-from thoughtgraph.models.sim import SimulatedModel
-
-
-class Counting:
-    """The simulated model (error 0), counting its calls in flight; the most at once in `peak`."""
-
-    simulated = True
-
-    def __init__(self, latency: float) -> None:
-        self.inner = SimulatedModel(latency=latency, error=0.0)
-        self.name = self.inner.name
-        self.in_flight = self.peak = 0
-
-    async def complete(self, prompt: str, n: int = 1) -> Any:
-        self.in_flight += 1
-        self.peak = max(self.peak, self.in_flight)
-        try:
-            return await self.inner.complete(prompt, n)
-        finally:
-            self.in_flight -= 1
+from thoughtgraph.testing import ScriptedModel
 
 
 def peak(tmp_path: Path, concurrency: int, **options: Any) -> int:
-    model = Counting(latency=0.5)  # long enough for every pair of a wave to start its call
+    model = ScriptedModel(delay=0.5)  # long enough for every pair of a wave to start its call
     the_plan = plan("sorting", 32, ["io"], 24)  # io: one call per pair, one at a time
     results = asyncio.run(
         evaluate(the_plan, model, tmp_path / "ev", concurrency=concurrency, **options)
     )
     assert len(results) == 24 and all(r.status == "clean" for r in results)
-    return model.peak
+    return model.max_in_flight
 
 
 def test_pairs_in_flight_follow_concurrency(tmp_path: Path) -> None:
