@@ -140,7 +140,7 @@ class LeanClient:
             timeout=aiohttp.ClientTimeout(total=None, sock_connect=timeout),
             json_serialize=lambda value: dumps(value).decode(),
             auto_decompress=True,
-            trust_env=False,
+            trust_env=True,  # HTTP(S)_PROXY and NO_PROXY, as the SDK's httpx client honours them
         )
         self._urls: dict[str, Any] = {}
 
