@@ -197,7 +197,7 @@ async def aevaluate(
     samples: int = 100,
     input_column: str = "input",
     out: str | Path | None = None,
-    parallel: int = 8,
+    parallel: int | None = None,
     concurrency: int = 16,
     max_calls: int | None = None,
     max_tokens: int | None = None,
@@ -219,8 +219,9 @@ async def aevaluate(
     comma-separated string; `graphs`: graph files or `Graph` objects run beside them (a mapping
     names them). `model`: a spec (`"sim"`, `"openai:gpt-4o-mini"`, `"py:pkg.mod:fn"`), a
     `LanguageModel` or a function `prompt -> str`. The caps are the whole evaluation's (as
-    `thoughtgraph eval`'s). With `out`, the CLI's files are written there and a rerun resumes;
-    every mistake is one `ThoughtgraphError` line before any call.
+    `thoughtgraph eval`'s); as many pairs run at once as `concurrency` (`parallel` lowers it).
+    With `out`, the CLI's files are written there and a rerun resumes; every mistake is one
+    `ThoughtgraphError` line before any call.
     """
     dataset, rows = resolve_data(task, data, input_column)
     if rows is not None and size is not None:
@@ -258,7 +259,7 @@ async def _run(
     model: ModelLike,
     folder: Path,
     options: RunOptions,
-    parallel: int,
+    parallel: int | None,
     traces: bool,
     on_result: Callable[[PairResult], None] | None,
 ) -> list[PairResult]:
