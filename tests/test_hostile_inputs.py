@@ -246,3 +246,20 @@ def test_a_pickled_model_holds_no_key_and_reads_it_again_from_the_environment(mo
     copy = pickle.loads(data)
     assert copy._key.reveal() == "sk-worker-Hk4Jd9Fs2Ga6Lm1P"  # the worker's own environment
     assert copy.name == model.name and copy.base_url == model.base_url
+
+
+def test_the_masking_filter_masks_a_handlers_records():
+    import io
+    import logging
+
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.addFilter(secrets.MaskingFilter())
+    logger = logging.getLogger("thoughtgraph.test.masking")
+    logger.addHandler(handler)
+    logger.propagate = False
+    try:
+        logger.warning("GET %s", "https://me:pw@h/v1?sas_token=t&x=1")
+    finally:
+        logger.removeHandler(handler)
+    assert stream.getvalue() == "GET https://***@h/v1?sas_token=***&x=1\n"

@@ -265,7 +265,9 @@ def solve(
         logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s", stream=sys.stderr)
         secrets.install_log_masking()  # httpx logs each request's URL, credentials and all
     if dataset is not None and dataset_task(dataset) != task.strip().lower():
-        raise InputError(f"dataset {dataset} is for task {dataset_task(dataset)!r}, not {task!r}")
+        raise InputError(
+            f"dataset {dataset} is for task {shown(dataset_task(dataset))}, not {shown(task)}"
+        )
     if sample is not None and dataset is None and data is None:
         raise InputError("--sample picks a sample of --dataset or a row of --data: give one")
     if (row_id is not None or input_column != "input") and data is None:
@@ -370,10 +372,10 @@ def solve(
         raise fatal  # no answer came back: the error line says it all
     # The result first: a trace or event log that cannot be written must not hide it.
     if as_json:
-        shown = result.to_dict()
+        as_dict = result.to_dict()
         if reference is not None:
-            shown["matches_reference"] = _matches(prepared, result, reference)
-        typer.echo(json.dumps(shown))
+            as_dict["matches_reference"] = _matches(prepared, result, reference)
+        typer.echo(json.dumps(as_dict))
     else:
         matched = None if reference is None else _matches(prepared, result, reference)
         typer.echo(_summary(result, title, matched, score_name(prepared.task)))
@@ -425,7 +427,7 @@ def _kept(result: Result, cache: Path | None, trace: Path | None, failed: list[s
 def _check_writable(path: Path, what: str) -> None:
     """Refuse, before any call, an output path that cannot be written (so no paid work is lost)."""
     if not str(path) or path.is_dir():
-        raise InputError(f"cannot write {what} {str(path)!r}: it is a folder")
+        raise InputError(f"cannot write {what} {shown(str(path))}: it is a folder")
     if not path.parent.exists():
         raise InputError(f"cannot write {what}: folder {path.parent} does not exist")
     # an existing file is overwritten in place (only it must be writable); a new one is created
@@ -580,9 +582,9 @@ def graph(
 
     the_task = get_task(task)
     if fmt not in ("json", "yaml", "mermaid", "dot"):
-        raise InputError(f"unknown --format {fmt!r} (json, yaml, mermaid, dot)")
+        raise InputError(f"unknown --format {shown(fmt)} (json, yaml, mermaid, dot)")
     if parts is not None and scheme not in ("got", "got_paper"):
-        raise InputError(f"--parts applies to the got and got_paper schemes, not {scheme!r}")
+        raise InputError(f"--parts applies to the got and got_paper schemes, not {shown(scheme)}")
     built = schemes.build(scheme, the_task.name, size, parts=parts)
     text = {
         "json": built.to_json,
@@ -609,7 +611,7 @@ def schema(
 
         typer.echo(json.dumps(task_file_schema(), indent=2))
     else:
-        raise InputError(f"unknown schema {what!r} (graph, task)")
+        raise InputError(f"unknown schema {shown(what)} (graph, task)")
 
 
 def main(argv: list[str] | None = None) -> None:

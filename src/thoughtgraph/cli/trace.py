@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from thoughtgraph.errors import InputError
+from thoughtgraph.errors import InputError, shown
 
 trace_app = typer.Typer(
     help="Look at a run's trace (written by `solve --trace`).",
@@ -69,7 +69,9 @@ def view(
     elif picked:
         raise InputError("--row, --scheme, --sample and --size pick a run of an eval folder")
     if not run.name or run.is_dir():  # '' arrives as '.'; with_suffix would raise on it
-        raise InputError(f"{str(run)!r} is a folder: give a trace file (written by solve --trace)")
+        raise InputError(
+            f"{shown(str(run))} is a folder: give a trace file (written by solve --trace)"
+        )
     trace = load_trace(run)
     page = output if output is not None else run.with_suffix(".html")
     if page.resolve() == run.resolve():

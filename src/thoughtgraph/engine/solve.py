@@ -315,7 +315,7 @@ def prepare(
                 "max_refines": max_refines,
             }
         if parts is not None and scheme not in ("got", "got_paper"):
-            raise InputError(f"parts applies to the got and got_paper schemes, not {scheme!r}")
+            raise InputError(f"parts applies to the got and got_paper schemes, not {shown(scheme)}")
         if parts is not None:
             check_parts(parts, len(problem))
         graph = schemes.build(scheme, the_task.name, len(problem), parts=parts, **options)
@@ -352,7 +352,7 @@ def check_graph(graph: Graph, task: Task, problem: Any) -> None:
                 filled.add((op.kind, prompt))
             kind.check_problem(op.params, problem)
         except ThoughtgraphError as exc:
-            raise GraphError(f"op {op.id!r}: {exc}") from None
+            raise GraphError(f"op {shown(op.id)}: {exc}") from None
 
 
 def solve(task: str | Task, input: Any, model: ModelLike | None = "sim", **options: Any) -> Result:

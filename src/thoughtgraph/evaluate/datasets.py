@@ -17,7 +17,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from thoughtgraph.errors import InputError, UnknownNameError
+from thoughtgraph.errors import InputError, UnknownNameError, shown
 
 DATASETS = {
     "sorting_008": "sorting",  # the first 8 numbers of each sorting_032 sample
@@ -60,7 +60,7 @@ class Data:
 
 def dataset_task(name: str) -> str:
     if name not in DATASETS:
-        raise UnknownNameError(f"unknown dataset {name!r} (known: {', '.join(DATASETS)})")
+        raise UnknownNameError(f"unknown dataset {shown(name)} (known: {', '.join(DATASETS)})")
     return DATASETS[name]
 
 

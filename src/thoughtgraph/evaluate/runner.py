@@ -27,6 +27,7 @@ from thoughtgraph.errors import (
     InputError,
     ThoughtgraphError,
     UnknownNameError,
+    shown,
 )
 from thoughtgraph.evaluate.datasets import DATASETS, Data, Sample, dataset_task, load_dataset
 from thoughtgraph.io.tracefile import trace_dict
@@ -104,7 +105,7 @@ def dataset_for(task: str, size: int) -> str:
     """The built-in dataset of a task at a size (e.g. sorting, 64 -> sorting_064)."""
     candidates = [name for name, t in DATASETS.items() if t == task]
     if not candidates:
-        raise UnknownNameError(f"no built-in dataset for task {task!r}")
+        raise UnknownNameError(f"no built-in dataset for task {shown(task)}")
     sized = [name for name in candidates if name.endswith(f"_{size:03d}")]
     if sized:
         return sized[0]
@@ -149,7 +150,8 @@ def plan(
         raise InputError("give either --dataset or --data, not both")
     if dataset is not None and dataset_task(dataset) != the_task.name:
         raise InputError(
-            f"dataset {dataset} is for task {dataset_task(dataset)!r}, not {the_task.name!r}"
+            f"dataset {dataset} is for task {shown(dataset_task(dataset))}, "
+            f"not {shown(the_task.name)}"
         )
     spec = None if isinstance(task, str) and task.strip().lower() == the_task.name else task
     if data is not None:

@@ -15,7 +15,7 @@ import re
 import sys
 from typing import Any
 
-from thoughtgraph.errors import UnknownNameError
+from thoughtgraph.errors import UnknownNameError, shown
 
 _IMPORT_STRING = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 
@@ -38,7 +38,9 @@ def import_string(spec: str, what: str) -> Any:
     `UnknownNameError` line that starts with `cannot load {what} {spec!r}`."""
     spec = spec.strip()
     if not is_import_string(spec):
-        raise UnknownNameError(f"cannot load {what} {spec!r}: write it as package.module:attribute")
+        raise UnknownNameError(
+            f"cannot load {what} {shown(spec)}: write it as package.module:attribute"
+        )
     module_name, attribute = spec.split(":", 1)
     cwd = os.getcwd()
     if cwd not in sys.path and "" not in sys.path:
@@ -50,15 +52,15 @@ def import_string(spec: str, what: str) -> Any:
             module_name == exc.name or module_name.startswith(exc.name + ".")
         ):
             raise UnknownNameError(
-                f"cannot load {what} {spec!r}: no module named {exc.name!r} "
+                f"cannot load {what} {shown(spec)}: no module named {shown(exc.name)} "
                 f"(looked in {cwd} and the Python path)"
             ) from None
         raise UnknownNameError(
-            f"cannot load {what} {spec!r}: importing {module_name} raised {first_line(exc)}"
+            f"cannot load {what} {shown(spec)}: importing {module_name} raised {first_line(exc)}"
         ) from None
     except Exception as exc:  # the user's module ran and failed: say how, in one line
         raise UnknownNameError(
-            f"cannot load {what} {spec!r}: importing {module_name} raised {first_line(exc)}"
+            f"cannot load {what} {shown(spec)}: importing {module_name} raised {first_line(exc)}"
         ) from None
     found: Any = module
     for name in attribute.split("."):
@@ -66,11 +68,11 @@ def import_string(spec: str, what: str) -> Any:
             found = getattr(found, name)
         except AttributeError:
             raise UnknownNameError(
-                f"cannot load {what} {spec!r}: module {module_name!r} has no attribute "
-                f"{attribute!r}"
+                f"cannot load {what} {shown(spec)}: module {shown(module_name)} has no attribute "
+                f"{shown(attribute)}"
             ) from None
         except Exception as exc:  # a module __getattr__ that raises
             raise UnknownNameError(
-                f"cannot load {what} {spec!r}: reading {attribute} raised {first_line(exc)}"
+                f"cannot load {what} {shown(spec)}: reading {attribute} raised {first_line(exc)}"
             ) from None
     return found

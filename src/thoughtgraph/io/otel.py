@@ -17,7 +17,7 @@ import sys
 from typing import Any
 
 from thoughtgraph.engine.events import Event
-from thoughtgraph.errors import InputError
+from thoughtgraph.errors import InputError, shown
 
 # GenAI semantic-convention attribute names (opentelemetry.semconv._incubating gen_ai_attributes).
 OPERATION = "gen_ai.operation.name"
@@ -218,7 +218,7 @@ def from_env() -> SpanHandler:
             ) from None
         exporter = OTLPSpanExporter()
     else:
-        raise InputError(f"unknown OTEL_TRACES_EXPORTER {name!r} (otlp, console)")
+        raise InputError(f"unknown OTEL_TRACES_EXPORTER {shown(name)} (otlp, console)")
     service = os.environ.get("OTEL_SERVICE_NAME", "thoughtgraph")
     provider = TracerProvider(resource=Resource.create({"service.name": service}))
     provider.add_span_processor(BatchSpanProcessor(exporter))

@@ -46,7 +46,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any, Self
 
-from thoughtgraph.errors import FatalModelError, ThoughtgraphError
+from thoughtgraph.errors import FatalModelError, ThoughtgraphError, shown
 from thoughtgraph.models.base import (
     AnswerSink,
     Completion,
@@ -380,8 +380,8 @@ class CachedModel(DeliveringModel, WrapperModel):
         ):
             raise FatalModelError(
                 f"the answer cache at {self.path} is damaged (a row holds "
-                f"{type(text).__name__} text, token counts {prompt_tokens!r}, "
-                f"{completion_tokens!r}): delete it or give another --cache"
+                f"{type(text).__name__} text, token counts {shown(prompt_tokens)}, "
+                f"{shown(completion_tokens)}): delete it or give another --cache"
             )
         return Completion(text, Usage(prompt_tokens, completion_tokens), cached=True)
 

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from thoughtgraph.errors import GraphError, UnknownNameError
+from thoughtgraph.errors import GraphError, UnknownNameError, shown
 from thoughtgraph.io.bounds import MAX_ITEMS
 
 TYPE_CHECKING = False
@@ -187,7 +187,7 @@ def got_paper(
         if value < 0:
             raise GraphError(f"{name} must be 0 or more, got {value}")
     if split_by not in ("model", "code"):
-        raise GraphError(f"split_by must be 'model' or 'code', got {split_by!r}")
+        raise GraphError(f"split_by must be 'model' or 'code', got {shown(split_by)}")
     b = _Builder(score_samples)
     level = []
     if parts == 1 and split_by == "code":
@@ -365,7 +365,7 @@ def build(
 ) -> Graph:
     """The graph of scheme `name` for `task` at input `size` (the paper's configuration)."""
     if name not in SCHEMES:
-        raise UnknownNameError(f"unknown scheme {name!r} (known: {', '.join(SCHEMES)})")
+        raise UnknownNameError(f"unknown scheme {shown(name)} (known: {', '.join(SCHEMES)})")
     if size < 1:
         raise GraphError(f"size must be at least 1, got {size}")
     settings = paper_options(name, task, size) | options

@@ -22,7 +22,7 @@ from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 from typing import Any
 
-from thoughtgraph.errors import UnknownNameError
+from thoughtgraph.errors import UnknownNameError, shown
 from thoughtgraph.io.imports import first_line, import_string, is_import_string
 from thoughtgraph.tasks.base import Task, check_task
 
@@ -62,29 +62,31 @@ def load_task(spec: str, builtins: dict[str, type]) -> Task:
 
         return _remember(load_task_file(Path(text)), f"task file {text}", builtins)
     if is_import_string(text):
-        return _remember(_made(import_string(text, "task"), text), f"task {text!r}", builtins)
+        return _remember(_made(import_string(text, "task"), text), f"task {shown(text)}", builtins)
     entry = plugins().get(key)
     if entry is not None:
-        return _remember(_from_plugin(entry), f"plugin task {entry.name!r}", builtins)
+        return _remember(_from_plugin(entry), f"plugin task {shown(entry.name)}", builtins)
     if key in _LOADED:
         return _LOADED[key]
     if ":" in text or "/" in text or "\\" in text or text.endswith((".py", ".json")):
         raise UnknownNameError(
-            f"unknown task {spec!r}: give a built-in name, package.module:Class, an installed "
+            f"unknown task {shown(spec)}: give a built-in name, package.module:Class, an installed "
             "plugin's name or a task file (.yaml, .yml, .toml)"
         )
     raise UnknownNameError(
-        f"unknown task {spec!r} (known: {', '.join(known_names(builtins))}; or give "
+        f"unknown task {shown(spec)} (known: {', '.join(known_names(builtins))}; or give "
         "package.module:Class or a task file)"
     )
 
 
 def _from_plugin(entry: EntryPoint) -> Task:
-    where = f"plugin {entry.name!r} ({entry.value})"
+    where = f"plugin {shown(entry.name)} ({entry.value})"
     try:
         found = entry.load()
     except ModuleNotFoundError as exc:
-        raise UnknownNameError(f"cannot load task {where}: no module named {exc.name!r}") from None
+        raise UnknownNameError(
+            f"cannot load task {where}: no module named {shown(exc.name)}"
+        ) from None
     except AttributeError:
         raise UnknownNameError(f"cannot load task {where}: its attribute is missing") from None
     except Exception as exc:
@@ -117,7 +119,7 @@ def _remember(task: Task, where: str, builtins: dict[str, type]) -> Task:
     name = task.name.strip().lower()
     if name in builtins and type(task) is not builtins[name]:
         raise UnknownNameError(
-            f"{where} is named {task.name!r}, a built-in task's name: give it another name"
+            f"{where} is named {shown(task.name)}, a built-in task's name: give it another name"
         )
     _LOADED[name] = task
     return task

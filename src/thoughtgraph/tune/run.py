@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from thoughtgraph.errors import InputError
+from thoughtgraph.errors import InputError, shown
 from thoughtgraph.evaluate.datasets import load_data, load_dataset
 from thoughtgraph.evaluate.lock import hold_folder_lock, make_folder
 from thoughtgraph.evaluate.runner import plan
@@ -123,7 +123,7 @@ def _run_tune(
     if holdout < 0:
         raise InputError(f"--holdout must be 0 or more, got {holdout}")
     if cost not in COST_METRICS:
-        raise InputError(f"--cost must be one of {', '.join(COST_METRICS)}, got {cost!r}")
+        raise InputError(f"--cost must be one of {', '.join(COST_METRICS)}, got {shown(cost)}")
     for name, value in (("--max-calls", max_calls), ("--max-tokens", max_tokens)):
         if value is not None and value < 0:
             raise InputError(f"{name} must be 0 or more, got {value}")

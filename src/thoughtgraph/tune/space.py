@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from thoughtgraph import schemes
 from thoughtgraph.engine import kinds
 from thoughtgraph.engine.graph import Graph
-from thoughtgraph.errors import InputError
+from thoughtgraph.errors import InputError, shown
 
 if TYPE_CHECKING:
     from thoughtgraph.tune.variants import Variants
@@ -54,7 +54,7 @@ def check_schemes(names: Sequence[str]) -> tuple[str, ...]:
         raise InputError("--schemes: give at least one of " + ", ".join(TUNABLE))
     bad = [n for n in wanted if n not in TUNABLE]
     if bad:
-        raise InputError(f"--schemes: cannot tune {bad[0]!r} (tunable: {', '.join(TUNABLE)})")
+        raise InputError(f"--schemes: cannot tune {shown(bad[0])} (tunable: {', '.join(TUNABLE)})")
     return wanted
 
 
