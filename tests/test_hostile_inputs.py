@@ -209,6 +209,7 @@ def test_mask_urls_masks_userinfo_and_secret_query_values_whatever_their_length(
     assert secrets.mask_urls("ftp://me:pw@files/x") == "ftp://***@files/x"
 
 
+@pytest.mark.slow
 def test_with_v_no_request_log_line_shows_short_url_credentials(tmp_path):
     with FakeOpenAI() as server:
         url = server.base_url.replace("http://", "http://ab:pw@") + "?api-key=k1&api-version=2"
