@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 import thoughtgraph
+from thoughtgraph.engine.events import CallFinished
 from thoughtgraph.io.eventlog import EventLog, read_events
 
 from .conftest import INPUT_32, run_cli
@@ -83,8 +84,8 @@ def test_a_trace_that_cannot_be_written_keeps_the_result_and_the_cache(tmp_path,
 def test_a_cancelled_asolve_carries_the_run_so_far():
     async def main() -> thoughtgraph.Result:
         def cancel_after_two_calls(event: thoughtgraph.Event) -> None:
-            if event.kind == "call_finished" and event.data["call_id"] and not task.done():
-                finished.append(event.data["call_id"])
+            if isinstance(event, CallFinished) and event.call_id and not task.done():
+                finished.append(event.call_id)
                 if len(finished) == 2:
                     task.cancel()
 
@@ -117,7 +118,7 @@ def test_ctrl_c_in_solve_raises_run_interrupted_with_the_result(tmp_path):
         "import thoughtgraph\n"
         "try:\n"
         "    thoughtgraph.solve('sorting', list(range(64, 0, -1)), 'sim:latency=0.3',\n"
-        "                       concurrency=1, on_event=lambda e: print(e.kind, flush=True))\n"
+        "                       concurrency=1, on_event=lambda e: print(e.name, flush=True))\n"
         "except thoughtgraph.RunInterrupted as stop:\n"
         "    assert isinstance(stop, KeyboardInterrupt)\n"
         "    print('kept', stop.result.stop_reason, stop.result.calls, flush=True)\n"

@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 import thoughtgraph
-from thoughtgraph.engine.events import Event
+from thoughtgraph.engine.events import Event, OpStarted
 from thoughtgraph.engine.executor import execute
 from thoughtgraph.engine.graph import Graph
 from thoughtgraph.schemes import got
@@ -86,7 +86,7 @@ def _spy(graph: Graph, concurrency: int) -> tuple[list[str], dict]:
     started: list[str] = []
 
     def on_event(event: Event) -> None:
-        if event.kind == "op_started":
+        if isinstance(event, OpStarted):
             started.append(event.op_id)
 
     state, _ = asyncio.run(
@@ -146,7 +146,7 @@ def test_the_graph_is_logged_before_the_first_call_and_the_call_total_at_the_end
 def test_events_cover_the_run():
     events: list[Event] = []
     thoughtgraph.solve("sorting", INPUT_32, model=ScriptedModel(), on_event=events.append)
-    kinds = [e.kind for e in events]
+    kinds = [e.name for e in events]
     assert kinds[0] == "run_started" and kinds[-1] == "run_finished"
     assert kinds.count("call_started") == kinds.count("call_finished") == 7
     assert kinds.count("op_started") == kinds.count("op_finished") == len(got(4).ops)

@@ -6,11 +6,20 @@ from __future__ import annotations
 import importlib.util
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 
 import thoughtgraph
-from thoughtgraph.engine.events import Event
+from thoughtgraph.engine.events import (
+    CallFinished,
+    CallStarted,
+    OpFinished,
+    OpStarted,
+    RunFinished,
+    RunStarted,
+    StopReason,
+)
 from thoughtgraph.errors import InputError, ModelError
 from thoughtgraph.testing import ScriptedModel, perfect_sorting_answer
 
@@ -93,20 +102,6 @@ def test_a_span_per_run_op_and_call_nested_with_genai_names(provider, exporter):
         assert op_span.start_time <= span.start_time and span.end_time <= op_span.end_time
 
 
-def _events_carry_token_split() -> bool:
-    seen: list[Event] = []
-    try:
-        thoughtgraph.solve("sorting", [2, 1], model=ScriptedModel(), on_event=seen.append)
-    except Exception:
-        return False
-    return any("prompt_tokens" in e.data for e in seen if e.kind == "call_finished")
-
-
-@pytest.mark.skipif(
-    not _events_carry_token_split(),
-    reason="call_finished events carry only total tokens until context.py adds "
-    "prompt_tokens/completion_tokens (asked of the lead)",
-)
 def test_real_runs_fill_the_usage_attributes(provider, exporter):
     result = thoughtgraph.solve(
         "sorting", INPUT_32, model=ScriptedModel(), parts=4, on_event=SpanHandler(provider)
@@ -126,34 +121,30 @@ def test_real_runs_fill_the_usage_attributes(provider, exporter):
 
 def test_usage_failures_and_choice_count_map_to_genai_attributes(provider, exporter):
     handler = SpanHandler(provider)
+
+    def finished(time: float, call_id: str, **fields: object) -> CallFinished:
+        values: dict[str, Any] = {
+            "latency": 0.1,
+            "error": None,
+            "tokens": 0,
+            "prompt_tokens": 0,
+            "completion_tokens": 0,
+            "cached": False,
+            "cost": 0.0,
+            "requests": 1,
+            "answers": 1,
+        }
+        return CallFinished(time, "part_1", call_id, "part", **{**values, **fields})
+
     for event in (
-        Event("run_started", 0.0, None, {"model": "openai:gpt-4o-mini", "graph": {"ops": [{}]}}),
-        Event("op_started", 0.1, "part_1", {"kind": "generate"}),
-        Event("call_started", 0.2, "part_1", {"call_id": "c1", "kind": "part", "n": 3}),
-        Event(
-            "call_finished",
-            0.3,
-            "part_1",
-            {
-                "call_id": "c1",
-                "kind": "part",
-                "tokens": 30,
-                "prompt_tokens": 20,
-                "completion_tokens": 10,
-                "cached": True,
-                "latency": 0.1,
-                "error": None,
-            },
-        ),
-        Event("call_started", 0.4, "part_1", {"call_id": "c2", "kind": "part", "n": 1}),
-        Event(
-            "call_finished",
-            0.5,
-            "part_1",
-            {"call_id": "c2", "kind": "part", "error": "timed out", "tokens": 0},
-        ),
-        Event("op_finished", 0.6, "part_1", {"kind": "generate", "status": "stopped"}),
-        Event("run_finished", 0.7, None, {"calls": 2, "stop_reason": "budget exhausted"}),
+        RunStarted(0.0, {"ops": [{}]}, "openai:gpt-4o-mini"),
+        OpStarted(0.1, "part_1", "generate"),
+        CallStarted(0.2, "part_1", "c1", "part", 3),
+        finished(0.3, "c1", tokens=30, prompt_tokens=20, completion_tokens=10, cached=True),
+        CallStarted(0.4, "part_1", "c2", "part", 1),
+        finished(0.5, "c2", error="timed out", answers=0),
+        OpFinished(0.6, "part_1", "generate", "stopped"),
+        RunFinished(0.7, 2, StopReason.BUDGET, 0.0),
     ):
         handler(event)
     spans = {s.name: s for s in exporter.get_finished_spans() if s.kind != SpanKind.CLIENT}

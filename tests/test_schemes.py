@@ -124,13 +124,13 @@ def test_run_state_is_identical_at_concurrency_1_and_32(name):
 
 
 def test_concurrency_one_follows_bfs_order_on_paper_graphs():
-    from thoughtgraph.engine.events import Event
+    from thoughtgraph.engine.events import Event, OpStarted
 
     graph = schemes.build("got_paper", "sorting", 64)
     started: list[str] = []
 
     def spy(event: Event) -> None:
-        if event.kind == "op_started":
+        if isinstance(event, OpStarted):
             started.append(event.op_id)
 
     asyncio.run(

@@ -169,3 +169,61 @@ def test_validation_without_a_validate_method_accepts_a_perfect_score() -> None:
     first = result.state.thoughts["answer:0.1"]
     assert first.validated and not first.valid and first.score is not None
     assert result.final.validated and result.final.valid and result.final.score.perfect
+
+
+class Words(thoughtgraph.BaseTask):
+    """A user's task on `BaseTask` that defines no optional capability."""
+
+    name = "words"
+
+    def describe(self, problem: Any) -> str:
+        return "sort these words"
+
+    def format(self) -> str:
+        return "a list"
+
+    def parse(self, text: str) -> Any:
+        return text.split()
+
+    def score(self, problem: Any, content: Any) -> thoughtgraph.Score:
+        return thoughtgraph.Score(float(content != sorted(problem)))
+
+
+@pytest.mark.parametrize(
+    ("capability", "params"),
+    [
+        ("parse_split", {"id": "cut", "kind": "split", "params": {"parts": 2, "by": "model"}}),
+        ("parse_score", {"id": "cut", "kind": "score", "params": {"scorer": "model"}}),
+    ],
+)
+def test_a_base_task_without_the_capability_is_refused_before_any_request(
+    capability: str, params: dict[str, Any]
+) -> None:
+    from thoughtgraph.testing import ScriptedModel
+
+    model = ScriptedModel(lambda prompt, n: "b a")
+    ops = [{"id": "answer", "kind": "generate"}, {**params, "inputs": ("answer",)}]
+    if params["kind"] == "split":
+        ops = [params, {"id": "answer", "kind": "generate", "inputs": ("cut",)}]
+    assert not hasattr(Words(), capability)
+    with pytest.raises(GraphError, match=rf"\({capability}\), which task 'words' lacks"):
+        thoughtgraph.solve(Words(), ["b", "a", "c"], model=model, graph=graph(*ops))
+    assert model.prompts == []  # not one request paid
+
+
+def test_a_base_task_has_only_the_capabilities_its_class_defines() -> None:
+    from thoughtgraph.tasks.base import (
+        FewShotPrompts,
+        FirstNumberScore,
+        ModelScore,
+        ModelSplit,
+        Validates,
+    )
+
+    for capability in (FewShotPrompts, ModelSplit, ModelScore, Validates):
+        assert not isinstance(Words(), capability)
+
+    class Scored(FirstNumberScore, Words):
+        pass
+
+    assert isinstance(Scored(), ModelScore) and Scored().parse_score("about 7.5 of 10") == 7.5

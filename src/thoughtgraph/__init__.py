@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
     # what the names below are; at run time each loads on first use
     from thoughtgraph import schemes, testing
-    from thoughtgraph.engine.events import Event
+    from thoughtgraph.engine.events import Event, StopReason
     from thoughtgraph.engine.graph import Graph, Op
     from thoughtgraph.engine.result import Result
     from thoughtgraph.engine.solve import asolve, solve
@@ -69,7 +69,7 @@ _LAZY = {
         ],
         ".errors",
     ),
-    "Event": ".engine.events",
+    **dict.fromkeys(["Event", "StopReason"], ".engine.events"),
     **dict.fromkeys(["Graph", "Op"], ".engine.graph"),
     **dict.fromkeys(
         ["Completion", "FunctionModel", "LanguageModel", "WrapperModel", "as_model"], ".models.base"
@@ -126,6 +126,7 @@ __all__ = [
     "Score",
     "SimulatedModel",
     "SortingTask",
+    "StopReason",
     "Task",
     "Thought",
     "ThoughtgraphError",

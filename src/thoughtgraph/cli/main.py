@@ -280,7 +280,7 @@ def solve(
         raw, reference = _read_input(input, input_file, dataset, sample or 0)
     if graph_file is not None and scheme != "got":
         raise InputError("give either --scheme or --graph, not both")
-    from thoughtgraph.engine.executor import INTERRUPTED
+    from thoughtgraph.engine.events import StopReason
     from thoughtgraph.engine.graph import Graph
     from thoughtgraph.engine.options import RunOptions
     from thoughtgraph.engine.solve import keep_partial, prepare, run_prepared
@@ -380,7 +380,7 @@ def solve(
         matched = None if reference is None else _matches(prepared, result, reference)
         typer.echo(_summary(result, title, matched, score_name(prepared.task)))
     failed_outputs = _report_outputs(trace, result, logs)
-    if result.stop_reason == INTERRUPTED:
+    if result.stop_reason == StopReason.INTERRUPTED:
         _fail(_kept(result, cache if not no_cache else None, trace, failed_outputs), 130)
     if fatal is not None:
         raise fatal  # one `error:` line on stderr, exit 2, after the work was kept

@@ -12,7 +12,14 @@ from rich.table import Table
 from rich.text import Text
 
 from thoughtgraph.engine import kinds
-from thoughtgraph.engine.events import Event
+from thoughtgraph.engine.events import (
+    CallFinished,
+    CallStarted,
+    Event,
+    OpFinished,
+    OpStarted,
+    ThoughtMade,
+)
 from thoughtgraph.engine.graph import Graph
 
 MAX_ROWS = 24
@@ -53,22 +60,24 @@ class LiveView:
 
     def __call__(self, event: Event) -> None:
         view = self.ops.get(event.op_id or "")
-        if event.kind == "op_started" and view:
-            view.status = "running"
-        elif event.kind == "op_finished" and view:
-            view.status = event.data.get("status", "done")
-        elif event.kind == "call_started" and view:
-            view.in_flight += 1
-            self.in_flight += 1
-        elif event.kind == "call_finished" and view:
-            view.in_flight -= 1
-            view.calls += 1
-            self.in_flight -= 1
-            self.calls += 1
-        elif event.kind == "thought" and view:
-            score = event.data.get("score")
-            if score is not None and (view.best is None or score < view.best):
-                view.best = score
+        if view is None:
+            return
+        match event:
+            case OpStarted():
+                view.status = "running"
+            case OpFinished(status=status):
+                view.status = status
+            case CallStarted():
+                view.in_flight += 1
+                self.in_flight += 1
+            case CallFinished():
+                view.in_flight -= 1
+                view.calls += 1
+                self.in_flight -= 1
+                self.calls += 1
+            case ThoughtMade(score=score) if score is not None:
+                if view.best is None or score < view.best:
+                    view.best = score
 
     def _render(self) -> Group:
         table = Table(box=None, pad_edge=False, header_style="bold")

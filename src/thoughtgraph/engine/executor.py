@@ -17,20 +17,25 @@ from typing import Any
 
 from thoughtgraph.engine import kinds
 from thoughtgraph.engine.context import RunContext
-from thoughtgraph.engine.events import EventHandler
+from thoughtgraph.engine.events import (
+    EventHandler,
+    OpFinished,
+    OpStarted,
+    RunFinished,
+    RunStarted,
+    StopReason,
+)
 from thoughtgraph.engine.gateway import CallGateway
 from thoughtgraph.engine.graph import Graph, Op
 from thoughtgraph.engine.state import OpRecord, RunState, Thought
 from thoughtgraph.engine.thoughts import ThoughtFactory
 from thoughtgraph.errors import BudgetExhausted, FatalModelError
-from thoughtgraph.models.base import LanguageModel
+from thoughtgraph.models.base import LanguageModel, display_name
 from thoughtgraph.spend.budget import Budget, Meter
 from thoughtgraph.spend.pricing import Price
 from thoughtgraph.tasks.base import Task
 
 logger = logging.getLogger("thoughtgraph")
-
-INTERRUPTED = "interrupted"  # the stop reason of a run cancelled mid-way (Ctrl-C)
 
 
 async def execute(
@@ -64,7 +69,7 @@ async def execute(
     if logger.isEnabledFor(logging.INFO):  # a 10,000-op graph's JSON is not built for nothing
         logger.info("graph of operations: %s", json.dumps(state.graph))
     if on_event is not None:
-        calls.emit("run_started", graph=state.graph, model=getattr(model, "name", "model"))
+        calls.emit(RunStarted(calls.now(), state.graph, display_name(model)))
     source = Thought(
         id="input",
         op_id="input",
@@ -83,14 +88,12 @@ async def execute(
         await calls.drain()
     except asyncio.CancelledError as exc:  # Ctrl-C (or a cancelled task): keep what was done
         if calls.stop_reason is None:
-            calls.stop_reason, calls.stop_detail = INTERRUPTED, "cancelled (Ctrl-C)"
+            calls.stop_reason, calls.stop_detail = StopReason.INTERRUPTED, "cancelled (Ctrl-C)"
         exc.run = (state, ctx)  # type: ignore[attr-defined]  # asolve builds the partial result
         raise
     finally:
         calls.closed = True
-        calls.emit(
-            "run_finished", calls=len(state.calls), stop_reason=calls.stop_reason, cost=state.cost
-        )
+        calls.emit(RunFinished(calls.now(), len(state.calls), calls.stop_reason, state.cost))
         logger.info("run finished: %d model calls", len(state.calls))
     return state, ctx
 
@@ -174,9 +177,9 @@ class _Runner:
         stay in the state)."""
         record = self.ctx.state.ops[op.id]
         inputs = self._inputs(op)
-        record.status, record.started = "running", self.ctx.calls.now()
+        record.status, record.started = "running", (started := self.ctx.calls.now())
         if self.ctx.calls.on_event is not None:
-            self.ctx.calls.emit("op_started", op.id, kind=op.kind)
+            self.ctx.calls.emit(OpStarted(started, op.id, op.kind))
         try:
             outputs = await kinds.get(op.kind).run(self.ctx, op, inputs)
         except (BudgetExhausted, FatalModelError):
@@ -194,9 +197,9 @@ class _Runner:
 
     def _finish(self, op: Op, record: OpRecord) -> None:
         record.end_round = self.ctx.thoughts.end_round(op)
-        record.ended = self.ctx.calls.now()
+        record.ended = ended = self.ctx.calls.now()
         if self.ctx.calls.on_event is not None:
-            self.ctx.calls.emit("op_finished", op.id, kind=op.kind, status=record.status)
+            self.ctx.calls.emit(OpFinished(ended, op.id, op.kind, record.status))
 
     def _inputs(self, op: Op) -> list[Thought]:
         if not op.inputs:

@@ -14,9 +14,8 @@ import logging
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
-from thoughtgraph.engine.events import Event, EventHandler
+from thoughtgraph.engine.events import CallFinished, CallStarted, Event, EventHandler, StopReason
 from thoughtgraph.engine.graph import Op
 from thoughtgraph.engine.state import Call, RunState
 from thoughtgraph.errors import BudgetExhausted, FatalModelError, ModelError
@@ -24,6 +23,7 @@ from thoughtgraph.models.base import (
     Completion,
     LanguageModel,
     complete_with,
+    display_name,
     model_settings,
     would_answer,
 )
@@ -47,7 +47,7 @@ class CallGateway:
     price: Price | None = None
     on_event: EventHandler | None = None
     started: float = field(default_factory=time.perf_counter)
-    stop_reason: str | None = None  # "budget exhausted" or "fatal model error"
+    stop_reason: StopReason | None = None
     stop_detail: str | None = None  # the one-line why, e.g. "max_calls=5 reached (5 paid)"
     shared_meter: Meter | None = None  # an evaluation's, shared by all its runs (so that its
     # caps bound them together); None: a fresh one for this run's budget
@@ -65,9 +65,9 @@ class CallGateway:
     def now(self) -> float:
         return time.perf_counter() - self.started
 
-    def emit(self, event: str, op_id: str | None = None, **data: Any) -> None:
+    def emit(self, event: Event) -> None:
         if self.on_event is not None:
-            self.on_event(Event(event, self.now(), op_id, data))
+            self.on_event(event)
 
     async def ask(
         self, op: Op, call_id: str, kind: str, prompt: str | Callable[[], str], n: int = 1
@@ -87,7 +87,7 @@ class CallGateway:
         """
         self._check_open()
         if self._slots is None:  # a run lives on one loop: looked up once, not per call
-            self._slots = shared_semaphore(_name(self.model), self.concurrency)
+            self._slots = shared_semaphore(display_name(self.model), self.concurrency)
         async with self._slots:
             self._check_open()
             if callable(prompt):
@@ -95,13 +95,13 @@ class CallGateway:
             try:
                 hit = self._cache_would_answer(prompt, n)
             except FatalModelError as exc:  # a damaged cache: stop, never run on without it
-                self._stop("fatal model error", str(exc))
+                self._stop(StopReason.FATAL, str(exc))
                 raise
             ledger = CallLedger(
                 self.meter,
                 lambda count: self._estimate(prompt, count),
                 self.price,
-                lambda detail: self._stop("budget exhausted", detail),
+                lambda detail: self._stop(StopReason.BUDGET, detail),
                 None if hit else self._reserve(prompt, n),
             )
             self._in_flight += 1
@@ -118,7 +118,7 @@ class CallGateway:
     ) -> tuple[str, ...]:
         started = self.now()
         if self.on_event is not None:
-            self.emit("call_started", op.id, call_id=call_id, kind=kind, n=n)
+            self.emit(CallStarted(started, op.id, call_id, kind, n))
         try:
             completions = await complete_with(self.model, prompt, n, ledger)
             if not completions:
@@ -127,7 +127,7 @@ class CallGateway:
             self._count_unreported(ledger, (), failed=str(exc))
             self._record(self._failed_call(op, call_id, kind, prompt, n, started, ledger, exc))
             if isinstance(exc, FatalModelError):
-                self._stop("fatal model error", str(exc))
+                self._stop(StopReason.FATAL, str(exc))
             raise
         except BaseException:  # cancelled: what was sent stays counted and recorded
             ledger.release()
@@ -140,7 +140,7 @@ class CallGateway:
         self._count_unreported(ledger, completions)
         fatal = next((a for a in ledger.attempts if a.fatal), None)
         if fatal is not None:  # a sibling request was refused for good: keep these, then stop
-            self._stop("fatal model error", fatal.error or fatal.outcome)
+            self._stop(StopReason.FATAL, fatal.error or fatal.outcome)
         usage = ledger.usage
         cost = self.price.cost(usage) if self.price and ledger.attempts else 0.0
         texts = tuple(c.text for c in completions)
@@ -214,7 +214,7 @@ class CallGateway:
 
     def _check_open(self) -> None:
         """After a fatal error no call starts; after the run's end none at all."""
-        if self.stop_reason == "fatal model error":
+        if self.stop_reason == StopReason.FATAL:
             raise FatalModelError(self.stop_detail or "the model failed")
         if self.closed:
             raise BudgetExhausted("the run has ended")
@@ -229,15 +229,15 @@ class CallGateway:
         try:
             return self.meter.reserve(self._estimate(prompt, n))
         except BudgetExhausted as exc:
-            self._stop("budget exhausted", str(exc))
+            self._stop(StopReason.BUDGET, str(exc))
             raise
 
-    def _stop(self, reason: str, detail: str) -> None:
+    def _stop(self, reason: StopReason, detail: str) -> None:
         """The first reason to stop is the one reported."""
         if self.stop_reason is None:
             self.stop_reason, self.stop_detail = reason, detail
             logger.info("run stopping: %s (%s)", reason, detail)
-        elif reason == "fatal model error" and self.stop_reason != reason:
+        elif reason == StopReason.FATAL and self.stop_reason != reason:
             self.stop_reason, self.stop_detail = reason, detail  # a fatal error outranks a budget
 
     async def drain(self) -> None:
@@ -251,19 +251,21 @@ class CallGateway:
         if self.on_event is None:  # nobody listens: the event's 13 fields are not worked out
             return
         self.emit(
-            "call_finished",
-            call.op_id,
-            call_id=call.id,
-            kind=call.kind,
-            latency=call.latency,
-            error=call.error,
-            tokens=call.usage.total_tokens,
-            prompt_tokens=call.usage.prompt_tokens,
-            completion_tokens=call.usage.completion_tokens,
-            cached=call.cached,
-            cost=call.cost,
-            requests=call.requests,
-            answers=call.received,
+            CallFinished(
+                self.now(),
+                call.op_id,
+                call.id,
+                call.kind,
+                latency=call.latency,
+                error=call.error,
+                tokens=call.usage.total_tokens,
+                prompt_tokens=call.usage.prompt_tokens,
+                completion_tokens=call.usage.completion_tokens,
+                cached=call.cached,
+                cost=call.cost,
+                requests=call.requests,
+                answers=call.received,
+            )
         )
 
 
@@ -274,7 +276,3 @@ def _sum(usages: Iterable[Usage]) -> Usage:
         prompt += usage.prompt_tokens
         completion += usage.completion_tokens
     return usage_of(prompt, completion)
-
-
-def _name(model: Any) -> str:
-    return getattr(model, "name", None) or type(model).__name__

@@ -6,6 +6,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from thoughtgraph.engine.events import StopReason
 from thoughtgraph.engine.graph import Graph
 from thoughtgraph.engine.state import RunState, Thought
 from thoughtgraph.errors import shown
@@ -36,7 +37,7 @@ class Result:
     simulated: bool
     task: str
     final: Thought
-    stop_reason: str | None = None  # None, "budget exhausted" or "fatal model error"
+    stop_reason: StopReason | None = None  # None: ran to the end
     tokens: int = 0  # paid tokens (prompt + completion); cached answers are in `spend`
     volume: int = 0  # model thoughts the final thought can be reached from (itself included)
     latency: int = 0  # hops from the input to the final thought

@@ -15,8 +15,8 @@ from thoughtgraph import schemes
 from thoughtgraph.engine import kinds
 from thoughtgraph.engine.answer_cap import with_default_cap
 from thoughtgraph.engine.context import RunContext, template_for
-from thoughtgraph.engine.events import EventHandler
-from thoughtgraph.engine.executor import INTERRUPTED, execute
+from thoughtgraph.engine.events import EventHandler, StopReason
+from thoughtgraph.engine.executor import execute
 from thoughtgraph.engine.gcpause import fewer_collections
 from thoughtgraph.engine.graph import Graph
 from thoughtgraph.engine.options import PreparedRun, RunOptions, check_whole
@@ -31,7 +31,7 @@ from thoughtgraph.errors import (
     shown,
 )
 from thoughtgraph.io.bounds import check_items
-from thoughtgraph.models.base import LanguageModel, ModelLike, as_model
+from thoughtgraph.models.base import LanguageModel, ModelLike, as_model, display_name
 from thoughtgraph.models.cache import CachedModel
 from thoughtgraph.models.limits import RateLimitedModel
 from thoughtgraph.spend.accounting import spend, spend_by_kind
@@ -138,7 +138,7 @@ async def _run_prepared(
     the_task, problem, graph = prepared.task, prepared.problem, prepared.graph
     lm, cap = with_default_cap(model, the_task, problem)  # a looping model cannot run on
     _check_simulated(lm, the_task, problem)
-    price = options.price(_name(lm))
+    price = options.price(display_name(lm))
     if options.rate_limited:
         lm = _rate_limited(lm, options.rpm, options.tpm)
     cached = CachedModel(lm, options.cache) if options.cache is not None else None
@@ -177,7 +177,7 @@ async def _run_prepared(
         f", ${result.cost:.4f}" if price else "",
         result.status,
     )
-    if ctx.calls.stop_reason == "fatal model error":
+    if ctx.calls.stop_reason == StopReason.FATAL:
         error = FatalModelError(ctx.calls.stop_detail or "the model failed")
         error.result = result
         raise error
@@ -246,7 +246,7 @@ def _result(
         wall_seconds=wall,
         graph=graph,
         state=state,
-        model=getattr(model, "name", type(model).__name__),
+        model=display_name(model),
         simulated=bool(getattr(model, "simulated", False)),
         task=task.name,
         final=final,
@@ -368,7 +368,7 @@ def solve(task: str | Task, input: Any, model: ModelLike | None = "sim", **optio
         with concurrent.futures.ThreadPoolExecutor(1) as pool:
             coro = keep_partial(asolve(task, input, model, **options))
             result = pool.submit(asyncio.run, coro).result()
-    if result.stop_reason == INTERRUPTED:
+    if result.stop_reason == StopReason.INTERRUPTED:
         raise RunInterrupted(result)
     return result
 
@@ -423,7 +423,3 @@ def _whole_score(task: Task, problem: Any, thought: Thought) -> Score | None:
 def _depth(state: RunState) -> int:
     """Model rounds on the critical path: the latest round any op finished at."""
     return max((op.end_round for op in state.ops.values()), default=0)
-
-
-def _name(model: Any) -> str:
-    return getattr(model, "name", None) or type(model).__name__

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, cast
 
+from thoughtgraph.engine.events import ThoughtMade
 from thoughtgraph.engine.gateway import CallGateway
 from thoughtgraph.engine.graph import Op
 from thoughtgraph.engine.state import RunState, Score, Thought
@@ -102,12 +103,14 @@ class ThoughtFactory:
             made.append(self._made(op, thought))
             if self.gateway.on_event is not None:
                 self.gateway.emit(
-                    "thought",
-                    op.id,
-                    thought_id=thought.id,
-                    kind=kind,
-                    score=None if score is None else score.value,
-                    attempt=attempt,
+                    ThoughtMade(
+                        self.gateway.now(),
+                        op.id,
+                        thought.id,
+                        kind,
+                        None if score is None else score.value,
+                        attempt,
+                    )
                 )
         return made
 

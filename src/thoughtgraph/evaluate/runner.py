@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from thoughtgraph.engine.events import StopReason
 from thoughtgraph.engine.graph import Graph, Op
 from thoughtgraph.engine.options import RunOptions
 from thoughtgraph.engine.solve import prepare, run_prepared
@@ -496,7 +497,7 @@ def exhausted(meter: Meter) -> bool:
 
 def is_incomplete(result: PairResult) -> bool:
     """The budget stopped this pair before it finished: its figures are of a partial run."""
-    return result.stop_reason == "budget exhausted"
+    return result.stop_reason == StopReason.BUDGET
 
 
 def no_answer(result: PairResult) -> bool:

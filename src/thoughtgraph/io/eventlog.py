@@ -6,7 +6,8 @@ run that crashes (or is killed) still leaves its history up to the last event on
     with EventLog.open("run.jsonl") as log:
         thoughtgraph.solve("sorting", numbers, on_event=combine(log, my_handler))
 
-Each line is `{"event": KIND, "time": SECONDS_SINCE_START, "op_id": ..., **event.data}`.
+Each line is `{"event": NAME, "time": SECONDS_SINCE_START, "op_id": ..., **the event's other
+fields}` (the typed records of `engine/events.py`; `event_record` writes one).
 
 A log that cannot be written (a full disk, `/dev/full`, a closed pipe) never stops the run: the
 first failure is kept in `EventLog.error`, later events are dropped, and the caller reports it
@@ -20,23 +21,28 @@ import math
 import sys
 import threading
 from collections.abc import Iterator
+from dataclasses import fields
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Self, TextIO
 
-from thoughtgraph.engine.events import Event, EventHandler
+from thoughtgraph.engine.events import EVENT_TYPES, Event, EventHandler, RunStarted
 from thoughtgraph.errors import InputError
 
-RESERVED = ("event", "time", "op_id")
+# The fields each event type writes after `event`, `time` and `op_id`, in declaration order.
+_FIELDS: dict[type, tuple[str, ...]] = {
+    t: tuple(f.name for f in fields(t) if f.name not in ("time", "op_id")) for t in EVENT_TYPES
+}
 
 
 def event_record(event: Event) -> dict[str, Any]:
-    """The flat JSON-ready record of one event (data keys that clash get a `data_` prefix)."""
-    record: dict[str, Any] = {"event": event.kind, "time": round(event.time, 6)}
+    """The flat JSON-ready record of one event: its name, time, op (when it has one), then its
+    fields in the order its type declares them."""
+    record: dict[str, Any] = {"event": event.name, "time": round(event.time, 6)}
     if event.op_id is not None:
         record["op_id"] = event.op_id
-    for key, value in event.data.items():
-        record[f"data_{key}" if key in RESERVED else key] = value
+    for key in _FIELDS[type(event)]:
+        record[key] = getattr(event, key)
     return record
 
 
@@ -84,7 +90,7 @@ class EventLog:
 
     def __call__(self, event: Event) -> None:
         record = event_record(event)
-        if event.kind == "run_started":
+        if isinstance(event, RunStarted):
             record.setdefault("started_at", datetime.now(UTC).isoformat(timespec="milliseconds"))
         line = to_json_line(record) + "\n"
         with self._lock:

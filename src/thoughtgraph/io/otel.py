@@ -16,7 +16,16 @@ import os
 import sys
 from typing import Any
 
-from thoughtgraph.engine.events import Event
+from thoughtgraph.engine.events import (
+    CallFinished,
+    CallStarted,
+    Event,
+    OpFinished,
+    OpStarted,
+    RunFinished,
+    RunStarted,
+    ThoughtMade,
+)
 from thoughtgraph.errors import InputError, shown
 
 # GenAI semantic-convention attribute names (opentelemetry.semconv._incubating gen_ai_attributes).
@@ -45,8 +54,8 @@ class SpanHandler:
     """An event handler that opens and closes spans as the run's events arrive.
 
     Spans are started and ended at the moment of the event, so their times are the run's own.
-    Use one handler per run at a time. `call_finished` events carrying `prompt_tokens` and
-    `completion_tokens` (or `input_tokens`/`output_tokens`) fill the usage attributes.
+    Use one handler per run at a time. A `CallFinished` event's `prompt_tokens` and
+    `completion_tokens` fill the usage attributes.
     """
 
     def __init__(
@@ -71,16 +80,27 @@ class SpanHandler:
 
     # --- dispatch ------------------------------------------------------------------------
     def __call__(self, event: Event) -> None:
-        handler = getattr(self, f"_on_{event.kind}", None)
-        if handler is not None:
-            handler(event)
+        match event:
+            case RunStarted():
+                self._on_run_started(event)
+            case OpStarted():
+                self._on_op_started(event)
+            case CallStarted():
+                self._on_call_started(event)
+            case CallFinished():
+                self._on_call_finished(event)
+            case ThoughtMade():
+                self._on_thought(event)
+            case OpFinished():
+                self._on_op_finished(event)
+            case RunFinished():
+                self._on_run_finished(event)
 
     def _child_of(self, span: Any) -> Any:
         return None if span is None else self._trace.set_span_in_context(span)
 
-    def _on_run_started(self, event: Event) -> None:
-        self._model = str(event.data.get("model", "model"))
-        graph = event.data.get("graph") or {}
+    def _on_run_started(self, event: RunStarted) -> None:
+        self._model = event.model or "model"
         self._run = self._tracer.start_span(
             f"invoke_workflow {self.workflow}",
             attributes={
@@ -88,83 +108,74 @@ class SpanHandler:
                 WORKFLOW_NAME: self.workflow,
                 REQUEST_MODEL: self._model,
                 PROVIDER: _provider(self._model),
-                "thoughtgraph.engine.graph.ops": len(graph.get("ops", [])),
+                "thoughtgraph.graph.ops": len(event.graph.get("ops", [])),
             },
         )
 
-    def _on_op_started(self, event: Event) -> None:
-        op_id = event.op_id or "?"
-        self._ops[op_id] = self._tracer.start_span(
-            f"op {op_id}",
+    def _on_op_started(self, event: OpStarted) -> None:
+        self._ops[event.op_id] = self._tracer.start_span(
+            f"op {event.op_id}",
             context=self._child_of(self._run),
-            attributes={
-                "thoughtgraph.op.id": op_id,
-                "thoughtgraph.op.kind": str(event.data.get("kind", "")),
-            },
+            attributes={"thoughtgraph.op.id": event.op_id, "thoughtgraph.op.kind": event.kind},
         )
 
-    def _on_call_started(self, event: Event) -> None:
-        data = event.data
+    def _on_call_started(self, event: CallStarted) -> None:
         attributes: dict[str, Any] = {
             OPERATION: self.operation,
             REQUEST_MODEL: self._model,
             PROVIDER: _provider(self._model),
-            PROMPT_NAME: str(data.get("kind", "")),
-            "thoughtgraph.call.id": str(data.get("call_id", "")),
-            "thoughtgraph.op.id": event.op_id or "",
+            PROMPT_NAME: event.kind,
+            "thoughtgraph.call.id": event.call_id,
+            "thoughtgraph.op.id": event.op_id,
         }
-        if data.get("n", 1) != 1:
-            attributes[CHOICE_COUNT] = int(data["n"])
-        parent = self._ops.get(event.op_id or "", self._run)
-        self._calls[str(data.get("call_id"))] = self._tracer.start_span(
+        if event.n != 1:
+            attributes[CHOICE_COUNT] = event.n
+        parent = self._ops.get(event.op_id, self._run)
+        self._calls[event.call_id] = self._tracer.start_span(
             f"{self.operation} {self._model}",
             context=self._child_of(parent),
             kind=self._trace.SpanKind.CLIENT,
             attributes=attributes,
         )
 
-    def _on_call_finished(self, event: Event) -> None:
-        span = self._calls.pop(str(event.data.get("call_id")), None)
+    def _on_call_finished(self, event: CallFinished) -> None:
+        span = self._calls.pop(event.call_id, None)
         if span is None:
             return
-        data = event.data
-        for name, keys in (
-            (INPUT_TOKENS, ("prompt_tokens", "input_tokens")),
-            (OUTPUT_TOKENS, ("completion_tokens", "output_tokens")),
-        ):
-            value = next((data[k] for k in keys if data.get(k) is not None), None)
-            if value is not None:
-                span.set_attribute(name, int(value))
-        for key in ("tokens", "cached", "latency", "cost"):
-            if data.get(key) is not None:
-                span.set_attribute(f"thoughtgraph.call.{key}", data[key])
-        if data.get("error"):
+        span.set_attribute(INPUT_TOKENS, event.prompt_tokens)
+        span.set_attribute(OUTPUT_TOKENS, event.completion_tokens)
+        span.set_attribute("thoughtgraph.call.tokens", event.tokens)
+        span.set_attribute("thoughtgraph.call.cached", event.cached)
+        span.set_attribute("thoughtgraph.call.latency", event.latency)
+        span.set_attribute("thoughtgraph.call.cost", event.cost)
+        if event.error:
             span.set_attribute(ERROR_TYPE, "ModelError")
-            span.set_status(self._trace.Status(self._trace.StatusCode.ERROR, str(data["error"])))
+            span.set_status(self._trace.Status(self._trace.StatusCode.ERROR, event.error))
         span.end()
 
-    def _on_thought(self, event: Event) -> None:
-        span = self._ops.get(event.op_id or "")
+    def _on_thought(self, event: ThoughtMade) -> None:
+        span = self._ops.get(event.op_id)
         if span is None:
             return
-        attributes = {
-            f"thoughtgraph.thought.{k}": v
-            for k, v in event.data.items()
-            if isinstance(v, str | int | float | bool)
+        attributes: dict[str, Any] = {
+            "thoughtgraph.thought.thought_id": event.thought_id,
+            "thoughtgraph.thought.kind": event.kind,
+            "thoughtgraph.thought.attempt": event.attempt,
         }
+        if event.score is not None:
+            attributes["thoughtgraph.thought.score"] = event.score
         span.add_event("thought", attributes)
 
-    def _on_op_finished(self, event: Event) -> None:
-        span = self._ops.pop(event.op_id or "", None)
+    def _on_op_finished(self, event: OpFinished) -> None:
+        span = self._ops.pop(event.op_id, None)
         if span is None:
             return
-        status = str(event.data.get("status", "done"))
-        span.set_attribute("thoughtgraph.op.status", status)
-        if status != "done":
-            span.set_status(self._trace.Status(self._trace.StatusCode.ERROR, f"op {status}"))
+        span.set_attribute("thoughtgraph.op.status", event.status)
+        if event.status != "done":
+            span.set_status(self._trace.Status(self._trace.StatusCode.ERROR, f"op {event.status}"))
         span.end()
 
-    def _on_run_finished(self, event: Event) -> None:
+    def _on_run_finished(self, event: RunFinished) -> None:
         for span in [*self._calls.values(), *self._ops.values()]:  # a crash left them open
             span.set_status(self._trace.Status(self._trace.StatusCode.ERROR, "run ended first"))
             span.end()
@@ -172,9 +183,10 @@ class SpanHandler:
         self._ops.clear()
         if self._run is None:
             return
-        for key in ("calls", "stop_reason", "cost"):
-            if event.data.get(key) is not None:
-                self._run.set_attribute(f"thoughtgraph.run.{key}", event.data[key])
+        self._run.set_attribute("thoughtgraph.run.calls", event.calls)
+        if event.stop_reason is not None:
+            self._run.set_attribute("thoughtgraph.run.stop_reason", str(event.stop_reason))
+        self._run.set_attribute("thoughtgraph.run.cost", event.cost)
         self._run.end()
         self._run = None
 

@@ -11,7 +11,7 @@ through one function here, tell the engine more: `settings` (answer-relevant opt
 ignores `n` needs n requests), `would_answer(prompt, n)` (a cache knows a call is free) and
 `complete_delivering(prompt, n, deliver)` (each answer handed over the moment it arrives, so a
 cache keeps the answers of parallel single requests that arrived before a kill -9).
-`WrapperModel` forwards all of them, so wrappers (cache, rate limits, accounting) compose in any
+`WrapperModel` forwards exactly these, so wrappers (cache, rate limits, accounting) compose in any
 order. Any plain function `prompt -> str` (sync or async) is adapted by `as_model`, so a user's
 own client, a stub in a test or a lambda all work wherever a model is accepted.
 """
@@ -24,7 +24,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeGuard, runtime_checkable
 
 from thoughtgraph.errors import InputError, ModelError, UnknownNameError, shown
 from thoughtgraph.spend.ledger import RequestRecorder
@@ -114,29 +114,39 @@ class Delivers(Protocol):
     ) -> list[Completion]: ...  # and a keyword `recorder` when it `reports_requests`
 
 
-# The capabilities are read with getattr, which is what `isinstance` against these
-# runtime-checkable protocols tests (the attribute exists; a method is not None), at a tenth of
-# its cost: they are read on every model call, and the protocol check was an eighth of a
-# 10,000-op run's CPU.
+# Each capability is told apart by its attribute (a method that is not None), which is what
+# `isinstance` against these runtime-checkable protocols tests, at a tenth of its cost: they are
+# read on every model call, and the protocol check was an eighth of a 10,000-op run's CPU. The
+# guards below narrow to the protocol, so the call after them is type-checked.
+
+
+def has_settings(model: object) -> TypeGuard[HasSettings]:
+    return getattr(model, "settings", None) is not None
+
+
+def counts_requests(model: object) -> TypeGuard[CountsRequests]:
+    return getattr(model, "requests_needed", None) is not None
+
+
+def foresees(model: object) -> TypeGuard[Foresees]:
+    return getattr(model, "would_answer", None) is not None
 
 
 def model_settings(model: object) -> dict[str, Any]:
     """The model's settings, or {} when it has none (`HasSettings`)."""
-    return dict(getattr(model, "settings", None) or {})
+    return dict(model.settings) if has_settings(model) else {}
 
 
 def requests_needed(model: object, n: int) -> int:
     """The requests a call for `n` answers takes, 1 unless the model says otherwise
     (`CountsRequests`)."""
-    method = getattr(model, "requests_needed", None)
-    return 1 if method is None else int(method(n))
+    return int(model.requests_needed(n)) if counts_requests(model) else 1
 
 
 def would_answer(model: object, prompt: str, n: int = 1) -> bool:
     """True when the model says the call is free (answered from a cache); False if it cannot say
     (`Foresees`)."""
-    method = getattr(model, "would_answer", None)
-    return False if method is None else bool(method(prompt, n))
+    return bool(model.would_answer(prompt, n)) if foresees(model) else False
 
 
 def ignore_answer(answer: Completion) -> None:
@@ -197,11 +207,13 @@ class DeliveringModel(ABC):
 
 
 class WrapperModel:
-    """A model that wraps another and forwards everything it does not change.
+    """A model that wraps another and forwards what the protocols name.
 
-    `name`, `simulated`, `settings`, `requests_needed`, `would_answer`, `reports_requests`,
-    `complete` (with its `recorder`) and `complete_delivering` go to `inner` unless a subclass
-    overrides them, and any other attribute (`close`, `hits`, ...) is looked up on `inner` too. So
+    `LanguageModel` (`name`, `simulated`, `complete` with its `recorder`), `reports_requests`,
+    `complete_delivering` (`Delivers`) and the three optional capabilities (`HasSettings`,
+    `CountsRequests`, `Foresees`) go to `inner` unless a subclass overrides them; nothing else
+    does (a wrapper's own attributes, such as a cache's `hits`, are read on the wrapper that has
+    them). So
     `CachedModel(RateLimitedModel(m))` and `RateLimitedModel(CachedModel(m))` both keep `m`'s
     name and settings, and cache hits stay free of budget and rate limits either way.
     """
@@ -252,11 +264,6 @@ class WrapperModel:
                 deliver(answer)
             return answers
         return await complete_delivering(self.inner, prompt, n, deliver, recorder)
-
-    def __getattr__(self, attribute: str) -> Any:
-        if attribute == "inner" or attribute.startswith("__"):  # not set yet, or a protocol probe
-            raise AttributeError(attribute)
-        return getattr(self.inner, attribute)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.inner!r})"
@@ -404,7 +411,14 @@ def _parse_options(text: str, spec: str) -> dict[str, str]:
 SIMULATED_NOTE = "SIMULATED: the built-in offline stand-in, not a real LLM"
 
 
-def shown_name(model: Any) -> str:
+def display_name(model: object) -> str:
+    """A model's name: its `name`, else its class's name. The one rule for it (events, results,
+    the shared concurrency slot, summaries)."""
+    name = getattr(model, "name", None)
+    return str(name) if name else type(model).__name__
+
+
+def shown_name(model: object) -> str:
     """A model's name as output shows it: a simulated model always says so."""
-    name = str(getattr(model, "name", type(model).__name__))
+    name = display_name(model)
     return f"{name} ({SIMULATED_NOTE})" if getattr(model, "simulated", False) else name

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from thoughtgraph.tasks.base import BaseTask, ParseError, Task, check_task
+from thoughtgraph.tasks.base import BaseTask, FirstNumberScore, ParseError, Task, check_task
 from thoughtgraph.tasks.docmerge import DocMergeTask
 from thoughtgraph.tasks.keywords import KeywordCountingTask
 from thoughtgraph.tasks.loading import load_task
@@ -30,6 +30,7 @@ __all__ = [
     "TASKS",
     "BaseTask",
     "DocMergeTask",
+    "FirstNumberScore",
     "KeywordCountingTask",
     "ParseError",
     "SetIntersectionTask",

@@ -181,7 +181,13 @@ def score_name(task: Task) -> str:
 
 
 class BaseTask(ABC):
-    """Convenient base class: implement the abstract methods, inherit sensible defaults."""
+    """Convenient base class: implement the abstract methods, inherit defaults for the other
+    required ones (`parse_input`, `default_parts`, `split`, `join`, `render`, `score_unparsed`).
+
+    It provides none of the optional capabilities: a subclass has `prompts`, `parse_split`,
+    `parse_score`, `validate` or `reference` only when it defines them (or mixes in
+    `FirstNumberScore`), so `check_graph` can refuse, before any call, a graph that needs one it
+    lacks."""
 
     name: str = "task"
     score_name: str = "errors"  # what the score counts, for summaries ("error scope" for sorting)
@@ -222,32 +228,18 @@ class BaseTask(ABC):
     @abstractmethod
     def parse(self, text: str) -> Any: ...
 
-    def parse_reply(self, text: str, problem: Any, prompt: str) -> Any:
-        """`parse`, knowing what was asked (optional; see `parse_answer`)."""
-        return self.parse(text)
-
     @abstractmethod
     def score(self, problem: Any, content: Any) -> Score: ...
 
     def score_unparsed(self, problem: Any, reason: str) -> Score:
         return Score(float(len(problem) + 1), (reason,))
 
-    prompts: dict[str, Any] = {}  # noqa: RUF012 - the task's own templates by name (io, cot, ...)
 
-    def validate(self, problem: Any, content: Any) -> bool:
-        score = self.score(problem, content)
-        return score is not None and score.perfect
-
-    def parse_split(self, text: str, parts: int) -> list[Any]:
-        raise ParseError(f"task {self.name!r} cannot read a split from the model")
-
-    def parts_from_split(self, problem: Any, pieces: list[Any]) -> list[Any]:
-        """The sub-problems for the pieces of a model's split (default: the pieces themselves).
-
-        A task whose sub-problems need more than the split pieces (set intersection: the first
-        set travels with every piece of the second) rebuilds them here.
-        """
-        return pieces
+class FirstNumberScore:
+    """The model-scorer capability (`ModelScore`) for a task whose scorer answers with one
+    number: the first number in the answer; the samples' mean is the score. Mix it in
+    (`class MyTask(FirstNumberScore, BaseTask)`) to score by a model; a task with another rule
+    writes its own `parse_score` (and `combine_scores`) instead."""
 
     def parse_score(self, text: str) -> float:
         """A model scorer's answer -> a number (the first number in the text)."""
@@ -255,10 +247,6 @@ class BaseTask(ABC):
         if not match:
             raise ParseError("the score answer holds no number")
         return float(match.group(0))
-
-    def combine_scores(self, texts: list[str]) -> Score:
-        """The model scorer's samples -> one score (default: the mean of `parse_score`)."""
-        return mean_score(self, texts)
 
 
 def mean_score(task: ModelScore, texts: list[str] | tuple[str, ...]) -> Score:

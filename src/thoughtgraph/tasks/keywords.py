@@ -24,7 +24,7 @@ from thoughtgraph.tasks.answers import (
     tagged,
     within,
 )
-from thoughtgraph.tasks.base import BaseTask, ParseError
+from thoughtgraph.tasks.base import BaseTask, FirstNumberScore, ParseError
 from thoughtgraph.tasks.countries import COUNTRIES, canonical, count_countries
 from thoughtgraph.tasks.keywords_prompts import PROMPTS
 
@@ -73,7 +73,7 @@ def split_sentences(text: str) -> tuple[str, ...]:
     return tuple(p for p in pieces if p)
 
 
-class KeywordCountingTask(BaseTask):
+class KeywordCountingTask(FirstNumberScore, BaseTask):
     """Count how many times each country is named in a text."""
 
     name = "keyword-counting"

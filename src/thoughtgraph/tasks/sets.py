@@ -22,7 +22,7 @@ from typing import Any
 from thoughtgraph.engine.state import Score
 from thoughtgraph.errors import InputError, shown
 from thoughtgraph.tasks.answers import in_code
-from thoughtgraph.tasks.base import BaseTask, ParseError, check_parts
+from thoughtgraph.tasks.base import BaseTask, FirstNumberScore, ParseError, check_parts
 from thoughtgraph.tasks.sets_prompts import PROMPTS
 from thoughtgraph.tasks.sorting import SortingTask, parse_int_list
 
@@ -67,7 +67,7 @@ class SetProblem:
         return sorted({x for x in self.set2 if x in first})
 
 
-class SetIntersectionTask(BaseTask):
+class SetIntersectionTask(FirstNumberScore, BaseTask):
     """List every number that is in both sets, once."""
 
     name = "set-intersection"

@@ -30,7 +30,7 @@ from thoughtgraph.tasks.answers import (
     tagged,
     within,
 )
-from thoughtgraph.tasks.base import BaseTask, ParseError
+from thoughtgraph.tasks.base import BaseTask, FirstNumberScore, ParseError
 from thoughtgraph.tasks.sorting_prompts import PROMPTS
 
 _LIST = re.compile(r"\[([^\[\]]*)\]")
@@ -55,7 +55,7 @@ MAX_LISTED_ORDER_ERRORS = 20
 _PERFECT = Score(0.0, ())
 
 
-class SortingTask(BaseTask):
+class SortingTask(FirstNumberScore, BaseTask):
     """Sort a list of integers in ascending order, keeping every duplicate."""
 
     name = "sorting"

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from thoughtgraph.engine.events import StopReason
 from thoughtgraph.engine.graph import Graph
 from thoughtgraph.engine.solve import asolve
 from thoughtgraph.errors import FatalModelError, ThoughtgraphError
@@ -223,7 +224,7 @@ def _measure(setup: Setup, result: Any, reference: Any) -> dict[str, Any]:
         "paid_calls": spend.paid_calls,
         "paid_tokens": spend.tokens,
         "paid_cost": spend.cost,
-        "stopped": result.stop_reason == "budget exhausted",
+        "stopped": result.stop_reason == StopReason.BUDGET,
         "failure": None,
     }
 

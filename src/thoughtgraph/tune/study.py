@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from thoughtgraph.engine.events import StopReason
 from thoughtgraph.errors import InputError
 from thoughtgraph.tune import space
 from thoughtgraph.tune.jobs import Allowance, Job, Outcome, Setup, run_job, spread_back, unique
@@ -188,7 +189,8 @@ def completed(study: Any) -> list[Any]:
 @dataclass(frozen=True)
 class LoopResult:
     ran: int
-    stop: str | None  # why it stopped before reaching the trials asked for
+    stop: str | None  # why it stopped before reaching the trials asked for (a `StopReason`
+    # or a failed trial's one line)
 
 
 def tune_loop(
@@ -215,7 +217,7 @@ def tune_loop(
             batch -= 1
             allowance = ledger.share(batch * len(samples))
         if allowance is None:
-            return LoopResult(ran, "budget exhausted")
+            return LoopResult(ran, StopReason.BUDGET)
         asked = []
         for _ in range(batch):
             trial = study.ask()
@@ -237,9 +239,9 @@ def tune_loop(
                 study.tell(trial, state=optuna.trial.TrialState.FAIL)
                 stop = stop or f"a trial failed: {outcome.failure[:200]}"
             elif outcome.budget_stopped:
-                trial.set_user_attr("failure", "budget exhausted")
+                trial.set_user_attr("failure", StopReason.BUDGET)
                 study.tell(trial, state=optuna.trial.TrialState.FAIL)
-                stop = stop or "budget exhausted"
+                stop = stop or StopReason.BUDGET
             else:
                 study.tell(trial, [outcome.error, outcome.cost])
                 ran += 1
