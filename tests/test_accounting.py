@@ -10,6 +10,7 @@ import pytest
 
 import thoughtgraph
 from thoughtgraph.engine.state import RunState
+from thoughtgraph.engine.trace import output_graph
 from thoughtgraph.models import openai as openai_module
 from thoughtgraph.spend.pricing import PRICES_AS_OF, Price, model_id, price_for, table_price
 from thoughtgraph.spend.usage import Usage
@@ -66,7 +67,7 @@ def test_totals_per_kind_add_up_to_the_run_totals():
     assert result.cost == pytest.approx(
         (2.0 * result.spend.prompt_tokens + 8.0 * result.spend.completion_tokens) / 1e6
     )
-    totals = result.state.output_graph()[-1]
+    totals = output_graph(result.state)[-1]
     assert totals["cost"] == result.state.cost
     assert totals["prompt_tokens"] + totals["completion_tokens"] == result.tokens
 

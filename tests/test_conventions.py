@@ -10,7 +10,7 @@ import pytest
 
 import thoughtgraph as tg
 from thoughtgraph.cli.main import main
-from thoughtgraph.models.base import from_spec, normalize_spec
+from thoughtgraph.models.spec import from_spec, normalize_spec
 from thoughtgraph.schemes import build
 from thoughtgraph.viewer.jupyter import result_rows
 

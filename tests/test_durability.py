@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 import thoughtgraph
-from thoughtgraph.engine.events import CallFinished
+from thoughtgraph.events import CallFinished
 from thoughtgraph.io.eventlog import EventLog, read_events
 
 from .conftest import INPUT_32, run_cli

@@ -10,7 +10,7 @@ import time
 import pytest
 
 import thoughtgraph
-from thoughtgraph.engine.events import Event, OpStarted, RunStarted, ThoughtMade
+from thoughtgraph.events import Event, OpStarted, RunStarted, ThoughtMade
 from thoughtgraph.io.eventlog import EventLog, combine, event_record, read_events, to_json_line
 from thoughtgraph.testing import ScriptedModel, perfect_sorting_answer
 

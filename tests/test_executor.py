@@ -7,9 +7,10 @@ import asyncio
 import pytest
 
 import thoughtgraph
-from thoughtgraph.engine.events import Event, OpStarted
 from thoughtgraph.engine.executor import execute
 from thoughtgraph.engine.graph import Graph
+from thoughtgraph.engine.trace import state_dict
+from thoughtgraph.events import Event, OpStarted
 from thoughtgraph.schemes import got
 from thoughtgraph.tasks import SortingTask
 from thoughtgraph.testing import ScriptedModel, ints, prompt_kind, section
@@ -99,7 +100,7 @@ def _spy(graph: Graph, concurrency: int) -> tuple[list[str], dict]:
             on_event=on_event,
         )
     )
-    return started, state.to_dict()
+    return started, state_dict(state)
 
 
 def test_concurrency_one_runs_ops_in_the_controllers_bfs_order():
@@ -123,7 +124,7 @@ def test_run_state_is_identical_whatever_the_concurrency_and_completion_order():
                 graph, SortingTask(), problem, ScriptedModel(delay=delay), concurrency=concurrency
             )
         )
-        data = state.to_dict()
+        data = state_dict(state)
         for call in data["calls"]:
             call.pop("started"), call.pop("ended"), call.pop("latency")
         for op in data["ops"]:
@@ -219,8 +220,8 @@ def test_the_run_states_graph_data_is_the_graphs_and_its_op_order_the_graphs():
     graph = got(parts=4)
     state, _ = asyncio.run(execute(graph, SortingTask(), INPUT_32, ScriptedModel()))
     assert state.op_ids() == [op.id for op in graph.ops]
-    assert [op["id"] for op in state.to_dict()["ops"]] == [op.id for op in graph.ops]
-    assert state.graph == graph.to_dict() and state.to_dict()["graph"] == graph.to_dict()
-    loaded = RunState.from_dict(state.to_dict())
+    assert [op["id"] for op in state_dict(state)["ops"]] == [op.id for op in graph.ops]
+    assert state.graph == graph.to_dict() and state_dict(state)["graph"] == graph.to_dict()
+    loaded = RunState.from_dict(state_dict(state))
     assert loaded.op_ids() == state.op_ids() and loaded.graph == state.graph
-    assert loaded.to_dict() == state.to_dict()
+    assert state_dict(loaded) == state_dict(state)

@@ -92,7 +92,13 @@ def test_a_graph_needs_exactly_one_output():
 
 def test_params_get_their_defaults():
     op = Op(id="p", kind="generate")
-    assert op.params == {"prompt": "part", "n": 1, "repeat": 1, "max_regenerations": 0, "bar": 0}
+    assert op.params.model_dump() == {
+        "prompt": "part",
+        "n": 1,
+        "repeat": 1,
+        "max_regenerations": 0,
+        "bar": 0,
+    }
 
 
 def test_json_round_trip_is_lossless():
@@ -108,9 +114,9 @@ def test_got_builder_shape():
     assert kinds.count("generate") == 4 and kinds.count("aggregate") == 3
     assert built.output.id == "refine"
     assert built.op("merge_2_1").inputs == ("merge_1_1", "merge_1_2")
-    assert built.op("part_2").params["max_regenerations"] == 2
-    assert built.op("merge_1_1").params["max_extra_merges"] == 1
-    assert built.op("refine").params["max_refines"] == 2
+    assert built.op("part_2").params.max_regenerations == 2
+    assert built.op("merge_1_1").params.max_extra_merges == 1
+    assert built.op("refine").params.max_refines == 2
     assert built.summary() == "split → 4 × generate → 3 × aggregate → refine"
 
 

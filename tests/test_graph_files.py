@@ -10,6 +10,7 @@ import pytest
 from thoughtgraph import solve
 from thoughtgraph.engine.graph import Graph, json_schema
 from thoughtgraph.engine.state import RunState
+from thoughtgraph.engine.trace import state_dict
 from thoughtgraph.errors import GraphError
 from thoughtgraph.testing import ScriptedModel
 
@@ -207,7 +208,7 @@ def test_trace_loads_back_as_a_run_state(capsys, tmp_path):
     assert code == 0
     state = RunState.load(trace)
     data = json.loads(trace.read_text())
-    again = state.to_dict()
+    again = state_dict(state)
     assert again["thoughts"] == data["thoughts"] and again["calls"] == data["calls"]
     assert again["ops"] == data["ops"] and again["edges"] == data["edges"]
     retried = [t for t in state.thoughts.values() if t.previous_attempt]

@@ -22,7 +22,8 @@ from thoughtgraph.models import (
     would_answer,
 )
 from thoughtgraph.models import limits as limits_module
-from thoughtgraph.models.base import Completion, LanguageModel, from_spec
+from thoughtgraph.models.base import Completion, LanguageModel
+from thoughtgraph.models.spec import from_spec
 from thoughtgraph.spend.usage import Usage
 
 pytestmark = pytest.mark.anyio

@@ -3,6 +3,7 @@ Schema, run by the executor, named in `output_graph` and described in the summar
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -10,9 +11,10 @@ from pydantic import Field
 
 import thoughtgraph
 from thoughtgraph import Graph, Op
-from thoughtgraph.engine import kinds
+from thoughtgraph.engine import kinds, opkind
 from thoughtgraph.engine.graph import json_schema
 from thoughtgraph.engine.state import Thought
+from thoughtgraph.engine.trace import output_graph
 from thoughtgraph.errors import GraphError
 
 NUMBERS = [3, 1, 2]
@@ -26,7 +28,7 @@ class ReverseParams(kinds.Params):
 
 async def reverse(ctx: Any, op: Op, inputs: list[Thought]) -> list[Thought]:
     out = list(inputs)
-    for _ in range(op.params["times"]):
+    for _ in range(op.params_as(ReverseParams).times):
         out.reverse()
     return out
 
@@ -36,9 +38,12 @@ def _note(op: Op, calls: int, thoughts: list[Thought]) -> str | None:
 
 
 @pytest.fixture
-def registry(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A private copy of the registry, so the kind added here leaves no trace."""
-    monkeypatch.setattr(kinds, "_KINDS", dict(kinds.all_kinds()))
+def registry() -> Iterator[None]:
+    """The registry as it was before the test, so the kind added here leaves no trace."""
+    before = dict(kinds.all_kinds())
+    yield
+    opkind.KINDS.clear()
+    opkind.KINDS.update(before)
 
 
 def test_a_kind_registered_in_one_place_runs_end_to_end(registry: None) -> None:
@@ -55,7 +60,7 @@ def test_a_kind_registered_in_one_place_runs_end_to_end(registry: None) -> None:
     result = thoughtgraph.solve("sorting", NUMBERS, model="sim:error=0", graph=graph)
     assert result.clean and result.output == sorted(NUMBERS)
     assert result.state.outputs("flip") == result.state.outputs("answers")[::-1]
-    entry = next(e for e in result.state.output_graph() if e.get("op_id") == "flip")
+    entry = next(e for e in output_graph(result.state) if e.get("op_id") == "flip")
     assert entry["operation"] == "reverse_ref"
     assert kinds.get("reverse").retry_note(graph.op("flip"), 0, []) == "flip reversed"
     schema = {v["title"]: v for v in json_schema()["properties"]["ops"]["items"]["oneOf"]}

@@ -6,6 +6,7 @@ import pytest
 
 from thoughtgraph import solve
 from thoughtgraph.engine.graph import Graph
+from thoughtgraph.engine.trace import output_graph
 from thoughtgraph.errors import GraphError
 from thoughtgraph.tasks import SortingTask
 from thoughtgraph.testing import ScriptedModel, ints, prompt_kind, section
@@ -144,7 +145,7 @@ def test_ground_truth_is_recorded_and_never_chooses():
     )
     out = result.state.outputs("truth")
     assert [t.solved for t in out] == [False, True] and len(out) == 2
-    entry = next(e for e in result.state.output_graph() if e.get("op_id") == "truth")
+    entry = next(e for e in output_graph(result.state) if e.get("op_id") == "truth")
     assert entry["operation"] == "ground_truth_evaluator" and entry["problem_solved"] == [
         False,
         True,

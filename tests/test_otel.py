@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 import thoughtgraph
-from thoughtgraph.engine.events import (
+from thoughtgraph.errors import InputError, ModelError
+from thoughtgraph.events import (
     CallFinished,
     CallStarted,
     OpFinished,
@@ -20,7 +21,6 @@ from thoughtgraph.engine.events import (
     RunStarted,
     StopReason,
 )
-from thoughtgraph.errors import InputError, ModelError
 from thoughtgraph.testing import ScriptedModel, perfect_sorting_answer
 
 from .conftest import INPUT_32

@@ -100,21 +100,21 @@ def test_keyword_counting_variants_got8_and_gotx():
 
 def test_configurations_follow_the_reference_structure():
     si = schemes.build("got_paper", "set-intersection", 128)
-    assert si.op("split").params["parts"] == 8 and si.op("merge_1_1").params["n"] == 5
+    assert si.op("split").params.parts == 8 and si.op("merge_1_1").params.n == 5
     assert not any(op.id.endswith("_fix") for op in si.ops)  # set intersection never fixes
-    assert schemes.build("tot", "set-intersection", 128).op("level_1").params["n"] == 25
+    assert schemes.build("tot", "set-intersection", 128).op("level_1").params.n == 25
     kc = schemes.build("got_paper", "keyword-counting", 15)
-    assert kc.op("part_1").params == {
+    assert kc.op("part_1").params.model_dump() == {
         "prompt": "cot",
         "n": 10,
         "repeat": 1,
         "max_regenerations": 0,
         "bar": 0,
     }
-    assert kc.op("merge_1_1_improve").params == {"prompt": "improve_merge", "tries": 3}
+    assert kc.op("merge_1_1_improve").params.model_dump() == {"prompt": "improve_merge", "tries": 3}
     assert kc.op("merge_1_1_improve").inputs == ("merge_1_1",)
-    assert schemes.build("tot", "keyword-counting", 15).op("level_1").params["prompt"] == "cot"
-    assert schemes.build("got_paper", "keyword-counting", 3).op("split").params["parts"] == 3
+    assert schemes.build("tot", "keyword-counting", 15).op("level_1").params.prompt == "cot"
+    assert schemes.build("got_paper", "keyword-counting", 3).op("split").params.parts == 3
 
 
 def test_every_scheme_builds_and_runs_for_every_task():

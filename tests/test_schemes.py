@@ -5,10 +5,12 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from pydantic import ValidationError
 
 from thoughtgraph import schemes, solve
 from thoughtgraph.engine.executor import execute
 from thoughtgraph.engine.graph import Graph, Op, built_op
+from thoughtgraph.engine.trace import state_dict
 from thoughtgraph.evaluate.datasets import load_sample
 from thoughtgraph.tasks import SortingTask
 
@@ -34,23 +36,23 @@ def test_requests_and_completions_equal_the_reference_implementation(size, name,
 def test_cot_sc_asks_k_answers_in_one_request():
     result = solve("sorting", [3, 1, 2], model="sim:error=0", scheme="cot_sc")
     assert (result.calls, result.completions) == (1, 5)
-    assert schemes.cot_sc(k=7).op("answers").params["n"] == 7
+    assert schemes.cot_sc(k=7).op("answers").params.n == 7
 
 
 def test_tot_keeps_the_previous_best_among_the_candidates():
     graph = schemes.tot(k=3, levels=3)
     assert graph.op("level_3_best").inputs == ("level_3_score", "level_2_best")
     assert graph.op("level_2").inputs == ("level_1_best",)
-    assert graph.op("level_2").params["prompt"] == "improve"
+    assert graph.op("level_2").params.prompt == "improve"
 
 
 def test_got_paper_structure_matches_the_paper_configuration():
     graph = schemes.build("got_paper", "sorting", 64)
-    assert graph.op("split").params == {"parts": 4, "by": "model", "prompt": "split"}
-    assert graph.op("part_1").params["n"] == 5  # sort: Repeat 5 + keep best
-    assert graph.op("merge_1_1").params["n"] == 10  # merge: Repeat 10 + keep best
-    assert graph.op("merge_1_1_fix").params["n"] == 5  # fix of an inner merge
-    assert graph.op("merge_2_1_fix").params["n"] == 10  # fix of the final merge
+    assert graph.op("split").params.model_dump() == {"parts": 4, "by": "model", "prompt": "split"}
+    assert graph.op("part_1").params.n == 5  # sort: Repeat 5 + keep best
+    assert graph.op("merge_1_1").params.n == 10  # merge: Repeat 10 + keep best
+    assert graph.op("merge_1_1_fix").params.n == 5  # fix of an inner merge
+    assert graph.op("merge_2_1_fix").params.n == 10  # fix of the final merge
     # a fix is kept only if it beats the unfixed merge: both feed the keep_best
     assert graph.op("merge_2_1_fix_best").inputs == ("merge_2_1_fix_score", "merge_2_1_best")
 
@@ -86,8 +88,11 @@ def test_built_op_reports_bad_fields_as_op_does():
             built_op(op_id, kind, inputs, params)
     op = built_op("b", "generate", ("a",), {"prompt": "io"})
     assert op == Op(id="b", kind="generate", inputs=("a",), params={"prompt": "io"})
-    op.params["n"] = 5  # each op has its own params dict: the checked set is not shared
-    assert built_op("c", "generate", (), {"prompt": "io"}).params["n"] == 1
+    again = built_op("c", "generate", (), {"prompt": "io"})
+    assert again.params is op.params  # one checked set, shared: it is frozen
+    with pytest.raises(ValidationError, match="frozen"):
+        op.params.n = 5  # type: ignore[misc]
+    assert again.params.n == 1
 
 
 def test_build_refuses_unknown_schemes_and_bad_sizes():
@@ -114,7 +119,7 @@ def test_run_state_is_identical_at_concurrency_1_and_32(name):
                 concurrency=concurrency,
             )
         )
-        data = state.to_dict()
+        data = state_dict(state)
         for call in data["calls"]:
             call.pop("started"), call.pop("ended"), call.pop("latency")
         for op in data["ops"]:
@@ -124,7 +129,7 @@ def test_run_state_is_identical_at_concurrency_1_and_32(name):
 
 
 def test_concurrency_one_follows_bfs_order_on_paper_graphs():
-    from thoughtgraph.engine.events import Event, OpStarted
+    from thoughtgraph.events import Event, OpStarted
 
     graph = schemes.build("got_paper", "sorting", 64)
     started: list[str] = []

@@ -8,9 +8,10 @@ import random
 import pytest
 
 import thoughtgraph
+from thoughtgraph.engine.trace import state_dict
 from thoughtgraph.errors import UnknownNameError
-from thoughtgraph.models.base import as_model
 from thoughtgraph.models.sim import SimulatedModel, apply_fixes, expected_slips
+from thoughtgraph.models.spec import as_model
 from thoughtgraph.tasks.prompts import render
 
 from .conftest import INPUT_32
@@ -69,7 +70,7 @@ def test_slips_grow_with_length():
 
 def test_same_seed_same_result_and_other_seeds_differ():
     runs = [thoughtgraph.solve("sorting", INPUT_32, model=f"sim:seed={s}") for s in (3, 3, 2)]
-    first, again, other = (r.state.to_dict()["thoughts"] for r in runs)
+    first, again, other = (state_dict(r.state)["thoughts"] for r in runs)
     assert first == again
     assert first != other
 

@@ -193,7 +193,7 @@ def test_model_scorer_path_on_a_scripted_model():
     """io with the paper's scorer: one request of 3 samples, combined by the paper's rule."""
     model = ScriptedModel(_scripted({"variant 1": (6, 9)}))
     graph = schemes.build("io", "doc-merge", 2)
-    assert graph.op("score").params["samples"] == 3
+    assert graph.op("score").params.samples == 3
     assert "ground_truth" not in {op.id for op in graph.ops}  # no reference to compare with
     result = thoughtgraph.solve("doc-merge", [DOC_A, DOC_B], model=model, graph=graph)
     assert result.calls == 2 and result.completions == 1 + 3
@@ -215,11 +215,11 @@ def test_keep_best_prefers_the_higher_model_score():
 
 def test_got_paper_merges_the_three_best_answers():
     graph = schemes.build("got_paper", "doc-merge", 4)
-    assert graph.op("part_1_best").params == {"n": 3, "higher_is_better": True}
+    assert graph.op("part_1_best").params.model_dump() == {"n": 3, "higher_is_better": True}
     assert graph.op("merge_1_1").inputs == ("part_1_best",)
     assert graph.op("merge_1_1_best").inputs == ("merge_1_1_score", "part_1_best")
-    assert graph.op("merge_1_1_fix").params["n"] == 10
-    assert all(op.params["scorer"] == "model" for op in graph.ops if op.kind == "score")
+    assert graph.op("merge_1_1_fix").params.n == 10
+    assert all(op.params.scorer == "model" for op in graph.ops if op.kind == "score")
 
 
 @pytest.mark.parametrize("scheme", ["got", "got_paper", "io"])

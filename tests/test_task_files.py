@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from tests.task_helpers import ScriptedServer, play_people, solve_example
-from thoughtgraph.engine.state import Score
 from thoughtgraph.errors import InputError
 from thoughtgraph.tasks import get_task
 from thoughtgraph.tasks.base import attach_reference
 from thoughtgraph.tasks.filetask import FileTask, parse_string_list
+from thoughtgraph.tasks.score import Score
 from thoughtgraph.tasks.taskfile import read_task_file, task_file_schema
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"

@@ -15,6 +15,7 @@ import pytest
 
 import thoughtgraph
 from thoughtgraph import RunState
+from thoughtgraph.engine.trace import state_dict, write_trace
 from thoughtgraph.errors import InputError
 from thoughtgraph.io.tracefile import TRACE_VERSION, read_trace
 from thoughtgraph.viewer.html import load_trace
@@ -51,7 +52,7 @@ def test_every_written_trace_starts_with_its_version(cli_trace: Path, tmp_path: 
     assert next(iter(from_cli)) == "trace_version" and from_cli["trace_version"] == TRACE_VERSION
     assert "result" in from_cli
     state = RunState.load(cli_trace)
-    state.save(tmp_path / "state.json")
+    write_trace(tmp_path / "state.json", state)
     saved = json.loads((tmp_path / "state.json").read_text())
     assert next(iter(saved)) == "trace_version" and saved["trace_version"] == TRACE_VERSION
 
@@ -120,5 +121,5 @@ def test_a_trace_that_cannot_be_rebuilt_is_one_line(tmp_path: Path) -> None:
 
 def test_a_trace_round_trips_through_the_reader() -> None:
     result = thoughtgraph.solve("sorting", json.loads(NUMBERS), model="sim:error=0")
-    data = json.loads(json.dumps(result.state.to_dict(), default=str))
-    assert RunState.from_dict(data).to_dict() == data
+    data = json.loads(json.dumps(state_dict(result.state), default=str))
+    assert state_dict(RunState.from_dict(data)) == data

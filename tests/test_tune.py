@@ -55,7 +55,7 @@ def test_every_point_of_the_space_builds_a_runnable_graph(scheme, high):
         parts = sum(op.kind == "generate" for op in graph.ops)
         assert parts == math.ceil(64 / params["got.part_size"])
         refine = next(op for op in graph.ops if op.kind == "refine")
-        assert refine.params["max_refines"] == params["got.max_refines"]
+        assert refine.params.max_refines == params["got.max_refines"]
 
 
 def test_the_scheme_is_a_choice_only_when_several_are_searched():
@@ -83,7 +83,7 @@ def test_baselines_are_the_default_got_and_the_paper_got():
     assert sum(op.kind == "generate" for op in got.ops) == 8  # the task's part size, 8
     assert got_label == "got parts=8 regen=2 merges=1 refines=2"
     assert "parts=4" in paper_label and "sort_n=5" in paper_label and "merge_n=10" in paper_label
-    assert any(op.kind == "split" and op.params["parts"] == 4 for op in paper.ops)
+    assert any(op.kind == "split" and op.params.parts == 4 for op in paper.ops)
 
 
 # --- the front ----------------------------------------------------------------------------------
@@ -158,7 +158,8 @@ def test_tune_on_the_sim_writes_a_front_a_runnable_graph_a_table_and_a_plot(caps
     code, stdout, err = run_cli(
         capsys, "solve", "sorting", "--dataset", "sorting_032", "--graph", str(out / "best.yaml")
     )
-    assert code in (0, 1), err and "graph:" in stdout
+    assert code in (0, 1), err  # solved, or stopped by nothing but its own budget
+    assert "graph:" in stdout  # the summary names the graph it ran (was only the message)
 
 
 def test_a_finished_tune_runs_again_without_new_trials_and_extends_on_more(capsys, tmp_path):

@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 
 import thoughtgraph
 from thoughtgraph.cli.trace import trace_app
+from thoughtgraph.engine.trace import state_dict, write_trace
 from thoughtgraph.errors import InputError
 from thoughtgraph.testing import ScriptedModel, ints, perfect_sorting_answer, prompt_kind, section
 from thoughtgraph.viewer.html import csp, load_trace, page_data, render_html, write_html
@@ -87,7 +88,7 @@ def test_page_is_one_self_contained_file(retries_run):
 
 
 def test_thoughts_are_laid_out_by_level_with_every_dependency(retries_run):
-    trace = {"result": retries_run.to_dict(), **retries_run.state.to_dict()}
+    trace = {"result": retries_run.to_dict(), **state_dict(retries_run.state)}
     data = page_data(trace)
     nodes = {n["id"]: n for n in data["nodes"]}
     assert len(nodes) == len(trace["thoughts"])
@@ -119,7 +120,7 @@ def test_model_text_cannot_escape_the_data_block(evil_run):
 
 def test_result_runstate_and_dict_all_render(retries_run, tmp_path):
     saved = tmp_path / "state.json"
-    retries_run.state.save(saved)  # RunState.save: no "result" block
+    write_trace(saved, retries_run.state)  # the state alone: no "result" block
     for source in (retries_run, retries_run.state, load_trace(saved)):
         data = embedded(render_html(source))
         assert len(data["nodes"]) == len(retries_run.state.thoughts)
@@ -160,7 +161,7 @@ def test_bad_trace_files_are_one_line_errors(tmp_path):
 def test_trace_view_command_writes_the_page(retries_run, tmp_path):
     trace = tmp_path / "run.json"
     trace.write_text(
-        json.dumps({"result": retries_run.to_dict(), **retries_run.state.to_dict()}, default=str)
+        json.dumps({"result": retries_run.to_dict(), **state_dict(retries_run.state)}, default=str)
     )
     runner = CliRunner()
     result = runner.invoke(trace_app, ["view", str(trace), "-o", str(tmp_path / "page.html")])
@@ -178,7 +179,7 @@ def test_trace_view_through_the_main_cli(retries_run, tmp_path, capsys):
 
     assert any(group.name == "trace" for group in cli.app.registered_groups)
     trace = tmp_path / "run.json"
-    retries_run.state.save(trace)
+    write_trace(trace, retries_run.state)
     with pytest.raises(SystemExit) as exit_info:
         cli.main(["trace", "view", str(trace), "-o", str(tmp_path / "p.html")])
     assert exit_info.value.code == 0 and (tmp_path / "p.html").exists()

@@ -16,11 +16,10 @@ if TYPE_CHECKING:
 
     # what the names below are; at run time each loads on first use
     from thoughtgraph import schemes, testing
-    from thoughtgraph.engine.events import Event, StopReason
     from thoughtgraph.engine.graph import Graph, Op
     from thoughtgraph.engine.result import Result
     from thoughtgraph.engine.solve import asolve, solve
-    from thoughtgraph.engine.state import Call, RunState, Score, Thought
+    from thoughtgraph.engine.state import Call, RunState, Thought
     from thoughtgraph.errors import (
         BudgetExhausted,
         FatalModelError,
@@ -32,18 +31,15 @@ if TYPE_CHECKING:
         UnknownNameError,
     )
     from thoughtgraph.evaluate.api import EvalResults, aevaluate
-    from thoughtgraph.models.base import (
-        Completion,
-        FunctionModel,
-        LanguageModel,
-        WrapperModel,
-        as_model,
-    )
+    from thoughtgraph.events import Event, StopReason
+    from thoughtgraph.models.base import Completion, FunctionModel, LanguageModel, WrapperModel
     from thoughtgraph.models.sim import SimulatedModel
+    from thoughtgraph.models.spec import as_model
     from thoughtgraph.schemes import got
     from thoughtgraph.spend.usage import Usage
     from thoughtgraph.tasks import BaseTask, ParseError, SortingTask, Task, get_task
     from thoughtgraph.tasks.prompts import PromptTemplate
+    from thoughtgraph.tasks.score import Score
     from thoughtgraph.tune.api import TuneResults, atune
 
 # name -> module that defines it: `import thoughtgraph` loads none of them (pydantic, the
@@ -69,16 +65,18 @@ _LAZY = {
         ],
         ".errors",
     ),
-    **dict.fromkeys(["Event", "StopReason"], ".engine.events"),
+    **dict.fromkeys(["Event", "StopReason"], ".events"),
     **dict.fromkeys(["Graph", "Op"], ".engine.graph"),
     **dict.fromkeys(
-        ["Completion", "FunctionModel", "LanguageModel", "WrapperModel", "as_model"], ".models.base"
+        ["Completion", "FunctionModel", "LanguageModel", "WrapperModel"], ".models.base"
     ),
+    "as_model": ".models.spec",
     "SimulatedModel": ".models.sim",
     "PromptTemplate": ".tasks.prompts",
     "Result": ".engine.result",
     "got": ".schemes",
-    **dict.fromkeys(["Call", "RunState", "Score", "Thought"], ".engine.state"),
+    **dict.fromkeys(["Call", "RunState", "Thought"], ".engine.state"),
+    "Score": ".tasks.score",
     "Usage": ".spend.usage",
     **dict.fromkeys(["BaseTask", "ParseError", "SortingTask", "Task", "get_task"], ".tasks"),
 }

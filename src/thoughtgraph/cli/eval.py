@@ -138,7 +138,7 @@ def eval_command(
     from thoughtgraph.evaluate.report import write_reports
     from thoughtgraph.evaluate.runner import check_folder, plan, sized
     from thoughtgraph.models.base import shown_name
-    from thoughtgraph.models.flags import model_from_flags
+    from thoughtgraph.models.flags import model_flags, model_from_flags
     from thoughtgraph.schemes.variants import split_list
 
     names = split_list(schemes)
@@ -174,7 +174,7 @@ def eval_command(
     )
     lm = model_from_flags(
         model,
-        opt.model_flags(
+        model_flags(
             base_url,
             api_key_env,
             temperature,

@@ -21,7 +21,6 @@ from thoughtgraph.cli import options as opt
 from thoughtgraph.cli.eval import eval_command
 from thoughtgraph.cli.trace import trace_app
 from thoughtgraph.cli.tune import tune_command
-from thoughtgraph.engine.events import EventHandler
 from thoughtgraph.errors import (
     FatalModelError,
     GraphError,
@@ -30,9 +29,9 @@ from thoughtgraph.errors import (
     shown,
 )
 from thoughtgraph.evaluate.datasets import dataset_task, load_sample
+from thoughtgraph.events import EventHandler
 from thoughtgraph.io.bounds import MAX_INPUT_BYTES, check_length, read_bounded, read_file
 from thoughtgraph.io.eventlog import EventLog, combine
-from thoughtgraph.io.tracefile import write_trace
 from thoughtgraph.models import secrets
 from thoughtgraph.schemes import SCHEMES
 from thoughtgraph.spend.accounting import CALL_KINDS
@@ -280,11 +279,11 @@ def solve(
         raw, reference = _read_input(input, input_file, dataset, sample or 0)
     if graph_file is not None and scheme != "got":
         raise InputError("give either --scheme or --graph, not both")
-    from thoughtgraph.engine.events import StopReason
     from thoughtgraph.engine.graph import Graph
     from thoughtgraph.engine.options import RunOptions
     from thoughtgraph.engine.solve import keep_partial, prepare, run_prepared
-    from thoughtgraph.models.flags import model_from_flags
+    from thoughtgraph.events import StopReason
+    from thoughtgraph.models.flags import model_flags, model_from_flags
     from thoughtgraph.tasks.base import score_name
 
     user_graph = Graph.load(graph_file) if graph_file is not None else None
@@ -306,7 +305,7 @@ def solve(
         raise GraphError(f"{graph_file}: {exc}") from None
     lm = model_from_flags(
         model,
-        opt.model_flags(
+        model_flags(
             base_url,
             api_key_env,
             temperature,
@@ -437,6 +436,8 @@ def _check_writable(path: Path, what: str) -> None:
 
 
 def _write_trace(path: Path, result: Result) -> None:
+    from thoughtgraph.engine.trace import write_trace
+
     write_trace(path, result.state, result)
 
 
@@ -444,7 +445,8 @@ def _model_rating(result: Result) -> str | None:
     """The model's rating of the final answer, when the graph scores with the model (document
     merging, a task file scored `by: model`): the error count above is only the code's check."""
     if not any(
-        op.kind == "score" and op.params.get("scorer") == "model" for op in result.graph.ops
+        op.kind == "score" and getattr(op.params, "scorer", None) == "model"
+        for op in result.graph.ops
     ):
         return None
     score = result.final.score

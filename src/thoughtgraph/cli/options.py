@@ -7,7 +7,7 @@ differs (one run, a whole evaluation, a whole tune) and their help says so.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -84,12 +84,3 @@ Data = Annotated[
 InputColumn = Annotated[
     str, typer.Option(help="The column of --data holding each problem's input.")
 ]
-
-
-def model_flags(*flags: Any) -> dict[str, Any]:
-    """The openai flags as a dict (`models.flags.model_flags`, loaded when a command runs so
-    `--help` stays light): base_url, api_key_env, temperature, max_completion_tokens, timeout,
-    max_retries, max_response_bytes."""
-    from thoughtgraph.models.flags import model_flags as as_dict
-
-    return as_dict(*flags)

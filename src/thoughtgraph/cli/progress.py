@@ -12,7 +12,8 @@ from rich.table import Table
 from rich.text import Text
 
 from thoughtgraph.engine import kinds
-from thoughtgraph.engine.events import (
+from thoughtgraph.engine.graph import Graph
+from thoughtgraph.events import (
     CallFinished,
     CallStarted,
     Event,
@@ -20,7 +21,6 @@ from thoughtgraph.engine.events import (
     OpStarted,
     ThoughtMade,
 )
-from thoughtgraph.engine.graph import Graph
 
 MAX_ROWS = 24
 

@@ -25,7 +25,7 @@ def template_for(
         return graph_prompts[name]
     # getattr, not isinstance(task, FewShotPrompts): the same test (the attribute exists) at a
     # fraction of a runtime protocol check's cost, on every prompt rendered
-    own = getattr(task, "prompts", None) or {}
+    own: Mapping[str, PromptTemplate] = getattr(task, "prompts", None) or {}
     if name in own:
         return own[name]
     if name in TEMPLATES:

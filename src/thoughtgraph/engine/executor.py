@@ -17,7 +17,12 @@ from typing import Any
 
 from thoughtgraph.engine import kinds
 from thoughtgraph.engine.context import RunContext
-from thoughtgraph.engine.events import (
+from thoughtgraph.engine.gateway import CallGateway
+from thoughtgraph.engine.graph import Graph, Op
+from thoughtgraph.engine.state import OpRecord, RunState, Thought
+from thoughtgraph.engine.thoughts import ThoughtFactory
+from thoughtgraph.errors import BudgetExhausted, FatalModelError
+from thoughtgraph.events import (
     EventHandler,
     OpFinished,
     OpStarted,
@@ -25,11 +30,6 @@ from thoughtgraph.engine.events import (
     RunStarted,
     StopReason,
 )
-from thoughtgraph.engine.gateway import CallGateway
-from thoughtgraph.engine.graph import Graph, Op
-from thoughtgraph.engine.state import OpRecord, RunState, Thought
-from thoughtgraph.engine.thoughts import ThoughtFactory
-from thoughtgraph.errors import BudgetExhausted, FatalModelError
 from thoughtgraph.models.base import LanguageModel, display_name
 from thoughtgraph.spend.budget import Budget, Meter
 from thoughtgraph.spend.pricing import Price

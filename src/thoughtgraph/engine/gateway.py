@@ -15,10 +15,10 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
-from thoughtgraph.engine.events import CallFinished, CallStarted, Event, EventHandler, StopReason
 from thoughtgraph.engine.graph import Op
 from thoughtgraph.engine.state import Call, RunState
 from thoughtgraph.errors import BudgetExhausted, FatalModelError, ModelError
+from thoughtgraph.events import CallFinished, CallStarted, Event, EventHandler, StopReason
 from thoughtgraph.models.base import (
     Completion,
     LanguageModel,

@@ -13,13 +13,14 @@ import json
 import re
 from graphlib import CycleError, TopologicalSorter
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
     PrivateAttr,
+    SerializeAsAny,
     ValidationError,
     ValidationInfo,
     field_validator,
@@ -27,6 +28,7 @@ from pydantic import (
 
 from thoughtgraph.engine import kinds
 from thoughtgraph.engine.dag import topological
+from thoughtgraph.engine.kinds import Params
 from thoughtgraph.errors import GraphError, ThoughtgraphError, shown
 from thoughtgraph.io.bounds import MAX_ITEMS
 from thoughtgraph.io.strictload import RefusedDocument, load_json, load_yaml
@@ -37,19 +39,24 @@ _PROMPT_NAME = re.compile(PROMPT_NAME)
 _GRAPH_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")  # names result rows and traces
 
 # (params model, *sorted (name, type, value)) -> the validated params: a 10,000-op graph
-# repeats a few param sets, and validating each again through pydantic was a tenth of its build
-_CHECKED_PARAMS: dict[tuple[Any, ...], dict[str, Any]] = {}
+# repeats a few param sets, and validating each again through pydantic was a tenth of its build.
+# The params objects are frozen, so the ops that share a set share one object.
+_CHECKED_PARAMS: dict[tuple[Any, ...], Params] = {}
+
+P = TypeVar("P", bound=Params)
 
 
 class Op(BaseModel):
-    """One operation. `params` is validated and completed with defaults for its kind."""
+    """One operation. `params` is its kind's params model (`kinds.Params`), validated and
+    completed with defaults: a graph file's `params: {...}` becomes that object, and writes back
+    as the same mapping. Read it typed through `params_as(TheKindsParams)`."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     id: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_.-]*$", max_length=200)
     kind: str
     inputs: tuple[str, ...] = ()
-    params: dict[str, Any] = Field(default_factory=dict, validate_default=True)
+    params: SerializeAsAny[Params] = Field(default_factory=dict, validate_default=True)
 
     @field_validator("kind")
     @classmethod
@@ -60,28 +67,41 @@ class Op(BaseModel):
             )
         return kind
 
-    @field_validator("params")
+    @field_validator("params", mode="before")
     @classmethod
-    def _valid_params(cls, params: dict[str, Any], info: ValidationInfo) -> dict[str, Any]:
+    def _valid_params(cls, params: Any, info: ValidationInfo) -> Any:
         kind = info.data.get("kind")
         if not isinstance(kind, str) or kind not in kinds.all_kinds():
-            return params  # the kind's own error is reported
+            return Params()  # the kind's own error is reported
         model = kinds.get(kind).params
+        if isinstance(params, Params):  # already checked (a copy of an op, a scheme's)
+            if type(params) is not model:
+                raise ValueError(f"params: {type(params).__name__} is not {model.__name__}")
+            return params
+        if not isinstance(params, dict):
+            raise ValueError("params: Input should be a valid dictionary")
         key = _params_key(model, params)
         if key is not None and key in _CHECKED_PARAMS:
-            return dict(_CHECKED_PARAMS[key])
+            return _CHECKED_PARAMS[key]
         try:
-            checked = model.model_validate(params).model_dump()
+            checked = model.model_validate(params)
         except ValidationError as exc:
             raise ValueError(_first_error(exc)) from None
         if key is not None and len(_CHECKED_PARAMS) < 10_000:
             _CHECKED_PARAMS[key] = checked
-        return dict(checked)
+        return checked
+
+    def params_as(self, model: type[P]) -> P:
+        """The params, typed as the kind's params model (an op function reads its own)."""
+        params = self.params
+        if not isinstance(params, model):
+            raise TypeError(f"op {self.id!r} has {type(params).__name__}, not {model.__name__}")
+        return params
 
     @property
     def prompt(self) -> str | None:
         """The template this op sends to the model, if it may call the model at all."""
-        return kinds.get(self.kind).params.prompt_of(self.params)
+        return self.params.prompt_of()
 
 
 def _params_key(model: Any, params: dict[str, Any]) -> tuple[Any, ...] | None:
@@ -122,7 +142,7 @@ def built_op(op_id: str, kind: str, inputs: tuple[str, ...], params: dict[str, A
         return Op(id=op_id, kind=kind, inputs=inputs, params=params)
     # what `Op.model_construct` sets, without its per-field loop (a third of its cost)
     op = object.__new__(Op)
-    fields = {"id": op_id, "kind": kind, "inputs": inputs, "params": dict(checked)}
+    fields = {"id": op_id, "kind": kind, "inputs": inputs, "params": checked}
     object.__setattr__(op, "__dict__", fields)
     # one set for all: a frozen model's is only read (a copy gets its own), and 10,000 sets of
     # 4 names were a quarter of a big graph's memory
@@ -337,10 +357,10 @@ class Graph(BaseModel):
 
 def _detail(op: Op, prefix: str) -> str:
     """The params that differ from their defaults, for drawings."""
-    defaults = kinds.get(op.kind).params.model_fields
+    defaults = type(op.params).model_fields
     shown = [
         f"{key}={value}"
-        for key, value in op.params.items()
+        for key, value in op.params.model_dump().items()
         if (key == "prompt" and op.prompt)
         or (key != "prompt" and (defaults[key].is_required() or defaults[key].default != value))
     ]
@@ -415,7 +435,8 @@ def _first_error(exc: ValidationError) -> str:
     if err["type"] == "extra_forbidden":
         msg = "unknown field"
     if loc == "params" and err["type"] == "value_error":
-        return f"params.{msg}"  # the params model already named the field
+        # the params model already named the field ("n: ..."); a whole-params error says so
+        return msg if msg.startswith("params") else f"params.{msg}"
     if err["type"] == "missing":
         msg = "required field missing"
     return f"{loc}: {msg}" if loc else msg

@@ -12,14 +12,14 @@ import asyncio
 import functools
 import math
 import string
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Callable, Coroutine
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
 from pydantic import Field, model_validator
 
-from thoughtgraph.engine.kinds import OpKind, Params, register
-from thoughtgraph.engine.state import Score, Thought
+from thoughtgraph.engine.opkind import OpKind, Params, register
+from thoughtgraph.engine.state import Thought
 from thoughtgraph.errors import GraphError, ModelError
 from thoughtgraph.tasks.base import (
     HasReference,
@@ -31,6 +31,7 @@ from thoughtgraph.tasks.base import (
     check_parts,
     model_split,
 )
+from thoughtgraph.tasks.score import Score
 
 if TYPE_CHECKING:  # the context imports the graph, which reads the records of this module
     from thoughtgraph.engine.context import RunContext
@@ -153,7 +154,8 @@ async def _branches(
     parents: list[Thought],
 ) -> list[Thought]:
     """`repeat` concurrent requests of `n` answers each; every answer is passed on."""
-    n, repeat = op.params["n"], op.params["repeat"]
+    params = op.params_as(BranchParams)
+    n, repeat = params.n, params.repeat
     if n * repeat == 1:
         return [
             await ctx.thoughts.model_thought(
@@ -192,18 +194,18 @@ class SplitParams(Params):
     by: Literal["code", "model"] = "code"
     prompt: str = "split"
 
-    @classmethod
-    def prompt_of(cls, params: Mapping[str, Any]) -> str | None:
-        return None if params.get("by") == "code" else super().prompt_of(params)
+    def prompt_of(self) -> str | None:
+        return None if self.by == "code" else self.prompt
 
 
 async def split(ctx: RunContext, op: Op, inputs: list[Thought]) -> list[Thought]:
-    parts = op.params["parts"]
+    params = op.params_as(SplitParams)
+    parts = params.parts
     out = []
     for item, source in enumerate(inputs):
         chunks = None
         parent = source
-        if op.params["by"] == "model":
+        if params.by == "model":
             parent, chunks = await _model_split(ctx, op, item, source, parts)
         if chunks is None:
             chunks = ctx.task.split(source.content, parts)
@@ -217,20 +219,21 @@ async def _model_split(
     ctx: RunContext, op: Op, item: int, source: Thought, parts: int
 ) -> tuple[Thought, list[Any] | None]:
     """Ask the model to split; its parts stand only if there are exactly `parts` of them."""
+    name = op.params_as(SplitParams).prompt
     length = len(source.content) // parts if hasattr(source.content, "__len__") else ""
-    prompt = ctx.render(op.params["prompt"], **_values(ctx, source, parts=parts, length=length))
+    prompt = ctx.render(name, **_values(ctx, source, parts=parts, length=length))
     call_id = f"{op.id}:{item}.answer"
     texts: tuple[str, ...] = ()
     error = None
     try:
-        texts = await ctx.calls.ask(op, call_id, op.params["prompt"], prompt)
+        texts = await ctx.calls.ask(op, call_id, name, prompt)
         chunks = model_split(cast(ModelSplit, ctx.task), source.content, texts[0], parts)
     except (ModelError, ParseError) as exc:  # an unusable answer: the code split stands in
         chunks, error = None, f"the model's split could not be used ({exc}); split in code"
     answer = ctx.thoughts.model_answer(
         op,
         call_id=call_id,
-        kind=op.params["prompt"],
+        kind=name,
         prompt=prompt,
         text=texts[0] if texts else "",
         content=chunks,
@@ -248,8 +251,8 @@ SPLIT = register(
         split,
         _ONE_THOUGHT | {"parts"},
         reference_name="generate",
-        needs=lambda params: ModelSplit if params["by"] == "model" else None,
-        check=lambda params, problem: check_parts(params["parts"], len(problem)),
+        needs=lambda params: ModelSplit if params.by == "model" else None,
+        check=lambda params, problem: check_parts(params.parts, len(problem)),
         makes_answers=False,
     )
 )
@@ -262,7 +265,7 @@ class SelectParams(Params):
 
 
 async def select(ctx: RunContext, op: Op, inputs: list[Thought]) -> list[Thought]:
-    index = op.params["index"]
+    index = op.params_as(SelectParams).index
     if index >= len(inputs):
         raise GraphError(f"op {op.id!r} selects thought {index} but its inputs hold {len(inputs)}")
     return [inputs[index]]
@@ -273,7 +276,16 @@ SELECT = register(
 )
 
 
-class GenerateParams(Params):
+class BranchParams(Params):
+    """What the ops that branch share (generate, aggregate): `repeat` requests of `n` answers
+    each, for the template `prompt`."""
+
+    prompt: str = "part"
+    n: int = Field(default=1, ge=1, le=1000)
+    repeat: int = Field(default=1, ge=1, le=1000)
+
+
+class GenerateParams(BranchParams):
     """Model answers for every input thought: `repeat` requests of `n` completions each.
 
     With `max_regenerations` > 0 (only for one answer per input: n = repeat = 1), an answer whose
@@ -281,9 +293,6 @@ class GenerateParams(Params):
     best attempt is passed on. Otherwise every answer is passed on (follow with `keep_best`).
     """
 
-    prompt: str = "part"
-    n: int = Field(default=1, ge=1, le=1000)
-    repeat: int = Field(default=1, ge=1, le=1000)
     max_regenerations: int = Field(default=0, ge=0, le=100)
     bar: float = Field(default=0, ge=0)
 
@@ -298,10 +307,11 @@ class GenerateParams(Params):
 
 async def generate(ctx: RunContext, op: Op, inputs: list[Thought]) -> list[Thought]:
     """Answers for every input thought, concurrently: branches, or the spec's Part with retries."""
-    name = op.params["prompt"]
+    params = op.params_as(GenerateParams)
+    name = params.prompt
 
     async def one(item: int, source: Thought) -> list[Thought]:
-        if op.params["max_regenerations"]:
+        if params.max_regenerations:
 
             def prompt(previous: Thought | None) -> str:
                 return ctx.render(name, **_values(ctx, source, previous_errors=_errors(previous)))
@@ -312,8 +322,8 @@ async def generate(ctx: RunContext, op: Op, inputs: list[Thought]) -> list[Thoug
                     op,
                     item=item,
                     kind=name,
-                    tries=op.params["max_regenerations"] + 1,
-                    bar=op.params["bar"],
+                    tries=params.max_regenerations + 1,
+                    bar=params.bar,
                     problem=source.problem,
                     parents=[source],
                     make_prompt=prompt,
@@ -339,7 +349,8 @@ def _regenerations(op: Op, calls: int, _thoughts: list[Thought]) -> str | None:
 
 def _single(op: Op) -> bool:
     """One answer per request: more calls are retries, not branches."""
-    return op.params.get("n", 1) == 1 and op.params.get("repeat", 1) == 1
+    params = op.params_as(BranchParams)
+    return params.n == 1 and params.repeat == 1
 
 
 GENERATE = register(
@@ -347,7 +358,7 @@ GENERATE = register(
 )
 
 
-class AggregateParams(Params):
+class AggregateParams(BranchParams):
     """Merge all input thoughts into one answer: `repeat` requests of `n` completions each.
 
     With `max_extra_merges` > 0 (only for n = repeat = 1) a merge with errors is asked for again
@@ -355,8 +366,6 @@ class AggregateParams(Params):
     """
 
     prompt: str = "merge"
-    n: int = Field(default=1, ge=1, le=1000)
-    repeat: int = Field(default=1, ge=1, le=1000)
     max_extra_merges: int = Field(default=0, ge=0, le=100)
 
     @model_validator(mode="after")
@@ -370,7 +379,8 @@ async def aggregate(ctx: RunContext, op: Op, inputs: list[Thought]) -> list[Thou
     """The spec's Merge: all inputs into one answer; merged again while it has errors."""
     if len(inputs) < 2:
         raise GraphError(f"op {op.id!r} merges {len(inputs)} thought(s); it needs at least 2")
-    name = op.params["prompt"]
+    params = op.params_as(AggregateParams)
+    name = params.prompt
     shown = [_shown(ctx, t) for t in inputs]
     problem = ctx.task.join([t.problem for t in inputs])
     values = {
@@ -385,14 +395,14 @@ async def aggregate(ctx: RunContext, op: Op, inputs: list[Thought]) -> list[Thou
     if len(inputs) > 2 and name == "merge":
         name = "merge_many"
     prompt = ctx.render(name, **values)
-    if op.params["max_extra_merges"]:
+    if params.max_extra_merges:
         merged = [
             await _until_good(
                 ctx,
                 op,
                 item=0,
                 kind="merge",
-                tries=op.params["max_extra_merges"] + 1,
+                tries=params.max_extra_merges + 1,
                 bar=0,
                 problem=problem,
                 parents=inputs,
@@ -482,22 +492,23 @@ class RefineParams(Params):
 
 async def refine(ctx: RunContext, op: Op, inputs: list[Thought]) -> list[Thought]:
     """The spec's Refine and stop rule: at most `max_refines` passes while errors remain."""
+    params = op.params_as(RefineParams)
     out = []
     for item, source in enumerate(inputs):
         best = ctx.thoughts.rescore(source)
-        for attempt in range(1, op.params["max_refines"] + 1):
+        for attempt in range(1, params.max_refines + 1):
             if best.score is None or best.score.perfect:
                 break
             candidate = await ctx.thoughts.model_thought(
                 op,
                 thought_id=f"{op.id}:{item}.{attempt}",
-                kind=op.params["prompt"],
-                prompt=ctx.render(op.params["prompt"], **_values(ctx, best)),
+                kind=params.prompt,
+                prompt=ctx.render(params.prompt, **_values(ctx, best)),
                 problem=best.problem,
                 parents=[best],
                 attempt=attempt,
             )
-            if _error_value(candidate) < _error_value(best) or not op.params["keep_if_better"]:
+            if _error_value(candidate) < _error_value(best) or not params.keep_if_better:
                 best = candidate
             else:
                 ctx.state.add(replace(candidate, kept=False))
@@ -528,16 +539,18 @@ class ValidateAndImproveParams(Params):
 async def validate_and_improve(ctx: RunContext, op: Op, inputs: list[Thought]) -> list[Thought]:
     """Validate; while invalid, improve (at most `tries` times); pass on the last answer."""
 
+    params = op.params_as(ValidateAndImproveParams)
+
     async def one(item: int, source: Thought) -> Thought:
         current = _validated(ctx, source)
-        for attempt in range(1, op.params["tries"] + 1):
+        for attempt in range(1, params.tries + 1):
             if current.valid:
                 break
             current = await ctx.thoughts.model_thought(
                 op,
                 thought_id=f"{op.id}:{item}.{attempt}",
-                kind=op.params["prompt"],
-                prompt=ctx.render(op.params["prompt"], **_values(ctx, current)),
+                kind=params.prompt,
+                prompt=ctx.render(params.prompt, **_values(ctx, current)),
                 problem=current.problem,
                 parents=[current],
                 attempt=attempt,
@@ -589,26 +602,26 @@ class ScoreParams(Params):
     prompt: str = "score"
     force: bool = False
 
-    @classmethod
-    def prompt_of(cls, params: Mapping[str, Any]) -> str | None:
-        return None if params.get("scorer") == "code" else super().prompt_of(params)
+    def prompt_of(self) -> str | None:
+        return None if self.scorer == "code" else self.prompt
 
 
 async def score(ctx: RunContext, op: Op, inputs: list[Thought]) -> list[Thought]:
-    if op.params["scorer"] == "code":
-        return [ctx.thoughts.rescore(t, force=op.params["force"]) for t in inputs]
+    params = op.params_as(ScoreParams)
+    if params.scorer == "code":
+        return [ctx.thoughts.rescore(t, force=params.force) for t in inputs]
 
     async def by_model(item: int, thought: Thought) -> Thought:
-        if thought.score is not None and not op.params["force"]:
+        if thought.score is not None and not params.force:
             return thought
-        name = op.params["prompt"]
+        name = params.prompt
         return await ctx.thoughts.model_scored(
             op,
             thought,
             call_id=f"{op.id}:{item}.score",
             kind=name,
             prompt=ctx.render(name, **_values(ctx, thought)),
-            samples=op.params["samples"],
+            samples=params.samples,
         )
 
     return await _together([by_model(i, t) for i, t in enumerate(inputs)])
@@ -620,7 +633,7 @@ SCORE = register(
         ScoreParams,
         score,
         _ONE_THOUGHT,
-        needs=lambda params: ModelScore if params["scorer"] == "model" else None,
+        needs=lambda params: ModelScore if params.scorer == "model" else None,
     )
 )
 
@@ -633,13 +646,14 @@ class KeepBestParams(Params):
 
 
 async def keep_best(ctx: RunContext, op: Op, inputs: list[Thought]) -> list[Thought]:
-    sign = -1 if op.params["higher_is_better"] else 1
+    params = op.params_as(KeepBestParams)
+    sign = -1 if params.higher_is_better else 1
     scored = [ctx.thoughts.rescore(t) for t in inputs]
     ranked = sorted(enumerate(scored), key=lambda it: (sign * _error_value(it[1]), it[0]))
     unique: dict[str, Thought] = {}
     for _, thought in ranked:
         unique.setdefault(thought.id, thought)
-    return list(unique.values())[: op.params["n"]]
+    return list(unique.values())[: params.n]
 
 
 KEEP_BEST = register(

@@ -6,10 +6,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from thoughtgraph.engine.events import StopReason
 from thoughtgraph.engine.graph import Graph
 from thoughtgraph.engine.state import RunState, Thought
 from thoughtgraph.errors import shown
+from thoughtgraph.events import StopReason
 from thoughtgraph.spend.accounting import CALL_KINDS, Spend
 from thoughtgraph.spend.budget import Budget
 from thoughtgraph.spend.pricing import Price
@@ -91,7 +91,7 @@ class Result:
         return self.spend.cached_calls
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready summary (the full state is in `state.to_dict()`)."""
+        """JSON-ready summary (the full state: `engine.trace.state_dict(result.state)`)."""
         return {
             "task": self.task,
             "output": self.output,

@@ -15,13 +15,12 @@ from thoughtgraph import schemes
 from thoughtgraph.engine import kinds
 from thoughtgraph.engine.answer_cap import with_default_cap
 from thoughtgraph.engine.context import RunContext, template_for
-from thoughtgraph.engine.events import EventHandler, StopReason
 from thoughtgraph.engine.executor import execute
 from thoughtgraph.engine.gcpause import fewer_collections
 from thoughtgraph.engine.graph import Graph
 from thoughtgraph.engine.options import PreparedRun, RunOptions, check_whole
 from thoughtgraph.engine.result import Result, count_calls
-from thoughtgraph.engine.state import RunState, Score, Thought
+from thoughtgraph.engine.state import RunState, Thought
 from thoughtgraph.errors import (
     FatalModelError,
     GraphError,
@@ -30,16 +29,19 @@ from thoughtgraph.errors import (
     ThoughtgraphError,
     shown,
 )
+from thoughtgraph.events import EventHandler, StopReason
 from thoughtgraph.io.bounds import check_items
-from thoughtgraph.models.base import LanguageModel, ModelLike, as_model, display_name
+from thoughtgraph.models.base import LanguageModel, display_name
 from thoughtgraph.models.cache import CachedModel
 from thoughtgraph.models.limits import RateLimitedModel
+from thoughtgraph.models.spec import ModelLike, as_model
 from thoughtgraph.spend.accounting import spend, spend_by_kind
 from thoughtgraph.spend.budget import Meter
 from thoughtgraph.spend.pricing import Price
 from thoughtgraph.tasks import Task, get_task
 from thoughtgraph.tasks.base import attach_reference, check_parts, lacks
 from thoughtgraph.tasks.reference import with_reference
+from thoughtgraph.tasks.score import Score
 
 logger = logging.getLogger("thoughtgraph")
 
@@ -188,7 +190,7 @@ def _check_simulated(model: LanguageModel, task: Task, problem: Any) -> None:
     """The simulated model plays only the built-in tasks: on a user's own task it would answer
     as if asked to sort. A user's task is refused unless its description reads as one of them
     (a from-scratch task that sorts is played)."""
-    from thoughtgraph.models.simulated import known_task
+    from thoughtgraph.models.simulated.jobs import known_task
     from thoughtgraph.tasks import TASKS
 
     if not getattr(model, "simulated", False) or type(task) in TASKS.values():
@@ -380,7 +382,7 @@ async def keep_partial(run: Coroutine[Any, Any, Result]) -> Result:
         return await run
     except asyncio.CancelledError as exc:
         partial = getattr(exc, "result", None)
-        if partial is None:
+        if not isinstance(partial, Result):
             raise
         return partial
 

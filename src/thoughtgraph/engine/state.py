@@ -2,12 +2,12 @@
 
 Everything here is plain data. Ids are structural (derived from the op id, the item and the
 attempt), never from completion order, so the same graph and the same answers give the same state.
-The JSON export is the trace format (`tracefile.py`: its version and its one reader).
+Its JSON export, the trace, is written by `engine/trace.py` and read back by `RunState.load` /
+`from_dict` through `io/tracefile.py` (the version and the one reader).
 """
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -16,20 +16,9 @@ from typing import Any
 from thoughtgraph.engine.metrics import ThoughtMetrics, metrics_of, thought_metrics
 from thoughtgraph.errors import InputError
 from thoughtgraph.io.bounds import clip_text
-from thoughtgraph.io.tracefile import TRACE_VERSION, VERSION_KEY, read_trace, upgrade
+from thoughtgraph.io.tracefile import read_trace, upgrade
 from thoughtgraph.spend.usage import Usage
-
-
-@dataclass(frozen=True, slots=True)
-class Score:
-    """A code (or model) judgement of a thought: `value` is an error count, 0 is perfect."""
-
-    value: float
-    errors: tuple[str, ...] = ()
-
-    @property
-    def perfect(self) -> bool:
-        return self.value == 0 and not self.errors
+from thoughtgraph.tasks.score import Score
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,90 +203,26 @@ class RunState:
     def edges(self) -> list[tuple[str, str]]:
         """Thought-to-thought dependencies, including attempt-to-attempt."""
         pairs: list[tuple[str, str]] = []
-        for thought in self._ordered_thoughts():
+        for thought in self.ordered_thoughts():
             pairs.extend((p, thought.id) for p in thought.parents)
             if thought.previous_attempt:
                 pairs.append((thought.previous_attempt, thought.id))
         return pairs
 
-    def _op_order(self) -> dict[str, int]:
+    def op_order(self) -> dict[str, int]:
         return {op_id: i for i, op_id in enumerate(self.op_ids())}
 
-    def _ordered_thoughts(self) -> list[Thought]:
-        order = self._op_order()
-        return sorted(
-            self.thoughts.values(), key=lambda t: (order.get(t.op_id, -1), _natural(t.id))
-        )
+    def ordered_thoughts(self) -> list[Thought]:
+        """Every thought in export order: graph order of its op, then natural id order."""
+        order = self.op_order()
+        return sorted(self.thoughts.values(), key=lambda t: (order.get(t.op_id, -1), natural(t.id)))
 
     def metrics(self) -> dict[str, ThoughtMetrics]:
-        return thought_metrics(self._ordered_thoughts())
+        return thought_metrics(self.ordered_thoughts())
 
     def metrics_of(self, thought_id: str) -> ThoughtMetrics:
         """One thought's volume and latency (`metrics()[thought_id]`, from its ancestors only)."""
         return metrics_of(thought_id, self.thoughts)
-
-    def to_dict(self) -> dict[str, Any]:
-        order = self._op_order()
-        metrics = self.metrics()
-        thoughts = []
-        for thought in self._ordered_thoughts():
-            data = thought.to_dict()
-            data["volume"], data["latency"] = (
-                metrics[thought.id].volume,
-                metrics[thought.id].latency,
-            )
-            thoughts.append(data)
-        return {
-            VERSION_KEY: TRACE_VERSION,
-            "graph": self.graph,
-            "ops": [asdict(op) for op in sorted(self.ops.values(), key=lambda o: order[o.id])],
-            "thoughts": thoughts,
-            "calls": [
-                c.to_dict()
-                for c in sorted(
-                    self.calls.values(), key=lambda c: (order.get(c.op_id, -1), _natural(c.id))
-                )
-            ],
-            "edges": [list(e) for e in self.edges()],
-            "cost": self.cost,
-            "output_graph": self.output_graph(),
-        }
-
-    def output_graph(self) -> list[dict[str, Any]]:
-        """The reference implementation's `output_graph` layout: one entry per op, then totals."""
-        entries: list[dict[str, Any]] = []
-        for op in self.graph.get("ops", []):
-            record = self.ops.get(op["id"])
-            thoughts = [self.thoughts[t] for t in (record.outputs if record else [])]
-            entry: dict[str, Any] = {
-                "operation": _reference_name(op["kind"]),
-                "op_id": op["id"],
-                "thoughts": [
-                    {"id": t.id, "current": t.content, "text": clip_text(t.text)} for t in thoughts
-                ],
-            }
-            if any(t.score is not None for t in thoughts):
-                entry["scored"] = [t.score is not None for t in thoughts]
-                entry["scores"] = [None if t.score is None else t.score.value for t in thoughts]
-            if any(t.validated for t in thoughts):
-                entry["validated"] = [t.validated for t in thoughts]
-                entry["validity"] = [t.valid for t in thoughts]
-            if any(t.solved is not None for t in thoughts):
-                entry["compared_to_ground_truth"] = [t.solved is not None for t in thoughts]
-                entry["problem_solved"] = [bool(t.solved) for t in thoughts]
-            entries.append(entry)
-        entries.append(
-            {
-                "prompt_tokens": sum(c.usage.prompt_tokens for c in self.calls.values()),
-                "completion_tokens": sum(c.usage.completion_tokens for c in self.calls.values()),
-                "cost": self.cost,
-            }
-        )
-        return entries
-
-    def save(self, path: str | Path) -> None:
-        """Write the run state as a trace (`tracefile`)."""
-        Path(path).write_text(json.dumps(self.to_dict(), indent=1, default=str) + "\n")
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], where: str = "the trace") -> RunState:
@@ -319,20 +244,9 @@ class RunState:
         return cls.from_dict(read_trace(path), str(path))
 
 
-def _reference_name(kind: str) -> str:
-    """The reference implementation's OperationType name of an op kind (its plotting scripts
-    read `output_graph`); a kind unknown here keeps its own name."""
-    from thoughtgraph.engine import (
-        kinds,  # pydantic: loaded when a run needs it, not by `import state`
-    )
-
-    known = kinds.all_kinds()
-    return known[kind].reference_name if kind in known else kind
-
-
 _DIGITS = re.compile(r"(\d+)")
 
 
-def _natural(text: str) -> list[Any]:
+def natural(text: str) -> list[Any]:
     """Sort key that puts 'part_10' after 'part_9'."""
     return [int(tok) if tok.isdigit() else tok for tok in _DIGITS.split(text)]

@@ -14,12 +14,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, cast
 
-from thoughtgraph.engine.events import ThoughtMade
 from thoughtgraph.engine.gateway import CallGateway
 from thoughtgraph.engine.graph import Op
-from thoughtgraph.engine.state import RunState, Score, Thought
+from thoughtgraph.engine.state import RunState, Thought
 from thoughtgraph.errors import ModelError
+from thoughtgraph.events import ThoughtMade
 from thoughtgraph.tasks.base import ModelScore, ParseError, Task, model_score, parse_answer
+from thoughtgraph.tasks.score import Score
 
 
 class ThoughtFactory:

@@ -32,7 +32,7 @@ from thoughtgraph.evaluate.runner import (
     plan,
     sized,
 )
-from thoughtgraph.models.base import ModelLike, as_model
+from thoughtgraph.models.spec import ModelLike, as_model
 
 DEFAULT_SCHEMES = ("io", "cot", "tot", "tot2", "got", "got_paper")
 PANDAS_HINT = "to_pandas() needs pandas: pip install 'thoughtgraph[pandas]'"
@@ -321,7 +321,8 @@ def _results(
 
 def evaluate(task: Any, data: Any = None, **options: Any) -> EvalResults:
     """Synchronous `aevaluate` (inside a running event loop, e.g. Jupyter, in a helper thread)."""
-    return run_sync(aevaluate(task, data, **options))
+    results: EvalResults = run_sync(aevaluate(task, data, **options))
+    return results
 
 
 def run_sync(coroutine: Any) -> Any:

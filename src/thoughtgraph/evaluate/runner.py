@@ -18,10 +18,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from thoughtgraph.engine.events import StopReason
 from thoughtgraph.engine.graph import Graph, Op
 from thoughtgraph.engine.options import RunOptions
 from thoughtgraph.engine.solve import prepare, run_prepared
+from thoughtgraph.engine.trace import trace_dict
 from thoughtgraph.errors import (
     BudgetExhausted,
     GraphError,
@@ -31,8 +31,9 @@ from thoughtgraph.errors import (
     shown,
 )
 from thoughtgraph.evaluate.datasets import DATASETS, Data, Sample, dataset_task, load_dataset
-from thoughtgraph.io.tracefile import trace_dict
-from thoughtgraph.models.base import LanguageModel, ModelLike, as_model
+from thoughtgraph.events import StopReason
+from thoughtgraph.models.base import LanguageModel
+from thoughtgraph.models.spec import ModelLike, as_model
 from thoughtgraph.schemes import paper_options, variants
 from thoughtgraph.spend.budget import Meter
 from thoughtgraph.tasks import get_task
@@ -99,7 +100,8 @@ class EvalPlan:
         for name, graph in self.graphs:
             if name == row:
                 return graph
-        return variants.parse(row, self.task).build(self.task, size)
+        built: Graph = variants.parse(row, self.task).build(self.task, size)
+        return built
 
 
 def dataset_for(task: str, size: int) -> str:
@@ -590,7 +592,7 @@ def judged(graph: Graph, task: str) -> Graph:
     same samples, that the other schemes end with, so every scheme is measured on one scale.
     Its calls are the scheme's, as the paper counts the scoring calls of its schemes."""
     if not model_scored(task) or any(
-        op.kind == "score" and op.params.get("scorer") == "model" for op in graph.ops
+        op.kind == "score" and getattr(op.params, "scorer", None) == "model" for op in graph.ops
     ):
         return graph
     samples = paper_options("io", task, 1)["score_samples"]

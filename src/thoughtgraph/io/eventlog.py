@@ -7,7 +7,7 @@ run that crashes (or is killed) still leaves its history up to the last event on
         thoughtgraph.solve("sorting", numbers, on_event=combine(log, my_handler))
 
 Each line is `{"event": NAME, "time": SECONDS_SINCE_START, "op_id": ..., **the event's other
-fields}` (the typed records of `engine/events.py`; `event_record` writes one).
+fields}` (the typed records of `events.py`; `event_record` writes one).
 
 A log that cannot be written (a full disk, `/dev/full`, a closed pipe) never stops the run: the
 first failure is kept in `EventLog.error`, later events are dropped, and the caller reports it
@@ -26,8 +26,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Self, TextIO
 
-from thoughtgraph.engine.events import EVENT_TYPES, Event, EventHandler, RunStarted
 from thoughtgraph.errors import InputError
+from thoughtgraph.events import EVENT_TYPES, Event, EventHandler, RunStarted
 
 # The fields each event type writes after `event`, `time` and `op_id`, in declaration order.
 _FIELDS: dict[type, tuple[str, ...]] = {

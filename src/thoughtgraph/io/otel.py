@@ -16,7 +16,8 @@ import os
 import sys
 from typing import Any
 
-from thoughtgraph.engine.events import (
+from thoughtgraph.errors import InputError, shown
+from thoughtgraph.events import (
     CallFinished,
     CallStarted,
     Event,
@@ -26,7 +27,6 @@ from thoughtgraph.engine.events import (
     RunStarted,
     ThoughtMade,
 )
-from thoughtgraph.errors import InputError, shown
 
 # GenAI semantic-convention attribute names (opentelemetry.semconv._incubating gen_ai_attributes).
 OPERATION = "gen_ai.operation.name"

@@ -1,8 +1,8 @@
 """The trace file: one run as versioned JSON, written in one shape and read by one reader.
 
-Writers: `RunState.to_dict` / `RunState.save` (the run state) and `trace_dict` (the run state
-plus the result summary: what `solve --trace` writes and the viewer draws). Every trace starts
-with `"trace_version"`.
+The writer is `engine/trace.py` (`state_dict`: the run state; `trace_dict` / `write_trace`: the
+state plus the result summary, what `solve --trace` writes and the viewer draws). Every trace
+starts with `"trace_version"`.
 
 Reader: `read_trace(path)` (a file) and `upgrade(data)` (parsed JSON). `RunState.load`,
 `RunState.from_dict`, `thoughtgraph trace view` and `viewer.load_trace` all go through them, so
@@ -20,37 +20,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from thoughtgraph.errors import InputError, shown
-from thoughtgraph.io.bounds import MAX_TRACE_BYTES, clip_text, read_file
-
-if TYPE_CHECKING:  # the state module writes traces through this one
-    from thoughtgraph.engine.result import Result
-    from thoughtgraph.engine.state import RunState
+from thoughtgraph.io.bounds import MAX_TRACE_BYTES, read_file
 
 TRACE_VERSION = 1
 VERSION_KEY = "trace_version"
-
-
-def trace_dict(state: RunState, result: Result | None = None) -> dict[str, Any]:
-    """The trace of a run: its state, with the result summary when there is one."""
-    data = state.to_dict()  # answers clipped to MAX_TRACE_TEXT characters each
-    if result is None:
-        return data
-    summary = result.to_dict()
-    if isinstance(summary.get("text"), str):
-        summary["text"] = clip_text(summary["text"])
-    return {VERSION_KEY: TRACE_VERSION, "result": summary, **data}
-
-
-def write_trace(path: str | Path, state: RunState, result: Result | None = None) -> None:
-    """Write the trace; a path that cannot be written is one `InputError` line."""
-    text = json.dumps(trace_dict(state, result), indent=1, default=str) + "\n"
-    try:
-        Path(path).write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"cannot write trace {path}: {exc.strerror or exc}") from None
 
 
 def read_trace(path: str | Path) -> dict[str, Any]:

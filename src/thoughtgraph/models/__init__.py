@@ -17,8 +17,6 @@ if TYPE_CHECKING:  # at run time each name loads on first use: importing one mod
         FunctionModel,
         LanguageModel,
         WrapperModel,
-        as_model,
-        from_spec,
         model_settings,
         requests_needed,
         would_answer,
@@ -26,6 +24,7 @@ if TYPE_CHECKING:  # at run time each name loads on first use: importing one mod
     from thoughtgraph.models.cache import CachedModel
     from thoughtgraph.models.limits import RateLimitedModel
     from thoughtgraph.models.openai import OpenAIModel
+    from thoughtgraph.models.spec import as_model, from_spec
     from thoughtgraph.spend.pricing import Price, price_for
 
 _LAZY = {
@@ -35,14 +34,13 @@ _LAZY = {
             "FunctionModel",
             "LanguageModel",
             "WrapperModel",
-            "as_model",
-            "from_spec",
             "model_settings",
             "requests_needed",
             "would_answer",
         ],
         ".base",
     ),
+    **dict.fromkeys(["as_model", "from_spec"], ".spec"),
     "CachedModel": ".cache",
     "RateLimitedModel": ".limits",
     "OpenAIModel": ".openai",

@@ -12,8 +12,8 @@ ignores `n` needs n requests), `would_answer(prompt, n)` (a cache knows a call i
 `complete_delivering(prompt, n, deliver)` (each answer handed over the moment it arrives, so a
 cache keeps the answers of parallel single requests that arrived before a kill -9).
 `WrapperModel` forwards exactly these, so wrappers (cache, rate limits, accounting) compose in any
-order. Any plain function `prompt -> str` (sync or async) is adapted by `as_model`, so a user's
-own client, a stub in a test or a lambda all work wherever a model is accepted.
+order. A plain function `prompt -> str` (sync or async) becomes a model through
+`FunctionModel` (`models/spec.py`'s `as_model` does it for whatever a user hands in).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeGuard, runtime_checkable
 
-from thoughtgraph.errors import InputError, ModelError, UnknownNameError, shown
+from thoughtgraph.errors import ModelError, UnknownNameError, shown
 from thoughtgraph.spend.ledger import RequestRecorder
 from thoughtgraph.spend.usage import Usage
 
@@ -270,7 +270,6 @@ class WrapperModel:
 
 
 PromptFunction = Callable[[str], str] | Callable[[str], Awaitable[str]]
-ModelLike = LanguageModel | PromptFunction | str
 
 
 class FunctionModel:
@@ -317,82 +316,8 @@ def _tokens(text: str) -> int:
     return max(1, len(text) // 4)
 
 
-def as_model(model: ModelLike | None) -> LanguageModel:
-    """Turn a spec string, a model object or a plain function into a `LanguageModel`."""
-    if model is None or isinstance(model, str):
-        return from_spec(model or "sim")
-    if isinstance(model, LanguageModel):
-        return model
-    if callable(model):
-        return FunctionModel(model)
-    raise InputError(
-        f"not a model: {type(model).__name__} (give a spec string such as 'sim', a "
-        "LanguageModel, or a function prompt -> str)"
-    )
-
-
-def from_spec(spec: str, **overrides: Any) -> LanguageModel:
-    """Build a model from a spec string such as `sim`, `sim:latency=0.05,error=0,seed=1` or
-    `openai:gpt-4o-mini` (base URL and key from OPENAI_BASE_URL / OPENAI_API_KEY).
-
-    `overrides` are openai options (base_url, api_key_env, temperature, max_tokens, timeout,
-    max_retries) that win over the spec's own; None values are ignored.
-    """
-    given, spec = spec, normalize_spec(spec)
-    scheme, _, rest = spec.partition(":")
-    scheme = scheme.strip().lower()
-    overrides = {k: v for k, v in overrides.items() if v is not None}
-    if scheme == "openai":
-        from thoughtgraph.models.openai import OpenAIModel
-
-        return OpenAIModel.from_spec(rest, given, **overrides)  # errors quote what was typed
-    if overrides:
-        raise UnknownNameError(
-            f"{', '.join(overrides)}: only openai:MODEL models take "
-            f"{'this option' if len(overrides) == 1 else 'these options'}"
-        )
-    if scheme in PYTHON_SCHEMES:
-        from thoughtgraph.models.imported import ImportedModel
-
-        return ImportedModel.from_spec(rest, given)
-    if scheme == "sim":
-        from thoughtgraph.models.sim import SimulatedModel
-
-        return SimulatedModel.from_options(_parse_options(rest, spec))
-    raise UnknownNameError(f"unknown model {shown(spec)}{_suggestion(spec)}")
-
-
-KNOWN_SPECS = "sim, sim:latency=S,error=E,seed=N, openai:MODEL, py:MODULE:FUNCTION"
-PYTHON_SCHEMES = ("py", "python")  # `py:package.module:function`: your own prompt -> text
-
-
-def normalize_spec(spec: str) -> str:
-    """`openai/MODEL` (the LiteLLM and DSPy form) -> `openai:MODEL`; other specs unchanged."""
-    head, slash, tail = spec.partition("/")
-    if slash and ":" not in head and head.strip().lower() == "openai":
-        return "openai:" + tail
-    return spec
-
-
-def _suggestion(spec: str) -> str:
-    """What the user probably meant by a spec we do not know."""
-    text = spec.strip()
-    from thoughtgraph.io.imports import is_import_string
-
-    if is_import_string(text):
-        return f": did you mean --model py:{text}? (known: {KNOWN_SPECS})"
-    if not text or ":" in text:
-        return f" (known: {KNOWN_SPECS})"
-    provider, slash, name = text.partition("/")
-    if slash:
-        return (
-            f": thoughtgraph speaks the OpenAI API; for an OpenAI-compatible {provider} "
-            f"endpoint use --model openai:{name} --base-url URL (known: {KNOWN_SPECS})"
-        )
-    return f": did you mean --model openai:{text}? (known: {KNOWN_SPECS})"
-
-
-def _parse_options(text: str, spec: str) -> dict[str, str]:
+def parse_options(text: str, spec: str) -> dict[str, str]:
+    """`key=value,key=value` of a model spec (`sim:error=0,seed=1`), each key once."""
     options: dict[str, str] = {}
     for item in filter(None, (part.strip() for part in text.split(","))):
         key, eq, value = item.partition("=")

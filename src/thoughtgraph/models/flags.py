@@ -1,7 +1,9 @@
 """The model a command asks for: `--model SPEC` plus the openai flags, checked.
 
-`thoughtgraph solve` and `thoughtgraph eval` take the same model flags; both build their model
-here, so a flag means the same in each and is refused the same way.
+`thoughtgraph solve`, `eval` and `tune` take the same model flags; all build their model here
+(`model_flags` gathers them, `model_from_flags` checks and builds), so a flag means the same in
+each and is refused the same way. The typer declarations of the flags are the CLI's
+(`cli/options.py`).
 """
 
 from __future__ import annotations
@@ -10,7 +12,8 @@ from typing import Any
 
 from thoughtgraph.errors import InputError, shown
 from thoughtgraph.models import secrets
-from thoughtgraph.models.base import LanguageModel, from_spec, normalize_spec
+from thoughtgraph.models.base import LanguageModel
+from thoughtgraph.models.spec import from_spec, normalize_spec
 
 OPENAI_FLAGS = {
     "--base-url": "base_url",

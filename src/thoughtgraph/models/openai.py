@@ -52,7 +52,7 @@ from thoughtgraph.errors import (
     shown,
 )
 from thoughtgraph.models import clients, inflight, secrets, transport
-from thoughtgraph.models.base import AnswerSink, Completion, DeliveringModel, _parse_options
+from thoughtgraph.models.base import AnswerSink, Completion, DeliveringModel, parse_options
 from thoughtgraph.models.singles import gather_singles
 from thoughtgraph.spend.ledger import UNMETERED, Attempt, RequestRecorder
 from thoughtgraph.spend.usage import Usage
@@ -221,7 +221,7 @@ class OpenAIModel(DeliveringModel):
         if not model.strip():
             raise UnknownNameError(f"{shown(spec)}: expected openai:MODEL, e.g. openai:gpt-4o-mini")
         values: dict[str, Any] = {}
-        for key, value in [*_parse_options(text, spec).items(), *overrides.items()]:
+        for key, value in [*parse_options(text, spec).items(), *overrides.items()]:
             if key not in SPEC_OPTIONS:
                 known = ", ".join(SPEC_OPTIONS)
                 raise UnknownNameError(
@@ -612,7 +612,7 @@ def _backoff(retry: int, retry_after: float | None) -> float:
     sane one, else exponential backoff with jitter."""
     if retry_after is not None and 0 <= retry_after <= _RETRY_AFTER_MAX:
         return retry_after
-    delay = min(_BACKOFF_START * 2 ** (retry - 1), _BACKOFF_MAX)
+    delay = min(_BACKOFF_START * 2.0 ** (retry - 1), _BACKOFF_MAX)
     return delay * (1 - 0.25 * random.random())
 
 

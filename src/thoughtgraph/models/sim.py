@@ -31,7 +31,8 @@ from typing import Any
 from thoughtgraph.errors import UnknownNameError, shown
 from thoughtgraph.io.bounds import MAX_SIM_LATENCY
 from thoughtgraph.models.base import Completion, _tokens
-from thoughtgraph.models.simulated import Job, poisson, read_prompt
+from thoughtgraph.models.simulated import read_prompt
+from thoughtgraph.models.simulated.jobs import Job, poisson
 from thoughtgraph.models.simulated.sorting import SECTION as _SECTION
 from thoughtgraph.models.simulated.sorting import apply_fixes, slip_list, sort_answer
 from thoughtgraph.models.simulated.sorting import prompt_kind as _prompt_kind

@@ -9,7 +9,7 @@ from thoughtgraph.tasks.loading import load_task
 from thoughtgraph.tasks.sets import SetIntersectionTask, SetProblem
 from thoughtgraph.tasks.sorting import SortingTask
 
-TASKS: dict[str, type] = {
+TASKS: dict[str, type[BaseTask]] = {
     "sorting": SortingTask,
     "set-intersection": SetIntersectionTask,
     "keyword-counting": KeywordCountingTask,

@@ -12,9 +12,9 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import Any, Protocol, cast, runtime_checkable
 
-from thoughtgraph.engine.state import Score
 from thoughtgraph.errors import InputError, UnknownNameError, shown
 from thoughtgraph.tasks.prompts import PromptTemplate
+from thoughtgraph.tasks.score import Score
 
 
 class ParseError(ValueError):

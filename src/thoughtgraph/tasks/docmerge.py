@@ -18,12 +18,12 @@ import json
 import re
 from typing import Any
 
-from thoughtgraph.engine.state import Score
 from thoughtgraph.errors import InputError
 from thoughtgraph.tasks.answers import Candidate, choose, labelled
 from thoughtgraph.tasks.base import BaseTask, ParseError
 from thoughtgraph.tasks.clauses import clauses, merge_clauses, missing, repeats
 from thoughtgraph.tasks.docmerge_prompts import PROMPTS
+from thoughtgraph.tasks.score import Score
 
 _MERGED = re.compile(r"<merged>(.*?)(?:(</merged>)|\Z)", re.DOTALL | re.IGNORECASE)
 _FENCE = re.compile(r"```[\w+-]*\s*\n?(.*?)```", re.DOTALL)

@@ -18,17 +18,18 @@ import re
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from thoughtgraph.engine.state import Score
 from thoughtgraph.errors import InputError
 from thoughtgraph.io.imports import first_line, import_string
 from thoughtgraph.tasks.answers import Candidate, choose, in_code, labelled, restates_input
 from thoughtgraph.tasks.base import BaseTask, ParseError, check_parts, mean_score
 from thoughtgraph.tasks.filetask_prompts import prompts_for
 from thoughtgraph.tasks.keywords import parse_counts, split_sentences
+from thoughtgraph.tasks.score import Score
 from thoughtgraph.tasks.sorting import parse_int_list
-from thoughtgraph.tasks.taskfile import TaskFileSpec
+from thoughtgraph.tasks.taskfile import TaskFileSpec, read_task_file
 
 MAX_LISTED_ERRORS = 20
 _JOINERS = {"items": None, "sentences": " ", "paragraphs": "\n\n", "lines": "\n"}
@@ -429,7 +430,8 @@ def _scoring_function(spec: str) -> Callable[[Any, Any], Any]:
     function = import_string(spec, "scoring function")
     if not callable(function):
         raise InputError(f"score.function {spec} is a {type(function).__name__}, not a function")
-    return function
+    scorer: Callable[[Any, Any], Any] = function  # called as (problem, answer) -> its score
+    return scorer
 
 
 def _paper_config(model_scored: bool) -> dict[int, dict[str, dict[str, Any]]]:
@@ -557,3 +559,8 @@ def _listed(errors: list[str]) -> tuple[str, ...]:
 
 
 __all__ = ["FileProblem", "FileTask", "parse_string_list", "parse_text"]
+
+
+def load_task_file(path: Path) -> FileTask:
+    """The task a task file declares; one `InputError` line naming the key for any mistake."""
+    return FileTask(read_task_file(path), source=str(path))

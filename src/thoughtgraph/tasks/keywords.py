@@ -12,7 +12,6 @@ import json
 import re
 from typing import Any
 
-from thoughtgraph.engine.state import Score
 from thoughtgraph.errors import InputError
 from thoughtgraph.tasks.answers import (
     Candidate,
@@ -27,6 +26,7 @@ from thoughtgraph.tasks.answers import (
 from thoughtgraph.tasks.base import BaseTask, FirstNumberScore, ParseError
 from thoughtgraph.tasks.countries import COUNTRIES, canonical, count_countries
 from thoughtgraph.tasks.keywords_prompts import PROMPTS
+from thoughtgraph.tasks.score import Score
 
 _OBJECT = re.compile(r"\{([^{}]*)\}")
 _ONLY_EMPTY = re.compile(r"\s*(?:```\w*\s*)?\{\s*\}\s*(?:```)?\s*")

@@ -58,7 +58,7 @@ def load_task(spec: str, builtins: dict[str, type]) -> Task:
     if key in builtins:
         return check_task(builtins[key]())
     if text.lower().endswith(TASK_FILE_SUFFIXES):
-        from thoughtgraph.tasks.taskfile import load_task_file
+        from thoughtgraph.tasks.filetask import load_task_file
 
         return _remember(load_task_file(Path(text)), f"task file {text}", builtins)
     if is_import_string(text):

@@ -19,10 +19,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from thoughtgraph.engine.state import Score
 from thoughtgraph.errors import InputError, shown
 from thoughtgraph.tasks.answers import in_code
 from thoughtgraph.tasks.base import BaseTask, FirstNumberScore, ParseError, check_parts
+from thoughtgraph.tasks.score import Score
 from thoughtgraph.tasks.sets_prompts import PROMPTS
 from thoughtgraph.tasks.sorting import SortingTask, parse_int_list
 

@@ -12,9 +12,8 @@ from collections import Counter
 from collections.abc import Iterable
 from functools import lru_cache
 from itertools import pairwise
-from typing import Any
+from typing import Any, cast
 
-from thoughtgraph.engine.state import Score
 from thoughtgraph.errors import InputError, shown
 from thoughtgraph.tasks.answers import (
     Candidate,
@@ -31,6 +30,7 @@ from thoughtgraph.tasks.answers import (
     within,
 )
 from thoughtgraph.tasks.base import BaseTask, FirstNumberScore, ParseError
+from thoughtgraph.tasks.score import Score
 from thoughtgraph.tasks.sorting_prompts import PROMPTS
 
 _LIST = re.compile(r"\[([^\[\]]*)\]")
@@ -299,7 +299,7 @@ def _items(body: str) -> list[int] | None:
     try:  # the common case, at C speed: plain comma-separated integers
         fast = json.loads("[" + body + "]")
         if set(map(type, fast)) <= {int}:  # ints only (not bools, floats): also at C speed
-            return fast
+            return cast(list[int], fast)  # the check above proves it
     except ValueError:  # not JSON, or an integer beyond Python's 4,300-digit limit
         pass
     tokens = [tok.strip().strip("'\"") for tok in re.split(r"[,\s]+", body) if tok.strip()]

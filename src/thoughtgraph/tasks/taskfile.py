@@ -123,14 +123,6 @@ def task_file_schema() -> dict[str, Any]:
     return schema
 
 
-def load_task_file(path: Path) -> Any:
-    """The task a task file declares; one `InputError` line naming the key for any mistake."""
-    from thoughtgraph.tasks.filetask import FileTask
-
-    spec = read_task_file(path)
-    return FileTask(spec, source=str(path))
-
-
 def read_task_file(path: Path) -> TaskFileSpec:
     """Read, parse and validate a task file (no import of a scoring function yet)."""
     where = f"task file {path}"

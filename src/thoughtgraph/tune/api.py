@@ -84,7 +84,8 @@ def tune(task: Any, data: Any = None, **options: Any) -> TuneResults:
     """Search graph settings of `task` on `data`; the keywords are `atune`'s."""
     from thoughtgraph.evaluate.api import run_sync
 
-    return run_sync(atune(task, data, **options))
+    results: TuneResults = run_sync(atune(task, data, **options))
+    return results
 
 
 async def atune(

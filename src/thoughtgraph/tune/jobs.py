@@ -22,11 +22,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from thoughtgraph.engine.events import StopReason
 from thoughtgraph.engine.graph import Graph
 from thoughtgraph.engine.solve import asolve
 from thoughtgraph.errors import FatalModelError, ThoughtgraphError
-from thoughtgraph.models.base import LanguageModel, from_spec
+from thoughtgraph.events import StopReason
+from thoughtgraph.models.base import LanguageModel
+from thoughtgraph.models.spec import from_spec
 
 COST_METRICS = ("completions", "tokens", "usd")
 
@@ -129,7 +130,7 @@ async def run_job(setup: Setup, job: Job) -> Outcome:
 
 def unique(jobs: list[Job]) -> tuple[list[Job], list[int]]:
     """The distinct jobs (same graph, same samples run once) and, per job, which one it is."""
-    seen: dict[tuple[str, tuple], int] = {}
+    seen: dict[tuple[str, tuple[Any, ...]], int] = {}
     distinct: list[Job] = []
     index = []
     for job in jobs:

@@ -1,4 +1,4 @@
-"""The work of `thoughtgraph tune` (options in `cli_tune`): check, search, report, write.
+"""The work of `thoughtgraph tune` (options in `cli/tune.py`): check, search, report, write.
 
 Optuna (and Ray, for `--ray`) are extras, imported only inside these functions.
 """
@@ -16,7 +16,7 @@ from typing import Any
 from thoughtgraph.errors import InputError, shown
 from thoughtgraph.evaluate.datasets import load_data, load_dataset
 from thoughtgraph.evaluate.lock import hold_folder_lock, make_folder
-from thoughtgraph.evaluate.runner import plan
+from thoughtgraph.evaluate.runner import EvalPlan, plan
 from thoughtgraph.tasks import get_task
 from thoughtgraph.tune import report, space
 from thoughtgraph.tune.jobs import COST_METRICS, Job, Outcome, Setup
@@ -270,7 +270,7 @@ def _run_tune(
     )
 
 
-def _items(the_plan: Any, samples: Sequence[Any]) -> int:
+def _items(the_plan: EvalPlan, samples: Sequence[Any]) -> int:
     """The size the graphs are built for: the dataset's (sorting_064: 64), or for a dataset
     without one (countries, documents) the fewest items any sample of the splits has, so no
     tuned graph splits a sample into more parts than it has items."""
@@ -364,7 +364,7 @@ def _report(
     def data(samples: Sequence[Any]) -> tuple[tuple[int, Any, Any], ...]:
         return tuple((s.id, s.given, s.reference) for s in samples)
 
-    plan_jobs: list[tuple[report.Row, str, tuple]] = [
+    plan_jobs: list[tuple[report.Row, str, tuple[Any, ...]]] = [
         (r, "tune", data(tune_split)) for r in base_rows
     ]
     if held_split:

@@ -21,8 +21,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from thoughtgraph.engine.events import StopReason
 from thoughtgraph.errors import InputError
+from thoughtgraph.events import StopReason
 from thoughtgraph.tune import space
 from thoughtgraph.tune.jobs import Allowance, Job, Outcome, Setup, run_job, spread_back, unique
 from thoughtgraph.tune.variants import Variants
@@ -183,7 +183,8 @@ def recover(study: Any) -> list[int]:
 
 def completed(study: Any) -> list[Any]:
     optuna = import_optuna()
-    return study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
+    trials: list[Any] = study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
+    return trials
 
 
 @dataclass(frozen=True)
@@ -261,7 +262,9 @@ def _paid(outcome: Outcome) -> dict[str, Any]:
     return {"calls": outcome.paid_calls, "tokens": outcome.paid_tokens, "cost": outcome.paid_cost}
 
 
-def record_report_run(study: Any, allowance: Allowance, jobs: int, paid: dict | None) -> None:
+def record_report_run(
+    study: Any, allowance: Allowance, jobs: int, paid: dict[str, Any] | None
+) -> None:
     """Note what a report phase may pay (before it runs) and what it paid (after)."""
     runs = list(study.user_attrs.get("report_runs", []))
     if paid is None:

@@ -24,11 +24,11 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
+from thoughtgraph.engine import trace
 from thoughtgraph.engine.dag import topological
 from thoughtgraph.engine.metrics import dependencies
 from thoughtgraph.engine.state import RunState
 from thoughtgraph.errors import InputError
-from thoughtgraph.io import tracefile
 from thoughtgraph.io.tracefile import read_trace
 
 ASSETS = files("thoughtgraph.viewer") / "assets"
@@ -36,7 +36,8 @@ ASSETS = files("thoughtgraph.viewer") / "assets"
 
 # --- loading -------------------------------------------------------------------------------
 def load_trace(path: str | Path) -> dict[str, Any]:
-    """Read a trace written by `--trace` or `RunState.save` (the one reader: `tracefile`)."""
+    """Read a trace written by `--trace` or `engine.trace.write_trace` (the one reader:
+    `tracefile`)."""
     return read_trace(path)
 
 
@@ -45,10 +46,10 @@ def trace_dict(source: Mapping[str, Any] | RunState | Any) -> dict[str, Any]:
     if isinstance(source, Mapping):
         return dict(source)
     if isinstance(source, RunState):
-        return source.to_dict()
+        return trace.state_dict(source)
     state = getattr(source, "state", None)
     if isinstance(state, RunState) and hasattr(source, "to_dict"):
-        return tracefile.trace_dict(state, source)
+        return trace.trace_dict(state, source)
     raise TypeError(f"cannot view a {type(source).__name__}: give a trace dict, RunState or Result")
 
 
@@ -243,8 +244,8 @@ def _guess_final(trace: Mapping[str, Any], thoughts: list[dict[str, Any]]) -> st
     candidates = [t for t in thoughts if t["id"] in outputs]
     scored = [t for t in candidates if isinstance(t.get("score"), int | float)]
     if scored:
-        return min(scored, key=lambda t: t["score"])["id"]
-    return candidates[0]["id"] if candidates else None
+        return str(min(scored, key=lambda t: t["score"])["id"])
+    return str(candidates[0]["id"]) if candidates else None
 
 
 def op_rows(

@@ -91,7 +91,7 @@ def _fit(text: str, limit: int = 20) -> str:
 
 
 def _describe(op: Any) -> str:
-    params = ", ".join(f"{k}={v}" for k, v in op.params.items())
+    params = ", ".join(f"{k}={v}" for k, v in op.params.model_dump().items())
     return f"{op.id}: {op.kind}({params})"
 
 

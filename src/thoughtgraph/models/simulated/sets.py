@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 import re
 
-from thoughtgraph.models.simulated import Job, is_cot
+from thoughtgraph.models.simulated.jobs import Job, is_cot
 from thoughtgraph.models.simulated.sorting import ints, render_list, render_split
 
 _SET = re.compile(r"Set ([12])\s*:\s*\[([^\]]*)\]")

@@ -10,7 +10,7 @@ import random
 import re
 from typing import Any
 
-from thoughtgraph.models.simulated import Job, is_cot
+from thoughtgraph.models.simulated.jobs import Job, is_cot
 
 SECTION = re.compile(
     r"<(task|part|a|b|result|errors|input|incorrectly_sorted|parts)>"

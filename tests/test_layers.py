@@ -1,0 +1,202 @@
+"""The package's layers, read from the source: no import cycle, no import upwards, and a module
+table in docs/architecture.md that lists every module.
+
+Imports are read with `ast`, those made inside functions included (they run too, only later);
+imports under `if TYPE_CHECKING:` are left out (they never run). Importing `a.b.c` also runs the
+packages `a.b` and `a` first, so an import counts for those parents too.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from functools import cache
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parent.parent / "src"
+ROOT = "thoughtgraph"
+ARCHITECTURE = Path(__file__).resolve().parent.parent / "docs" / "architecture.md"
+
+# Bottom first; a module may import its own layer and the layers below it, never one above.
+# The longest matching prefix decides a module's layer (docs/architecture.md draws the same).
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("thoughtgraph.errors", "thoughtgraph.events"),  # the words every layer shares
+    ("thoughtgraph.io",),  # file formats and bounds: trace, events file, strict loading
+    ("thoughtgraph.spend",),  # usage, prices, caps, the request ledger
+    ("thoughtgraph.tasks",),  # the Task contract and the built-in tasks
+    ("thoughtgraph.models",),  # model adapters and wrappers (the simulated model reads tasks)
+    ("thoughtgraph.viewer.jupyter",),  # renders what it is handed (the engine's display hooks)
+    ("thoughtgraph.engine", "thoughtgraph.schemes"),  # graphs, the run, the schemes it builds
+    ("thoughtgraph.viewer",),  # the trace viewer (reads traces through the engine's state)
+    ("thoughtgraph.evaluate", "thoughtgraph.tune", "thoughtgraph.testing"),
+    ("thoughtgraph.cli",),
+)
+FACADE = ROOT  # `thoughtgraph/__init__.py`: names loaded on first use, no import of its own
+
+
+@cache
+def modules() -> dict[str, Path]:
+    found = {}
+    for path in sorted((SRC / ROOT).rglob("*.py")):
+        parts = list(path.relative_to(SRC).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        found[".".join(parts)] = path
+    return found
+
+
+def _type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _targets(node: ast.AST, known: dict[str, Path]) -> set[str]:
+    """The thoughtgraph modules one import statement runs (the named module, else its package)."""
+    names: set[str] = set()
+    if isinstance(node, ast.Import):
+        names = {alias.name for alias in node.names}
+    elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+        for alias in node.names:
+            full = f"{node.module}.{alias.name}"
+            names.add(full if full in known else node.module)
+    return {name for name in names if name == ROOT or name.startswith(ROOT + ".")}
+
+
+@cache
+def imports() -> dict[str, frozenset[str]]:
+    """Module -> the thoughtgraph modules importing it runs, at import time or later."""
+    known = modules()
+    direct: dict[str, set[str]] = {}
+    for name, path in known.items():
+        found: set[str] = set()
+        stack: list[ast.AST] = [ast.parse(path.read_text(encoding="utf-8"))]
+        while stack:
+            node = stack.pop()
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.If) and _type_checking(child):
+                    stack.extend(child.orelse)
+                    continue
+                found |= _targets(child, known)
+                stack.append(child)
+        found.discard(name)
+        direct[name] = found
+    graph = {}
+    for name, found in direct.items():
+        runs = set(found)
+        for target in found:  # importing a.b.c runs package a.b first: counted when it imports
+            parts = target.split(".")
+            for cut in range(2, len(parts)):
+                parent = ".".join(parts[:cut])
+                if direct.get(parent) and not name.startswith(parent + "."):
+                    runs.add(parent)
+        graph[name] = frozenset(runs)
+    return graph
+
+
+def cycles(graph: dict[str, frozenset[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    found: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, edges = work[-1]
+            for target in edges:
+                if target not in graph:
+                    continue
+                if target not in index:
+                    index[target] = low[target] = len(index)
+                    stack.append(target)
+                    on_stack.add(target)
+                    work.append((target, iter(sorted(graph[target]))))
+                    break
+                if target in on_stack:
+                    low[node] = min(low[node], index[target])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        found.append(sorted(component))
+    return found
+
+
+def layer(module: str) -> int:
+    best, level = "", -1
+    for number, prefixes in enumerate(LAYERS):
+        for prefix in prefixes:
+            if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > len(best):
+                best, level = prefix, number
+    assert level >= 0, f"{module} is in no layer: add it to LAYERS and docs/architecture.md"
+    return level
+
+
+def test_the_scanner_sees_function_level_imports_and_finds_a_cycle() -> None:
+    graph = {"a": frozenset({"b"}), "b": frozenset({"c"}), "c": frozenset({"a"}), "d": frozenset()}
+    assert cycles(graph) == [["a", "b", "c"]]
+    # a lazy import inside a function is an edge: the engine's kind registry loads the ops
+    assert "thoughtgraph.engine.ops" in imports()["thoughtgraph.engine.kinds"]
+
+
+def test_no_import_cycle_counting_imports_inside_functions() -> None:
+    assert cycles(imports()) == []
+
+
+def test_no_module_imports_a_layer_above_its_own() -> None:
+    upward = [
+        f"{module} -> {target}"
+        for module, targets in imports().items()
+        if module != FACADE
+        for target in sorted(targets)
+        if target != FACADE and layer(target) > layer(module)
+    ]
+    assert upward == []
+
+
+def test_nothing_outside_the_cli_imports_the_cli() -> None:
+    outside = [
+        module
+        for module, targets in imports().items()
+        if not module.startswith("thoughtgraph.cli")
+        and any(t == "thoughtgraph.cli" or t.startswith("thoughtgraph.cli.") for t in targets)
+    ]
+    assert outside == []
+
+
+def test_the_facade_imports_nothing_when_imported() -> None:
+    assert imports()[FACADE] == frozenset()
+
+
+def test_the_architecture_doc_lists_every_module() -> None:
+    """The first column of the table under "## Modules" names each module once, as its path
+    inside src/thoughtgraph (`engine/graph.py`), and names nothing that is not a module."""
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    table = text.split("\n## Modules\n", 1)[1].split("\n## ", 1)[0]
+    listed = [
+        path
+        for row in table.splitlines()
+        if row.startswith("| `")
+        for path in re.findall(r"`([\w/]+\.py)`", row.split("|")[1])
+    ]
+    expected = {str(path.relative_to(SRC / ROOT)) for path in modules().values()}
+    assert sorted(expected - set(listed)) == [], "modules missing from docs/architecture.md"
+    assert sorted(set(listed) - expected) == [], "docs/architecture.md lists no such module"
+    assert len(listed) == len(set(listed)), "a module is listed twice"
