@@ -95,3 +95,25 @@ def test_every_command_takes_the_same_model_flags(capsys, tmp_path, command, fla
     code, _, err = run_cli(capsys, *args, "--model", "sim", flag, value)
     assert code == 2
     assert err == f"error: {flag}: only for openai:MODEL models, not 'sim'\n"
+
+
+def test_run_options_are_keyword_only() -> None:
+    with pytest.raises(TypeError):
+        RunOptions(4)  # type: ignore[misc]
+    assert RunOptions(concurrency=4).concurrency == 4
+
+
+@pytest.mark.parametrize(
+    "loose",
+    [{"concurrency": 4}, {"max_calls": 3}, {"max_cost": 1.0}, {"solve_options": {"rpm": 60}}],
+)
+def test_evaluate_takes_options_or_loose_caps_never_both(tmp_path, loose) -> None:
+    import asyncio
+
+    from thoughtgraph.evaluate.runner import evaluate, plan
+
+    the_plan = plan("sorting", 32, ["io"], 1)
+    options = RunOptions(concurrency=2)
+    with pytest.raises(InputError, match=r"evaluate takes options= or \w+, not both"):
+        asyncio.run(evaluate(the_plan, "sim", tmp_path / "out", options=options, **loose))
+    assert not (tmp_path / "out").exists()  # refused before anything was written

@@ -170,7 +170,16 @@ def eval_command(
     if ray is not None:
         check_address(ray)  # one line naming the extra or the bad address, before anything runs
     options = RunOptions(
-        concurrency, max_calls, max_tokens, max_cost, price_in, price_out, cache, rpm, tpm, True
+        concurrency=concurrency,
+        max_calls=max_calls,
+        max_tokens=max_tokens,
+        max_cost=max_cost,
+        price_in=price_in,
+        price_out=price_out,
+        cache=cache,
+        rpm=rpm,
+        tpm=tpm,
+        flags=True,
     )
     lm = model_from_flags(
         model,

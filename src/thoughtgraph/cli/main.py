@@ -316,15 +316,15 @@ def solve(
         ),
     )
     run_options = RunOptions(
-        concurrency,
-        max_calls,
-        max_tokens,
-        max_cost,
-        price_in,
-        price_out,
-        None if no_cache else cache,
-        rpm,
-        tpm,
+        concurrency=concurrency,
+        max_calls=max_calls,
+        max_tokens=max_tokens,
+        max_cost=max_cost,
+        price_in=price_in,
+        price_out=price_out,
+        cache=None if no_cache else cache,
+        rpm=rpm,
+        tpm=tpm,
         flags=True,
     )
     if trace is not None:

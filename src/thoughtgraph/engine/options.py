@@ -27,9 +27,12 @@ _REAL = {"max_cost": (0.0, False), "rpm": (0.0, True), "tpm": (0.0, True)}
 """Real options: (floor, strict): strict ones must be above the floor."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RunOptions:
     """Concurrency, budget caps, price, answer cache and rate limits of a run, checked.
+
+    Keyword-only: ten options of which several are numbers of the same type are never passed
+    by position.
 
     `flags=True` names the options as the command line spells them (`--max-calls`) in errors.
     """

@@ -94,7 +94,15 @@ async def asolve(
     against a reference is given it.
     """
     options = RunOptions(
-        concurrency, max_calls, max_tokens, max_cost, price_in, price_out, cache, rpm, tpm
+        concurrency=concurrency,
+        max_calls=max_calls,
+        max_tokens=max_tokens,
+        max_cost=max_cost,
+        price_in=price_in,
+        price_out=price_out,
+        cache=cache,
+        rpm=rpm,
+        tpm=tpm,
     )
     if on_event is not None and not callable(on_event):
         raise InputError(f"on_event must be a function of one event, got {type(on_event).__name__}")

@@ -355,7 +355,7 @@ async def evaluate(
     out: Path,
     *,
     parallel: int | None = None,
-    concurrency: int = 16,
+    concurrency: int | None = None,
     max_calls: int | None = None,
     max_tokens: int | None = None,
     max_cost: float | None = None,
@@ -380,14 +380,32 @@ async def evaluate(
     waiting for a call slot holds only its small graph state). `out` must be new or hold an
     evaluation of the same task, dataset, size and model (`check_folder`); its manifest is
     written before the first pair runs. `options`, when given, are the checked options (what
-    `thoughtgraph eval` passes) and stand for all of `concurrency`, the caps and
-    `solve_options` (cache, rpm, tpm, price_in, price_out).
+    `thoughtgraph eval` passes) and stand for all of `concurrency` (default 16), the caps and
+    `solve_options` (cache, rpm, tpm, price_in, price_out): give one or the other, never both
+    (an `InputError` says so).
     `pair_runner` runs each pair somewhere else (`evaluate.ray_backend`) under the same ledger;
     results are written here all the same.
     """
+    loose = {
+        "concurrency": concurrency,
+        "max_calls": max_calls,
+        "max_tokens": max_tokens,
+        "max_cost": max_cost,
+        "solve_options": solve_options or None,
+    }
+    given = [name for name, value in loose.items() if value is not None]
     if options is None:
         options = RunOptions(
-            concurrency, max_calls, max_tokens, max_cost, **dict(solve_options or {})
+            concurrency=16 if concurrency is None else concurrency,
+            max_calls=max_calls,
+            max_tokens=max_tokens,
+            max_cost=max_cost,
+            **dict(solve_options or {}),
+        )
+    elif given:
+        raise InputError(
+            f"evaluate takes options= or {', '.join(given)}, not both: put "
+            f"{'it' if len(given) == 1 else 'them'} in the RunOptions"
         )
     shared = None if isinstance(model, str) and model.startswith("sim") else as_model(model)
     model_name = (shared or as_model(model)).name
