@@ -64,11 +64,9 @@ class FileProblem:
 
 
 class FileTask(BaseTask):
-    """A Task declared by a task file."""
-
-    # No reader for a model's split: a graph that splits by the model is refused before any
-    # call (`check_graph`), instead of paying for a split that the code split replaces.
-    parse_split = None  # type: ignore[assignment]
+    """A Task declared by a task file. It defines no `parse_split` (no reader for a model's
+    split; `BaseTask` gives none either): a graph that splits by the model is refused before any
+    call (`check_graph`), instead of paying for a split that the code split replaces."""
 
     def __init__(self, spec: TaskFileSpec, source: str = "") -> None:
         self.spec = spec
