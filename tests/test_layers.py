@@ -3,7 +3,7 @@ table in docs/architecture.md that lists every module.
 
 Imports are read with `ast`, those made inside functions included (they run too, only later);
 imports under `if TYPE_CHECKING:` are left out (they never run). Importing `a.b.c` also runs the
-packages `a.b` and `a` first, so an import counts for those parents too.
+top level of the packages `a.b` and `a` first, so their top-level imports count too.
 """
 
 from __future__ import annotations
@@ -68,29 +68,38 @@ def _targets(node: ast.AST, known: dict[str, Path]) -> set[str]:
 def imports() -> dict[str, frozenset[str]]:
     """Module -> the thoughtgraph modules importing it runs, at import time or later."""
     known = modules()
-    direct: dict[str, set[str]] = {}
+    direct: dict[str, set[str]] = {}  # every import, those inside functions included
+    at_import: dict[str, set[str]] = {}  # the imports of the module's own top level
     for name, path in known.items():
         found: set[str] = set()
-        stack: list[ast.AST] = [ast.parse(path.read_text(encoding="utf-8"))]
+        top: set[str] = set()
+        stack: list[tuple[ast.AST, bool]] = [(ast.parse(path.read_text(encoding="utf-8")), True)]
         while stack:
-            node = stack.pop()
+            node, outer = stack.pop()
             for child in ast.iter_child_nodes(node):
                 if isinstance(child, ast.If) and _type_checking(child):
-                    stack.extend(child.orelse)
+                    stack.extend((n, outer) for n in child.orelse)
                     continue
-                found |= _targets(child, known)
-                stack.append(child)
+                targets = _targets(child, known)
+                found |= targets
+                if outer:
+                    top |= targets
+                inner = outer and not isinstance(
+                    child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
+                )
+                stack.append((child, inner))
         found.discard(name)
-        direct[name] = found
+        top.discard(name)
+        direct[name], at_import[name] = found, top
     graph = {}
     for name, found in direct.items():
         runs = set(found)
-        for target in found:  # importing a.b.c runs package a.b first: counted when it imports
+        for target in found:  # importing a.b.c first runs the top level of package a.b
             parts = target.split(".")
             for cut in range(2, len(parts)):
                 parent = ".".join(parts[:cut])
-                if direct.get(parent) and not name.startswith(parent + "."):
-                    runs.add(parent)
+                if parent in at_import and not name.startswith(parent + "."):
+                    runs |= at_import[parent] - {name}
         graph[name] = frozenset(runs)
     return graph
 

@@ -238,7 +238,15 @@ async def aevaluate(
     if size is not None and rows is None and sized(the_plan.dataset) and the_plan.size != size:
         raise InputError(f"size {size} does not match dataset {the_plan.dataset}")
     options = RunOptions(
-        concurrency, max_calls, max_tokens, max_cost, price_in, price_out, cache, rpm, tpm
+        concurrency=concurrency,
+        max_calls=max_calls,
+        max_tokens=max_tokens,
+        max_cost=max_cost,
+        price_in=price_in,
+        price_out=price_out,
+        cache=cache,
+        rpm=rpm,
+        tpm=tpm,
     )
     lm = as_model(model)
     options.price(lm.name)  # a cost cap without a price: refused before anything runs
