@@ -95,21 +95,6 @@ def _build(base_url: str, api_key: str, timeout: float, transport: str) -> _Entr
     return _Entry(client, closer)
 
 
-def split_query(base_url: str) -> tuple[str, dict[str, str]]:
-    """The endpoint without its query string, and the query as parameters of every request.
-
-    Azure-style URLs carry `?api-version=...` (or a key); the SDK would append the path after
-    the query (`/v1/?api-version=1chat/completions`), so the query is sent on its own instead.
-    """
-    from urllib.parse import parse_qsl, urlsplit, urlunsplit
-
-    parts = urlsplit(base_url)
-    if not parts.query:
-        return base_url, {}
-    query = dict(parse_qsl(parts.query, keep_blank_values=True))
-    return urlunsplit(parts._replace(query="", fragment="")), query
-
-
 def shared_ssl_context() -> ssl.SSLContext:
     """The SSL context every client shares: the system's defaults with certifi's CA bundle
     (what the SDK's HTTP library loads) when certifi is installed."""

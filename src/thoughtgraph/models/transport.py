@@ -223,8 +223,6 @@ class SdkClient:
     ) -> None:
         from openai import AsyncOpenAI, DefaultAsyncHttpxClient
 
-        from thoughtgraph.models.clients import split_query
-
         http = DefaultAsyncHttpxClient(verify=ssl_context) if ssl_context else None
         endpoint, query = split_query(base_url)
         self.sdk = AsyncOpenAI(
@@ -321,3 +319,18 @@ def _in_chain(exc: BaseException, test: Any, name: str) -> bool:
 def _cause_name(exc: BaseException) -> str:
     cause = exc.__cause__ or exc.__context__
     return type(cause).__name__ if cause is not None else type(exc).__name__
+
+
+def split_query(base_url: str) -> tuple[str, dict[str, str]]:
+    """The endpoint without its query string, and the query as parameters of every request.
+
+    Azure-style URLs carry `?api-version=...` (or a key); the SDK would append the path after
+    the query (`/v1/?api-version=1chat/completions`), so the query is sent on its own instead.
+    """
+    from urllib.parse import parse_qsl, urlsplit, urlunsplit
+
+    parts = urlsplit(base_url)
+    if not parts.query:
+        return base_url, {}
+    query = dict(parse_qsl(parts.query, keep_blank_values=True))
+    return urlunsplit(parts._replace(query="", fragment="")), query
