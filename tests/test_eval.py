@@ -78,7 +78,7 @@ def test_an_interrupted_last_line_is_run_again(tmp_path):
 
 
 def test_shared_call_budget_stops_new_pairs(tmp_path):
-    results = run(tmp_path, model=ScriptedModel(), samples=3, max_calls=10, parallel=1)
+    results = run(tmp_path, model=ScriptedModel(), samples=3, max_requests=10, parallel=1)
     assert sum(r.requests for r in results) <= 10
     assert len(results) < 6
 
@@ -145,7 +145,7 @@ def eval_cli(capsys, out, *args):
 
 
 def test_a_budget_of_zero_runs_nothing_and_says_so(tmp_path, capsys):
-    code, out, err = eval_cli(capsys, tmp_path / "d", "--max-calls", "0")
+    code, out, err = eval_cli(capsys, tmp_path / "d", "--max-requests", "0")
     assert code == 1 and "Traceback" not in err
     assert err.splitlines()[-1].startswith("nothing ran")
     assert (tmp_path / "d" / "summary.md").exists() and not (tmp_path / "d" / "errors.png").exists()
@@ -155,7 +155,7 @@ def test_a_budget_of_zero_runs_nothing_and_says_so(tmp_path, capsys):
 @pytest.mark.parametrize(
     "args, message",
     [
-        (("--max-calls", "-1"), "error: --max-calls must be at least 0, got -1"),
+        (("--max-requests", "-1"), "error: --max-requests must be at least 0, got -1"),
         (
             ("--dataset", "countries"),
             "error: dataset countries is for task 'keyword-counting', not 'sorting'",
@@ -228,7 +228,7 @@ def test_schemes_are_deduplicated_and_samples_clipped_with_a_note(tmp_path, caps
         "io,io",
         "--samples",
         "150",
-        "--max-calls",
+        "--max-requests",
         "3",
         "--out",
         str(tmp_path / "k"),
@@ -302,7 +302,7 @@ def test_pairs_whose_every_request_failed_are_an_error_then_retried(tmp_path, ca
 @pytest.mark.slow
 def test_a_cap_holds_across_a_rerun_after_pairs_were_cut_short(tmp_path):
     """Ctrl-C while every pair is mid-run: no line is written, yet 8 requests were paid. The
-    rerun's budget must count them, so the two runs together never pass --max-calls."""
+    rerun's budget must count them, so the two runs together never pass --max-requests."""
     from thoughtgraph.models import openai as openai_module
 
     from .fake_openai import FakeOpenAI, Fault
@@ -312,7 +312,7 @@ def test_a_cap_holds_across_a_rerun_after_pairs_were_cut_short(tmp_path):
 
     async def interrupted(server: FakeOpenAI) -> None:
         model = f"openai:m,base_url={server.base_url},max_retries=0"
-        run = asyncio.ensure_future(evaluate(the_plan, model, out, max_calls=cap))
+        run = asyncio.ensure_future(evaluate(the_plan, model, out, max_requests=cap))
         while len(server.requests) < 8:  # both pairs' 4 parts are in flight
             await asyncio.sleep(0.01)
         run.cancel()
@@ -323,7 +323,7 @@ def test_a_cap_holds_across_a_rerun_after_pairs_were_cut_short(tmp_path):
         asyncio.run(interrupted(server))
         assert load_results(out) == [] and len(server.requests) == 8
         model = f"openai:m,base_url={server.base_url},max_retries=0"
-        results = asyncio.run(evaluate(the_plan, model, out, max_calls=cap))
+        results = asyncio.run(evaluate(the_plan, model, out, max_requests=cap))
     openai_module.N_IGNORED.clear()
     assert len(server.requests) == cap
     assert sum(r.requests for r in results) == cap - 8

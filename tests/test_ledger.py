@@ -140,16 +140,16 @@ def test_the_summary_shows_requests(capsys):
 
 # --- 3. caps count requests; nothing leaves past a cap ---------------------------------------
 @pytest.mark.parametrize("cap", [1, 5, 20])
-def test_max_calls_caps_the_requests_the_server_sees(tmp_path, cap):
+def test_max_requests_caps_the_requests_the_server_sees(tmp_path, cap):
     with FakeOpenAI(fault_rate=0.5, seed=cap) as server:
-        result = solve(server, tmp_path, "got", max_calls=cap, max_retries=2)
+        result = solve(server, tmp_path, "got", max_requests=cap, max_retries=2)
     assert len(server.requests) == result.requests <= cap
     assert result.stop_reason == "budget exhausted" or result.requests < cap
 
 
-def test_max_calls_one_with_n_ignored_sends_one_request(tmp_path):
+def test_max_requests_one_with_n_ignored_sends_one_request(tmp_path):
     with FakeOpenAI(honour_n=False) as server:
-        result = solve(server, tmp_path, "tot", max_calls=1)
+        result = solve(server, tmp_path, "tot", max_requests=1)
     assert len(server.requests) == 1 == result.requests
     assert result.spend.answers_received == 1 == cached_rows(tmp_path / "cache.db")
 
@@ -196,7 +196,7 @@ def eval_cli(capsys, server: FakeOpenAI, out: Path, *args: str):
 
 def test_eval_shares_one_budget_across_parallel_pairs(capsys, tmp_path):
     with FakeOpenAI() as server:
-        code, _, err = eval_cli(capsys, server, tmp_path / "e", "--max-calls", "20")
+        code, _, err = eval_cli(capsys, server, tmp_path / "e", "--max-requests", "20")
     lines = [json.loads(x) for x in (tmp_path / "e" / "results.jsonl").read_text().splitlines()]
     assert len(server.requests) == sum(x["requests"] for x in lines) <= 20
     assert code == 1 and "incomplete" in err and "got#" in err
@@ -205,7 +205,7 @@ def test_eval_shares_one_budget_across_parallel_pairs(capsys, tmp_path):
 def test_a_pair_the_budget_stopped_is_left_out_of_the_summary_and_rerun_on_resume(capsys, tmp_path):
     out, cache = tmp_path / "e", str(tmp_path / "answers.db")
     with FakeOpenAI() as server:
-        code, _, _ = eval_cli(capsys, server, out, "--max-calls", "20", "--cache", cache)
+        code, _, _ = eval_cli(capsys, server, out, "--max-requests", "20", "--cache", cache)
         first = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
         stopped = [x for x in first if x["stop_reason"] == "budget exhausted"]
         assert code == 1 and stopped

@@ -260,7 +260,7 @@ def test_openai_flags_with_another_model_are_one_line_errors(capsys, flag):
 @pytest.mark.parametrize(
     ("caps", "detail"),
     [
-        (["--max-calls", "3"], "max_calls=3 reached"),
+        (["--max-requests", "3"], "max_requests=3 reached"),
         (["--max-tokens", "400"], "max_tokens=400 reached"),
         (["--max-cost", "0.00006"], "max_cost=$0.00006 reached"),  # gpt-4o-mini's table price
         (["--max-cost", "0.0004", "--price-in", "1", "--price-out", "2"], "max_cost=$0.0004"),
@@ -272,12 +272,12 @@ def test_every_budget_cap_stops_paid_requests(capsys, server, tmp_path, caps, de
     assert code == 1 and data["status"] == "not clean" and data["output"]
     assert data["stop_reason"] == "budget exhausted" and detail in data["stop_detail"]
     assert len(server.requests) == data["paid_calls"] == data["calls"]
-    what = {"--max-calls": "calls", "--max-tokens": "tokens", "--max-cost": "cost"}[caps[0]]
+    what = {"--max-requests": "requests", "--max-tokens": "tokens", "--max-cost": "cost"}[caps[0]]
     cap = float(caps[1])
     assert data["budget"][f"max_{what}"] == cap
     calls = sorted(trace_of(trace)["calls"], key=lambda c: c["started"])
     paid = {
-        "calls": lambda c: 1,
+        "requests": lambda c: c["requests"],
         "tokens": lambda c: sum(c["usage"].values()),
         "cost": lambda c: c["cost"],
     }[what]

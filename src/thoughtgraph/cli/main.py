@@ -208,11 +208,14 @@ def solve(
     max_regenerations: Annotated[int, typer.Option(help="Extra Part attempts per part.")] = 2,
     max_extra_merges: Annotated[int, typer.Option(help="Extra Merge attempts per pair.")] = 1,
     max_refines: Annotated[int, typer.Option(help="Refine passes on the final thought.")] = 2,
-    max_calls: Annotated[
+    max_requests: Annotated[
         int | None,
         typer.Option(
+            "--max-requests",
+            "--max-calls",
             help="Budget: HTTP requests (retries and parallel singles count; cached answers "
-            "do not); none is sent past it and the best thought so far is returned."
+            "do not); none is sent past it and the best thought so far is returned. "
+            "--max-calls is its older name.",
         ),
     ] = None,
     max_tokens: Annotated[
@@ -318,7 +321,7 @@ def solve(
     )
     run_options = RunOptions(
         concurrency,
-        max_calls,
+        max_requests,
         max_tokens,
         max_cost,
         price_in,

@@ -48,7 +48,7 @@ class CallGateway:
     on_event: EventHandler | None = None
     started: float = field(default_factory=time.perf_counter)
     stop_reason: str | None = None  # "budget exhausted" or "fatal model error"
-    stop_detail: str | None = None  # the one-line why, e.g. "max_calls=5 reached (5 paid)"
+    stop_detail: str | None = None  # the one-line why, e.g. "max_requests=5 reached (...)"
     shared_meter: Meter | None = None  # an evaluation's, shared by all its runs (so that its
     # caps bound them together); None: a fresh one for this run's budget
     meter: Meter = field(init=False)

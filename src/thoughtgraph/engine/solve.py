@@ -19,7 +19,7 @@ from thoughtgraph.engine.events import EventHandler
 from thoughtgraph.engine.executor import INTERRUPTED, execute
 from thoughtgraph.engine.gcpause import fewer_collections
 from thoughtgraph.engine.graph import Graph
-from thoughtgraph.engine.options import PreparedRun, RunOptions, check_whole
+from thoughtgraph.engine.options import PreparedRun, RunOptions
 from thoughtgraph.engine.result import Result, count_calls
 from thoughtgraph.engine.state import RunState, Score, Thought
 from thoughtgraph.errors import (
@@ -35,7 +35,7 @@ from thoughtgraph.models.base import LanguageModel, ModelLike, as_model
 from thoughtgraph.models.cache import CachedModel
 from thoughtgraph.models.limits import RateLimitedModel
 from thoughtgraph.spend.accounting import spend, spend_by_kind
-from thoughtgraph.spend.budget import Meter
+from thoughtgraph.spend.budget import Meter, check_whole, requests_cap
 from thoughtgraph.spend.pricing import Price
 from thoughtgraph.tasks import Task, get_task
 from thoughtgraph.tasks.base import attach_reference, check_parts, lacks
@@ -56,7 +56,7 @@ async def asolve(
     max_extra_merges: int = 1,
     max_refines: int = 2,
     concurrency: int = 16,
-    max_calls: int | None = None,
+    max_requests: int | None = None,
     max_tokens: int | None = None,
     max_cost: float | None = None,
     price_in: float | None = None,
@@ -69,6 +69,7 @@ async def asolve(
     on_event: EventHandler | None = None,
     meter: Meter | None = None,
     reference: Any = None,
+    max_calls: int | None = None,
 ) -> Result:
     """Solve one problem with the spec's GoT pattern (or your own `graph`). Awaitable anywhere.
 
@@ -77,7 +78,8 @@ async def asolve(
     graph (`got`, `got_paper`, `io`, `cot`, `cot_sc`, `tot`, `tot2`); `graph` runs your own
     instead. The caps apply to `got`.
 
-    Spending: `max_calls` (HTTP requests, retries and parallel singles included), `max_tokens`
+    Spending: `max_requests` (HTTP requests, retries and parallel singles included; `max_calls`
+    is its older name, kept as an alias), `max_tokens`
     (paid tokens) and `max_cost` (USD; needs a price) are checked before every request leaves;
     when one is reached the best thought so far is returned with status "not clean" and
     `stop_reason` "budget exhausted". `meter` is a budget shared with other runs (what
@@ -92,7 +94,15 @@ async def asolve(
     against a reference is given it.
     """
     options = RunOptions(
-        concurrency, max_calls, max_tokens, max_cost, price_in, price_out, cache, rpm, tpm
+        concurrency,
+        requests_cap(max_requests, max_calls),
+        max_tokens,
+        max_cost,
+        price_in,
+        price_out,
+        cache,
+        rpm,
+        tpm,
     )
     if on_event is not None and not callable(on_event):
         raise InputError(f"on_event must be a function of one event, got {type(on_event).__name__}")

@@ -33,7 +33,7 @@ from thoughtgraph.evaluate.datasets import DATASETS, Data, Sample, dataset_task,
 from thoughtgraph.io.tracefile import trace_dict
 from thoughtgraph.models.base import LanguageModel, ModelLike, as_model
 from thoughtgraph.schemes import paper_options, variants
-from thoughtgraph.spend.budget import Meter
+from thoughtgraph.spend.budget import Meter, requests_cap
 from thoughtgraph.tasks import get_task
 from thoughtgraph.tasks.reference import answer_matches
 
@@ -353,9 +353,10 @@ async def evaluate(
     *,
     parallel: int | None = None,
     concurrency: int = 16,
-    max_calls: int | None = None,
+    max_requests: int | None = None,
     max_tokens: int | None = None,
     max_cost: float | None = None,
+    max_calls: int | None = None,
     on_result: Callable[[PairResult], None] | None = None,
     solve_options: dict[str, Any] | None = None,
     options: RunOptions | None = None,
@@ -366,7 +367,8 @@ async def evaluate(
 
     A simulated model gets a fresh instance per pair, so its seeded answers do not depend on
     which pairs happen to run first. The budget is one ledger shared by every pair, counting the
-    pairs already in `out` too: `max_calls` caps the HTTP requests of the whole evaluation,
+    pairs already in `out` too: `max_requests` (older name `max_calls`) caps the HTTP requests
+    of the whole evaluation,
     `max_tokens` its tokens and `max_cost` its USD (at the price in `solve_options` or the
     built-in table). Each request of each pair is reserved against it before it is sent, so
     pairs running side by side can never go past a cap together; once it is reached, the pairs
@@ -384,8 +386,14 @@ async def evaluate(
     """
     if options is None:
         options = RunOptions(
-            concurrency, max_calls, max_tokens, max_cost, **dict(solve_options or {})
+            concurrency,
+            requests_cap(max_requests, max_calls),
+            max_tokens,
+            max_cost,
+            **dict(solve_options or {}),
         )
+    elif any(v is not None for v in (max_requests, max_calls, max_tokens, max_cost)):
+        raise InputError("give the caps in `options` or as keywords, not both")
     shared = None if isinstance(model, str) and model.startswith("sim") else as_model(model)
     model_name = (shared or as_model(model)).name
     meter = shared_meter(model_name, options)
