@@ -485,9 +485,12 @@ def _summary(result: Result, title: str, matched: bool | None, score_name: str =
     failed = result.spend.failed_calls
     answers += f", {failed} failed" if failed else ""
     unknown = result.spend.unknown_token_requests
-    tokens = f"{result.tokens:,} tokens" + (
+    estimated = result.spend.estimated_token_requests
+    tokens = f"{'~' if estimated else ''}{result.tokens:,} tokens" + (
         f" (+ {unknown} request{'s' if unknown != 1 else ''} of unknown tokens)" if unknown else ""
     )
+    if estimated:
+        tokens += f" (estimated for {_plural(estimated, 'request')} that reported no usage)"
     lines.append(
         f"calls:   {result.calls} ({by_kind}{answers}) · {_plural(result.requests, 'request')} · "
         f"depth {result.depth} rounds · {result.wall_seconds:.2f} s · {tokens}{_money(result)}"
@@ -537,7 +540,9 @@ def _plural(count: int, noun: str) -> str:
 
 def _money(result: Result) -> str:
     """The cost when a price is known (never shown as $0 for a model we cannot price)."""
-    return "" if result.price is None else f" · ${result.cost:.4f}"
+    if result.price is None:
+        return ""
+    return f" · {'~' if result.spend.tokens_estimated else ''}${result.cost:.4f}"
 
 
 def _retries(result: Result) -> str:

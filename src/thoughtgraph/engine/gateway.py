@@ -179,9 +179,17 @@ class CallGateway:
         ticket = ledger.reserve(len(paid) or 1)  # the gateway's reservation: never refused
         usage = _sum(c.usage for c in paid)
         outcome = "ok" if failed is None else "error"
+        estimated = any(c.estimated for c in paid)
         ledger.record(
             ticket,
-            Attempt(outcome, len(paid), usage.prompt_tokens, usage.completion_tokens, failed),
+            Attempt(
+                outcome,
+                len(paid),
+                usage.prompt_tokens,
+                usage.completion_tokens,
+                failed,
+                estimated=estimated,
+            ),
         )
 
     def _failed_call(
