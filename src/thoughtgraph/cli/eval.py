@@ -74,6 +74,7 @@ def eval_command(
         int,
         typer.Option(help="Model calls in flight at once, shared by all pairs (not per pair)."),
     ] = 16,
+    order: opt.Order = "auto",
     max_requests: Annotated[
         int | None,
         typer.Option(
@@ -173,7 +174,17 @@ def eval_command(
     if ray is not None:
         check_address(ray)  # one line naming the extra or the bad address, before anything runs
     options = RunOptions(
-        concurrency, max_requests, max_tokens, max_cost, price_in, price_out, cache, rpm, tpm, True
+        concurrency,
+        max_requests,
+        max_tokens,
+        max_cost,
+        price_in,
+        price_out,
+        cache,
+        rpm,
+        tpm,
+        True,
+        order=order,
     )
     lm = model_from_flags(
         model,

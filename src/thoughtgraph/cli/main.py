@@ -205,6 +205,7 @@ def solve(
         typer.Option("--graph", help="Run your own graph file (JSON or YAML) instead of a scheme."),
     ] = None,
     concurrency: Annotated[int, typer.Option(help="Most model calls in flight at once.")] = 16,
+    order: opt.Order = "auto",
     max_regenerations: Annotated[int, typer.Option(help="Extra Part attempts per part.")] = 2,
     max_extra_merges: Annotated[int, typer.Option(help="Extra Merge attempts per pair.")] = 1,
     max_refines: Annotated[int, typer.Option(help="Refine passes on the final thought.")] = 2,
@@ -330,6 +331,7 @@ def solve(
         rpm,
         tpm,
         flags=True,
+        order=order,
     )
     if trace is not None:
         _check_writable(trace, "trace")

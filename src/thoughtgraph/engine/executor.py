@@ -1,9 +1,10 @@
 """The controller: runs a graph of ops over a problem and fills in the run state.
 
 An op starts as soon as all of its inputs are done, so independent ops overlap and the in-flight
-model calls are bounded only by `concurrency`. With `concurrency=1` ops run one at a time in the
-exact BFS order of the reference controller. Thought ids are structural, so the run state does
-not depend on the order in which calls complete.
+model calls are bounded only by `concurrency` (order "eager"). Order "bfs" runs ops one at a time
+in the exact BFS order of the reference controller; "auto", the default, is "bfs" at
+`concurrency=1` and "eager" otherwise. Thought ids are structural, so the run state does not
+depend on the order in which calls complete.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from thoughtgraph.engine.state import OpRecord, RunState, Thought
 from thoughtgraph.engine.thoughts import ThoughtFactory
 from thoughtgraph.errors import BudgetExhausted, FatalModelError
 from thoughtgraph.models.base import LanguageModel
+from thoughtgraph.models.limits import ConcurrencyLimiter
 from thoughtgraph.spend.budget import Budget, Meter
 from thoughtgraph.spend.pricing import Price
 from thoughtgraph.tasks.base import Task
@@ -44,13 +46,17 @@ async def execute(
     price: Price | None = None,
     on_event: EventHandler | None = None,
     meter: Meter | None = None,
+    limiter: ConcurrencyLimiter | None = None,
+    order: str = "auto",
 ) -> tuple[RunState, RunContext]:
     """Run every op of `graph`; returns the run state and the context (calls, stop reason).
 
     A budget cap or a fatal model error stops the run the same way: the op that met it stops,
     no further op or paid call starts, the calls in flight finish and are recorded, and the
     reason is in `ctx.calls.stop_reason` / `ctx.calls.stop_detail`. `meter`, when given, is a
-    budget shared with other runs (an evaluation's): its caps apply instead of `budget`. The
+    budget shared with other runs (an evaluation's): its caps apply instead of `budget`;
+    `limiter`, when given, is a cap on calls in flight shared with other runs, instead of
+    `concurrency`. `order` is the scheduler's (module doc). The
     options come checked (`options.RunOptions`). A cancellation (Ctrl-C) stops it at once:
     stop reason "interrupted", recorded in `run_finished`, and the `CancelledError` carries
     `.run = (state, ctx)` so the caller can still report what was done.
@@ -58,7 +64,9 @@ async def execute(
     budget = meter.budget if meter is not None else budget or Budget()
     state = RunState(graph)  # the graph's JSON-able data is built if a trace asks for it
     state.ops = {op.id: OpRecord(op.id, op.kind) for op in graph.ops}
-    calls = CallGateway(model, state, concurrency, budget, price, on_event, shared_meter=meter)
+    calls = CallGateway(
+        model, state, concurrency, budget, price, on_event, shared_meter=meter, limiter=limiter
+    )
     thoughts = ThoughtFactory(task, state, calls)
     ctx = RunContext(task, problem, state, calls, thoughts, graph.templates)
     if logger.isEnabledFor(logging.INFO):  # a 10,000-op graph's JSON is not built for nothing
@@ -76,7 +84,7 @@ async def execute(
     state.add(source)
     runner = _Runner(graph, ctx, source)
     try:
-        if concurrency == 1:
+        if order == "bfs" or (order == "auto" and concurrency == 1):
             await runner.run_in_order()
         else:
             await runner.run_concurrently()

@@ -27,7 +27,7 @@ from thoughtgraph.models.base import (
     model_settings,
     would_answer,
 )
-from thoughtgraph.models.limits import shared_semaphore
+from thoughtgraph.models.limits import ConcurrencyLimiter
 from thoughtgraph.spend.budget import Budget, Meter, Ticket
 from thoughtgraph.spend.ledger import Attempt, CallLedger
 from thoughtgraph.spend.pricing import Price
@@ -55,10 +55,14 @@ class CallGateway:
     closed: bool = False  # set when the run has ended: no call may start after that
     _in_flight: int = 0
     _idle: asyncio.Event = field(init=False)
-    _slots: asyncio.Semaphore | None = None  # the shared in-flight cap (models/limits.py)
+    limiter: ConcurrencyLimiter | None = None  # the cap on calls in flight, shared on purpose
+    # with other runs (an evaluation's pairs); None: this run's own, of `concurrency`
+    _slots: asyncio.Semaphore | None = None  # the limiter's slots on the run's loop
 
     def __post_init__(self) -> None:
         self.meter = self.shared_meter or Meter(self.budget, self.price)
+        if self.limiter is None:
+            self.limiter = ConcurrencyLimiter(self.concurrency)
         self._idle = asyncio.Event()
         self._idle.set()
 
@@ -87,7 +91,8 @@ class CallGateway:
         """
         self._check_open()
         if self._slots is None:  # a run lives on one loop: looked up once, not per call
-            self._slots = shared_semaphore(_name(self.model), self.concurrency)
+            assert self.limiter is not None  # set in __post_init__
+            self._slots = self.limiter.slots()
         async with self._slots:
             self._check_open()
             if callable(prompt):
@@ -282,7 +287,3 @@ def _sum(usages: Iterable[Usage]) -> Usage:
         prompt += usage.prompt_tokens
         completion += usage.completion_tokens
     return usage_of(prompt, completion)
-
-
-def _name(model: Any) -> str:
-    return getattr(model, "name", None) or type(model).__name__

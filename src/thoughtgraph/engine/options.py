@@ -23,6 +23,9 @@ from thoughtgraph.tasks.base import Task
 _WHOLE = {"concurrency": 1}
 """Whole-number options and their least value (the caps are checked by `Budget`)."""
 
+ORDERS = ("auto", "eager", "bfs")
+"""The scheduler's orders (`executor.execute`)."""
+
 _REAL = {"rpm": (0.0, True), "tpm": (0.0, True)}
 """Real options: (floor, strict): strict ones must be above the floor."""
 
@@ -45,6 +48,7 @@ class RunOptions:
     rpm: float | None = None
     tpm: float | None = None
     flags: bool = field(default=False, compare=False)
+    order: str = "auto"  # the scheduler's: "eager", "bfs", or "auto" (bfs at concurrency 1)
     _budget: Budget = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -52,6 +56,10 @@ class RunOptions:
             value = getattr(self, name)
             required = name == "concurrency"
             check_whole(self._label(name), value, least, required=required, flags=self.flags)
+        if self.order not in ORDERS:
+            raise InputError(
+                f"{self._label('order')} must be one of {', '.join(ORDERS)}, got {self.order!r}"
+            )
         budget = Budget(self.max_requests, self.max_tokens, self.max_cost, flags=self.flags)
         object.__setattr__(self, "_budget", budget)
         for name, (floor, strict) in _REAL.items():

@@ -33,7 +33,7 @@ from thoughtgraph.errors import (
 from thoughtgraph.io.bounds import check_items
 from thoughtgraph.models.base import LanguageModel, ModelLike, as_model
 from thoughtgraph.models.cache import CachedModel
-from thoughtgraph.models.limits import RateLimitedModel
+from thoughtgraph.models.limits import ConcurrencyLimiter, RateLimitedModel
 from thoughtgraph.spend.accounting import spend, spend_by_kind
 from thoughtgraph.spend.budget import Meter, check_whole, requests_cap
 from thoughtgraph.spend.pricing import Price
@@ -69,6 +69,8 @@ async def asolve(
     on_event: EventHandler | None = None,
     meter: Meter | None = None,
     reference: Any = None,
+    limiter: ConcurrencyLimiter | None = None,
+    order: str = "auto",
     max_calls: int | None = None,
 ) -> Result:
     """Solve one problem with the spec's GoT pattern (or your own `graph`). Awaitable anywhere.
@@ -86,12 +88,16 @@ async def asolve(
     `evaluate` passes): its caps then apply instead. The price is
     `price_in`/`price_out` (USD per million tokens) or the built-in table's for OpenAI models.
     `cache` is an answer-cache file (SQLite): answers in it are free and a rerun resumes.
-    `rpm`/`tpm` cap requests/tokens per minute, and `concurrency` the calls in flight, for every
-    run in the process using the same model. A fatal model error (rejected key, unreachable
-    endpoint, bad request) stops the run and raises `FatalModelError` whose `result` holds the
-    run so far. `reference` is the problem's expected answer, when you have one: the
-    `ground_truth` op records whether the output equals it (`solved`), and a task that scores
-    against a reference is given it.
+    `rpm`/`tpm` cap requests/tokens per minute for every run in the process using the same
+    model; `concurrency` caps this run's calls in flight, unless `limiter` is given: a
+    `ConcurrencyLimiter` shared on purpose with other runs, whose one cap they then keep
+    together. `order` is the scheduler's: "eager" starts every op as soon as its inputs are
+    done, "bfs" runs one op at a time in the reference controller's BFS order, "auto" (the
+    default) is "bfs" at `concurrency=1` and "eager" otherwise. A fatal model error (rejected
+    key, unreachable endpoint, bad request) stops the run and raises `FatalModelError` whose
+    `result` holds the run so far. `reference` is the problem's expected answer, when you have
+    one: the `ground_truth` op records whether the output equals it (`solved`), and a task that
+    scores against a reference is given it.
     """
     options = RunOptions(
         concurrency,
@@ -103,6 +109,7 @@ async def asolve(
         cache,
         rpm,
         tpm,
+        order=order,
     )
     if on_event is not None and not callable(on_event):
         raise InputError(f"on_event must be a function of one event, got {type(on_event).__name__}")
@@ -119,7 +126,7 @@ async def asolve(
             reference=reference,
         )
         return await run_prepared(
-            prepared, as_model(model), options, on_event=on_event, meter=meter
+            prepared, as_model(model), options, on_event=on_event, meter=meter, limiter=limiter
         )
 
 
@@ -130,11 +137,14 @@ async def run_prepared(
     *,
     on_event: EventHandler | None = None,
     meter: Meter | None = None,
+    limiter: ConcurrencyLimiter | None = None,
 ) -> Result:
     """Run a prepared run with checked options: what `asolve` does after its checks (the CLI and
     `evaluate` prepare once and call this). Raises `FatalModelError` as `asolve` does."""
     with fewer_collections():  # see gcpause: the run's objects live until it ends
-        return await _run_prepared(prepared, model, options, on_event=on_event, meter=meter)
+        return await _run_prepared(
+            prepared, model, options, on_event=on_event, meter=meter, limiter=limiter
+        )
 
 
 async def _run_prepared(
@@ -144,6 +154,7 @@ async def _run_prepared(
     *,
     on_event: EventHandler | None,
     meter: Meter | None,
+    limiter: ConcurrencyLimiter | None,
 ) -> Result:
     the_task, problem, graph = prepared.task, prepared.problem, prepared.graph
     lm, cap = with_default_cap(model, the_task, problem)  # a looping model cannot run on
@@ -164,6 +175,8 @@ async def _run_prepared(
             price=price,
             on_event=on_event,
             meter=meter,
+            limiter=limiter,
+            order=options.order,
         )
     except asyncio.CancelledError as exc:  # Ctrl-C: the run so far rides on the cancellation
         run = getattr(exc, "run", None)

@@ -32,6 +32,7 @@ from thoughtgraph.errors import (
 from thoughtgraph.evaluate.datasets import DATASETS, Data, Sample, dataset_task, load_dataset
 from thoughtgraph.io.tracefile import trace_dict
 from thoughtgraph.models.base import LanguageModel, ModelLike, as_model
+from thoughtgraph.models.limits import ConcurrencyLimiter
 from thoughtgraph.schemes import paper_options, variants
 from thoughtgraph.spend.budget import Meter, requests_cap
 from thoughtgraph.tasks import get_task
@@ -415,6 +416,7 @@ async def evaluate(
     finished = {(r.scheme, r.sample) for r in done if not is_incomplete(r) and not no_answer(r)}
     todo = [(s, x) for x in the_plan.samples for s in the_plan.schemes if (s, x.id) not in finished]
     gate = asyncio.Semaphore(options.concurrency if parallel is None else parallel)
+    limiter = ConcurrencyLimiter(options.concurrency)  # one cap on calls in flight, all pairs
     for old in rows:  # the budget is the whole evaluation's: every earlier run was paid
         meter.carry(old.requests, old.tokens, old.cost)
     meter.carry(*_unrecorded(out))  # and so were the pairs that earlier runs cut short
@@ -438,6 +440,7 @@ async def evaluate(
                         meter,
                         options,
                         out if traces else None,
+                        limiter,
                     )
                 )
                 sink.write(json.dumps(asdict(pair)) + "\n")
@@ -543,12 +546,13 @@ async def _solve_pair(
     meter: Meter,
     options: RunOptions,
     trace_folder: Path | None = None,
+    limiter: ConcurrencyLimiter | None = None,
 ) -> PairResult:
     graph = judged(the_plan.graph_for(scheme, len(sample.input)), the_plan.task)
     started = time.perf_counter()
     reference = None if sample.row is None else sample.reference  # a data row's, for ground_truth
     prepared = prepare(the_plan.task_spec, sample.given, graph, reference=reference)
-    result = await run_prepared(prepared, model, options, meter=meter)
+    result = await run_prepared(prepared, model, options, meter=meter, limiter=limiter)
     solved = None if sample.reference is None else result.output == sample.reference
     if sample.row is not None and sample.reference is not None:
         solved = answer_matches(

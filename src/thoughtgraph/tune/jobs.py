@@ -26,6 +26,7 @@ from thoughtgraph.engine.graph import Graph
 from thoughtgraph.engine.solve import asolve
 from thoughtgraph.errors import FatalModelError, ThoughtgraphError
 from thoughtgraph.models.base import LanguageModel, from_spec
+from thoughtgraph.models.limits import ConcurrencyLimiter
 from thoughtgraph.spend.budget import Budget
 
 COST_METRICS = ("completions", "tokens", "usd")
@@ -96,12 +97,18 @@ def model_from_recipe(spec: str, options: tuple[tuple[str, Any], ...] = ()) -> L
     return _SHARED[key]
 
 
-async def run_job(setup: Setup, job: Job) -> Outcome:
-    """Every sample of the job concurrently; a sample stopped by its allowance marks the job."""
+async def run_job(setup: Setup, job: Job, limiter: ConcurrencyLimiter | None = None) -> Outcome:
+    """Every sample of the job concurrently; a sample stopped by its allowance marks the job.
+    `limiter` is the cap on calls in flight shared with the other jobs running beside this
+    one (None: the job's own, of `setup.concurrency`)."""
     graph = Graph.from_json(job.graph_json)
     cache = cache_for(setup, job.graph_json)
+    limiter = limiter or ConcurrencyLimiter(setup.concurrency)
     runs = await asyncio.gather(
-        *(_run_sample(setup, graph, sample, job.allowance, cache) for sample in job.samples)
+        *(
+            _run_sample(setup, graph, sample, job.allowance, cache, limiter)
+            for sample in job.samples
+        )
     )
     failure = next((r["failure"] for r in runs if r["failure"]), None)
     errors = tuple(float(r["error"]) for r in runs)
@@ -172,6 +179,7 @@ async def _run_sample(
     sample: tuple[int, Any, Any],
     allowance: Budget,
     cache: str | None,
+    limiter: ConcurrencyLimiter,
 ) -> dict[str, Any]:
     _id, problem, reference = sample
     try:
@@ -190,6 +198,7 @@ async def _run_sample(
             rpm=setup.rpm,
             tpm=setup.tpm,
             reference=reference,
+            limiter=limiter,
         )
     except FatalModelError as exc:
         result = exc.result

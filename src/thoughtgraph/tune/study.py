@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from thoughtgraph.errors import InputError
+from thoughtgraph.models.limits import ConcurrencyLimiter
 from thoughtgraph.spend.budget import Amounts, Budget, share
 from thoughtgraph.tune import space
 from thoughtgraph.tune.jobs import Job, Outcome, Setup, run_job, spread_back, unique
@@ -54,10 +55,12 @@ def import_optuna() -> Any:
 
 
 def local_backend(setup: Setup, jobs: Sequence[Job]) -> list[Outcome]:
-    """Every job concurrently in this process; outcomes in the jobs' order."""
+    """Every job concurrently in this process, under one cap on calls in flight; outcomes in
+    the jobs' order."""
+    limiter = ConcurrencyLimiter(setup.concurrency)
 
     async def run_all() -> list[Outcome]:
-        return list(await asyncio.gather(*(run_job(setup, job) for job in jobs)))
+        return list(await asyncio.gather(*(run_job(setup, job, limiter) for job in jobs)))
 
     return asyncio.run(run_all())
 
