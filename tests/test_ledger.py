@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import thoughtgraph
-from thoughtgraph.models import openai as openai_module
+from thoughtgraph.models import inflight
 from thoughtgraph.models.cache import CachedModel
 from thoughtgraph.models.openai import OpenAIModel
 
@@ -29,9 +29,9 @@ FAULTS = ("500", "429", "malformed", "reset", "few", "empty", "null")
 def _no_real_endpoint(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "THOUGHTGRAPH_CACHE"):
         monkeypatch.delenv(name, raising=False)
-    openai_module.N_IGNORED.clear()
+    inflight.forget_endpoints()
     yield
-    openai_module.N_IGNORED.clear()
+    inflight.forget_endpoints()
 
 
 def model(server: FakeOpenAI, **options) -> OpenAIModel:
@@ -84,7 +84,7 @@ def test_requests_and_answers_balance_under_faults(tmp_path, scheme, honour_n):
 def test_a_failed_single_keeps_its_siblings_answers(tmp_path):
     with FakeOpenAI(honour_n=False) as server:
         server.script(*["delay"] * 2, "500")  # the third of five singles fails
-        openai_module.N_IGNORED.add((server.base_url, "gpt-4o-mini"))
+        inflight.endpoint(server.base_url).forget_n("gpt-4o-mini")
         result = solve(server, tmp_path, "cot_sc")
     [call] = result.state.calls.values()
     assert len(server.requests) == 5 == call.requests == result.requests

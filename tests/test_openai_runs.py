@@ -17,7 +17,7 @@ import pytest
 import thoughtgraph
 from thoughtgraph.cli.main import main
 from thoughtgraph.errors import FatalModelError
-from thoughtgraph.models import openai as openai_module
+from thoughtgraph.models import inflight
 from thoughtgraph.testing import ScriptedModel
 
 from .conftest import INPUT_32
@@ -38,7 +38,7 @@ def _no_real_endpoint(monkeypatch: pytest.MonkeyPatch) -> None:
         "THOUGHTGRAPH_CACHE",
     ):
         monkeypatch.delenv(name, raising=False)
-    openai_module.N_IGNORED.clear()
+    inflight.forget_endpoints()
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from thoughtgraph.models import openai as openai_module
+from thoughtgraph.models import inflight
 from thoughtgraph.spend import usage as usage_module
 from thoughtgraph.spend.usage import count_tokens
 
@@ -27,9 +27,9 @@ INPUT_128 = str([(i * 7) % 10 for i in range(128)])
 def _no_real_endpoint(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "THOUGHTGRAPH_CACHE"):
         monkeypatch.delenv(name, raising=False)
-    openai_module.N_IGNORED.clear()
+    inflight.forget_endpoints()
     yield
-    openai_module.N_IGNORED.clear()
+    inflight.forget_endpoints()
 
 
 def solve(capsys: Any, server: FakeOpenAI, *args: str) -> tuple[int, dict[str, Any], str]:

@@ -103,3 +103,20 @@ def test_auto_is_bfs_at_concurrency_one_and_eager_above() -> None:
 def test_a_bad_order_is_one_error_line() -> None:
     with pytest.raises(InputError, match=r"^order must be one of auto, eager, bfs, got 'dfs'$"):
         thoughtgraph.solve("sorting", [2, 1], order="dfs")
+
+
+def test_an_endpoint_object_owns_its_in_flight_limit_and_n_memory() -> None:
+    """One `Endpoint` per base URL holds what was learned about it; no module-level tables."""
+    from thoughtgraph.models import inflight
+    from thoughtgraph.models.openai import OpenAIModel
+
+    inflight.forget_endpoints()
+    a = OpenAIModel("m", base_url="http://127.0.0.1:9/v1", max_in_flight=2)
+    b = OpenAIModel("other", base_url="http://127.0.0.1:9/v1")
+    elsewhere = OpenAIModel("m", base_url="http://127.0.0.1:10/v1")
+    assert a.endpoint is b.endpoint and a.endpoint is not elsewhere.endpoint
+    assert (b.endpoint.limit, elsewhere.endpoint.limit) == (2, None)
+    a.endpoint.forget_n("m")
+    assert not a.n_honoured and b.n_honoured and elsewhere.n_honoured  # per model, per URL
+    inflight.forget_endpoints()
+    assert a.n_honoured and a.endpoint.limit is None

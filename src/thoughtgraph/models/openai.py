@@ -83,9 +83,6 @@ SPEC_OPTIONS: dict[str, Any] = {
     "transport": str,
 }
 
-# (base_url, model) pairs seen returning fewer choices than asked or rejecting `n`.
-N_IGNORED: set[tuple[str, str]] = set()
-
 
 class _Secret:
     """Holds the API key so that no repr, `vars()` dump, f-string or pickle can show it.
@@ -209,7 +206,7 @@ class OpenAIModel(DeliveringModel):
         self.transport = transport
         self.name = f"openai:{self.model}" + _host_suffix(self.base_url)
         if max_in_flight is not None:
-            inflight.set_limit(self.base_url, max_in_flight)
+            self.endpoint.set_limit(max_in_flight)
 
     @classmethod
     def from_spec(cls, rest: str, spec: str, **overrides: Any) -> OpenAIModel:
@@ -254,9 +251,15 @@ class OpenAIModel(DeliveringModel):
         return secrets.public_url(self.base_url)
 
     @property
+    def endpoint(self) -> inflight.Endpoint:
+        """What this process knows about the endpoint (in-flight limit, `n` memory), shared by
+        every model of its base URL (`inflight`)."""
+        return inflight.endpoint(self.base_url)
+
+    @property
     def n_honoured(self) -> bool:
         """False once this endpoint has returned fewer choices than asked or rejected `n`."""
-        return (self.base_url, self.model) not in N_IGNORED
+        return not self.endpoint.ignores_n(self.model)
 
     def requests_needed(self, n: int) -> int:
         """HTTP requests `complete(prompt, n)` will make (as far as known): for rate limits."""
@@ -306,7 +309,7 @@ class OpenAIModel(DeliveringModel):
     def _forget_n(self, why: str) -> None:
         if self.n_honoured:
             logger.info("%s %s; using parallel single calls from now on", self.name, why)
-        N_IGNORED.add((self.base_url, self.model))
+        self.endpoint.forget_n(self.model)
 
     async def _singles(
         self,
@@ -366,12 +369,12 @@ class OpenAIModel(DeliveringModel):
         others = 0  # requests in flight to this endpoint besides this one
         try:
             # The request waits for a slot here, not in the server's queue (models/inflight.py).
-            async with inflight.gate(self.base_url).slot() as others:
+            async with self.endpoint.slot() as others:
                 reply = await self._client().post(
                     "/chat/completions", self._arguments(prompt, n), self.max_response_bytes
                 )
         except transport.Timeout as exc:  # a queueing server? lower its gate
-            inflight.learn_from_timeout(self.base_url, self.name, others)
+            self.endpoint.learn_from_timeout(self.name, others)
             error = ModelError(f"{self._where()} did not answer within {self.timeout:g}s")
             if exc.connected:
                 ended.attempt = Attempt(
