@@ -7,29 +7,19 @@ from __future__ import annotations
 import json
 import sys
 import types
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from thoughtgraph.models import inflight
 from thoughtgraph.spend import usage as usage_module
 from thoughtgraph.spend.usage import count_tokens
 
 from .conftest import run_cli
 from .fake_openai import FakeOpenAI
+from .test_ledger import _no_real_endpoint  # noqa: F401  (autouse: no real key, fresh endpoints)
 
 INPUT_128 = str([(i * 7) % 10 for i in range(128)])
-
-
-@pytest.fixture(autouse=True)
-def _no_real_endpoint(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "THOUGHTGRAPH_CACHE"):
-        monkeypatch.delenv(name, raising=False)
-    inflight.forget_endpoints()
-    yield
-    inflight.forget_endpoints()
 
 
 def solve(capsys: Any, server: FakeOpenAI, *args: str) -> tuple[int, dict[str, Any], str]:
