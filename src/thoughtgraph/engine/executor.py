@@ -53,7 +53,7 @@ async def execute(
 
     A budget cap or a fatal model error stops the run the same way: the op that met it stops,
     no further op or paid call starts, the calls in flight finish and are recorded, and the
-    reason is in `ctx.calls.stop_reason` / `ctx.calls.stop_detail`. `meter`, when given, is a
+    reason is in `ctx.gateway.stop_reason` / `ctx.gateway.stop_detail`. `meter`, when given, is a
     budget shared with other runs (an evaluation's): its caps apply instead of `budget`;
     `limiter`, when given, is a cap on calls in flight shared with other runs, instead of
     `concurrency`. `order` is the scheduler's (module doc). The
@@ -64,15 +64,15 @@ async def execute(
     budget = meter.budget if meter is not None else budget or Budget()
     state = RunState(graph)  # the graph's JSON-able data is built if a trace asks for it
     state.ops = {op.id: OpRecord(op.id, op.kind) for op in graph.ops}
-    calls = CallGateway(
+    gateway = CallGateway(
         model, state, concurrency, budget, price, on_event, shared_meter=meter, limiter=limiter
     )
-    thoughts = ThoughtFactory(task, state, calls)
-    ctx = RunContext(task, problem, state, calls, thoughts, graph.templates)
+    thoughts = ThoughtFactory(task, state, gateway)
+    ctx = RunContext(task, problem, state, gateway, thoughts, graph.templates)
     if logger.isEnabledFor(logging.INFO):  # a 10,000-op graph's JSON is not built for nothing
         logger.info("graph of operations: %s", json.dumps(state.graph))
     if on_event is not None:
-        calls.emit("run_started", graph=state.graph, model=getattr(model, "name", "model"))
+        gateway.emit("run_started", graph=state.graph, model=getattr(model, "name", "model"))
     source = Thought(
         id="input",
         op_id="input",
@@ -88,16 +88,16 @@ async def execute(
             await runner.run_in_order()
         else:
             await runner.run_concurrently()
-        await calls.drain()
+        await gateway.drain()
     except asyncio.CancelledError as exc:  # Ctrl-C (or a cancelled task): keep what was done
-        if calls.stop_reason is None:
-            calls.stop_reason, calls.stop_detail = INTERRUPTED, "cancelled (Ctrl-C)"
+        if gateway.stop_reason is None:
+            gateway.stop_reason, gateway.stop_detail = INTERRUPTED, "cancelled (Ctrl-C)"
         exc.run = (state, ctx)  # type: ignore[attr-defined]  # asolve builds the partial result
         raise
     finally:
-        calls.closed = True
-        calls.emit(
-            "run_finished", calls=len(state.calls), stop_reason=calls.stop_reason, cost=state.cost
+        gateway.closed = True
+        gateway.emit(
+            "run_finished", calls=len(state.calls), stop_reason=gateway.stop_reason, cost=state.cost
         )
         logger.info("run finished: %d model calls", len(state.calls))
     return state, ctx
@@ -182,9 +182,9 @@ class _Runner:
         stay in the state)."""
         record = self.ctx.state.ops[op.id]
         inputs = self._inputs(op)
-        record.status, record.started = "running", self.ctx.calls.now()
-        if self.ctx.calls.on_event is not None:
-            self.ctx.calls.emit("op_started", op.id, kind=op.kind)
+        record.status, record.started = "running", self.ctx.gateway.now()
+        if self.ctx.gateway.on_event is not None:
+            self.ctx.gateway.emit("op_started", op.id, kind=op.kind)
         try:
             outputs = await kinds.get(op.kind).run(self.ctx, op, inputs)
         except (BudgetExhausted, FatalModelError):
@@ -202,9 +202,9 @@ class _Runner:
 
     def _finish(self, op: Op, record: OpRecord) -> None:
         record.end_round = self.ctx.thoughts.end_round(op)
-        record.ended = self.ctx.calls.now()
-        if self.ctx.calls.on_event is not None:
-            self.ctx.calls.emit("op_finished", op.id, kind=op.kind, status=record.status)
+        record.ended = self.ctx.gateway.now()
+        if self.ctx.gateway.on_event is not None:
+            self.ctx.gateway.emit("op_finished", op.id, kind=op.kind, status=record.status)
 
     def _inputs(self, op: Op) -> list[Thought]:
         if not op.inputs:

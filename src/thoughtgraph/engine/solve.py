@@ -200,8 +200,8 @@ async def _run_prepared(
         f", ${result.cost:.4f}" if price else "",
         result.status,
     )
-    if ctx.calls.stop_reason == "fatal model error":
-        error = FatalModelError(ctx.calls.stop_detail or "the model failed")
+    if ctx.gateway.stop_reason == "fatal model error":
+        error = FatalModelError(ctx.gateway.stop_detail or "the model failed")
         error.result = result
         raise error
     return result
@@ -259,7 +259,7 @@ def _result(
         error_count=score.value,
         errors=list(score.errors),
         # the spec: a run stopped by its budget (or a fatal error) is "not clean", whatever it holds
-        status="clean" if score.perfect and ctx.calls.stop_reason is None else "not clean",
+        status="clean" if score.perfect and ctx.gateway.stop_reason is None else "not clean",
         calls=len(state.calls),
         completions=sum(len(c.texts) for c in state.calls.values()),
         calls_by_kind=count_calls(state),
@@ -273,12 +273,12 @@ def _result(
         simulated=bool(getattr(model, "simulated", False)),
         task=task.name,
         final=final,
-        stop_reason=ctx.calls.stop_reason,
-        stop_detail=ctx.calls.stop_detail,
+        stop_reason=ctx.gateway.stop_reason,
+        stop_detail=ctx.gateway.stop_detail,
         tokens=total.tokens,
         spend=total,
         spend_by_kind=spend_by_kind(state.calls.values(), price),
-        budget=ctx.calls.budget,
+        budget=ctx.gateway.budget,
         price=price,
     )
 
