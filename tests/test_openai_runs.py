@@ -321,13 +321,18 @@ def test_limits_are_shared_by_runs_side_by_side(server):
     assert_spaced(server.times(), 0.15)
 
 
-def test_concurrency_is_shared_by_runs_side_by_side():
+def test_concurrency_is_shared_by_runs_handed_one_limiter():
+    """Sharing is explicit: runs side by side keep one cap when handed the same limiter
+    (tests/test_spend_limits.py: with their own limiters they do not)."""
+    from thoughtgraph.models.limits import ConcurrencyLimiter
+
     model = ScriptedModel(delay=0.02)
+    shared = ConcurrencyLimiter(3)
 
     async def both() -> None:
         await asyncio.gather(
             *(
-                thoughtgraph.asolve("sorting", INPUT_32, model=model, concurrency=3)
+                thoughtgraph.asolve("sorting", INPUT_32, model=model, limiter=shared)
                 for _ in range(2)
             )
         )
