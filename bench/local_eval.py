@@ -50,7 +50,7 @@ def run_one(sample: Any, options: dict[str, Any], args: Any) -> dict[str, Any]:
         sample.input,
         model=model,
         concurrency=1,
-        max_calls=args.max_calls,
+        max_requests=args.max_calls,
         cache=args.out / "answers.sqlite",
         **options,
     )

@@ -104,13 +104,13 @@ async def gated(base_url: str, model: str, size: int, max_tokens: int, timeout: 
         failed = sum(isinstance(a, ModelError) for a in answers)
         return f"{size - failed} answered, {failed} timed out"
 
-    inflight.LIMITS.clear()
+    inflight.forget_endpoints()
     options = {"base_url": base_url, "max_tokens": max_tokens, "timeout": timeout}
     learning = OpenAIModel(model, max_retries=0, **options)
     print(f"5. OpenAIModel, timeout {timeout:g}s, no retries, bursts of {size}:")
-    print(f"   first burst: {await burst_of(learning)}; limit learned: {inflight.LIMITS}")
-    print(f"   second burst: {await burst_of(learning)}; limit: {inflight.LIMITS}")
-    inflight.LIMITS.clear()
+    print(f"   first burst: {await burst_of(learning)}; limit learned: {learning.endpoint.limit}")
+    print(f"   second burst: {await burst_of(learning)}; limit: {learning.endpoint.limit}")
+    inflight.forget_endpoints()
     fixed = OpenAIModel(model, max_retries=0, max_in_flight=1, **options)
     print(f"   max_in_flight=1: {await burst_of(fixed)}")
 

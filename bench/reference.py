@@ -1,6 +1,8 @@
-"""Side by side with the paper's reference implementation (opt-in; not run by the tests or CI).
+"""Side by side with the paper's reference implementation on the same graphs (opt-in; not run by
+the tests or CI).
 
-    .venv/bin/python bench/reference.py [--sizes 32 64 128] [--latency 0.05]
+    .venv/bin/python bench/reference.py [--sizes 32 64 128] [--repeats 3] [--samples 5]
+        [--latency 0.05] [--reference-repo PATH]
 
 First run: creates a scratch venv at bench/.reference-venv (not committed) and installs the
 reference from PyPI into it: `graph-of-thoughts==0.0.2 --no-deps`, plus what its imports need
@@ -8,34 +10,42 @@ reference from PyPI into it: `graph-of-thoughts==0.0.2 --no-deps`, plus what its
 imports torch and transformers when it loads (for its Llama backend, not used here): the bench
 gives it empty stand-in modules for those two instead of installing them.
 
-The package ships the controller and operations but not the paper's sorting prompter and parser,
-so this file has its own (`_reference_prompter`): they render thoughtgraph's own sorting prompt
-templates, so both systems send the same prompts, and parse and score with thoughtgraph's sorting
-task. The graph is the paper's GoT configuration for sorting (`got_paper`): the reference's graph
-of operations is built op for op from thoughtgraph's `got_paper` graph.
+The PyPI package ships the controller and operations but not the paper's sorting examples. The
+bench runs those examples UNMODIFIED (`examples/sorting/sorting_032.py`, `_064`, `_128` and
+`utils.py` of spcl/graph-of-thoughts at commit f6be6c0 (version 0.0.2)): their `SortingPrompter`,
+`SortingParser` and `got()` graph, imported as they are. It takes them from `--reference-repo`
+(a clone, or a bare mirror, of that repository) or, failing that, downloads the four files from
+GitHub at that commit into the scratch venv. thoughtgraph runs its `got_paper` scheme, the same
+graph: 5/31/4, 11/71/6, 23/151/8 requests/completions/rounds at 32/64/128 (printed per row).
 
-Each (system, size) runs in its own process:
-- over HTTP, against one loopback OpenAI-compatible server in another process (bench/loopback.py)
-  that answers with the simulated model's answer function (error 0) after `latency` seconds: the
-  reference through the openai 0.x client its own ChatGPT class uses (sync, one call at a time),
-  thoughtgraph through its `openai:` model (the current SDK's AsyncOpenAI);
-- in-process at zero latency with the same answer function called directly, for ms/op: the
-  process CPU time minus the time spent inside the answer function, per op of the graph.
-
-Columns: requests and completions sent, rounds (model calls on the critical path), wall seconds,
-wall / floor (floor = rounds x latency), ms/op, and the child's peak RSS.
+The model is an ideal one at zero latency, called in-process: for the reference, a function
+that reads the reference's own prompts (split, sort, improve, merge) and answers them correctly
+in the format its parser expects; for thoughtgraph, the simulated model's answer function
+(error 0). Their time is not counted: "CPU ms/sample" is the process CPU time
+(`time.process_time`) around each sample's run, minus the CPU spent inside the answer function,
+after one warm-up sample (so imports and first-use costs are excluded), averaged over
+`--samples` distinct problems. "wall s" is one sample with every request taking `--latency`
+seconds (the reference's language model sleeps, one request at a time as its controller sends
+them; thoughtgraph's model awaits, so independent requests overlap), beside its floor (rounds x
+latency). Every (system, size, repeat) runs in its own process; repeats are interleaved
+(reference, thoughtgraph, reference, ...) and each ratio is ours / the reference's within one
+repeat, so a loaded machine moves both sides of a ratio alike.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
 import platform
+import re
 import resource
+import statistics
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +57,11 @@ REFERENCE = "graph-of-thoughts==0.0.2"
 # what graph_of_thoughts' imports need besides torch/transformers: its ChatGPT class names
 # `openai.error` at import, which only the 0.x SDK has
 NEEDS = ["backoff", "openai<1"]
+# the paper's sorting examples, unmodified, from spcl/graph-of-thoughts at the commit that set the
+# version to 0.0.2 (later examples import a `language_models` package that 0.0.2 does not have)
+EXAMPLES_COMMIT = "f6be6c06f22728afd22b2a19eca1cfa27010dcf0"
+EXAMPLE_FILES = ["sorting_032.py", "sorting_064.py", "sorting_128.py", "utils.py"]
+EXAMPLES = VENV / f"examples-{EXAMPLES_COMMIT[:7]}" / "sorting"  # a package: `from . import utils`
 
 
 # --- the scratch venv -------------------------------------------------------------------------
@@ -68,279 +83,211 @@ def reference_python() -> Path:
     return python
 
 
+def reference_examples(repo: str | None) -> Path:
+    """The reference's sorting examples (unmodified), fetched once into the scratch venv."""
+    if all((EXAMPLES / name).exists() for name in [*EXAMPLE_FILES, "__init__.py"]):
+        return EXAMPLES
+    EXAMPLES.mkdir(parents=True, exist_ok=True)
+    for name in EXAMPLE_FILES:
+        path = f"examples/sorting/{name}"
+        if repo:  # a clone or a bare mirror: read the file at the pinned commit
+            text = subprocess.run(
+                ["git", "-C", repo, "show", f"{EXAMPLES_COMMIT}:{path}"],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+        else:
+            url = (
+                f"https://raw.githubusercontent.com/spcl/graph-of-thoughts/{EXAMPLES_COMMIT}/{path}"
+            )
+            print(f"downloading {url}")
+            with urllib.request.urlopen(url, timeout=60) as reply:
+                text = reply.read().decode()
+        (EXAMPLES / name).write_text(text)
+    (EXAMPLES / "__init__.py").write_text("")  # the examples import `from . import utils`
+    return EXAMPLES
+
+
 # --- the shared pieces (imported in each child) ------------------------------------------------
 class AnswerClock:
-    """The simulated model's answer function (error 0), timed, called in-process."""
+    """An answer function, timed (process CPU), called in-process."""
 
-    def __init__(self) -> None:
-        import random
-
-        from thoughtgraph.models.sim import SimulatedModel
-
-        self.sim, self.rng, self.seconds = SimulatedModel(error=0.0), random.Random(0), 0.0
+    def __init__(self, answer: Any) -> None:
+        self.answer, self.seconds = answer, 0.0
 
     def __call__(self, prompt: str) -> str:
         started = time.process_time()
         try:
-            return self.sim.answer(prompt, self.rng)
+            return str(self.answer(prompt))
         finally:
             self.seconds += time.process_time() - started
 
 
-def problem_for(size: int) -> list[int]:
+def sim_answer() -> Any:
+    """The simulated model's answer function (error 0): answers thoughtgraph's prompts."""
     import random
 
-    return random.Random(size).choices(range(10), k=size)
+    from thoughtgraph.models.sim import SimulatedModel
+
+    sim, rng = SimulatedModel(error=0.0), random.Random(0)
+    return lambda prompt: sim.answer(prompt, rng)
 
 
-def got_paper(size: int) -> Any:
-    from thoughtgraph import schemes
-
-    return schemes.build("got_paper", "sorting", size)
+_LIST = re.compile(r"\[[0-9, ]*\]")
 
 
-# --- thoughtgraph ------------------------------------------------------------------------------
-def run_thoughtgraph(size: int, latency: float, base_url: str) -> dict[str, Any]:
-    import thoughtgraph
-    from thoughtgraph.models.openai import OpenAIModel
+def reference_answer(prompt: str) -> str:
+    """An ideal model for the reference's own sorting prompts, in the format its parser reads."""
 
-    problem = problem_for(size)
-    model = OpenAIModel("sim", base_url=base_url, max_retries=0)
-    thoughtgraph.solve("sorting", problem[:32], model=model, scheme="got_paper")  # warm-up
+    def list_after(marker: str) -> list[int]:
+        found = _LIST.search(prompt, prompt.rindex(marker))
+        assert found, prompt[-300:]
+        return json.loads(found.group())
+
+    if prompt.startswith("<Instruction> Split"):
+        numbers = list_after("\nInput: ")
+        parts = int(re.search(r"into (\d+) lists", prompt).group(1))  # type: ignore[union-attr]
+        size = len(numbers) // parts
+        lists = {f"List {i + 1}": numbers[i * size : (i + 1) * size] for i in range(parts)}
+        return json.dumps(lists)
+    if "\nMerged list:" in prompt:
+        return str(sorted(list_after("\n1: ") + list_after("\n2: ")))
+    return str(sorted(list_after("\nInput: ")))
+
+
+def problem_for(size: int, sample: int) -> list[int]:
+    import random
+
+    return random.Random(size * 1000 + sample).choices(range(10), k=size)
+
+
+def measured(run: Any, size: int, samples: int, latency: float) -> dict[str, Any]:
+    """Warm up, then CPU per sample at zero latency (answer time excluded) and one timed wall."""
+    run(problem_for(size, 0), 0.0, AnswerClock(None))  # warm-up: imports, first use
+    cpu, answer, solved, counts = 0.0, 0.0, 0, None
+    for sample in range(1, samples + 1):
+        clock = AnswerClock(None)
+        started = time.process_time()
+        figures = run(problem_for(size, sample), 0.0, clock)
+        cpu += time.process_time() - started
+        answer += clock.seconds
+        solved += bool(figures.pop("solved"))
+        counts = figures
     started = time.perf_counter()
-    result = thoughtgraph.solve("sorting", problem, model=model, scheme="got_paper")
+    run(problem_for(size, samples + 1), latency, AnswerClock(None))
     wall = time.perf_counter() - started
-    clock = AnswerClock()
-
-    class Direct:
-        name, simulated = "direct", True
-
-        async def complete(self, prompt: str, n: int = 1) -> list[thoughtgraph.Completion]:
-            return [thoughtgraph.Completion(clock(prompt)) for _ in range(n)]
-
-    cpu = time.process_time()
-    direct = thoughtgraph.solve("sorting", problem, model=Direct(), scheme="got_paper")
-    engine = time.process_time() - cpu - clock.seconds
     return {
-        "requests": result.calls,
-        "completions": result.completions,
-        "rounds": result.depth,
+        **(counts or {}),
+        "cpu_ms": 1000 * (cpu - answer) / samples,
+        "answer_ms": 1000 * answer / samples,
         "wall": wall,
-        "ops": len(direct.graph.ops),
-        "engine": engine,
-        "solved": result.output == sorted(problem),
+        "solved": f"{solved}/{samples}",
     }
 
 
+# --- thoughtgraph ------------------------------------------------------------------------------
+def run_thoughtgraph(size: int, samples: int, latency: float) -> dict[str, Any]:
+    import thoughtgraph
+
+    answer = sim_answer()
+
+    def run(problem: list[int], wait: float, clock: AnswerClock) -> dict[str, Any]:
+        if clock.answer is None:
+            clock.answer = answer
+
+        class Direct:
+            name, simulated = "direct", True
+
+            async def complete(self, prompt: str, n: int = 1) -> list[thoughtgraph.Completion]:
+                if wait:
+                    await asyncio.sleep(wait)
+                return [thoughtgraph.Completion(clock(prompt)) for _ in range(n)]
+
+        result = thoughtgraph.solve("sorting", problem, model=Direct(), scheme="got_paper")
+        return {
+            "requests": result.calls,
+            "completions": result.completions,
+            "rounds": result.depth,
+            "ops": len(result.graph.ops),
+            "solved": result.output == sorted(problem),
+        }
+
+    return measured(run, size, samples, latency)
+
+
 # --- the reference -----------------------------------------------------------------------------
-def _reference_prompter(task: Any, prompts: dict[str, Any]) -> tuple[Any, Any]:
-    """The sorting prompter and parser the reference needs, on thoughtgraph's templates.
+def run_reference(size: int, samples: int, latency: float) -> dict[str, Any]:
+    import importlib
 
-    A thought's state: `problem` (the numbers it must sort), `content` (its parsed answer, None if
-    unusable), `current` (the answer as shown in prompts) and, after a split, `part` (its index).
-    """
-    from graph_of_thoughts.parser import Parser
-    from graph_of_thoughts.prompter import Prompter
-
-    class SortingPrompter(Prompter):
-        name = "io"  # set by the op about to run (the reference runs one op at a time)
-
-        def generate_prompt(self, num_branches: int, **state: Any) -> str:
-            problem = state["problem"]
-            values = {
-                "input": task.render(problem),
-                "original": task.render(problem),
-                "current": state.get("current", ""),
-                "parts": num_branches,
-                "length": len(problem) // max(1, num_branches),
-            }
-            return prompts[self.name].render(values)
-
-        def aggregation_prompt(self, state_dicts: list[dict], **kwargs: Any) -> str:
-            values = {"result_a": state_dicts[0]["current"], "result_b": state_dicts[1]["current"]}
-            return prompts["paper_merge"].render(values)
-
-        def improve_prompt(self, **kwargs: Any) -> str:
-            raise NotImplementedError  # got_paper improves with Generate, as the paper does
-
-        def validation_prompt(self, **kwargs: Any) -> str:
-            raise NotImplementedError
-
-        def score_prompt(self, state_dicts: list[dict], **kwargs: Any) -> str:
-            raise NotImplementedError  # scored in code
-
-    class SortingParser(Parser):
-        def __init__(self, prompter: SortingPrompter) -> None:
-            self.prompter = prompter
-
-        def _answer(self, problem: list[int], text: str) -> dict[str, Any]:
-            try:
-                content = task.parse(text)
-            except Exception:
-                return {"problem": problem, "content": None, "current": text}
-            return {"problem": problem, "content": content, "current": task.render(content)}
-
-        def parse_generate_answer(self, state: dict, texts: list[str]) -> list[dict]:
-            if self.prompter.name != "split":
-                return [self._answer(state["problem"], text) for text in texts]
-            parts = self.prompter.parts
-            try:
-                chunks = task.parse_split(texts[0], parts)
-                if len(chunks) != parts:
-                    raise ValueError
-            except Exception:
-                chunks = task.split(state["problem"], parts)  # what thoughtgraph falls back to
-            return [
-                {"problem": c, "content": c, "current": task.render(c), "part": i}
-                for i, c in enumerate(chunks)
-            ]
-
-        def parse_aggregation_answer(self, states: list[dict], texts: list[str]) -> list[dict]:
-            problem = states[0]["problem"] + states[1]["problem"]
-            return [self._answer(problem, text) for text in texts]
-
-        def parse_improve_answer(self, state: dict, texts: list[str]) -> dict:
-            raise NotImplementedError
-
-        def parse_validation_answer(self, state: dict, texts: list[str]) -> bool:
-            raise NotImplementedError
-
-        def parse_score_answer(self, states: list[dict], texts: list[str]) -> list[float]:
-            raise NotImplementedError
-
-    prompter = SortingPrompter()
-    return prompter, SortingParser(prompter)
-
-
-def reference_graph(graph: list[dict], task: Any, prompter: Any) -> tuple[Any, int]:
-    """The reference's graph of operations for thoughtgraph's graph (its ops as dicts, inputs
-    first), op for op, and its rounds (model calls on the longest path)."""
-    from graph_of_thoughts import operations as ops
-
-    def named(base: type, name: str, parts: int = 0) -> type:
-        class Named(base):  # type: ignore[misc, valid-type]
-            def _execute(self, lm: Any, prompter_: Any, parser: Any, **kwargs: Any) -> None:
-                prompter.name, prompter.parts = name, parts
-                super()._execute(lm, prompter_, parser, **kwargs)
-
-        return Named
-
-    def errors(state: dict) -> float:
-        if state.get("content") is None:
-            return float(len(state["problem"]) + 1)
-        return task.score(state["problem"], state["content"]).value
-
-    gop, built, depth = ops.GraphOfOperations(), {}, {}
-    for op in graph:
-        op_id, kind, inputs, p = op["id"], op["kind"], op["inputs"], op["params"]
-        if kind == "split":
-            node = named(ops.Generate, "split", p["parts"])(p["parts"], 1)
-        elif kind == "select":
-            node = ops.Selector(lambda ts, i=p["index"]: [t for t in ts if t.state["part"] == i])
-        elif kind == "generate":
-            node = named(ops.Generate, p["prompt"])(1, p["n"])
-        elif kind == "aggregate":
-            node = named(ops.Aggregate, p["prompt"])(p["n"])
-        elif kind == "score":
-            node = ops.Score(1, False, errors)
-        elif kind == "keep_best":
-            node = ops.KeepBestN(p["n"], False)
-        elif kind == "ground_truth":
-            node = ops.GroundTruth(lambda s: s.get("content") == sorted(s["problem"]))
-        else:
-            raise SystemExit(f"no reference operation for op kind {kind!r}")
-        for source in inputs:
-            node.add_predecessor(built[source])
-        gop.add_operation(node)
-        built[op_id] = node
-        calls = 1 if kind in ("split", "generate", "aggregate") else 0
-        depth[op_id] = max((depth[s] for s in inputs), default=0) + calls
-    return gop, max(depth.values())
-
-
-def run_reference(size: int, latency: float, base_url: str, graph_file: str) -> dict[str, Any]:
-    import openai
     from graph_of_thoughts.controller import AbstractLanguageModel, Controller
 
-    from thoughtgraph.tasks import get_task
-    from thoughtgraph.tasks.sorting_prompts import PROMPTS
-
-    task, problem = get_task("sorting"), problem_for(size)
+    sys.path.insert(0, str(EXAMPLES.parent))
+    example = importlib.import_module(f"sorting.sorting_{size:03d}")  # the paper's, unmodified
     config = VENV / "lm-config.json"
     config.write_text("{}")
 
     class Counted(AbstractLanguageModel):
-        """The reference's language-model interface over a callable `prompt, n -> texts`."""
+        """The reference's language-model interface over an in-process answer function."""
 
-        def __init__(self, answer: Any) -> None:
-            super().__init__(str(config), "sim")
-            self.answer, self.requests, self.completions = answer, 0, 0
+        def __init__(self, answer: Any, wait: float) -> None:
+            super().__init__(str(config), "ideal")
+            self.answer, self.wait, self.requests, self.completions = answer, wait, 0, 0
 
         def query(self, query: str, num_responses: int = 1) -> list[str]:
             self.requests += 1
             self.completions += num_responses
-            return self.answer(query, num_responses)
+            if self.wait:
+                time.sleep(self.wait)  # one request at a time, as its controller sends them
+            return [self.answer(query) for _ in range(num_responses)]
 
         def get_response_texts(self, query_responses: list[str]) -> list[str]:
             return query_responses
 
-    graphs = json.loads(Path(graph_file).read_text())  # size -> got_paper's ops, from the parent
+    def rounds(gop: Any) -> int:
+        """Model calls on the longest path of the graph."""
+        depth: dict[int, int] = {}
+        for op in gop.operations:  # in insertion order: predecessors first
+            calls = 1 if type(op).__name__ in ("Generate", "Aggregate") else 0
+            depth[id(op)] = max((depth[id(p)] for p in op.predecessors), default=0) + calls
+        return max(depth.values())
 
-    def over_http(prompt: str, n: int) -> list[str]:
-        messages = [{"role": "user", "content": prompt}]
-        reply = openai.ChatCompletion.create(  # the 0.x SDK, as the reference's ChatGPT class
-            model="sim", messages=messages, n=n, api_base=base_url, api_key="sk-no-key-required"
-        )
-        return [choice["message"]["content"] or "" for choice in reply["choices"]]
-
-    def run(answer: Any, numbers: list[int]) -> tuple[Counted, Any, int]:
-        lm = Counted(answer)
-        prompter, parser = _reference_prompter(task, PROMPTS)
-        gop, rounds = reference_graph(graphs[str(len(numbers))], task, prompter)
-        state = {"problem": numbers, "content": numbers, "current": task.render(numbers)}
-        controller = Controller(lm, gop, prompter, parser, state)
+    def run(problem: list[int], wait: float, clock: AnswerClock) -> dict[str, Any]:
+        if clock.answer is None:
+            clock.answer = reference_answer
+        lm, gop = Counted(clock, wait), example.got()
+        state = {"original": str(problem), "current": "", "phase": 0, "method": "got"}
+        controller = Controller(lm, gop, example.SortingPrompter(), example.SortingParser(), state)
         controller.run()
-        return lm, controller, rounds
+        final = controller.get_final_thoughts()[0]
+        return {
+            "requests": lm.requests,
+            "completions": lm.completions,
+            "rounds": rounds(gop),
+            "ops": len(gop.operations),
+            "solved": bool(final and final[0].solved),
+        }
 
-    run(over_http, problem[:32])  # warm-up
-    started = time.perf_counter()
-    lm, controller, rounds = run(over_http, problem)
-    wall = time.perf_counter() - started
-    final = controller.get_final_thoughts()[0]
-    clock = AnswerClock()
-    cpu = time.process_time()
-    _, direct, _ = run(lambda prompt, n: [clock(prompt) for _ in range(n)], problem)
-    engine = time.process_time() - cpu - clock.seconds
-    return {
-        "requests": lm.requests,
-        "completions": lm.completions,
-        "rounds": rounds,
-        "wall": wall,
-        "ops": len(direct.graph.operations),
-        "engine": engine,
-        "solved": bool(final and final[0].solved),
-    }
+    return measured(run, size, samples, latency)
 
 
 # --- the parent --------------------------------------------------------------------------------
-def child(system: str, size: int, latency: float, base_url: str, graph_file: str) -> None:
-    if system == "thoughtgraph":
-        figures = run_thoughtgraph(size, latency, base_url)
-    else:
-        figures = run_reference(size, latency, base_url, graph_file)
+def child(system: str, size: int, samples: int, latency: float) -> None:
+    run = run_thoughtgraph if system == "thoughtgraph" else run_reference
+    figures = run(size, samples, latency)
     figures["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps(figures))
 
 
-def measure(system: str, size: int, latency: float, base_url: str, graphs: Path) -> dict[str, Any]:
+def measure(system: str, size: int, samples: int, latency: float) -> dict[str, Any]:
     env = dict(os.environ)
     if system == "thoughtgraph":
         python = Path(sys.executable)
     else:
         python = reference_python()
         env["PYTHONPATH"] = os.pathsep.join([str(STUBS), str(ROOT / "src")])
-    args = ["--child", system, "--size", str(size), "--latency", str(latency), "--url", base_url]
-    args += ["--graphs", str(graphs)]
+    args = ["--child", system, "--size", str(size), "--samples", str(samples)]
+    args += ["--latency", str(latency)]
     out = subprocess.run(
         [str(python), __file__, *args], env=env, capture_output=True, text=True, check=False
     )
@@ -349,54 +296,68 @@ def measure(system: str, size: int, latency: float, base_url: str, graphs: Path)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def span(values: list[float]) -> str:
+    """Median and range of a few ratios."""
+    low, mid, high = min(values), statistics.median(values), max(values)
+    return f"{mid:.2f} ({low:.2f}-{high:.2f})" if len(values) > 1 else f"{mid:.2f}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[32, 64, 128])
+    parser.add_argument("--repeats", type=int, default=3, help="interleaved repeats (default 3)")
+    parser.add_argument("--samples", type=int, default=5, help="samples per process (default 5)")
     parser.add_argument("--latency", type=float, default=0.05)
+    parser.add_argument("--reference-repo", help="a clone of spcl/graph-of-thoughts to read from")
     parser.add_argument("--child", choices=["thoughtgraph", "reference"], help=argparse.SUPPRESS)
     parser.add_argument("--size", type=int, help=argparse.SUPPRESS)
-    parser.add_argument("--url", help=argparse.SUPPRESS)
-    parser.add_argument("--graphs", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        return child(args.child, args.size, args.latency, args.url, args.graphs)
-    sys.path.insert(0, str(HERE))
-    from loopback import loopback_server
-
+        return child(args.child, args.size, args.samples, args.latency)
+    if not set(args.sizes) <= {32, 64, 128}:
+        raise SystemExit("error: the reference's sorting examples exist for 32, 64 and 128 only")
     reference_python()
-    graphs = VENV / "graphs.json"  # got_paper per size (and 32 for the warm-up), as plain ops
-    sizes = sorted({32, *args.sizes})
-    graphs.write_text(json.dumps({n: got_paper(n).to_dict()["ops"] for n in sizes}))
+    reference_examples(args.reference_repo)
+    runs: dict[tuple[int, str], list[dict[str, Any]]] = {}
+    for _ in range(args.repeats):  # interleaved: every size and system once per repeat
+        for size in args.sizes:
+            for system in ("reference", "thoughtgraph"):
+                runs.setdefault((size, system), []).append(
+                    measure(system, size, args.samples, args.latency)
+                )
     print(f"command: .venv/bin/python bench/reference.py {' '.join(sys.argv[1:])}".rstrip())
     print(
-        f"machine: {platform.machine()}, Python {platform.python_version()}; {REFERENCE} "
-        f"(torch, transformers: empty stand-ins); got_paper on sorting; loopback server "
-        f"latency {args.latency} s"
+        f"machine: {platform.machine()}, Python {platform.python_version()}; {REFERENCE} with its "
+        f"sorting examples at {EXAMPLES_COMMIT[:7]}, unmodified (torch, transformers: empty "
+        f"stand-ins) against thoughtgraph's got_paper; {args.repeats} interleaved repeats x "
+        f"{args.samples} samples; latency {args.latency} s for wall"
     )
     print(
-        "| size | system | requests | completions | rounds | wall s | wall / floor | ms/op "
-        "| peak RSS MiB | solved |"
+        "| size | system | requests | completions | rounds | ops | CPU ms/sample | wall s "
+        "| wall / floor | peak RSS MiB | solved |"
     )
-    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---|")
-    with loopback_server(args.latency) as base_url:
-        for size in args.sizes:
-            rows = {
-                s: measure(s, size, args.latency, base_url, graphs)
-                for s in ("reference", "thoughtgraph")
-            }
-            for system, f in rows.items():
-                floor = f["rounds"] * args.latency
-                ms_per_op = 1000 * f["engine"] / f["ops"]
-                print(
-                    f"| {size} | {system} | {f['requests']} | {f['completions']} | {f['rounds']} "
-                    f"| {f['wall']:.3f} | {f['wall'] / floor:.2f} | {ms_per_op:.3f} "
-                    f"| {f['peak_rss_mib']:.0f} | {f['solved']} |"
-                )
-            ref, ours = rows["reference"], rows["thoughtgraph"]
+    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    for size in args.sizes:
+        for system in ("reference", "thoughtgraph"):
+            rows = runs[size, system]
+            f = rows[0]
+            cpu = statistics.median(r["cpu_ms"] for r in rows)
+            wall = statistics.median(r["wall"] for r in rows)
+            rss = max(r["peak_rss_mib"] for r in rows)
+            floor = f["rounds"] * args.latency
             print(
-                f"|  | ratio | | | | {ours['wall'] / ref['wall']:.2f} | | "
-                f"{(ours['engine'] / ours['ops']) / (ref['engine'] / ref['ops']):.2f} | | |"
+                f"| {size} | {system} | {f['requests']} | {f['completions']} | {f['rounds']} "
+                f"| {f['ops']} | {cpu:.2f} | {wall:.3f} | {wall / floor:.2f} "
+                f"| {rss:.0f} | {f['solved']} |"
             )
+        pairs = list(zip(runs[size, "thoughtgraph"], runs[size, "reference"], strict=True))
+        cpu_ratio = span([ours["cpu_ms"] / ref["cpu_ms"] for ours, ref in pairs])
+        wall_ratio = span([ours["wall"] / ref["wall"] for ours, ref in pairs])
+        print(f"| {size} | ours / reference | | | | | {cpu_ratio} | {wall_ratio} | | | |")
+    print(
+        "ratio = thoughtgraph / reference within one repeat: median (range); "
+        "target for CPU per sample <= 0.5"
+    )
 
 
 if __name__ == "__main__":

@@ -32,7 +32,7 @@ from collections.abc import Awaitable, Callable
 from loopback import loopback_server  # bench/ is on sys.path when this file is run
 
 import thoughtgraph
-from thoughtgraph.models import openai as openai_module
+from thoughtgraph.models import inflight
 from thoughtgraph.models.openai import OpenAIModel
 
 PROMPT = "Sort the following list of numbers in ascending order.\n<part>[5, 3, 9, 1, 7, 2]</part>"
@@ -204,7 +204,7 @@ def main() -> None:
         for _ in range(args.repeats):
             sim_best = min(sim_best, solves("sim:error=0", args.solves)[0])
             for transport in ("sdk", "lean"):
-                openai_module.N_IGNORED.clear()
+                inflight.forget_endpoints()
                 model = OpenAIModel("sim", base_url=base_url, max_retries=0, transport=transport)
                 cpu, requests = solves(model, args.solves)
                 http[transport] = min(http.get(transport, cpu), cpu)

@@ -71,6 +71,6 @@ def _no_learned_in_flight_limits() -> Iterator[None]:
     test's timeouts must not throttle a later test whose server got the same port."""
     from thoughtgraph.models import inflight
 
-    inflight.LIMITS.clear()
+    inflight.forget_endpoints()
     yield
-    inflight.LIMITS.clear()
+    inflight.forget_endpoints()

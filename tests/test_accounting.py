@@ -11,7 +11,7 @@ import pytest
 import thoughtgraph
 from thoughtgraph.engine.state import RunState
 from thoughtgraph.engine.trace import output_graph
-from thoughtgraph.models import openai as openai_module
+from thoughtgraph.models import inflight
 from thoughtgraph.spend.pricing import PRICES_AS_OF, Price, model_id, price_for, table_price
 from thoughtgraph.spend.usage import Usage
 
@@ -23,7 +23,7 @@ from .fake_openai import FakeOpenAI
 def _no_real_endpoint(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "THOUGHTGRAPH_CACHE"):
         monkeypatch.delenv(name, raising=False)
-    openai_module.N_IGNORED.clear()
+    inflight.forget_endpoints()
 
 
 # --- prices ---------------------------------------------------------------------------------

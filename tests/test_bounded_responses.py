@@ -24,7 +24,7 @@ from thoughtgraph.cli.main import main
 from thoughtgraph.errors import ModelError
 from thoughtgraph.io.bounds import MAX_TRACE_TEXT
 from thoughtgraph.io.tracefile import read_trace
-from thoughtgraph.models import openai as openai_module
+from thoughtgraph.models import inflight
 from thoughtgraph.models.openai import OpenAIModel
 from thoughtgraph.spend.budget import Meter
 from thoughtgraph.spend.ledger import CallLedger
@@ -40,7 +40,7 @@ MIB = 2**20
 def _clean(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "THOUGHTGRAPH_CACHE"):
         monkeypatch.delenv(name, raising=False)
-    openai_module.N_IGNORED.clear()
+    inflight.forget_endpoints()
 
 
 @pytest.fixture

@@ -100,7 +100,7 @@ def test_graph_size_past_the_limit_is_refused(capsys):
 
 def test_a_problem_past_the_item_limit_is_refused_before_any_work():
     with pytest.raises(InputError, match=r"the input has 100,001 items; the most is 100,000"):
-        thoughtgraph.solve("sorting", [1] * (bounds.MAX_ITEMS + 1), max_calls=0)
+        thoughtgraph.solve("sorting", [1] * (bounds.MAX_ITEMS + 1), max_requests=0)
 
 
 def test_an_input_text_past_the_limit_is_refused(capsys, monkeypatch):

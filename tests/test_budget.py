@@ -54,7 +54,7 @@ def test_calls_in_flight_count_against_the_cap_by_their_estimate():
     """Four parts are ready at once; a cap just above one part's estimate admits two calls:
     the second starts while only the first is in flight (expected < cap), a third would not."""
     model = ScriptedModel(delay=0.01)
-    first = thoughtgraph.solve("sorting", INPUT_32, model=ScriptedModel(), max_calls=1)
+    first = thoughtgraph.solve("sorting", INPUT_32, model=ScriptedModel(), max_requests=1)
     estimate = estimate_tokens(next(iter(first.state.calls.values())).prompt, 1, None)
     result = thoughtgraph.solve(
         "sorting", INPUT_32, model=model, max_tokens=estimate.total_tokens + 1
@@ -65,7 +65,7 @@ def test_calls_in_flight_count_against_the_cap_by_their_estimate():
 
 def test_every_cap_at_zero_makes_no_call():
     for caps in (
-        {"max_calls": 0},
+        {"max_requests": 0},
         {"max_tokens": 0},
         {"max_cost": 0.0, "price_in": 1.0, "price_out": 1.0},
     ):
@@ -106,7 +106,7 @@ def test_cached_answers_are_free_for_every_budget(tmp_path: Path):
         INPUT_32,
         model="sim",
         cache=cache,
-        max_calls=0,
+        max_requests=0,
         max_tokens=0,
         max_cost=0.0,
         price_in=1.0,
@@ -124,23 +124,23 @@ def test_cached_answers_are_free_for_every_budget(tmp_path: Path):
 def test_a_budget_counts_only_the_calls_the_cache_could_not_answer(tmp_path: Path):
     cache = tmp_path / "answers.sqlite"
     partial = thoughtgraph.solve(
-        "sorting", INPUT_32, model="sim:error=0", cache=cache, max_calls=4, concurrency=1
+        "sorting", INPUT_32, model="sim:error=0", cache=cache, max_requests=4, concurrency=1
     )  # the four parts
     assert partial.stop_reason == "budget exhausted"
     model = ScriptedModel(name="sim:latency=0,error=0,seed=0")  # same name: same cache keys
     rerun = thoughtgraph.solve(
-        "sorting", INPUT_32, model=model, cache=cache, max_calls=2, concurrency=1
+        "sorting", INPUT_32, model=model, cache=cache, max_requests=2, concurrency=1
     )
     assert rerun.cached_calls == 4 and rerun.paid_calls == 2 and len(model.prompts) == 2
     assert rerun.stop_reason == "budget exhausted"
 
 
 def test_meter_messages_say_what_was_paid_and_what_is_in_flight():
-    meter = Meter(Budget(max_calls=2), None)
+    meter = Meter(Budget(max_requests=2), None)
     ticket = meter.reserve(Usage(10, 0))
     meter.reserve(Usage(10, 0))
     with pytest.raises(
-        BudgetExhausted, match=r"max_calls=2 reached \(0 requests sent, 2 in flight\)"
+        BudgetExhausted, match=r"max_requests=2 reached \(0 requests sent, 2 in flight\)"
     ):
         meter.reserve(Usage(10, 0))
     meter.settle(ticket, Usage(0, 0), 0.0, paid=False)  # it was a cache hit after all

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from thoughtgraph.models import openai as openai_module
+from thoughtgraph.models import inflight
 from thoughtgraph.models.cache import CachedModel
 from thoughtgraph.models.openai import OpenAIModel
 
@@ -50,9 +50,9 @@ def rows(cache: Path) -> int:
 @pytest.fixture(autouse=True)
 def _fresh_n_memory():
     """The `n` fallback is remembered per process: each test starts without it."""
-    openai_module.N_IGNORED.clear()
+    inflight.forget_endpoints()
     yield
-    openai_module.N_IGNORED.clear()
+    inflight.forget_endpoints()
 
 
 @pytest.mark.slow

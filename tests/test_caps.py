@@ -96,7 +96,7 @@ def test_refine_that_scores_equal_is_not_kept():
 
 def test_budget_exhausted_returns_best_thought_so_far_not_clean():
     model = ScriptedModel()
-    result = thoughtgraph.solve("sorting", INPUT_32, model=model, parts=4, max_calls=5)
+    result = thoughtgraph.solve("sorting", INPUT_32, model=model, parts=4, max_requests=5)
     assert len(model.prompts) == 5 and result.calls == 5
     assert result.status == "not clean" and result.stop_reason == "budget exhausted"
     assert result.final.op_id.startswith("merge_1_")  # a 16-item merge beats any 8-item part
@@ -104,7 +104,7 @@ def test_budget_exhausted_returns_best_thought_so_far_not_clean():
 
 
 def test_zero_budget_returns_the_input_unchanged_not_clean():
-    result = thoughtgraph.solve("sorting", [3, 1, 2], model=ScriptedModel(), max_calls=0)
+    result = thoughtgraph.solve("sorting", [3, 1, 2], model=ScriptedModel(), max_requests=0)
     assert result.calls == 0 and result.output == [3, 1, 2]
     assert result.status == "not clean" and result.stop_reason == "budget exhausted"
 

@@ -94,7 +94,7 @@ def test_budget_exhaustion_exits_one_with_the_best_thought(capsys):
         "sorting",
         "--input",
         str(INPUT_32),
-        "--max-calls",
+        "--max-requests",
         "5",
         "--model",
         "sim:error=0",

@@ -11,8 +11,7 @@ import pytest
 
 import thoughtgraph
 from thoughtgraph.evaluate.runner import evaluate, plan
-from thoughtgraph.models import clients
-from thoughtgraph.models import openai as openai_module
+from thoughtgraph.models import clients, inflight
 from thoughtgraph.models.openai import OpenAIModel
 
 from .fake_openai import FakeOpenAI
@@ -22,7 +21,7 @@ from .fake_openai import FakeOpenAI
 def _no_env(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "THOUGHTGRAPH_CACHE"):
         monkeypatch.delenv(name, raising=False)
-    openai_module.N_IGNORED.clear()
+    inflight.forget_endpoints()
 
 
 @pytest.fixture

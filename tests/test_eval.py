@@ -78,7 +78,7 @@ def test_an_interrupted_last_line_is_run_again(tmp_path):
 
 
 def test_shared_call_budget_stops_new_pairs(tmp_path):
-    results = run(tmp_path, model=ScriptedModel(), samples=3, max_calls=10, parallel=1)
+    results = run(tmp_path, model=ScriptedModel(), samples=3, max_requests=10, parallel=1)
     assert sum(r.requests for r in results) <= 10
     assert len(results) < 6
 
@@ -145,7 +145,7 @@ def eval_cli(capsys, out, *args):
 
 
 def test_a_budget_of_zero_runs_nothing_and_says_so(tmp_path, capsys):
-    code, out, err = eval_cli(capsys, tmp_path / "d", "--max-calls", "0")
+    code, out, err = eval_cli(capsys, tmp_path / "d", "--max-requests", "0")
     assert code == 1 and "Traceback" not in err
     assert err.splitlines()[-1].startswith("nothing ran")
     assert (tmp_path / "d" / "summary.md").exists() and not (tmp_path / "d" / "errors.png").exists()
@@ -155,7 +155,7 @@ def test_a_budget_of_zero_runs_nothing_and_says_so(tmp_path, capsys):
 @pytest.mark.parametrize(
     "args, message",
     [
-        (("--max-calls", "-1"), "error: --max-calls must be at least 0, got -1"),
+        (("--max-requests", "-1"), "error: --max-requests must be at least 0, got -1"),
         (
             ("--dataset", "countries"),
             "error: dataset countries is for task 'keyword-counting', not 'sorting'",
@@ -228,7 +228,7 @@ def test_schemes_are_deduplicated_and_samples_clipped_with_a_note(tmp_path, caps
         "io,io",
         "--samples",
         "150",
-        "--max-calls",
+        "--max-requests",
         "3",
         "--out",
         str(tmp_path / "k"),
@@ -249,18 +249,18 @@ def test_parallel_pairs_sharing_a_cache_never_pay_twice_for_one_answer(tmp_path,
     and every answer the server sent is a row of the cache."""
     import sqlite3
 
-    from thoughtgraph.models import openai as openai_module
+    from thoughtgraph.models import inflight
 
     from .fake_openai import FakeOpenAI
 
-    openai_module.N_IGNORED.clear()
+    inflight.forget_endpoints()
     cache = tmp_path / "answers.sqlite"
     with FakeOpenAI(honour_n=honour_n) as server:
         the_plan = plan("sorting", 32, ("io", "tot", "got", "got_paper"), 2)
         model = f"openai:m,base_url={server.base_url},max_retries=0"
         options = {"cache": str(cache)}
         asyncio.run(evaluate(the_plan, model, tmp_path / "out", parallel=8, solve_options=options))
-    openai_module.N_IGNORED.clear()
+    inflight.forget_endpoints()
     with sqlite3.connect(cache) as db:
         rows = db.execute("SELECT count(*) FROM answers").fetchone()[0]
     assert server.answered == rows
@@ -275,7 +275,7 @@ def test_pairs_whose_every_request_failed_are_an_error_then_retried(tmp_path, ca
     """An endpoint answering HTTP 500 to everything: each pair "scores" the unsorted input, which
     must not pass for the model's error rate with exit 0; once the endpoint is back, the same
     command runs those pairs again (their spend stays counted)."""
-    from thoughtgraph.models import openai as openai_module
+    from thoughtgraph.models import inflight
 
     from .fake_openai import FakeOpenAI
 
@@ -286,7 +286,7 @@ def test_pairs_whose_every_request_failed_are_an_error_then_retried(tmp_path, ca
         failed = len(server.requests)
         server.fault_rate = 0.0
         again, _, err_again = eval_cli(capsys, out, *flags, "--no-progress")
-    openai_module.N_IGNORED.clear()
+    inflight.forget_endpoints()
     assert code == 2 and "Traceback" not in err
     assert err.splitlines()[-1] == (
         "error: 2 of 2 pairs got no answer from the model (every request failed), so their "
@@ -302,8 +302,8 @@ def test_pairs_whose_every_request_failed_are_an_error_then_retried(tmp_path, ca
 @pytest.mark.slow
 def test_a_cap_holds_across_a_rerun_after_pairs_were_cut_short(tmp_path):
     """Ctrl-C while every pair is mid-run: no line is written, yet 8 requests were paid. The
-    rerun's budget must count them, so the two runs together never pass --max-calls."""
-    from thoughtgraph.models import openai as openai_module
+    rerun's budget must count them, so the two runs together never pass --max-requests."""
+    from thoughtgraph.models import inflight
 
     from .fake_openai import FakeOpenAI, Fault
 
@@ -312,7 +312,7 @@ def test_a_cap_holds_across_a_rerun_after_pairs_were_cut_short(tmp_path):
 
     async def interrupted(server: FakeOpenAI) -> None:
         model = f"openai:m,base_url={server.base_url},max_retries=0"
-        run = asyncio.ensure_future(evaluate(the_plan, model, out, max_calls=cap))
+        run = asyncio.ensure_future(evaluate(the_plan, model, out, max_requests=cap))
         while len(server.requests) < 8:  # both pairs' 4 parts are in flight
             await asyncio.sleep(0.01)
         run.cancel()
@@ -323,8 +323,8 @@ def test_a_cap_holds_across_a_rerun_after_pairs_were_cut_short(tmp_path):
         asyncio.run(interrupted(server))
         assert load_results(out) == [] and len(server.requests) == 8
         model = f"openai:m,base_url={server.base_url},max_retries=0"
-        results = asyncio.run(evaluate(the_plan, model, out, max_calls=cap))
-    openai_module.N_IGNORED.clear()
+        results = asyncio.run(evaluate(the_plan, model, out, max_requests=cap))
+    inflight.forget_endpoints()
     assert len(server.requests) == cap
     assert sum(r.requests for r in results) == cap - 8
     assert all(r.stop_reason == "budget exhausted" for r in results)

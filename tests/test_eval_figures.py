@@ -275,11 +275,11 @@ def test_without_matplotlib_eval_says_in_one_line_what_to_install(tmp_path, caps
 def test_the_call_budget_is_shared_by_every_size(tmp_path, capsys):
     out = tmp_path / "b"
     args = ("eval", "sorting", "--schemes", "io,cot", "--samples", "3", "--out", str(out))
-    assert run_cli(*args, "--size", "32,64", "--max-calls", "8") == 1
+    assert run_cli(*args, "--size", "32,64", "--max-requests", "8") == 1
     err = capsys.readouterr().err
     small, large = load_results(out / "size-32"), load_results(out / "size-64")
     assert len(small) == 6 and all(r.stop_reason is None for r in small)  # 1 request each
     assert sum(r.requests for r in small + large) == 8  # what size 32 left, size 64 spent
     stopped = [r for r in large if r.stop_reason == "budget exhausted"]
     assert stopped and all(f"{r.scheme}#{r.sample}@64" in err for r in stopped)
-    assert "(stopped by the budget, --max-calls 8)" in err
+    assert "(stopped by the budget, --max-requests 8)" in err

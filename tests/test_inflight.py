@@ -13,7 +13,6 @@ import pytest
 
 from thoughtgraph.errors import ModelError
 from thoughtgraph.models import inflight
-from thoughtgraph.models import openai as openai_module
 from thoughtgraph.models.openai import OpenAIModel
 
 from .fake_openai import FakeOpenAI, _Handler
@@ -54,8 +53,8 @@ class SerialOpenAI(FakeOpenAI):
 @pytest.fixture(autouse=True)
 def _fresh(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    inflight.LIMITS.clear()
-    openai_module.N_IGNORED.clear()
+    inflight.forget_endpoints()
+    inflight.forget_endpoints()
 
 
 async def _burst(model: OpenAIModel, size: int) -> list[object]:
@@ -71,7 +70,7 @@ def test_a_timeout_among_many_in_flight_lowers_the_endpoints_limit(caplog):
             results = asyncio.run(_burst(model, 8))
     timed_out = [r for r in results if isinstance(r, ModelError)]
     assert timed_out  # the last ones waited 8 x 0.3 s in the server's queue
-    assert inflight.LIMITS[url] <= 4  # half of the 8 in flight, or lower
+    assert inflight.endpoint(url).limit <= 4  # half of the 8 in flight, or lower
     assert "seems to queue them" in caplog.text
 
 
@@ -93,11 +92,11 @@ def test_a_lone_timeout_does_not_lower_the_limit():
         model = OpenAIModel("m", base_url=url, timeout=0.05, max_retries=0)
         with pytest.raises(ModelError, match="did not answer within"):
             asyncio.run(model.complete("Sort [2, 1]"))
-    assert url not in inflight.LIMITS  # too short a timeout, not a queue
+    assert inflight.endpoint(url).limit is None  # too short a timeout, not a queue
 
 
 def test_max_in_flight_is_a_spec_option_and_must_be_positive():
     model = OpenAIModel.from_spec("m,max_in_flight=2,base_url=http://127.0.0.1:9/v1", "spec")
-    assert inflight.LIMITS[model.base_url] == 2
+    assert inflight.endpoint(model.base_url).limit == 2
     with pytest.raises(Exception, match="max_in_flight"):
         OpenAIModel("m", base_url="http://127.0.0.1:9/v1", max_in_flight=0)

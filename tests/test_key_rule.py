@@ -193,7 +193,7 @@ def test_a_base_url_with_a_query_reaches_the_endpoint_with_the_query_on_every_re
     with FakeOpenAI() as server:
         base = f"{server.base_url}?api-version=2024-06-01"
         model = OpenAIModel("m", base_url=base, api_key="EMPTY", max_retries=0)
-        result = thoughtgraph.solve("sorting", [3, 1, 2], model=model, scheme="io", max_calls=3)
+        result = thoughtgraph.solve("sorting", [3, 1, 2], model=model, scheme="io", max_requests=3)
         paths = [r.path for r in server.requests]
     assert result.output == [1, 2, 3]
     assert paths and all(p == "/v1/chat/completions?api-version=2024-06-01" for p in paths)

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import thoughtgraph
-from thoughtgraph.models import openai as openai_module
+from thoughtgraph.models import inflight
 from thoughtgraph.models.cache import CachedModel
 from thoughtgraph.models.openai import OpenAIModel
 
@@ -29,9 +29,9 @@ FAULTS = ("500", "429", "malformed", "reset", "few", "empty", "null")
 def _no_real_endpoint(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "THOUGHTGRAPH_CACHE"):
         monkeypatch.delenv(name, raising=False)
-    openai_module.N_IGNORED.clear()
+    inflight.forget_endpoints()
     yield
-    openai_module.N_IGNORED.clear()
+    inflight.forget_endpoints()
 
 
 def model(server: FakeOpenAI, **options) -> OpenAIModel:
@@ -84,7 +84,7 @@ def test_requests_and_answers_balance_under_faults(tmp_path, scheme, honour_n):
 def test_a_failed_single_keeps_its_siblings_answers(tmp_path):
     with FakeOpenAI(honour_n=False) as server:
         server.script(*["delay"] * 2, "500")  # the third of five singles fails
-        openai_module.N_IGNORED.add((server.base_url, "gpt-4o-mini"))
+        inflight.endpoint(server.base_url).forget_n("gpt-4o-mini")
         result = solve(server, tmp_path, "cot_sc")
     [call] = result.state.calls.values()
     assert len(server.requests) == 5 == call.requests == result.requests
@@ -140,16 +140,16 @@ def test_the_summary_shows_requests(capsys):
 
 # --- 3. caps count requests; nothing leaves past a cap ---------------------------------------
 @pytest.mark.parametrize("cap", [1, 5, 20])
-def test_max_calls_caps_the_requests_the_server_sees(tmp_path, cap):
+def test_max_requests_caps_the_requests_the_server_sees(tmp_path, cap):
     with FakeOpenAI(fault_rate=0.5, seed=cap) as server:
-        result = solve(server, tmp_path, "got", max_calls=cap, max_retries=2)
+        result = solve(server, tmp_path, "got", max_requests=cap, max_retries=2)
     assert len(server.requests) == result.requests <= cap
     assert result.stop_reason == "budget exhausted" or result.requests < cap
 
 
-def test_max_calls_one_with_n_ignored_sends_one_request(tmp_path):
+def test_max_requests_one_with_n_ignored_sends_one_request(tmp_path):
     with FakeOpenAI(honour_n=False) as server:
-        result = solve(server, tmp_path, "tot", max_calls=1)
+        result = solve(server, tmp_path, "tot", max_requests=1)
     assert len(server.requests) == 1 == result.requests
     assert result.spend.answers_received == 1 == cached_rows(tmp_path / "cache.db")
 
@@ -196,7 +196,7 @@ def eval_cli(capsys, server: FakeOpenAI, out: Path, *args: str):
 
 def test_eval_shares_one_budget_across_parallel_pairs(capsys, tmp_path):
     with FakeOpenAI() as server:
-        code, _, err = eval_cli(capsys, server, tmp_path / "e", "--max-calls", "20")
+        code, _, err = eval_cli(capsys, server, tmp_path / "e", "--max-requests", "20")
     lines = [json.loads(x) for x in (tmp_path / "e" / "results.jsonl").read_text().splitlines()]
     assert len(server.requests) == sum(x["requests"] for x in lines) <= 20
     assert code == 1 and "incomplete" in err and "got#" in err
@@ -205,7 +205,7 @@ def test_eval_shares_one_budget_across_parallel_pairs(capsys, tmp_path):
 def test_a_pair_the_budget_stopped_is_left_out_of_the_summary_and_rerun_on_resume(capsys, tmp_path):
     out, cache = tmp_path / "e", str(tmp_path / "answers.db")
     with FakeOpenAI() as server:
-        code, _, _ = eval_cli(capsys, server, out, "--max-calls", "20", "--cache", cache)
+        code, _, _ = eval_cli(capsys, server, out, "--max-requests", "20", "--cache", cache)
         first = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
         stopped = [x for x in first if x["stop_reason"] == "budget exhausted"]
         assert code == 1 and stopped

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 import pytest
 
-from thoughtgraph.models import openai as openai_module
+from thoughtgraph.models import inflight
 from thoughtgraph.models.base import Completion
 from thoughtgraph.models.limits import RateLimitedModel, shared_limiter
 from thoughtgraph.models.openai import OpenAIModel
@@ -86,7 +86,7 @@ def gaps(times: list[float]) -> list[float]:
 
 
 async def test_rpm_spaces_requests_at_the_server() -> None:
-    openai_module.N_IGNORED.clear()
+    inflight.forget_endpoints()
     with FakeOpenAI() as server:
         inner = OpenAIModel("rpm-test", base_url=server.base_url, max_retries=0)
         await inner.complete(PROMPT)  # warm up: the SDK's first request is slow to set up

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from thoughtgraph.models import openai as openai_module
+from thoughtgraph.models import inflight
 from thoughtgraph.models.openai import OpenAIModel
 
 from .test_local_model_script import load_script
@@ -125,7 +125,7 @@ def test_eval_through_the_real_openai_path(tmp_path: Path):
 def test_n_above_one_gets_n_answers_and_the_fallback_is_remembered():
     """llama-cpp-python's server returns one choice whatever `n` is (measured: docs/
     local-models.md); the client tops up with single calls and remembers the endpoint."""
-    openai_module.N_IGNORED.clear()
+    inflight.forget_endpoints()
     model = OpenAIModel(MODEL, base_url=BASE_URL, max_tokens=8, timeout=300, max_retries=0)
 
     async def ask() -> tuple[int, int]:

@@ -138,9 +138,9 @@ async def test_cache_hits_cost_neither_budget_nor_rate_limit_in_either_order(
     limiter_uses.clear()
     again = Counting(from_spec("sim:error=0,latency=0"))
     model = wrap(again, path, rpm=100_000, tpm=10_000_000)
-    rerun = await thoughtgraph.asolve("sorting", NUMBERS, model=model, max_calls=0)
+    rerun = await thoughtgraph.asolve("sorting", NUMBERS, model=model, max_requests=0)
     cache_of(model).close()
-    assert rerun.clean and rerun.output == sorted(NUMBERS)  # max_calls=0 refused nothing
+    assert rerun.clean and rerun.output == sorted(NUMBERS)  # max_requests=0 refused nothing
     assert rerun.cached_calls == rerun.calls == done.calls
     assert again.requests == 0 and limiter_uses == []
 

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 
 from thoughtgraph.errors import FatalModelError, ModelError, UnknownNameError
-from thoughtgraph.models import from_spec
+from thoughtgraph.models import from_spec, inflight
 from thoughtgraph.models import openai as openai_module
 from thoughtgraph.models.openai import OpenAIModel
 
@@ -29,7 +29,7 @@ def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
     """No test may see a real key or endpoint, nor the n-memory of another test."""
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_ORG_ID", "OPENAI_PROJECT_ID"):
         monkeypatch.delenv(name, raising=False)
-    openai_module.N_IGNORED.clear()
+    inflight.forget_endpoints()
 
 
 @pytest.fixture
@@ -91,10 +91,14 @@ async def test_settings_are_sent(server: FakeOpenAI) -> None:
     assert m.settings == {"temperature": 0.7, "max_tokens": 64}
 
 
-async def test_missing_usage_counts_zero(server: FakeOpenAI) -> None:
+async def test_missing_usage_is_estimated_from_the_texts(server: FakeOpenAI) -> None:
+    from thoughtgraph.spend.usage import count_tokens
+
     server.report_usage = False
     [answer] = await model(server).complete(PROMPT)
-    assert answer.usage.total_tokens == 0
+    assert answer.estimated
+    assert answer.usage.prompt_tokens == count_tokens(PROMPT) > 0
+    assert answer.usage.completion_tokens == count_tokens(answer.text) > 0
 
 
 # --- n fallback -----------------------------------------------------------------------------

@@ -17,7 +17,7 @@ import pytest
 import thoughtgraph
 from thoughtgraph.cli.main import main
 from thoughtgraph.errors import FatalModelError
-from thoughtgraph.models import openai as openai_module
+from thoughtgraph.models import inflight
 from thoughtgraph.testing import ScriptedModel
 
 from .conftest import INPUT_32
@@ -39,7 +39,7 @@ def _no_real_endpoint(monkeypatch: pytest.MonkeyPatch) -> None:
         "THOUGHTGRAPH_CACHE",
     ):
         monkeypatch.delenv(name, raising=False)
-    openai_module.N_IGNORED.clear()
+    inflight.forget_endpoints()
 
 
 @pytest.fixture
@@ -261,7 +261,7 @@ def test_openai_flags_with_another_model_are_one_line_errors(capsys, flag):
 @pytest.mark.parametrize(
     ("caps", "detail"),
     [
-        (["--max-calls", "3"], "max_calls=3 reached"),
+        (["--max-requests", "3"], "max_requests=3 reached"),
         (["--max-tokens", "400"], "max_tokens=400 reached"),
         (["--max-cost", "0.00006"], "max_cost=$0.00006 reached"),  # gpt-4o-mini's table price
         (["--max-cost", "0.0004", "--price-in", "1", "--price-out", "2"], "max_cost=$0.0004"),
@@ -273,12 +273,12 @@ def test_every_budget_cap_stops_paid_requests(capsys, server, tmp_path, caps, de
     assert code == 1 and data["status"] == "not clean" and data["output"]
     assert data["stop_reason"] == "budget exhausted" and detail in data["stop_detail"]
     assert len(server.requests) == data["paid_calls"] == data["calls"]
-    what = {"--max-calls": "calls", "--max-tokens": "tokens", "--max-cost": "cost"}[caps[0]]
+    what = {"--max-requests": "requests", "--max-tokens": "tokens", "--max-cost": "cost"}[caps[0]]
     cap = float(caps[1])
     assert data["budget"][f"max_{what}"] == cap
     calls = sorted(trace_of(trace)["calls"], key=lambda c: c["started"])
     paid = {
-        "calls": lambda c: 1,
+        "requests": lambda c: c["requests"],
         "tokens": lambda c: sum(c["usage"].values()),
         "cost": lambda c: c["cost"],
     }[what]
@@ -322,13 +322,18 @@ def test_limits_are_shared_by_runs_side_by_side(server):
     assert_spaced(server.times(), 0.15)
 
 
-def test_concurrency_is_shared_by_runs_side_by_side():
+def test_concurrency_is_shared_by_runs_handed_one_limiter():
+    """Sharing is explicit: runs side by side keep one cap when handed the same limiter
+    (tests/test_spend_limits.py: with their own limiters they do not)."""
+    from thoughtgraph.models.limits import ConcurrencyLimiter
+
     model = ScriptedModel(delay=0.02)
+    shared = ConcurrencyLimiter(3)
 
     async def both() -> None:
         await asyncio.gather(
             *(
-                thoughtgraph.asolve("sorting", INPUT_32, model=model, concurrency=3)
+                thoughtgraph.asolve("sorting", INPUT_32, model=model, limiter=shared)
                 for _ in range(2)
             )
         )

@@ -114,7 +114,7 @@ def test_tune_on_ray_makes_the_study_a_local_tune_makes(cluster, capsys, tmp_pat
 
 def test_eval_on_ray_keeps_the_whole_evaluations_call_budget(cluster, capsys, tmp_path):
     out = tmp_path / "ray"
-    code, _out, _err = run_cli(capsys, *eval_args(out, "--max-calls", "30", "--ray", "auto"))
+    code, _out, _err = run_cli(capsys, *eval_args(out, "--max-requests", "30", "--ray", "auto"))
     assert code == 1  # the budget ran out before every pair finished
     paid = sum(r["requests"] for r in results(out))
     assert 0 < paid <= 30  # workers ran under shares of one ledger, never past the cap

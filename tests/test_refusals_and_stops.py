@@ -27,7 +27,7 @@ from .fake_openai import FakeOpenAI, Fault
 )
 def test_a_zero_budget_returns_no_answer_not_a_crash(task, dataset):
     sample = load_sample(dataset, 0)
-    result = thoughtgraph.solve(task, sample.input, model="sim", max_calls=0)
+    result = thoughtgraph.solve(task, sample.input, model="sim", max_requests=0)
     assert result.status == "not clean" and result.stop_reason == "budget exhausted"
     assert result.output is None and result.errors == [
         "no model answer arrived before the run stopped"
@@ -38,7 +38,7 @@ def test_a_zero_budget_returns_no_answer_not_a_crash(task, dataset):
 def test_a_budget_stop_after_a_model_split_keeps_the_best_answer():
     sample = load_sample("sorting_064", 0)
     result = thoughtgraph.solve(
-        "sorting", sample.input, model="sim", scheme="got_paper", max_calls=3
+        "sorting", sample.input, model="sim", scheme="got_paper", max_requests=3
     )
     assert result.status == "not clean" and isinstance(result.output, list)
     assert result.final.op_id.startswith("part_")  # a sorted part, not the split answer
@@ -47,7 +47,7 @@ def test_a_budget_stop_after_a_model_split_keeps_the_best_answer():
 def test_a_budget_stop_is_never_clean_even_when_the_answer_is_right():
     sample = load_sample("set_intersection_032", 1)
     result = thoughtgraph.solve(
-        "set-intersection", sample.input, model="sim:error=0", scheme="tot", max_calls=1
+        "set-intersection", sample.input, model="sim:error=0", scheme="tot", max_requests=1
     )
     assert result.error_count == 0 and result.stop_reason == "budget exhausted"
     assert result.status == "not clean" and not result.clean

@@ -40,7 +40,7 @@ def test_a_cli_solve_parses_the_input_and_checks_the_graph_once(capsys, monkeypa
     [
         ({"concurrency": 0}, "concurrency must be at least 1, got 0"),
         ({"concurrency": None}, "concurrency must be a whole number, got None"),
-        ({"max_calls": 1.5}, "max_calls must be a whole number, got 1.5"),
+        ({"max_requests": 1.5}, "max_requests must be a whole number, got 1.5"),
         ({"max_tokens": -1}, "max_tokens must be 0 or more, got -1"),
         ({"max_cost": float("nan")}, "max_cost must be a finite number, got nan"),
         ({"rpm": 0}, "rpm must be more than 0, got 0"),
@@ -54,8 +54,8 @@ def test_each_option_is_refused_in_one_line_by_the_api(options, message):
 
 
 def test_the_command_line_names_the_flag():
-    with pytest.raises(InputError, match=r"^--max-calls must be at least 0, got -1$"):
-        RunOptions(max_calls=-1, flags=True)
+    with pytest.raises(InputError, match=r"^--max-requests must be at least 0, got -1$"):
+        RunOptions(max_requests=-1, flags=True)
     with pytest.raises(InputError, match=r"^--max-cost needs a price: sim"):
         RunOptions(max_cost=1.0, flags=True).price("sim")
 

@@ -183,11 +183,13 @@ def test_another_setup_in_the_same_folder_is_refused(capsys, tmp_path):
 
 def test_the_budget_caps_the_whole_tune(capsys, tmp_path):
     out = tmp_path / "tune"
-    code, _stdout, err = run_cli(capsys, *tune_args(out, "--max-calls", "70", "--trials", "30"))
+    code, _stdout, err = run_cli(capsys, *tune_args(out, "--max-requests", "70", "--trials", "30"))
     assert code == 1 and "budget exhausted" in err
     study = study_of(out)
-    paid = sum(t.user_attrs["paid"]["calls"] for t in study.trials)
-    paid += sum(r.get("paid", {}).get("calls", 0) for r in study.user_attrs.get("report_runs", []))
+    paid = sum(t.user_attrs["paid"]["requests"] for t in study.trials)
+    paid += sum(
+        r.get("paid", {}).get("requests", 0) for r in study.user_attrs.get("report_runs", [])
+    )
     assert 0 < paid <= 70
     assert states(out)["COMPLETE"] < 30
 
@@ -199,8 +201,10 @@ def test_the_budget_caps_the_whole_tune(capsys, tmp_path):
         (["--cost", "joules"], "--cost must be one of"),
         (["--schemes", "io"], "cannot tune 'io'"),
         (["--pilot", "90", "--holdout", "20"], "exceeds the 100 samples"),
-        (["--cost", "usd"], "need a price"),
-        (["--max-calls", "-1"], "--max-calls must be 0 or more"),
+        (["--cost", "usd"], "--cost usd needs a price"),
+        (["--max-cost", "1"], "--max-cost needs a price"),
+        (["--max-requests", "-1"], "--max-requests must be at least 0"),
+        (["--max-calls", "-1"], "--max-requests must be at least 0"),
     ],
 )
 def test_bad_options_give_one_error_line(capsys, tmp_path, args, message):
@@ -277,7 +281,7 @@ def test_tune_against_the_loopback_server_caches_and_a_rerun_pays_nothing(
         assert paid > 0 and "SIMULATED" not in err
         assert list((out / "cache").glob("*.sqlite"))  # the answer caches beside the study
         study = study_of(out)
-        assert sum(t.user_attrs["paid"]["calls"] for t in study.trials) <= paid
+        assert sum(t.user_attrs["paid"]["requests"] for t in study.trials) <= paid
         assert all(t.values[1] > 0 for t in study.trials)  # usd from the built-in price table
         assert run_cli(capsys, *server_args(server, out, "--cost", "usd"))[0] == 0
         assert len(server.requests) == paid  # trials, held-out and baselines all from the cache

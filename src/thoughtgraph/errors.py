@@ -41,7 +41,7 @@ class FatalModelError(ThoughtgraphError):
 
 
 class BudgetExhausted(ThoughtgraphError):
-    """A budget cap (e.g. max_calls) forbids the next model call."""
+    """A budget cap (e.g. max_requests) forbids the next request."""
 
 
 class RunInterrupted(KeyboardInterrupt):

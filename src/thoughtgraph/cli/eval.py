@@ -13,6 +13,7 @@ import typer
 
 from thoughtgraph.cli import options as opt
 from thoughtgraph.errors import InputError, shown
+from thoughtgraph.spend.budget import Amounts, Budget, check_whole, share
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the rest loads when the command runs: `--help` stays fast
@@ -73,11 +74,14 @@ def eval_command(
         int,
         typer.Option(help="Model calls in flight at once, shared by all pairs (not per pair)."),
     ] = 16,
-    max_calls: Annotated[
+    order: opt.Order = "auto",
+    max_requests: Annotated[
         int | None,
         typer.Option(
+            "--max-requests",
+            "--max-calls",
             help="HTTP requests for the whole evaluation, shared by all pairs (retries and "
-            "parallel singles count; cached answers do not)."
+            "parallel singles count; cached answers do not). --max-calls is its older name.",
         ),
     ] = None,
     max_tokens: Annotated[
@@ -127,7 +131,7 @@ def eval_command(
     (errors.png/svg; scores.png/svg for doc-merge)."""
     import asyncio
 
-    from thoughtgraph.engine.options import RunOptions, check_whole
+    from thoughtgraph.engine.options import RunOptions
     from thoughtgraph.evaluate.api import load_graphs
     from thoughtgraph.evaluate.datasets import load_data
     from thoughtgraph.evaluate.lock import hold_folder_lock
@@ -171,7 +175,7 @@ def eval_command(
         check_address(ray)  # one line naming the extra or the bad address, before anything runs
     options = RunOptions(
         concurrency=concurrency,
-        max_calls=max_calls,
+        max_requests=max_requests,
         max_tokens=max_tokens,
         max_cost=max_cost,
         price_in=price_in,
@@ -180,6 +184,7 @@ def eval_command(
         rpm=rpm,
         tpm=tpm,
         flags=True,
+        order=order,
     )
     lm = model_from_flags(
         model,
@@ -194,7 +199,7 @@ def eval_command(
         ),
     )
     options.price(lm.name)  # refuse a cost cap without a price now, before the banner
-    budget = {"max_calls": max_calls, "max_tokens": max_tokens, "max_cost": max_cost}
+    budget = options.budget
     the_task = plans[0].task
     root = out or Path("runs") / (
         f"eval-{the_task}-{data.stem}"
@@ -305,18 +310,14 @@ def parse_sizes(text: str | None) -> list[int | None]:
     return sizes
 
 
-def left(
-    budget: dict[str, Any], outcomes: list[tuple[EvalPlan, Path, list[PairResult]]]
-) -> dict[str, Any]:
+def left(budget: Budget, outcomes: list[tuple[EvalPlan, Path, list[PairResult]]]) -> dict[str, Any]:
     """What the whole evaluation's caps leave for the next size (the sizes run so far spent the
-    rest; each size's own folder is counted by `evaluate`)."""
+    rest; each size's own folder is counted by `evaluate`): `spend.budget.share` with one slot."""
     ran = [r for _p, _f, rs in outcomes for r in rs]
-    spent = {
-        "max_calls": sum(r.requests for r in ran),
-        "max_tokens": sum(r.tokens for r in ran),
-        "max_cost": sum(r.cost for r in ran),
-    }
-    return {k: None if v is None else max(0, v - spent[k]) for k, v in budget.items()}
+    spent = Amounts(
+        sum(r.requests for r in ran), sum(r.tokens for r in ran), sum(r.cost for r in ran)
+    )
+    return share(budget, spent).to_dict()
 
 
 def _title(the_plan: EvalPlan, model: str, simulated: bool, several: bool = False) -> str:
@@ -334,9 +335,7 @@ def _title(the_plan: EvalPlan, model: str, simulated: bool, several: bool = Fals
     return f"{what}: {samples} samples, model {model}" + (" (simulated)" if simulated else "")
 
 
-def _finish(
-    outcomes: list[tuple[EvalPlan, Path, list[PairResult]]], budget: dict[str, Any]
-) -> None:
+def _finish(outcomes: list[tuple[EvalPlan, Path, list[PairResult]]], budget: Budget) -> None:
     """The figure note, the pairs the budget stopped or left out (exit 1), and the pairs that got
     no answer at all (exit 2)."""
     from thoughtgraph.evaluate import figures
@@ -347,7 +346,9 @@ def _finish(
         typer.echo(
             f"note: no figure written: matplotlib is not installed ({INSTALL_HINT})", err=True
         )
-    caps = ", ".join(f"--{k.replace('_', '-')} {v}" for k, v in budget.items() if v is not None)
+    caps = ", ".join(
+        f"--{k.replace('_', '-')} {v}" for k, v in budget.to_dict().items() if v is not None
+    )
     results = [r for _p, _f, rs in outcomes for r in rs]
     total = sum(len(p.schemes) * len(p.samples) for p, _f, _rs in outcomes)
     if not results:

@@ -204,14 +204,18 @@ def solve(
         typer.Option("--graph", help="Run your own graph file (JSON or YAML) instead of a scheme."),
     ] = None,
     concurrency: Annotated[int, typer.Option(help="Most model calls in flight at once.")] = 16,
+    order: opt.Order = "auto",
     max_regenerations: Annotated[int, typer.Option(help="Extra Part attempts per part.")] = 2,
     max_extra_merges: Annotated[int, typer.Option(help="Extra Merge attempts per pair.")] = 1,
     max_refines: Annotated[int, typer.Option(help="Refine passes on the final thought.")] = 2,
-    max_calls: Annotated[
+    max_requests: Annotated[
         int | None,
         typer.Option(
+            "--max-requests",
+            "--max-calls",
             help="Budget: HTTP requests (retries and parallel singles count; cached answers "
-            "do not); none is sent past it and the best thought so far is returned."
+            "do not); none is sent past it and the best thought so far is returned. "
+            "--max-calls is its older name.",
         ),
     ] = None,
     max_tokens: Annotated[
@@ -317,7 +321,7 @@ def solve(
     )
     run_options = RunOptions(
         concurrency=concurrency,
-        max_calls=max_calls,
+        max_requests=max_requests,
         max_tokens=max_tokens,
         max_cost=max_cost,
         price_in=price_in,
@@ -326,6 +330,7 @@ def solve(
         rpm=rpm,
         tpm=tpm,
         flags=True,
+        order=order,
     )
     if trace is not None:
         _check_writable(trace, "trace")
@@ -484,9 +489,12 @@ def _summary(result: Result, title: str, matched: bool | None, score_name: str =
     failed = result.spend.failed_calls
     answers += f", {failed} failed" if failed else ""
     unknown = result.spend.unknown_token_requests
-    tokens = f"{result.tokens:,} tokens" + (
+    estimated = result.spend.estimated_token_requests
+    tokens = f"{'~' if estimated else ''}{result.tokens:,} tokens" + (
         f" (+ {unknown} request{'s' if unknown != 1 else ''} of unknown tokens)" if unknown else ""
     )
+    if estimated:
+        tokens += f" (estimated for {_plural(estimated, 'request')} that reported no usage)"
     lines.append(
         f"calls:   {result.calls} ({by_kind}{answers}) · {_plural(result.requests, 'request')} · "
         f"depth {result.depth} rounds · {result.wall_seconds:.2f} s · {tokens}{_money(result)}"
@@ -536,7 +544,9 @@ def _plural(count: int, noun: str) -> str:
 
 def _money(result: Result) -> str:
     """The cost when a price is known (never shown as $0 for a model we cannot price)."""
-    return "" if result.price is None else f" · ${result.cost:.4f}"
+    if result.price is None:
+        return ""
+    return f" · {'~' if result.spend.tokens_estimated else ''}${result.cost:.4f}"
 
 
 def _retries(result: Result) -> str:

@@ -64,6 +64,14 @@ PriceIn = Annotated[
     typer.Option(help="USD per million prompt tokens (default: the built-in price table)."),
 ]
 PriceOut = Annotated[float | None, typer.Option(help="USD per million completion tokens.")]
+Order = Annotated[
+    str,
+    typer.Option(
+        help="Scheduler order: eager (an op starts as soon as its inputs are done), bfs (one op "
+        "at a time in the reference controller's BFS order), auto (bfs at --concurrency 1, "
+        "else eager)."
+    ),
+]
 Cache = Annotated[
     Path | None,
     typer.Option(

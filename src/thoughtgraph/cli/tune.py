@@ -56,8 +56,14 @@ def tune_command(
             "none for sim)."
         ),
     ] = None,
-    max_calls: Annotated[
-        int | None, typer.Option(help="Requests for the whole tune (trials and report).")
+    max_requests: Annotated[
+        int | None,
+        typer.Option(
+            "--max-requests",
+            "--max-calls",
+            help="HTTP requests for the whole tune (trials and report; retries and parallel "
+            "singles count). --max-calls is its older name.",
+        ),
     ] = None,
     max_tokens: Annotated[int | None, typer.Option(help="Paid tokens for the whole tune.")] = None,
     max_cost: Annotated[
@@ -109,7 +115,7 @@ def tune_command(
         seed=seed,
         out=out,
         cache_dir=cache_dir,
-        max_calls=max_calls,
+        max_requests=max_requests,
         max_tokens=max_tokens,
         max_cost=max_cost,
         price_in=price_in,

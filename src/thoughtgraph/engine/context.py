@@ -38,13 +38,13 @@ def template_for(
 
 @dataclass(frozen=True)
 class RunContext:
-    """An op's view of the run: it asks the model through `calls` (the gateway, for answers it
+    """An op's view of the run: it asks the model through `gateway` (for answers it
     parses itself) and makes thoughts through `thoughts` (the factory), which own the rules."""
 
     task: Task
     problem: Any
     state: RunState
-    calls: CallGateway
+    gateway: CallGateway
     thoughts: ThoughtFactory
     prompts: Mapping[str, PromptTemplate] = field(default_factory=dict)  # the graph's own
 

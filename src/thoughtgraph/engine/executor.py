@@ -1,9 +1,10 @@
 """The controller: runs a graph of ops over a problem and fills in the run state.
 
 An op starts as soon as all of its inputs are done, so independent ops overlap and the in-flight
-model calls are bounded only by `concurrency`. With `concurrency=1` ops run one at a time in the
-exact BFS order of the reference controller. Thought ids are structural, so the run state does
-not depend on the order in which calls complete.
+model calls are bounded only by `concurrency` (order "eager"). Order "bfs" runs ops one at a time
+in the exact BFS order of the reference controller; "auto", the default, is "bfs" at
+`concurrency=1` and "eager" otherwise. Thought ids are structural, so the run state does not
+depend on the order in which calls complete.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from thoughtgraph.events import (
     StopReason,
 )
 from thoughtgraph.models.base import LanguageModel, display_name
+from thoughtgraph.models.limits import ConcurrencyLimiter
 from thoughtgraph.spend.budget import Budget, Meter
 from thoughtgraph.spend.pricing import Price
 from thoughtgraph.tasks.base import Task
@@ -49,13 +51,17 @@ async def execute(
     price: Price | None = None,
     on_event: EventHandler | None = None,
     meter: Meter | None = None,
+    limiter: ConcurrencyLimiter | None = None,
+    order: str = "auto",
 ) -> tuple[RunState, RunContext]:
     """Run every op of `graph`; returns the run state and the context (calls, stop reason).
 
     A budget cap or a fatal model error stops the run the same way: the op that met it stops,
     no further op or paid call starts, the calls in flight finish and are recorded, and the
-    reason is in `ctx.calls.stop_reason` / `ctx.calls.stop_detail`. `meter`, when given, is a
-    budget shared with other runs (an evaluation's): its caps apply instead of `budget`. The
+    reason is in `ctx.gateway.stop_reason` / `ctx.gateway.stop_detail`. `meter`, when given, is a
+    budget shared with other runs (an evaluation's): its caps apply instead of `budget`;
+    `limiter`, when given, is a cap on calls in flight shared with other runs, instead of
+    `concurrency`. `order` is the scheduler's (module doc). The
     options come checked (`options.RunOptions`). A cancellation (Ctrl-C) stops it at once:
     stop reason "interrupted", recorded in `run_finished`, and the `CancelledError` carries
     `.run = (state, ctx)` so the caller can still report what was done.
@@ -63,13 +69,15 @@ async def execute(
     budget = meter.budget if meter is not None else budget or Budget()
     state = RunState(graph)  # the graph's JSON-able data is built if a trace asks for it
     state.ops = {op.id: OpRecord(op.id, op.kind) for op in graph.ops}
-    calls = CallGateway(model, state, concurrency, budget, price, on_event, shared_meter=meter)
-    thoughts = ThoughtFactory(task, state, calls)
-    ctx = RunContext(task, problem, state, calls, thoughts, graph.templates)
+    gateway = CallGateway(
+        model, state, concurrency, budget, price, on_event, shared_meter=meter, limiter=limiter
+    )
+    thoughts = ThoughtFactory(task, state, gateway)
+    ctx = RunContext(task, problem, state, gateway, thoughts, graph.templates)
     if logger.isEnabledFor(logging.INFO):  # a 10,000-op graph's JSON is not built for nothing
         logger.info("graph of operations: %s", json.dumps(state.graph))
     if on_event is not None:
-        calls.emit(RunStarted(calls.now(), state.graph, display_name(model)))
+        gateway.emit(RunStarted(gateway.now(), state.graph, display_name(model)))
     source = Thought(
         id="input",
         op_id="input",
@@ -81,19 +89,19 @@ async def execute(
     state.add(source)
     runner = _Runner(graph, ctx, source)
     try:
-        if concurrency == 1:
+        if order == "bfs" or (order == "auto" and concurrency == 1):
             await runner.run_in_order()
         else:
             await runner.run_concurrently()
-        await calls.drain()
+        await gateway.drain()
     except asyncio.CancelledError as exc:  # Ctrl-C (or a cancelled task): keep what was done
-        if calls.stop_reason is None:
-            calls.stop_reason, calls.stop_detail = StopReason.INTERRUPTED, "cancelled (Ctrl-C)"
+        if gateway.stop_reason is None:
+            gateway.stop_reason, gateway.stop_detail = StopReason.INTERRUPTED, "cancelled (Ctrl-C)"
         exc.run = (state, ctx)  # type: ignore[attr-defined]  # asolve builds the partial result
         raise
     finally:
-        calls.closed = True
-        calls.emit(RunFinished(calls.now(), len(state.calls), calls.stop_reason, state.cost))
+        gateway.closed = True
+        gateway.emit(RunFinished(gateway.now(), len(state.calls), gateway.stop_reason, state.cost))
         logger.info("run finished: %d model calls", len(state.calls))
     return state, ctx
 
@@ -177,9 +185,9 @@ class _Runner:
         stay in the state)."""
         record = self.ctx.state.ops[op.id]
         inputs = self._inputs(op)
-        record.status, record.started = "running", (started := self.ctx.calls.now())
-        if self.ctx.calls.on_event is not None:
-            self.ctx.calls.emit(OpStarted(started, op.id, op.kind))
+        record.status, record.started = "running", (started := self.ctx.gateway.now())
+        if self.ctx.gateway.on_event is not None:
+            self.ctx.gateway.emit(OpStarted(started, op.id, op.kind))
         try:
             outputs = await kinds.get(op.kind).run(self.ctx, op, inputs)
         except (BudgetExhausted, FatalModelError):
@@ -197,9 +205,9 @@ class _Runner:
 
     def _finish(self, op: Op, record: OpRecord) -> None:
         record.end_round = self.ctx.thoughts.end_round(op)
-        record.ended = ended = self.ctx.calls.now()
-        if self.ctx.calls.on_event is not None:
-            self.ctx.calls.emit(OpFinished(ended, op.id, op.kind, record.status))
+        record.ended = ended = self.ctx.gateway.now()
+        if self.ctx.gateway.on_event is not None:
+            self.ctx.gateway.emit(OpFinished(ended, op.id, op.kind, record.status))
 
     def _inputs(self, op: Op) -> list[Thought]:
         if not op.inputs:

@@ -23,11 +23,10 @@ from thoughtgraph.models.base import (
     Completion,
     LanguageModel,
     complete_with,
-    display_name,
     model_settings,
     would_answer,
 )
-from thoughtgraph.models.limits import shared_semaphore
+from thoughtgraph.models.limits import ConcurrencyLimiter
 from thoughtgraph.spend.budget import Budget, Meter, Ticket
 from thoughtgraph.spend.ledger import Attempt, CallLedger
 from thoughtgraph.spend.pricing import Price
@@ -48,17 +47,21 @@ class CallGateway:
     on_event: EventHandler | None = None
     started: float = field(default_factory=time.perf_counter)
     stop_reason: StopReason | None = None
-    stop_detail: str | None = None  # the one-line why, e.g. "max_calls=5 reached (5 paid)"
+    stop_detail: str | None = None  # the one-line why, e.g. "max_requests=5 reached (...)"
     shared_meter: Meter | None = None  # an evaluation's, shared by all its runs (so that its
     # caps bound them together); None: a fresh one for this run's budget
     meter: Meter = field(init=False)
     closed: bool = False  # set when the run has ended: no call may start after that
     _in_flight: int = 0
     _idle: asyncio.Event = field(init=False)
-    _slots: asyncio.Semaphore | None = None  # the shared in-flight cap (models/limits.py)
+    limiter: ConcurrencyLimiter | None = None  # the cap on calls in flight, shared on purpose
+    # with other runs (an evaluation's pairs); None: this run's own, of `concurrency`
+    _slots: asyncio.Semaphore | None = None  # the limiter's slots on the run's loop
 
     def __post_init__(self) -> None:
         self.meter = self.shared_meter or Meter(self.budget, self.price)
+        if self.limiter is None:
+            self.limiter = ConcurrencyLimiter(self.concurrency)
         self._idle = asyncio.Event()
         self._idle.set()
 
@@ -87,7 +90,8 @@ class CallGateway:
         """
         self._check_open()
         if self._slots is None:  # a run lives on one loop: looked up once, not per call
-            self._slots = shared_semaphore(display_name(self.model), self.concurrency)
+            assert self.limiter is not None  # set in __post_init__
+            self._slots = self.limiter.slots()
         async with self._slots:
             self._check_open()
             if callable(prompt):
@@ -179,9 +183,17 @@ class CallGateway:
         ticket = ledger.reserve(len(paid) or 1)  # the gateway's reservation: never refused
         usage = _sum(c.usage for c in paid)
         outcome = "ok" if failed is None else "error"
+        estimated = any(c.estimated for c in paid)
         ledger.record(
             ticket,
-            Attempt(outcome, len(paid), usage.prompt_tokens, usage.completion_tokens, failed),
+            Attempt(
+                outcome,
+                len(paid),
+                usage.prompt_tokens,
+                usage.completion_tokens,
+                failed,
+                estimated=estimated,
+            ),
         )
 
     def _failed_call(

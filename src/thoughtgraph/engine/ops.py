@@ -226,7 +226,7 @@ async def _model_split(
     texts: tuple[str, ...] = ()
     error = None
     try:
-        texts = await ctx.calls.ask(op, call_id, name, prompt)
+        texts = await ctx.gateway.ask(op, call_id, name, prompt)
         chunks = model_split(cast(ModelSplit, ctx.task), source.content, texts[0], parts)
     except (ModelError, ParseError) as exc:  # an unusable answer: the code split stands in
         chunks, error = None, f"the model's split could not be used ({exc}); split in code"

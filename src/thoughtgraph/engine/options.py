@@ -15,15 +15,18 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from thoughtgraph.engine.graph import Graph
-from thoughtgraph.errors import InputError, shown
-from thoughtgraph.spend.budget import Budget
+from thoughtgraph.errors import InputError
+from thoughtgraph.spend.budget import Budget, check_priced, check_real, check_whole
 from thoughtgraph.spend.pricing import Price, price_for
 from thoughtgraph.tasks.base import Task
 
-_WHOLE = {"concurrency": 1, "max_calls": 0, "max_tokens": 0}
-"""Whole-number options and their least value."""
+_WHOLE = {"concurrency": 1}
+"""Whole-number options and their least value (the caps are checked by `Budget`)."""
 
-_REAL = {"max_cost": (0.0, False), "rpm": (0.0, True), "tpm": (0.0, True)}
+ORDERS = ("auto", "eager", "bfs")
+"""The scheduler's orders (`executor.execute`)."""
+
+_REAL = {"rpm": (0.0, True), "tpm": (0.0, True)}
 """Real options: (floor, strict): strict ones must be above the floor."""
 
 
@@ -34,11 +37,12 @@ class RunOptions:
     Keyword-only: ten options of which several are numbers of the same type are never passed
     by position.
 
-    `flags=True` names the options as the command line spells them (`--max-calls`) in errors.
+    `flags=True` names the options as the command line spells them (`--max-requests`) in
+    errors. The caps are checked once, by the `Budget` they make (`budget`).
     """
 
     concurrency: int = 16
-    max_calls: int | None = None
+    max_requests: int | None = None
     max_tokens: int | None = None
     max_cost: float | None = None
     price_in: float | None = None
@@ -47,12 +51,20 @@ class RunOptions:
     rpm: float | None = None
     tpm: float | None = None
     flags: bool = field(default=False, compare=False)
+    order: str = "auto"  # the scheduler's: "eager", "bfs", or "auto" (bfs at concurrency 1)
+    _budget: Budget = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         for name, least in _WHOLE.items():
             value = getattr(self, name)
             required = name == "concurrency"
             check_whole(self._label(name), value, least, required=required, flags=self.flags)
+        if self.order not in ORDERS:
+            raise InputError(
+                f"{self._label('order')} must be one of {', '.join(ORDERS)}, got {self.order!r}"
+            )
+        budget = Budget(self.max_requests, self.max_tokens, self.max_cost, flags=self.flags)
+        object.__setattr__(self, "_budget", budget)
         for name, (floor, strict) in _REAL.items():
             check_real(self._label(name), getattr(self, name), floor, strict)
         for name in ("price_in", "price_out"):
@@ -65,7 +77,7 @@ class RunOptions:
 
     @property
     def budget(self) -> Budget:
-        return Budget(self.max_calls, self.max_tokens, self.max_cost)
+        return self._budget
 
     @property
     def rate_limited(self) -> bool:
@@ -74,12 +86,7 @@ class RunOptions:
     def price(self, model_name: str) -> Price | None:
         """The price of `model_name` (given, or the built-in table's); a cost cap needs one."""
         price = price_for(model_name, self.price_in, self.price_out)
-        if self.max_cost is not None and price is None:
-            raise InputError(
-                f"{self._label('max_cost')} needs a price: {model_name} is not in the built-in "
-                "price table; give price_in and price_out (--price-in/--price-out, USD per "
-                "million tokens)"
-            )
+        check_priced(self.budget, price, model_name)
         return price
 
 
@@ -89,37 +96,3 @@ class PreparedRun(NamedTuple):
     task: Task
     problem: Any
     graph: Graph
-
-
-def check_whole(
-    label: str,
-    value: Any,
-    least: int,
-    *,
-    most: int | None = None,
-    required: bool = False,
-    flags: bool = False,
-) -> None:
-    """A whole number from `least` to `most`; None means "not set", unless `required`."""
-    if value is None and not required:
-        return
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise InputError(f"{label} must be a whole number, got {shown(value)}")
-    if value < least:
-        bound = "0 or more" if least == 0 and not flags else f"at least {least}"
-        raise InputError(f"{label} must be {bound}, got {value}")
-    if most is not None and value > most:
-        raise InputError(f"{label} must be at most {most}, got {value}")
-
-
-def check_real(label: str, value: Any, floor: float, strict: bool) -> None:
-    """A finite number at or above (strict: above) `floor`; None means "not set"."""
-    if value is None:
-        return
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise InputError(f"{label} must be a finite number, got {shown(value)}")
-    if value < floor or (strict and value == floor):
-        raise InputError(
-            f"{label} must be {'more than ' if strict else ''}{floor:g}"
-            f"{'' if strict else ' or more'}, got {value:g}"
-        )

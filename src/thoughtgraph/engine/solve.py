@@ -18,7 +18,7 @@ from thoughtgraph.engine.context import RunContext, template_for
 from thoughtgraph.engine.executor import execute
 from thoughtgraph.engine.gcpause import fewer_collections
 from thoughtgraph.engine.graph import Graph
-from thoughtgraph.engine.options import PreparedRun, RunOptions, check_whole
+from thoughtgraph.engine.options import PreparedRun, RunOptions
 from thoughtgraph.engine.result import Result, count_calls
 from thoughtgraph.engine.state import RunState, Thought
 from thoughtgraph.errors import (
@@ -33,10 +33,10 @@ from thoughtgraph.events import EventHandler, StopReason
 from thoughtgraph.io.bounds import check_items
 from thoughtgraph.models.base import LanguageModel, display_name
 from thoughtgraph.models.cache import CachedModel
-from thoughtgraph.models.limits import RateLimitedModel
+from thoughtgraph.models.limits import ConcurrencyLimiter, RateLimitedModel
 from thoughtgraph.models.spec import ModelLike, as_model
 from thoughtgraph.spend.accounting import spend, spend_by_kind
-from thoughtgraph.spend.budget import Meter
+from thoughtgraph.spend.budget import Meter, check_whole, requests_cap
 from thoughtgraph.spend.pricing import Price
 from thoughtgraph.tasks import Task, get_task
 from thoughtgraph.tasks.base import attach_reference, check_parts, lacks
@@ -58,7 +58,7 @@ async def asolve(
     max_extra_merges: int = 1,
     max_refines: int = 2,
     concurrency: int = 16,
-    max_calls: int | None = None,
+    max_requests: int | None = None,
     max_tokens: int | None = None,
     max_cost: float | None = None,
     price_in: float | None = None,
@@ -71,6 +71,9 @@ async def asolve(
     on_event: EventHandler | None = None,
     meter: Meter | None = None,
     reference: Any = None,
+    limiter: ConcurrencyLimiter | None = None,
+    order: str = "auto",
+    max_calls: int | None = None,
 ) -> Result:
     """Solve one problem with the spec's GoT pattern (or your own `graph`). Awaitable anywhere.
 
@@ -79,23 +82,28 @@ async def asolve(
     graph (`got`, `got_paper`, `io`, `cot`, `cot_sc`, `tot`, `tot2`); `graph` runs your own
     instead. The caps apply to `got`.
 
-    Spending: `max_calls` (HTTP requests, retries and parallel singles included), `max_tokens`
+    Spending: `max_requests` (HTTP requests, retries and parallel singles included; `max_calls`
+    is its older name, kept as an alias), `max_tokens`
     (paid tokens) and `max_cost` (USD; needs a price) are checked before every request leaves;
     when one is reached the best thought so far is returned with status "not clean" and
     `stop_reason` "budget exhausted". `meter` is a budget shared with other runs (what
     `evaluate` passes): its caps then apply instead. The price is
     `price_in`/`price_out` (USD per million tokens) or the built-in table's for OpenAI models.
     `cache` is an answer-cache file (SQLite): answers in it are free and a rerun resumes.
-    `rpm`/`tpm` cap requests/tokens per minute, and `concurrency` the calls in flight, for every
-    run in the process using the same model. A fatal model error (rejected key, unreachable
-    endpoint, bad request) stops the run and raises `FatalModelError` whose `result` holds the
-    run so far. `reference` is the problem's expected answer, when you have one: the
-    `ground_truth` op records whether the output equals it (`solved`), and a task that scores
-    against a reference is given it.
+    `rpm`/`tpm` cap requests/tokens per minute for every run in the process using the same
+    model; `concurrency` caps this run's calls in flight, unless `limiter` is given: a
+    `ConcurrencyLimiter` shared on purpose with other runs, whose one cap they then keep
+    together. `order` is the scheduler's: "eager" starts every op as soon as its inputs are
+    done, "bfs" runs one op at a time in the reference controller's BFS order, "auto" (the
+    default) is "bfs" at `concurrency=1` and "eager" otherwise. A fatal model error (rejected
+    key, unreachable endpoint, bad request) stops the run and raises `FatalModelError` whose
+    `result` holds the run so far. `reference` is the problem's expected answer, when you have
+    one: the `ground_truth` op records whether the output equals it (`solved`), and a task that
+    scores against a reference is given it.
     """
     options = RunOptions(
         concurrency=concurrency,
-        max_calls=max_calls,
+        max_requests=requests_cap(max_requests, max_calls),
         max_tokens=max_tokens,
         max_cost=max_cost,
         price_in=price_in,
@@ -103,6 +111,7 @@ async def asolve(
         cache=cache,
         rpm=rpm,
         tpm=tpm,
+        order=order,
     )
     if on_event is not None and not callable(on_event):
         raise InputError(f"on_event must be a function of one event, got {type(on_event).__name__}")
@@ -119,7 +128,7 @@ async def asolve(
             reference=reference,
         )
         return await run_prepared(
-            prepared, as_model(model), options, on_event=on_event, meter=meter
+            prepared, as_model(model), options, on_event=on_event, meter=meter, limiter=limiter
         )
 
 
@@ -130,11 +139,14 @@ async def run_prepared(
     *,
     on_event: EventHandler | None = None,
     meter: Meter | None = None,
+    limiter: ConcurrencyLimiter | None = None,
 ) -> Result:
     """Run a prepared run with checked options: what `asolve` does after its checks (the CLI and
     `evaluate` prepare once and call this). Raises `FatalModelError` as `asolve` does."""
     with fewer_collections():  # see gcpause: the run's objects live until it ends
-        return await _run_prepared(prepared, model, options, on_event=on_event, meter=meter)
+        return await _run_prepared(
+            prepared, model, options, on_event=on_event, meter=meter, limiter=limiter
+        )
 
 
 async def _run_prepared(
@@ -144,6 +156,7 @@ async def _run_prepared(
     *,
     on_event: EventHandler | None,
     meter: Meter | None,
+    limiter: ConcurrencyLimiter | None,
 ) -> Result:
     the_task, problem, graph = prepared.task, prepared.problem, prepared.graph
     lm, cap = with_default_cap(model, the_task, problem)  # a looping model cannot run on
@@ -164,6 +177,8 @@ async def _run_prepared(
             price=price,
             on_event=on_event,
             meter=meter,
+            limiter=limiter,
+            order=options.order,
         )
     except asyncio.CancelledError as exc:  # Ctrl-C: the run so far rides on the cancellation
         run = getattr(exc, "run", None)
@@ -187,8 +202,8 @@ async def _run_prepared(
         f", ${result.cost:.4f}" if price else "",
         result.status,
     )
-    if ctx.calls.stop_reason == StopReason.FATAL:
-        error = FatalModelError(ctx.calls.stop_detail or "the model failed")
+    if ctx.gateway.stop_reason == StopReason.FATAL:
+        error = FatalModelError(ctx.gateway.stop_detail or "the model failed")
         error.result = result
         raise error
     return result
@@ -246,7 +261,7 @@ def _result(
         error_count=score.value,
         errors=list(score.errors),
         # the spec: a run stopped by its budget (or a fatal error) is "not clean", whatever it holds
-        status="clean" if score.perfect and ctx.calls.stop_reason is None else "not clean",
+        status="clean" if score.perfect and ctx.gateway.stop_reason is None else "not clean",
         calls=len(state.calls),
         completions=sum(len(c.texts) for c in state.calls.values()),
         calls_by_kind=count_calls(state),
@@ -260,12 +275,12 @@ def _result(
         simulated=bool(getattr(model, "simulated", False)),
         task=task.name,
         final=final,
-        stop_reason=ctx.calls.stop_reason,
-        stop_detail=ctx.calls.stop_detail,
+        stop_reason=ctx.gateway.stop_reason,
+        stop_detail=ctx.gateway.stop_detail,
         tokens=total.tokens,
         spend=total,
         spend_by_kind=spend_by_kind(state.calls.values(), price),
-        budget=ctx.calls.budget,
+        budget=ctx.gateway.budget,
         price=price,
     )
 

@@ -102,6 +102,11 @@ class Call:
         return sum(int(a.get("answers") or 0) for a in self.attempts)
 
     @property
+    def estimated_tokens(self) -> int:
+        """Requests whose tokens were counted from the texts (the server sent no usage)."""
+        return sum(bool(a.get("estimated")) for a in self.attempts)
+
+    @property
     def unknown_tokens(self) -> int:
         """Requests whose tokens are unknown (timed out: possibly billed, never reported)."""
         return sum(a.get("prompt_tokens") is None for a in self.attempts)

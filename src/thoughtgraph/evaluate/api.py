@@ -33,6 +33,7 @@ from thoughtgraph.evaluate.runner import (
     sized,
 )
 from thoughtgraph.models.spec import ModelLike, as_model
+from thoughtgraph.spend.budget import requests_cap
 
 DEFAULT_SCHEMES = ("io", "cot", "tot", "tot2", "got", "got_paper")
 PANDAS_HINT = "to_pandas() needs pandas: pip install 'thoughtgraph[pandas]'"
@@ -199,7 +200,7 @@ async def aevaluate(
     out: str | Path | None = None,
     parallel: int | None = None,
     concurrency: int = 16,
-    max_calls: int | None = None,
+    max_requests: int | None = None,
     max_tokens: int | None = None,
     max_cost: float | None = None,
     price_in: float | None = None,
@@ -209,6 +210,7 @@ async def aevaluate(
     tpm: float | None = None,
     traces: bool = False,
     on_result: Callable[[PairResult], None] | None = None,
+    max_calls: int | None = None,
 ) -> EvalResults:
     """Run every (scheme, sample) pair of `task` on `data` and return what they measured.
 
@@ -219,9 +221,10 @@ async def aevaluate(
     comma-separated string; `graphs`: graph files or `Graph` objects run beside them (a mapping
     names them). `model`: a spec (`"sim"`, `"openai:gpt-4o-mini"`, `"py:pkg.mod:fn"`), a
     `LanguageModel` or a function `prompt -> str`. The caps are the whole evaluation's (as
-    `thoughtgraph eval`'s); as many pairs run at once as `concurrency` (`parallel` lowers it).
-    With `out`, the CLI's files are written there and a rerun resumes; every mistake is one
-    `ThoughtgraphError` line before any call.
+    `thoughtgraph eval`'s; `max_requests` counts HTTP requests, `max_calls` is its older
+    name); as many pairs run at once as `concurrency` (`parallel` lowers it). With `out`, the
+    CLI's files are written there and a rerun resumes; every mistake is one `ThoughtgraphError`
+    line before any call.
     """
     dataset, rows = resolve_data(task, data, input_column)
     if rows is not None and size is not None:
@@ -239,7 +242,7 @@ async def aevaluate(
         raise InputError(f"size {size} does not match dataset {the_plan.dataset}")
     options = RunOptions(
         concurrency=concurrency,
-        max_calls=max_calls,
+        max_requests=requests_cap(max_requests, max_calls),
         max_tokens=max_tokens,
         max_cost=max_cost,
         price_in=price_in,

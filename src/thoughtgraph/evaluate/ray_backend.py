@@ -22,6 +22,7 @@ from typing import Any
 
 from thoughtgraph.errors import InputError
 from thoughtgraph.evaluate.datasets import Sample
+from thoughtgraph.spend.budget import NOTHING, Amounts, Budget, Meter, share
 
 INSTALL_HINT = "--ray needs Ray: pip install 'thoughtgraph[ray]'"
 LOCAL = "local"
@@ -114,7 +115,7 @@ def _solve_pair_sync(
     sample: Sample,
     spec: str,
     model_options: tuple[tuple[str, Any], ...],
-    allowance: tuple[int | None, int | None, float | None],
+    allowance: Budget,
     options: Any,
 ) -> Any:
     """One pair in a worker, under its own ledger holding the pair's share of the budget."""
@@ -124,17 +125,22 @@ def _solve_pair_sync(
     from thoughtgraph.tune.jobs import model_from_recipe
 
     model = model_from_recipe(spec, model_options)
-    calls, tokens, cost = allowance
-    share = dataclasses.replace(options, max_calls=calls, max_tokens=tokens, max_cost=cost)
-    meter = shared_meter(model.name, share)
+    mine = dataclasses.replace(
+        options,
+        max_requests=allowance.max_requests,
+        max_tokens=allowance.max_tokens,
+        max_cost=allowance.max_cost,
+    )
+    meter = shared_meter(model.name, mine)
     return asyncio.run(_solve_pair(the_plan, scheme, sample, model, meter, options))
 
 
 class _Shares:
     """Splits what the evaluation's ledger has left among the pairs that may run at once.
 
-    Workers cannot share the driver's ledger, so each pair gets an allowance: an equal share of
-    what is left after the allowances of the pairs already running, among the `parallel` slots.
+    Workers cannot share the driver's ledger, so each pair gets an allowance (`spend.budget.share`,
+    the rule tunes use too): an equal share of what is left after the allowances of the pairs
+    already running, among the free ones of the `parallel` slots.
     The allowances in flight never add up to more than is left, so the caps hold across
     processes; when a pair returns, its spend goes into the ledger and the rest of its share is
     free again. (So with a budget, a pair on Ray may stop sooner than it would locally.)
@@ -142,23 +148,19 @@ class _Shares:
 
     def __init__(self, parallel: int) -> None:
         self.parallel = parallel
-        self.out: dict[int, tuple[float, float, float]] = {}
+        self.out: dict[int, Amounts] = {}
         self.keys = itertools.count()
 
-    def take(self, meter: Any) -> tuple[int, tuple[int | None, int | None, float | None]]:
-        caps = meter.budget
-        slots = max(1, self.parallel - len(self.out))
-        held = [sum(a[i] for a in self.out.values()) for i in range(3)]
-        calls = tokens = cost = None
-        if caps.max_calls is not None:
-            calls = max(0, int(caps.max_calls - meter.requests - held[0]) // slots)
-        if caps.max_tokens is not None:
-            tokens = max(0, int(caps.max_tokens - meter.tokens - held[1]) // slots)
-        if caps.max_cost is not None:
-            cost = max(0.0, (caps.max_cost - meter.cost - held[2]) / slots)
+    def take(self, meter: Meter) -> tuple[int, Budget]:
+        held = NOTHING
+        for out in self.out.values():
+            held = held.plus(out)
+        allowance = share(meter.budget, meter.spent, held, self.parallel - len(self.out))
         key = next(self.keys)
-        self.out[key] = (calls or 0, tokens or 0, cost or 0.0)
-        return key, (calls, tokens, cost)
+        self.out[key] = Amounts(
+            allowance.max_requests or 0, allowance.max_tokens or 0, allowance.max_cost or 0.0
+        )
+        return key, allowance
 
     def give_back(self, key: int) -> None:
         self.out.pop(key, None)

@@ -33,9 +33,10 @@ from thoughtgraph.errors import (
 from thoughtgraph.evaluate.datasets import DATASETS, Data, Sample, dataset_task, load_dataset
 from thoughtgraph.events import StopReason
 from thoughtgraph.models.base import LanguageModel
+from thoughtgraph.models.limits import ConcurrencyLimiter
 from thoughtgraph.models.spec import ModelLike, as_model
 from thoughtgraph.schemes import paper_options, variants
-from thoughtgraph.spend.budget import Meter
+from thoughtgraph.spend.budget import Meter, requests_cap
 from thoughtgraph.tasks import get_task
 from thoughtgraph.tasks.reference import answer_matches
 
@@ -356,9 +357,10 @@ async def evaluate(
     *,
     parallel: int | None = None,
     concurrency: int | None = None,
-    max_calls: int | None = None,
+    max_requests: int | None = None,
     max_tokens: int | None = None,
     max_cost: float | None = None,
+    max_calls: int | None = None,
     on_result: Callable[[PairResult], None] | None = None,
     solve_options: dict[str, Any] | None = None,
     options: RunOptions | None = None,
@@ -369,7 +371,8 @@ async def evaluate(
 
     A simulated model gets a fresh instance per pair, so its seeded answers do not depend on
     which pairs happen to run first. The budget is one ledger shared by every pair, counting the
-    pairs already in `out` too: `max_calls` caps the HTTP requests of the whole evaluation,
+    pairs already in `out` too: `max_requests` (older name `max_calls`) caps the HTTP requests
+    of the whole evaluation,
     `max_tokens` its tokens and `max_cost` its USD (at the price in `solve_options` or the
     built-in table). Each request of each pair is reserved against it before it is sent, so
     pairs running side by side can never go past a cap together; once it is reached, the pairs
@@ -388,6 +391,7 @@ async def evaluate(
     """
     loose = {
         "concurrency": concurrency,
+        "max_requests": max_requests,
         "max_calls": max_calls,
         "max_tokens": max_tokens,
         "max_cost": max_cost,
@@ -397,7 +401,7 @@ async def evaluate(
     if options is None:
         options = RunOptions(
             concurrency=16 if concurrency is None else concurrency,
-            max_calls=max_calls,
+            max_requests=requests_cap(max_requests, max_calls),
             max_tokens=max_tokens,
             max_cost=max_cost,
             **dict(solve_options or {}),
@@ -428,6 +432,7 @@ async def evaluate(
     finished = {(r.scheme, r.sample) for r in done if not is_incomplete(r) and not no_answer(r)}
     todo = [(s, x) for x in the_plan.samples for s in the_plan.schemes if (s, x.id) not in finished]
     gate = asyncio.Semaphore(options.concurrency if parallel is None else parallel)
+    limiter = ConcurrencyLimiter(options.concurrency)  # one cap on calls in flight, all pairs
     for old in rows:  # the budget is the whole evaluation's: every earlier run was paid
         meter.carry(old.requests, old.tokens, old.cost)
     meter.carry(*_unrecorded(out))  # and so were the pairs that earlier runs cut short
@@ -451,6 +456,7 @@ async def evaluate(
                         meter,
                         options,
                         out if traces else None,
+                        limiter,
                     )
                 )
                 sink.write(json.dumps(asdict(pair)) + "\n")
@@ -556,12 +562,13 @@ async def _solve_pair(
     meter: Meter,
     options: RunOptions,
     trace_folder: Path | None = None,
+    limiter: ConcurrencyLimiter | None = None,
 ) -> PairResult:
     graph = judged(the_plan.graph_for(scheme, len(sample.input)), the_plan.task)
     started = time.perf_counter()
     reference = None if sample.row is None else sample.reference  # a data row's, for ground_truth
     prepared = prepare(the_plan.task_spec, sample.given, graph, reference=reference)
-    result = await run_prepared(prepared, model, options, meter=meter)
+    result = await run_prepared(prepared, model, options, meter=meter, limiter=limiter)
     solved = None if sample.reference is None else result.output == sample.reference
     if sample.row is not None and sample.reference is not None:
         solved = answer_matches(

@@ -33,11 +33,13 @@ from thoughtgraph.spend.usage import Usage
 
 @dataclass(frozen=True)
 class Completion:
-    """One answer from a model, with the tokens it cost (0 when the model does not say)."""
+    """One answer from a model, with the tokens it cost (0 when the model does not say);
+    `estimated` when those tokens were counted from the texts because the model did not say."""
 
     text: str
     usage: Usage = field(default_factory=Usage)
     cached: bool = False
+    estimated: bool = False
 
 
 @runtime_checkable
@@ -304,7 +306,7 @@ class FunctionModel:
             text = await text
         if not isinstance(text, str):
             raise self._not_text(text)
-        return Completion(text=text, usage=Usage(_tokens(prompt), _tokens(text)))
+        return Completion(text=text, usage=Usage(_tokens(prompt), _tokens(text)), estimated=True)
 
     def _not_text(self, value: object) -> Exception:
         """What an answer that is not a str raises: a failed attempt the op may retry."""

@@ -8,11 +8,15 @@ Providers publish two caps, and going over either costs 429s and retries:
   before it is sent as len(prompt) / 4 + n * max_tokens (when the inner model exposes
   `max_tokens` in its `settings`); an estimate above the cap is clamped to it.
 
-How many in flight at once is a different limit: `shared_semaphore`, which the executor takes
-around every call. Limiters and semaphores are shared through a registry keyed by model name
-(which names the endpoint host for non-default endpoints) and limit, per event loop: concurrent
-runs in one loop share them; asyncio primitives cannot cross event loops, so a new loop starts
-with fresh ones.
+The rpm/tpm limiters are shared through a registry keyed by model name (which names the endpoint
+host for non-default endpoints) and limit, per event loop: concurrent runs in one loop share them;
+asyncio primitives cannot cross event loops, so a new loop starts with fresh ones.
+
+How many calls are in flight at once is a different limit, and an explicit one: a
+`ConcurrencyLimiter` object, which the call gateway holds around every call. A run makes its own
+from `concurrency`; runs that must share one cap are handed the same limiter on purpose (an
+evaluation hands its one limiter to every pair, a tune to every job of a batch), as
+pydantic-ai's `ConcurrencyLimiter`.
 """
 
 from __future__ import annotations
@@ -38,8 +42,7 @@ from thoughtgraph.models.base import (
 from thoughtgraph.models.singles import gather_singles
 from thoughtgraph.spend.ledger import RequestRecorder
 
-_Limit = AsyncLimiter | asyncio.Semaphore
-_registry: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[Any, ...], _Limit]]
+_registry: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[Any, ...], AsyncLimiter]]
 _registry = weakref.WeakKeyDictionary()
 _registry_lock = threading.Lock()
 
@@ -55,23 +58,41 @@ def shared_limiter(name: str, kind: str, limit: float, period: float) -> AsyncLi
                 limiters[key] = AsyncLimiter(1, period / limit)
             else:  # tokens: a bucket holding one period's worth
                 limiters[key] = AsyncLimiter(limit, period)
-        limiter = limiters[key]
-        assert isinstance(limiter, AsyncLimiter)
-        return limiter
+        return limiters[key]
 
 
-def shared_semaphore(name: str, limit: int) -> asyncio.Semaphore:
-    """The process-wide cap on calls in flight to model `name` (per limit) in the running loop,
-    so that runs started side by side (an evaluation) stay within one `concurrency` together."""
-    loop = asyncio.get_running_loop()
-    with _registry_lock:
-        limits = _registry.setdefault(loop, {})
-        key = (name, "in_flight", limit)
-        if key not in limits:
-            limits[key] = asyncio.Semaphore(limit)
-        semaphore = limits[key]
-        assert isinstance(semaphore, asyncio.Semaphore)
-        return semaphore
+class ConcurrencyLimiter:
+    """At most `limit` model calls in flight at once, over every run that holds this object:
+    `async with limiter: ...` around each call. Share one to make several runs keep one cap
+    together. It may be used from several event loops (one `asyncio.run` after another, a
+    Jupyter helper thread): each loop gets its own slots, as asyncio primitives cannot cross
+    loops."""
+
+    def __init__(self, limit: int) -> None:
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+            raise ValueError(f"a concurrency limit must be a whole number >= 1, got {limit!r}")
+        self.limit = limit
+        self._slots: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore]
+        self._slots = weakref.WeakKeyDictionary()
+        self._lock = threading.Lock()
+
+    def slots(self) -> asyncio.Semaphore:
+        """This limiter's slots on the running loop (the same object for every caller)."""
+        loop = asyncio.get_running_loop()
+        slots = self._slots.get(loop)
+        if slots is None:
+            with self._lock:
+                slots = self._slots.setdefault(loop, asyncio.Semaphore(self.limit))
+        return slots
+
+    async def __aenter__(self) -> None:
+        await self.slots().acquire()
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.slots().release()
+
+    def __repr__(self) -> str:
+        return f"ConcurrencyLimiter({self.limit})"
 
 
 class RateLimitedModel(DeliveringModel, WrapperModel):

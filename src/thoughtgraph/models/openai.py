@@ -55,7 +55,7 @@ from thoughtgraph.models import clients, inflight, secrets, transport
 from thoughtgraph.models.base import AnswerSink, Completion, DeliveringModel, parse_options
 from thoughtgraph.models.singles import gather_singles
 from thoughtgraph.spend.ledger import UNMETERED, Attempt, RequestRecorder
-from thoughtgraph.spend.usage import Usage
+from thoughtgraph.spend.usage import Usage, count_tokens
 
 logger = logging.getLogger(__name__)
 
@@ -82,9 +82,6 @@ SPEC_OPTIONS: dict[str, Any] = {
     "max_response_bytes": int,
     "transport": str,
 }
-
-# (base_url, model) pairs seen returning fewer choices than asked or rejecting `n`.
-N_IGNORED: set[tuple[str, str]] = set()
 
 
 class _Secret:
@@ -209,7 +206,7 @@ class OpenAIModel(DeliveringModel):
         self.transport = transport
         self.name = f"openai:{self.model}" + _host_suffix(self.base_url)
         if max_in_flight is not None:
-            inflight.set_limit(self.base_url, max_in_flight)
+            self.endpoint.set_limit(max_in_flight)
 
     @classmethod
     def from_spec(cls, rest: str, spec: str, **overrides: Any) -> OpenAIModel:
@@ -254,9 +251,15 @@ class OpenAIModel(DeliveringModel):
         return secrets.public_url(self.base_url)
 
     @property
+    def endpoint(self) -> inflight.Endpoint:
+        """What this process knows about the endpoint (in-flight limit, `n` memory), shared by
+        every model of its base URL (`inflight`)."""
+        return inflight.endpoint(self.base_url)
+
+    @property
     def n_honoured(self) -> bool:
         """False once this endpoint has returned fewer choices than asked or rejected `n`."""
-        return (self.base_url, self.model) not in N_IGNORED
+        return not self.endpoint.ignores_n(self.model)
 
     def requests_needed(self, n: int) -> int:
         """HTTP requests `complete(prompt, n)` will make (as far as known): for rate limits."""
@@ -306,7 +309,7 @@ class OpenAIModel(DeliveringModel):
     def _forget_n(self, why: str) -> None:
         if self.n_honoured:
             logger.info("%s %s; using parallel single calls from now on", self.name, why)
-        N_IGNORED.add((self.base_url, self.model))
+        self.endpoint.forget_n(self.model)
 
     async def _singles(
         self,
@@ -366,12 +369,12 @@ class OpenAIModel(DeliveringModel):
         others = 0  # requests in flight to this endpoint besides this one
         try:
             # The request waits for a slot here, not in the server's queue (models/inflight.py).
-            async with inflight.gate(self.base_url).slot() as others:
+            async with self.endpoint.slot() as others:
                 reply = await self._client().post(
                     "/chat/completions", self._arguments(prompt, n), self.max_response_bytes
                 )
         except transport.Timeout as exc:  # a queueing server? lower its gate
-            inflight.learn_from_timeout(self.base_url, self.name, others)
+            self.endpoint.learn_from_timeout(self.name, others)
             error = ModelError(f"{self._where()} did not answer within {self.timeout:g}s")
             if exc.connected:
                 ended.attempt = Attempt(
@@ -407,7 +410,7 @@ class OpenAIModel(DeliveringModel):
         except ValueError:
             data = None
         try:
-            answers = self._parse(data)
+            answers = self._parse(data, prompt)
         except ModelError as exc:
             usage = _body_usage(data)
             ended.attempt = Attempt(
@@ -419,7 +422,13 @@ class OpenAIModel(DeliveringModel):
             )
             raise
         billed = _sum_usage(answers)
-        ended.attempt = Attempt("ok", len(answers), billed.prompt_tokens, billed.completion_tokens)
+        ended.attempt = Attempt(
+            "ok",
+            len(answers),
+            billed.prompt_tokens,
+            billed.completion_tokens,
+            estimated=any(a.estimated for a in answers),
+        )
         return answers
 
     def _refused(self, reply: transport.Reply, n: int, ended: _Ended) -> None:
@@ -453,7 +462,7 @@ class OpenAIModel(DeliveringModel):
         """The endpoint's shared client on this loop (`clients`: one per process and loop)."""
         return clients.client_for(self.base_url, self._key.reveal(), self.timeout, self.transport)
 
-    def _parse(self, data: Any) -> list[Completion]:
+    def _parse(self, data: Any, prompt: str) -> list[Completion]:
         """The answers of a chat-completions body; a malformed one is a retryable failure."""
         if data is None:
             raise ModelError(f"{self._where()} sent a body that is not JSON")
@@ -467,7 +476,7 @@ class OpenAIModel(DeliveringModel):
         usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
         # An endpoint may echo the request headers into its answer (a debugging proxy, a
         # hostile server): the key must not reach the trace, the JSON output or the cache.
-        return _with_usage([self._key.scrub(t) for t in texts if t is not None], usage)
+        return _with_usage([self._key.scrub(t) for t in texts if t is not None], usage, prompt)
 
     def _where(self) -> str:
         return f"the endpoint at {self.url}"
@@ -544,14 +553,22 @@ def _content(choice: Any) -> str | None:
     return content.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
 
 
-def _with_usage(texts: list[str], usage: dict[str, Any]) -> list[Completion]:
+def _with_usage(texts: list[str], usage: dict[str, Any], prompt: str) -> list[Completion]:
     """Spread the response's usage over its choices so that their sum is what was billed:
-    prompt tokens evenly, completion tokens in proportion to each answer's length."""
-    prompt = _int(usage.get("prompt_tokens"))
+    prompt tokens evenly, completion tokens in proportion to each answer's length. A response
+    that reports no usage (many local servers) is counted from the texts (`count_tokens`), and
+    its answers are marked `estimated`, so the caps still hold and every report says so."""
+    if "prompt_tokens" not in usage and "completion_tokens" not in usage:
+        shares = _spread(count_tokens(prompt), [1] * len(texts))
+        return [
+            Completion(text, Usage(p, count_tokens(text)), estimated=True)
+            for text, p in zip(texts, shares, strict=True)
+        ]
+    prompt_tokens = _int(usage.get("prompt_tokens"))
     completion = _int(usage.get("completion_tokens"))
     if len(texts) == 1:  # the usual request: nothing to spread
-        return [Completion(texts[0], Usage(prompt, completion))]
-    prompt_shares = _spread(prompt, [1] * len(texts))
+        return [Completion(texts[0], Usage(prompt_tokens, completion))]
+    prompt_shares = _spread(prompt_tokens, [1] * len(texts))
     completion_shares = _spread(completion, [max(1, len(t)) for t in texts])
     return [
         Completion(text, Usage(p, c))

@@ -14,7 +14,10 @@ Paid and cached are kept apart: a call answered wholly from the answer cache is 
 and costs nothing; its answers' tokens (and what they would cost at today's price) are "saved".
 A failed call reached the model, so it is a paid call, usually with 0 tokens. A request whose
 tokens are unknown (it timed out) adds nothing to the token counts and is counted in
-`unknown_token_requests` instead.
+`unknown_token_requests` instead. A request whose response reported no usage (many local servers)
+has its tokens counted from the texts (`spend.usage.count_tokens`) and is counted in
+`estimated_token_requests`: the token and cost figures, and the caps on them, then rest on
+estimates, and every report says so (`tokens_estimated`).
 """
 
 from __future__ import annotations
@@ -52,6 +55,8 @@ class CallRecord(Protocol):
     def received(self) -> int: ...
     @property
     def unknown_tokens(self) -> int: ...
+    @property
+    def estimated_tokens(self) -> int: ...
 
 
 @dataclass(frozen=True)
@@ -64,6 +69,8 @@ class Spend:
     answers_received: int = 0  # completions the model delivered
     answers_cached: int = 0  # completions served from the answer cache
     unknown_token_requests: int = 0  # requests whose tokens are unknown (timed out)
+    estimated_token_requests: int = 0  # requests whose response said no usage: counted
+    # from the texts (`spend.usage.count_tokens`), so the token figures are estimates
     prompt_tokens: int = 0  # paid
     completion_tokens: int = 0  # paid
     cost: float = 0.0  # USD paid (0 without a price)
@@ -73,6 +80,10 @@ class Spend:
     @property
     def tokens(self) -> int:
         return self.prompt_tokens + self.completion_tokens
+
+    @property
+    def tokens_estimated(self) -> bool:
+        return self.estimated_token_requests > 0
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -84,6 +95,8 @@ class Spend:
             "answers_received": self.answers_received,
             "answers_cached": self.answers_cached,
             "unknown_token_requests": self.unknown_token_requests,
+            "estimated_token_requests": self.estimated_token_requests,
+            "tokens_estimated": self.tokens_estimated,
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
             "tokens": self.tokens,
@@ -96,7 +109,7 @@ class Spend:
 def spend(calls: Iterable[CallRecord], price: Price | None = None) -> Spend:
     """The totals of these calls, in one pass over them (a 10,000-op run has 6,665 calls, and
     its result adds them up once in total and once per kind)."""
-    count = paid = cached = failed = requests = received = from_cache = unknown = 0
+    count = paid = cached = failed = requests = received = from_cache = unknown = estimated = 0
     prompt_tokens = completion_tokens = saved = 0
     cost: float = 0
     saved_cost: float = 0
@@ -109,6 +122,7 @@ def spend(calls: Iterable[CallRecord], price: Price | None = None) -> Spend:
         received += got
         from_cache += max(0, len(c.texts) - got)
         unknown += c.unknown_tokens
+        estimated += c.estimated_tokens
         prompt_tokens += c.usage.prompt_tokens
         completion_tokens += c.usage.completion_tokens
         cost += c.cost
@@ -125,6 +139,7 @@ def spend(calls: Iterable[CallRecord], price: Price | None = None) -> Spend:
         answers_received=received,
         answers_cached=from_cache,
         unknown_token_requests=unknown,
+        estimated_token_requests=estimated,
         prompt_tokens=prompt_tokens,
         completion_tokens=completion_tokens,
         cost=cost,

@@ -40,6 +40,7 @@ class Attempt:
     completion_tokens: int | None = 0
     error: str | None = None  # the one-line reason, for a failed request
     fatal: bool = False  # the failure stops the run (rejected key, bad request)
+    estimated: bool = False  # the response said no usage: tokens counted from the texts
 
     @property
     def usage(self) -> Usage | None:
@@ -56,6 +57,7 @@ class Attempt:
             "completion_tokens": self.completion_tokens,
             "error": self.error,
             "fatal": self.fatal,
+            "estimated": self.estimated,
         }
 
 

@@ -7,8 +7,10 @@ import it from here.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,3 +37,34 @@ def usage_of(prompt_tokens: int, completion_tokens: int) -> Usage:
 def estimate_tokens(prompt: str, n: int, max_tokens: int | None) -> Usage:
     """What a request is expected to cost before it is sent (prompt at 4 characters a token)."""
     return Usage(math.ceil(len(prompt) / 4), n * (max_tokens or 0))
+
+
+TOKENIZER_ENCODING = "o200k_base"  # the encoding of OpenAI's current chat models
+
+
+def count_tokens(text: str) -> int:
+    """The tokens of `text` when no server said: counted by `tiktoken` where it is installed
+    and its encoding's data are at hand (it downloads them once; offline without them it is not
+    used), else estimated at 4 characters a token."""
+    encoder = _encoder()
+    if encoder is not None:
+        try:
+            return len(encoder.encode(text, disallowed_special=()))
+        except Exception:  # a text the encoder cannot take: estimate it instead
+            pass
+    return math.ceil(len(text) / 4)
+
+
+@functools.cache
+def _encoder() -> Any:
+    try:
+        import tiktoken
+
+        return tiktoken.get_encoding(TOKENIZER_ENCODING)
+    except Exception:  # not installed, or its data cannot be fetched (offline)
+        return None
+
+
+def tokenizer() -> str:
+    """What `count_tokens` counts with, for messages and docs."""
+    return f"tiktoken {TOKENIZER_ENCODING}" if _encoder() is not None else "4 characters a token"

@@ -108,6 +108,7 @@ async def atune(
     seed: int = 0,
     out: str | Path | None = None,
     cache_dir: str | Path | None = None,
+    max_requests: int | None = None,
     max_calls: int | None = None,
     max_tokens: int | None = None,
     max_cost: float | None = None,
@@ -128,6 +129,7 @@ async def atune(
     worker thread, so awaiting it leaves the event loop free."""
     from thoughtgraph.errors import InputError
     from thoughtgraph.evaluate.datasets import DATASETS
+    from thoughtgraph.spend.budget import requests_cap
     from thoughtgraph.tune.run import run_tune
 
     known = {"base_url", "api_key_env", "temperature", "max_completion_tokens", "timeout"}
@@ -148,7 +150,8 @@ async def atune(
             schemes=schemes, cost=cost, pilot=pilot, holdout=holdout, target=target,
             parallel=parallel, concurrency=concurrency, report_max=report_max, seed=seed,
             out=folder, cache_dir=None if cache_dir is None else Path(cache_dir),
-            max_calls=max_calls, max_tokens=max_tokens, max_cost=max_cost, price_in=price_in,
+            max_requests=requests_cap(max_requests, max_calls), max_tokens=max_tokens,
+            max_cost=max_cost, price_in=price_in,
             price_out=price_out, rpm=rpm, tpm=tpm,
             base_url=model_options.get("base_url"),
             api_key_env=model_options.get("api_key_env"),

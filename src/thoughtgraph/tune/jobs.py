@@ -27,7 +27,9 @@ from thoughtgraph.engine.solve import asolve
 from thoughtgraph.errors import FatalModelError, ThoughtgraphError
 from thoughtgraph.events import StopReason
 from thoughtgraph.models.base import LanguageModel
+from thoughtgraph.models.limits import ConcurrencyLimiter
 from thoughtgraph.models.spec import from_spec
+from thoughtgraph.spend.budget import Budget
 
 COST_METRICS = ("completions", "tokens", "usd")
 
@@ -55,20 +57,12 @@ class Setup:
 
 
 @dataclass(frozen=True)
-class Allowance:
-    """The most one (graph, sample) pair may pay: its share of what the tune has left."""
-
-    calls: int | None = None
-    tokens: int | None = None
-    cost: float | None = None
-
-
-@dataclass(frozen=True)
 class Job:
     key: str  # e.g. "trial-7" or "holdout:got (default)"
     graph_json: str
     samples: tuple[tuple[int, Any, Any], ...]  # (id, input, reference)
-    allowance: Allowance = field(default_factory=Allowance)
+    allowance: Budget = field(default_factory=Budget)  # the most each (graph, sample) pair
+    # may pay: its share of what the tune has left (`spend.budget.share`)
 
 
 @dataclass(frozen=True)
@@ -80,7 +74,7 @@ class Outcome:
     cost: float  # mean objective cost per sample (the setup's metric)
     solved: float  # share of samples answered exactly
     errors: tuple[float, ...]
-    paid_calls: int
+    paid_requests: int  # HTTP requests, the unit of every cap and ledger
     paid_tokens: int
     paid_cost: float
     budget_stopped: bool
@@ -105,12 +99,18 @@ def model_from_recipe(spec: str, options: tuple[tuple[str, Any], ...] = ()) -> L
     return _SHARED[key]
 
 
-async def run_job(setup: Setup, job: Job) -> Outcome:
-    """Every sample of the job concurrently; a sample stopped by its allowance marks the job."""
+async def run_job(setup: Setup, job: Job, limiter: ConcurrencyLimiter | None = None) -> Outcome:
+    """Every sample of the job concurrently; a sample stopped by its allowance marks the job.
+    `limiter` is the cap on calls in flight shared with the other jobs running beside this
+    one (None: the job's own, of `setup.concurrency`)."""
     graph = Graph.from_json(job.graph_json)
     cache = cache_for(setup, job.graph_json)
+    limiter = limiter or ConcurrencyLimiter(setup.concurrency)
     runs = await asyncio.gather(
-        *(_run_sample(setup, graph, sample, job.allowance, cache) for sample in job.samples)
+        *(
+            _run_sample(setup, graph, sample, job.allowance, cache, limiter)
+            for sample in job.samples
+        )
     )
     failure = next((r["failure"] for r in runs if r["failure"]), None)
     errors = tuple(float(r["error"]) for r in runs)
@@ -120,7 +120,7 @@ async def run_job(setup: Setup, job: Job) -> Outcome:
         cost=statistics.fmean(r["cost"] for r in runs) if runs else 0.0,
         solved=statistics.fmean(float(r["solved"]) for r in runs) if runs else 0.0,
         errors=errors,
-        paid_calls=sum(r["paid_calls"] for r in runs),
+        paid_requests=sum(r["paid_requests"] for r in runs),
         paid_tokens=sum(r["paid_tokens"] for r in runs),
         paid_cost=sum(r["paid_cost"] for r in runs),
         budget_stopped=any(r["stopped"] for r in runs),
@@ -148,7 +148,7 @@ def spread_back(jobs: list[Job], outcomes: list[Outcome], index: list[int]) -> l
     for job, i in zip(jobs, index, strict=True):
         outcome = replace(outcomes[i], key=job.key)
         if i in used:
-            outcome = replace(outcome, paid_calls=0, paid_tokens=0, paid_cost=0.0)
+            outcome = replace(outcome, paid_requests=0, paid_tokens=0, paid_cost=0.0)
         used.add(i)
         result.append(outcome)
     return result
@@ -179,8 +179,9 @@ async def _run_sample(
     setup: Setup,
     graph: Graph,
     sample: tuple[int, Any, Any],
-    allowance: Allowance,
+    allowance: Budget,
     cache: str | None,
+    limiter: ConcurrencyLimiter,
 ) -> dict[str, Any]:
     _id, problem, reference = sample
     try:
@@ -190,15 +191,16 @@ async def _run_sample(
             model_for(setup),
             graph=graph,
             concurrency=setup.concurrency,
-            max_calls=allowance.calls,
-            max_tokens=allowance.tokens,
-            max_cost=allowance.cost,
+            max_requests=allowance.max_requests,
+            max_tokens=allowance.max_tokens,
+            max_cost=allowance.max_cost,
             price_in=setup.price_in,
             price_out=setup.price_out,
             cache=cache,
             rpm=setup.rpm,
             tpm=setup.tpm,
             reference=reference,
+            limiter=limiter,
         )
     except FatalModelError as exc:
         result = exc.result
@@ -222,7 +224,7 @@ def _measure(setup: Setup, result: Any, reference: Any) -> dict[str, Any]:
         "error": min(float(result.error_count), float(setup.size)),
         "cost": objective,
         "solved": bool(solved),
-        "paid_calls": spend.paid_calls,
+        "paid_requests": spend.requests,
         "paid_tokens": spend.tokens,
         "paid_cost": spend.cost,
         "stopped": result.stop_reason == StopReason.BUDGET,
@@ -235,7 +237,7 @@ def _failed(reason: str) -> dict[str, Any]:
         "error": math.inf,
         "cost": 0.0,
         "solved": False,
-        "paid_calls": 0,
+        "paid_requests": 0,
         "paid_tokens": 0,
         "paid_cost": 0.0,
         "stopped": False,

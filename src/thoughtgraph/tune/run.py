@@ -17,17 +17,18 @@ from thoughtgraph.errors import InputError, shown
 from thoughtgraph.evaluate.datasets import load_data, load_dataset
 from thoughtgraph.evaluate.lock import hold_folder_lock, make_folder
 from thoughtgraph.evaluate.runner import EvalPlan, plan
+from thoughtgraph.spend.budget import Budget, check_priced
 from thoughtgraph.tasks import get_task
 from thoughtgraph.tune import report, space
 from thoughtgraph.tune.jobs import COST_METRICS, Job, Outcome, Setup
 from thoughtgraph.tune.study import (
     Backend,
     Ledger,
-    Limits,
     completed,
     import_optuna,
     local_backend,
     open_study,
+    paid,
     record_report_run,
     recover,
     run_unique,
@@ -93,7 +94,7 @@ def _run_tune(
     seed: Any,
     out: Any,
     cache_dir: Any,
-    max_calls: Any,
+    max_requests: Any,
     max_tokens: Any,
     max_cost: Any,
     price_in: Any,
@@ -124,11 +125,7 @@ def _run_tune(
         raise InputError(f"--holdout must be 0 or more, got {holdout}")
     if cost not in COST_METRICS:
         raise InputError(f"--cost must be one of {', '.join(COST_METRICS)}, got {shown(cost)}")
-    for name, value in (("--max-calls", max_calls), ("--max-tokens", max_tokens)):
-        if value is not None and value < 0:
-            raise InputError(f"{name} must be 0 or more, got {value}")
-    if max_cost is not None and max_cost < 0:
-        raise InputError(f"--max-cost must be 0 or more, got {max_cost}")
+    caps = Budget(max_requests, max_tokens, max_cost, flags=True)
     if not 0 <= seed < 2**32:  # Optuna's samplers (numpy) take 0 .. 2**32 - 1
         raise InputError(f"--seed must be between 0 and {2**32 - 1}, got {seed}")
     if target is not None and not (math.isfinite(target) and target >= 0):
@@ -173,9 +170,11 @@ def _run_tune(
         max_response_bytes,
     )
     lm = model_from_flags(model, flags)
-    if (cost == "usd" or max_cost is not None) and price_for(lm.name, price_in, price_out) is None:
+    price = price_for(lm.name, price_in, price_out)
+    check_priced(caps, price, lm.name)
+    if cost == "usd" and price is None:
         raise InputError(
-            f"--cost usd and --max-cost need a price: {lm.name} is not in the built-in table; "
+            f"--cost usd needs a price: {lm.name} is not in the built-in table; "
             "give --price-in and --price-out (USD per million tokens)"
         )
     simulated = bool(getattr(lm, "simulated", False))
@@ -239,7 +238,7 @@ def _run_tune(
         + (f"; rerunning killed trial(s) {', '.join(map(str, rerun))}" if rerun else "")
         + (f"; answer caches in {cache_path}" if cache_path else "")
     )
-    ledger = Ledger(study, Limits(max_calls, max_tokens, max_cost))
+    ledger = Ledger(study, caps)
     backend, finish = _backend(ray)
     try:
         outcome = tune_loop(
@@ -308,7 +307,7 @@ def _trial_line(trial: Any, outcome: Outcome, metric: str) -> str:
         return f"trial {trial.number}: {what}: failed ({outcome.failure or 'budget exhausted'})"
     return (
         f"trial {trial.number}: {what}: error {outcome.error:.2f}, {metric} "
-        f"{outcome.cost:.1f}, paid {outcome.paid_calls} requests"
+        f"{outcome.cost:.1f}, paid {outcome.paid_requests} requests"
     )
 
 
@@ -381,16 +380,7 @@ def _report(
         for row, split, d in plan_jobs
     ]
     outcomes = run_unique(backend, setup, jobs)
-    record_report_run(
-        study,
-        allowance,
-        pairs,
-        {
-            "calls": sum(o.paid_calls for o in outcomes),
-            "tokens": sum(o.paid_tokens for o in outcomes),
-            "cost": sum(o.paid_cost for o in outcomes),
-        },
-    )
+    record_report_run(study, allowance, pairs, paid(outcomes))
     for (row, split, _d), o in zip(plan_jobs, outcomes, strict=True):
         if split == "tune":
             row.tune_error, row.tune_cost = o.error, o.cost

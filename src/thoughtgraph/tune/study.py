@@ -7,8 +7,10 @@ a run on Ray makes exactly the study a local run makes (same seed, same trials, 
 Resume: the study lives in `study.db`; a trial left running by a killed tune is marked failed
 and its parameters are asked again first, so it reruns with its answers served by the answer
 cache (`pays nothing twice`). The budget is a ledger over the study: every finished job records
-what it paid; a job that never finished counts its whole allowance as spent, so a kill can make
-the tune stop early but never spend past `--max-calls` / `--max-tokens` / `--max-cost`.
+what it paid, in HTTP requests, tokens and USD (the units of the caps); a job that never finished
+counts its whole allowance as spent, so a kill can make the tune stop early but never spend past
+`--max-requests` / `--max-tokens` / `--max-cost`. Each batch's allowance comes from
+`spend.budget.share`, the rule evaluations on Ray use too.
 """
 
 from __future__ import annotations
@@ -17,14 +19,16 @@ import asyncio
 import json
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from thoughtgraph.errors import InputError
 from thoughtgraph.events import StopReason
+from thoughtgraph.models.limits import ConcurrencyLimiter
+from thoughtgraph.spend.budget import Amounts, Budget, share
 from thoughtgraph.tune import space
-from thoughtgraph.tune.jobs import Allowance, Job, Outcome, Setup, run_job, spread_back, unique
+from thoughtgraph.tune.jobs import Job, Outcome, Setup, run_job, spread_back, unique
 from thoughtgraph.tune.variants import Variants
 
 INSTALL_HINT = "tune needs Optuna: pip install 'thoughtgraph[tune]'"
@@ -52,78 +56,49 @@ def import_optuna() -> Any:
 
 
 def local_backend(setup: Setup, jobs: Sequence[Job]) -> list[Outcome]:
-    """Every job concurrently in this process; outcomes in the jobs' order."""
+    """Every job concurrently in this process, under one cap on calls in flight; outcomes in
+    the jobs' order."""
+    limiter = ConcurrencyLimiter(setup.concurrency)
 
     async def run_all() -> list[Outcome]:
-        return list(await asyncio.gather(*(run_job(setup, job) for job in jobs)))
+        return list(await asyncio.gather(*(run_job(setup, job, limiter) for job in jobs)))
 
     return asyncio.run(run_all())
-
-
-@dataclass(frozen=True)
-class Limits:
-    calls: int | None = None
-    tokens: int | None = None
-    cost: float | None = None
-
-    def any(self) -> bool:
-        return any(v is not None for v in (self.calls, self.tokens, self.cost))
-
-
-@dataclass(frozen=True)
-class Spent:
-    calls: float = 0
-    tokens: float = 0
-    cost: float = 0.0
-
-    def plus(self, other: Spent) -> Spent:
-        return Spent(self.calls + other.calls, self.tokens + other.tokens, self.cost + other.cost)
 
 
 class Ledger:
     """What the whole tune may still pay, read from the study (so it survives a restart)."""
 
-    def __init__(self, study: Any, limits: Limits) -> None:
+    def __init__(self, study: Any, limits: Budget) -> None:
         self.study, self.limits = study, limits
 
-    def spent(self) -> Spent:
-        total = Spent()
+    def spent(self) -> Amounts:
+        total = Amounts()
         for trial in self.study.get_trials(deepcopy=False):
             total = total.plus(_spent_of(trial.user_attrs))
         for run in self.study.user_attrs.get("report_runs", []):
             total = total.plus(_spent_of(run))
         return total
 
-    def share(self, pairs: int) -> Allowance | None:
-        """An equal share of what is left for each of `pairs` pairs; None when a share is empty."""
+    def share(self, pairs: int) -> Budget | None:
+        """An equal share of what is left for each of `pairs` pairs (`spend.budget.share`);
+        None when a share is empty."""
         if not self.limits.any():
-            return Allowance()
-        spent = self.spent()
-        calls = tokens = cost = None
-        if self.limits.calls is not None:
-            calls = int(self.limits.calls - spent.calls) // pairs
-            if calls < 1:
-                return None
-        if self.limits.tokens is not None:
-            tokens = int(self.limits.tokens - spent.tokens) // pairs
-            if tokens < 1:
-                return None
-        if self.limits.cost is not None:
-            cost = (self.limits.cost - spent.cost) / pairs
-            if cost <= 0:
-                return None
-        return Allowance(calls, tokens, cost)
+            return Budget()
+        allowance = share(self.limits, self.spent(), slots=pairs)
+        return None if allowance.empty else allowance
 
 
-def _spent_of(attrs: dict[str, Any]) -> Spent:
-    """A finished job's payment, else (killed mid-way) its whole allowance."""
+def _spent_of(attrs: dict[str, Any]) -> Amounts:
+    """A finished job's payment, else (killed mid-way) its whole allowance. A study from before
+    requests were the unit wrote `calls`: read as requests."""
     paid = attrs.get("paid")
-    if paid is not None:
-        return Spent(paid["calls"], paid["tokens"], paid["cost"])
-    allowance = attrs.get("allowance")
-    if allowance is None:
-        return Spent()
-    return Spent(allowance["calls"] or 0, allowance["tokens"] or 0, allowance["cost"] or 0.0)
+    if paid is None:
+        paid = attrs.get("allowance")
+    if paid is None:
+        return Amounts()
+    requests = paid.get("requests", paid.get("calls"))
+    return Amounts(requests or 0, paid.get("tokens") or 0, paid.get("cost") or 0.0)
 
 
 def open_study(folder: Path, manifest: dict[str, Any], seed: int, startup: int) -> Any:
@@ -232,7 +207,7 @@ def tune_loop(
         outcomes = run_unique(backend, setup, [job for _, job in asked])
         stop = None
         for (trial, _job), outcome in zip(asked, outcomes, strict=True):
-            trial.set_user_attr("paid", _paid(outcome))
+            trial.set_user_attr("paid", paid([outcome]))
             trial.set_user_attr("solved", outcome.solved)
             trial.set_user_attr("errors", list(outcome.errors))
             if outcome.failure:
@@ -253,17 +228,27 @@ def tune_loop(
     return LoopResult(ran, None)
 
 
-def scaled(allowance: Allowance, pairs: int) -> dict[str, Any]:
+def scaled(allowance: Budget, pairs: int) -> dict[str, Any]:
     """The most `pairs` pairs with this allowance each can pay together."""
-    return {k: None if v is None else v * pairs for k, v in asdict(allowance).items()}
+    caps = {
+        "requests": allowance.max_requests,
+        "tokens": allowance.max_tokens,
+        "cost": allowance.max_cost,
+    }
+    return {k: None if v is None else v * pairs for k, v in caps.items()}
 
 
-def _paid(outcome: Outcome) -> dict[str, Any]:
-    return {"calls": outcome.paid_calls, "tokens": outcome.paid_tokens, "cost": outcome.paid_cost}
+def paid(outcomes: Sequence[Outcome]) -> dict[str, Any]:
+    """What these outcomes paid, as the study records it."""
+    return {
+        "requests": sum(o.paid_requests for o in outcomes),
+        "tokens": sum(o.paid_tokens for o in outcomes),
+        "cost": sum(o.paid_cost for o in outcomes),
+    }
 
 
 def record_report_run(
-    study: Any, allowance: Allowance, jobs: int, paid: dict[str, Any] | None
+    study: Any, allowance: Budget, jobs: int, paid: dict[str, Any] | None
 ) -> None:
     """Note what a report phase may pay (before it runs) and what it paid (after)."""
     runs = list(study.user_attrs.get("report_runs", []))
