@@ -213,7 +213,9 @@ def test_the_model_scorer_uses_the_rubric_as_a_value(tmp_path):
     assert "<rubric>count {{input}} as words</rubric>" in prompt and "from 0 to 5" in prompt
     assert task.parse_score("I think 3 of 5. Score: 4") == 4.0
     assert task.parse_score("Score: 9") == 5.0  # clipped to the scale
-    assert task.combine_scores(["Score: 4", "Score: 2", "no idea"]).value == 3.0
+    assert task.combine_scores(["Score: 4", "Score: 2", "no idea"]) == Score(
+        3.0, ("model rating 3.0/5, the mean of 2 ratings (1 unreadable)",)
+    )
 
 
 def test_the_published_task_schema_is_up_to_date(capsys):
@@ -354,4 +356,4 @@ def test_solve_shows_the_models_rating_of_a_model_scored_answer(capsys, people_s
     )
     assert code == 0, err
     assert "rating:  7, the model's score of the final answer (higher is better)" in out
-    assert "model rating 7.0/10, over 3 samples" in out
+    assert "model rating 7.0/10, the mean of 3 ratings" in out

@@ -303,10 +303,16 @@ class FileTask(BaseTask):
         return min(float(scale), max(0.0, float(numbers[-1])))
 
     def combine_scores(self, texts: list[str]) -> Score:
+        """The mean of the ratings that could be read, with a note of how many there were."""
         score = mean_score(self, texts)
         if score.errors:
             return score
-        note = f"model rating {score.value:.1f}/{self.spec.score.scale}, over {len(texts)} samples"
+        read = sum(1 for text in texts if _LABELLED_SCORE.search(text) or _NUMBER.search(text))
+        note = (
+            f"model rating {score.value:.1f}/{self.spec.score.scale}, the mean of "
+            f"{read} rating{'s' if read != 1 else ''}"
+            + (f" ({len(texts) - read} unreadable)" if read < len(texts) else "")
+        )
         return Score(score.value, (note,))
 
     def reference_errors(self, reference: Any, content: Any) -> Score:
