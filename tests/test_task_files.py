@@ -14,7 +14,7 @@ from tests.task_helpers import ScriptedServer, play_people, solve_example
 from thoughtgraph.engine.state import Score
 from thoughtgraph.errors import InputError
 from thoughtgraph.tasks import get_task
-from thoughtgraph.tasks.base import attach_reference
+from thoughtgraph.tasks.base import ParseError, attach_reference
 from thoughtgraph.tasks.filetask import FileTask, parse_string_list
 from thoughtgraph.tasks.taskfile import read_task_file, task_file_schema
 
@@ -213,6 +213,10 @@ def test_the_model_scorer_uses_the_rubric_as_a_value(tmp_path):
     assert "<rubric>count {{input}} as words</rubric>" in prompt and "from 0 to 5" in prompt
     assert task.parse_score("I think 3 of 5. Score: 4") == 4.0
     assert task.parse_score("Score: 9") == 5.0  # clipped to the scale
+    assert task.parse_score("A fair summary, 3/5.") == 3.0
+    assert task.parse_score(" 2 ") == 2.0
+    with pytest.raises(ParseError):  # a number the answer repeats is no rating
+        task.parse_score("The committee met on 12 June and cut fees by 5 percent.")
     assert task.combine_scores(["Score: 4", "Score: 2", "no idea"]) == Score(
         3.0, ("model rating 3.0/5, the mean of 2 ratings (1 unreadable)",)
     )
