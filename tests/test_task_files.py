@@ -361,3 +361,18 @@ def test_solve_shows_the_models_rating_of_a_model_scored_answer(capsys, people_s
     assert code == 0, err
     assert "rating:  7, the model's score of the final answer (higher is better)" in out
     assert "model rating 7.0/10, the mean of 3 ratings" in out
+
+
+def test_the_python_api_takes_a_task_file_path():
+    import thoughtgraph
+    from tests.task_helpers import play_people
+
+    row = json.loads((EXAMPLES / "people" / "data.jsonl").read_text().splitlines()[0])
+    result = thoughtgraph.solve(
+        str(EXAMPLES / "people" / "task.yaml"),
+        {"input": row["input"], "reference": row["reference"]},
+        model=play_people,
+        scheme="got_paper",
+    )
+    assert result.status == "clean" and sorted(result.output) == sorted(row["reference"])
+    assert result.task == "people"
