@@ -13,7 +13,7 @@ import pytest
 from tests.task_helpers import ScriptedServer, play_people, solve_example
 from thoughtgraph.errors import InputError
 from thoughtgraph.tasks import get_task
-from thoughtgraph.tasks.base import attach_reference
+from thoughtgraph.tasks.base import ParseError, attach_reference
 from thoughtgraph.tasks.filetask import FileTask, parse_string_list
 from thoughtgraph.tasks.score import Score
 from thoughtgraph.tasks.taskfile import read_task_file, task_file_schema
@@ -213,7 +213,13 @@ def test_the_model_scorer_uses_the_rubric_as_a_value(tmp_path):
     assert "<rubric>count {{input}} as words</rubric>" in prompt and "from 0 to 5" in prompt
     assert task.parse_score("I think 3 of 5. Score: 4") == 4.0
     assert task.parse_score("Score: 9") == 5.0  # clipped to the scale
-    assert task.combine_scores(["Score: 4", "Score: 2", "no idea"]).value == 3.0
+    assert task.parse_score("A fair summary, 3/5.") == 3.0
+    assert task.parse_score(" 2 ") == 2.0
+    with pytest.raises(ParseError):  # a number the answer repeats is no rating
+        task.parse_score("The committee met on 12 June and cut fees by 5 percent.")
+    assert task.combine_scores(["Score: 4", "Score: 2", "no idea"]) == Score(
+        3.0, ("model rating 3.0/5, the mean of 2 ratings (1 unreadable)",)
+    )
 
 
 def test_the_published_task_schema_is_up_to_date(capsys):
@@ -354,4 +360,19 @@ def test_solve_shows_the_models_rating_of_a_model_scored_answer(capsys, people_s
     )
     assert code == 0, err
     assert "rating:  7, the model's score of the final answer (higher is better)" in out
-    assert "model rating 7.0/10, over 3 samples" in out
+    assert "model rating 7.0/10, the mean of 3 ratings" in out
+
+
+def test_the_python_api_takes_a_task_file_path():
+    import thoughtgraph
+    from tests.task_helpers import play_people
+
+    row = json.loads((EXAMPLES / "people" / "data.jsonl").read_text().splitlines()[0])
+    result = thoughtgraph.solve(
+        str(EXAMPLES / "people" / "task.yaml"),
+        {"input": row["input"], "reference": row["reference"]},
+        model=play_people,
+        scheme="got_paper",
+    )
+    assert result.status == "clean" and sorted(result.output) == sorted(row["reference"])
+    assert result.task == "people"

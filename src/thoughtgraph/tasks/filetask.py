@@ -294,18 +294,31 @@ class FileTask(BaseTask):
         return None
 
     def parse_score(self, text: str) -> float:
-        """One rating: the last number in the reply within 0..scale (a `score:` label first)."""
+        """One rating, read as a careful person would: the number after the last `Score:`
+        (or `Rating:`) label, else an `N/scale` or `N out of scale`, else a reply that is only a
+        number; clipped to 0..scale. Any other number in the reply (a date, an amount the model
+        repeated from the answer) is no rating: `ParseError`."""
         scale = self.spec.score.scale
-        numbers = _LABELLED_SCORE.findall(text) or _NUMBER.findall(text)
-        if not numbers:
-            raise ParseError("the rating holds no number")
-        return min(float(scale), max(0.0, float(numbers[-1])))
+        found = (
+            _LABELLED_SCORE.findall(text)
+            or re.findall(rf"(-?\d+(?:\.\d+)?)\s*(?:/|out of)\s*{scale}\b", text)
+            or _ONLY_NUMBER.findall(text)
+        )
+        if not found:
+            raise ParseError("the reply holds no rating (no `Score:` line)")
+        return min(float(scale), max(0.0, float(found[-1])))
 
     def combine_scores(self, texts: list[str]) -> Score:
+        """The mean of the ratings that could be read, with a note of how many there were."""
         score = mean_score(self, texts)
         if score.errors:
             return score
-        note = f"model rating {score.value:.1f}/{self.spec.score.scale}, over {len(texts)} samples"
+        read = sum(1 for text in texts if _readable(self, text))
+        note = (
+            f"model rating {score.value:.1f}/{self.spec.score.scale}, the mean of "
+            f"{read} rating{'s' if read != 1 else ''}"
+            + (f" ({len(texts) - read} unreadable)" if read < len(texts) else "")
+        )
         return Score(score.value, (note,))
 
     def reference_errors(self, reference: Any, content: Any) -> Score:
@@ -424,6 +437,14 @@ class FileTask(BaseTask):
         return len(re.findall(rf"(?<!\w){words}(?!\w)", text, flags))
 
 
+def _readable(task: FileTask, text: str) -> bool:
+    try:
+        task.parse_score(text)
+    except ParseError:
+        return False
+    return True
+
+
 def _scoring_function(spec: str) -> Callable[[Any, Any], Any]:
     function = import_string(spec, "scoring function")
     if not callable(function):
@@ -444,7 +465,7 @@ def _paper_config(model_scored: bool) -> dict[int, dict[str, dict[str, Any]]]:
 
 
 _LABELLED_SCORE = re.compile(r"(?i)\b(?:score|rating)\b[^0-9\n]{0,20}(-?\d+(?:\.\d+)?)")
-_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+_ONLY_NUMBER = re.compile(r"^\s*\**(-?\d+(?:\.\d+)?)\**\s*\.?\s*$")
 _STRING_LIST = re.compile(r"\[([^\[\]]*)(\]|\Z)", re.DOTALL)
 _QUOTED = re.compile(r'"((?:[^"\\\n]|\\.)*)"|\'([^\'\n]*)\'')
 _BULLET = re.compile(r"(?m)^[ \t]*(?:[-*•]|\d{1,4}[.)])[ \t]+(.+?)[ \t]*$")
