@@ -33,7 +33,13 @@ def test_tiny_run_writes_one_line_per_pair_and_reports(tmp_path):
         assert row["clipped_error"] == min(row["error"], 32)
         assert row["simulated"] is True and row["requests"] >= 1
     written = write_reports(results, SCHEMES, 32, "sorting 32", "simulated model", tmp_path)
-    assert {p.name for p in written} == {"summary.md", "summary.csv", "errors.png", "errors.svg"}
+    assert {p.name for p in written} == {
+        "summary.md",
+        "summary.csv",
+        "pairs.csv",
+        "errors.png",
+        "errors.svg",
+    }
 
 
 def test_summary_equals_what_results_jsonl_recomputes(tmp_path):

@@ -142,9 +142,12 @@ def test_every_summary_number_is_recomputed_from_results_jsonl(sorting_eval):
         q1, _, q3 = statistics.quantiles(errors, n=4, method="inclusive")
         assert (float(row["q1_error"]), float(row["q3_error"])) == pytest.approx((q1, q3))
         assert int(row["solved"]) == sum(r["solved"] for r in mine)
-        for column, key in (("mean_requests", "requests"), ("mean_tokens", "tokens")):
+        for column, key in (
+            ("mean_requests", "intrinsic_requests"),
+            ("mean_tokens", "intrinsic_tokens"),
+            ("mean_cost", "intrinsic_cost"),
+        ):
             assert float(row[column]) == pytest.approx(sum(r[key] for r in mine) / len(mine))
-        assert float(row["total_cost"]) == pytest.approx(sum(r["cost"] for r in mine))
         worst = max(mine, key=lambda r: (r["error"], -r["sample"]))
         assert row["worst_trace"] == f"size-{row['size']}/{worst['trace']}"
 
@@ -156,9 +159,9 @@ def test_every_row_and_every_run_links_its_trace(sorting_eval):
         for r in load_results(sorting_eval / f"size-{size}"):
             assert f"size-{size}/{r.trace}" in links
             assert (sorting_eval / f"size-{size}" / r.trace).is_file()
-    table_rows = [line for line in md.splitlines() if line.startswith("| ") and "|---" not in line]
-    data_rows = [line for line in table_rows if not line.startswith("| scheme")]
-    assert len(data_rows) == 3 * len(SCHEMES)
+    tables = [b for b in md.split("\n\n") if b.startswith("| scheme |")]  # not pairs, repeats
+    data_rows = [line for b in tables for line in b.splitlines()[2:]]
+    assert len(tables) == 3 and len(data_rows) == 3 * len(SCHEMES)
     assert all("[trace](size-" in line for line in data_rows)
 
 
@@ -267,7 +270,8 @@ def test_without_matplotlib_eval_says_in_one_line_what_to_install(tmp_path, caps
     assert run_cli("eval", "sorting", "--schemes", "io", "--samples", "2", "--out", str(out)) == 0
     notes = [line for line in capsys.readouterr().err.splitlines() if "matplotlib" in line]
     assert notes == [
-        "note: no figure written: matplotlib is not installed (pip install 'thoughtgraph[plot]')"
+        "note: no figure written: matplotlib is not installed (pip install 'thoughtgraph[plot]'; "
+        "from a clone: pip install -e '.[plot]')"
     ]
     assert not (out / "errors.png").exists()  # no stale figure contradicts the new summary
 

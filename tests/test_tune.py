@@ -232,8 +232,10 @@ def test_without_the_extra_one_line_says_what_to_install(
         argv = ["eval", "sorting", "--samples", "1", "--out", str(tmp_path / "e"), "--ray", "local"]
     code, _out, err = run_cli(capsys, *argv)
     hint = {
-        "optuna": "tune needs Optuna: pip install 'thoughtgraph[tune]'",
-        "ray": "--ray needs Ray: pip install 'thoughtgraph[ray]'",
+        "optuna": "tune needs Optuna: pip install 'thoughtgraph[tune]' (from a clone: pip "
+        "install -e '.[tune]')",
+        "ray": "--ray needs Ray: pip install 'thoughtgraph[ray]' (from a clone: pip install -e "
+        "'.[ray]')",
     }[name]
     assert code == 2 and err == f"error: {hint}\n"
 

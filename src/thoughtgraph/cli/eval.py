@@ -49,12 +49,28 @@ def eval_command(
         ),
     ] = None,
     samples: Annotated[int, typer.Option(help="First N samples of the dataset.")] = 100,
+    repeats: Annotated[
+        int,
+        typer.Option(
+            help="Runs of every (scheme, sample), each with its own seed: the simulated model's "
+            "seed + repeat, another model's fresh sample at its --temperature. The summary then "
+            "reports the spread across repeats."
+        ),
+    ] = 1,
     dataset: Annotated[
         str | None, typer.Option(help="Dataset name (default: the task's at --size).")
     ] = None,
     data: opt.Data = None,
     input_column: opt.InputColumn = "input",
     model: opt.Model = "sim",
+    prompts: Annotated[
+        Path | None,
+        typer.Option(
+            help="Prompt texts to send instead of the built-in ones: a file in tune's --prompts "
+            "format (YAML or JSON; each slot's first variant is used). Their hash is in every "
+            "row and the texts in eval.json."
+        ),
+    ] = None,
     out: Annotated[
         Path | None,
         typer.Option(
@@ -156,9 +172,21 @@ def eval_command(
     rows = load_graphs(graph or [])
     mine = None if data is None else load_data(data, task, input_column)
     plans = [
-        plan(task, 32 if s is None else s, names, samples, dataset, data=mine, graphs=rows)
+        plan(
+            task,
+            32 if s is None else s,
+            names,
+            samples,
+            dataset,
+            data=mine,
+            graphs=rows,
+            repeats=repeats,
+        )
         for s in sizes
     ]
+    if prompts is not None:
+        texts = prompt_texts(prompts, plans)
+        plans = [replace(p, prompts=tuple(sorted(texts.items()))) for p in plans]
     for the_plan, wanted in zip(plans, sizes, strict=True):
         if wanted is not None and the_plan.size != wanted:
             raise InputError(
@@ -169,6 +197,8 @@ def eval_command(
         raise InputError(f"{task} has one dataset: give one --size at most")
     check_whole("--parallel", parallel, 1, flags=True)
     pairs = concurrency if parallel is None else parallel
+    if ray is not None and repeats > 1:
+        raise InputError("--repeats is not run by pairs with --ray yet; drop one of them")
     if ray is not None and traces:
         raise InputError("--traces is not written by pairs run with --ray yet; drop one of them")
     if ray is not None:
@@ -239,10 +269,12 @@ def eval_command(
     }
     outcomes: list[tuple[EvalPlan, Path, list[PairResult]]] = []
     for the_plan, folder, done_before in zip(plans, folders, done, strict=True):
-        total = len(the_plan.schemes) * len(the_plan.samples)
+        total = len(the_plan.schemes) * len(the_plan.samples) * the_plan.repeats
+        times = f" x {the_plan.repeats} repeats" if the_plan.repeats > 1 else ""
         sys.stderr.write(
             f"eval {the_plan.task} on {the_plan.dataset}: {len(the_plan.schemes)} schemes x "
-            f"{len(the_plan.samples)} samples, {done_before} pairs already done; model {label}\n"
+            f"{len(the_plan.samples)} samples{times}, {done_before} pairs already done; "
+            f"model {label}\n"
         )
         if traces and done_before:
             sys.stderr.write(
@@ -291,6 +323,26 @@ def eval_command(
     _finish(outcomes, budget)
 
 
+def prompt_texts(path: Path, plans: list[EvalPlan]) -> dict[str, str]:
+    """The texts of a prompts file (tune's format), checked against every prompt the plans'
+    graphs send; a slot with several variants sends its first (a note says so)."""
+    from thoughtgraph.evaluate.runner import prompt_slots
+    from thoughtgraph.tune.variants import load
+
+    slots: dict[str, frozenset[str]] = {}
+    for the_plan in plans:
+        for slot, fills in prompt_slots(the_plan).items():
+            slots[slot] = slots.get(slot, fills) & fills
+    variants = load(path, slots)
+    several = [slot for slot, named in variants.slots.items() if len(named) > 1]
+    if several:
+        sys.stderr.write(
+            f"note: --prompts {path}: eval sends each slot's first variant "
+            f"({', '.join(f'{s}: {next(iter(variants.slots[s]))}' for s in several)})\n"
+        )
+    return {slot: next(iter(named.values())) for slot, named in variants.slots.items()}
+
+
 def parse_sizes(text: str | None) -> list[int | None]:
     """`--size 32,64,128` -> [32, 64, 128]; no --size -> [None] (the task's default)."""
     if text is None:
@@ -329,16 +381,18 @@ def _title(the_plan: EvalPlan, model: str, simulated: bool, several: bool = Fals
         what = f"{the_plan.task} {the_plan.size}"
     else:  # one dataset, no size to claim
         what = f"{the_plan.task} on {the_plan.dataset}"
-    samples = len(the_plan.samples)
+    samples = f"{len(the_plan.samples)} samples"
+    if the_plan.repeats > 1:
+        samples += f" x {the_plan.repeats} repeats"
     if the_plan.data_sha256 is not None:
         what = f"{the_plan.task} on {the_plan.dataset}"
-    return f"{what}: {samples} samples, model {model}" + (" (simulated)" if simulated else "")
+    return f"{what}: {samples}, model {model}" + (" (simulated)" if simulated else "")
 
 
 def _finish(outcomes: list[tuple[EvalPlan, Path, list[PairResult]]], budget: Budget) -> None:
     """The figure note, the pairs the budget stopped or left out (exit 1), and the pairs that got
     no answer at all (exit 2)."""
-    from thoughtgraph.evaluate import figures
+    from thoughtgraph.evaluate import figures, statistics
     from thoughtgraph.evaluate.figures import INSTALL_HINT
     from thoughtgraph.evaluate.runner import incomplete, no_answer
 
@@ -346,11 +400,17 @@ def _finish(outcomes: list[tuple[EvalPlan, Path, list[PairResult]]], budget: Bud
         typer.echo(
             f"note: no figure written: matplotlib is not installed ({INSTALL_HINT})", err=True
         )
+    if not statistics.available() and any(rs for _p, _f, rs in outcomes):
+        typer.echo(
+            "note: no confidence intervals or paired tests: scipy is not installed "
+            f"({statistics.INSTALL_HINT})",
+            err=True,
+        )
     caps = ", ".join(
         f"--{k.replace('_', '-')} {v}" for k, v in budget.to_dict().items() if v is not None
     )
     results = [r for _p, _f, rs in outcomes for r in rs]
-    total = sum(len(p.schemes) * len(p.samples) for p, _f, _rs in outcomes)
+    total = sum(len(p.schemes) * len(p.samples) * p.repeats for p, _f, _rs in outcomes)
     if not results:
         typer.echo(f"nothing ran: no pair fitted in {caps} (no plot written)", err=True)
         raise typer.Exit(1)
@@ -404,15 +464,21 @@ def write_combined(
     from thoughtgraph.evaluate.figures import FigureMissing, Panel, write_figure
     from thoughtgraph.evaluate.report import (
         incomplete_section,
+        pair_rows,
+        pairs_csv,
+        pairs_section,
+        repeats_section,
         runs_section,
         summarise,
         to_csv,
         to_markdown,
+        totals_section,
     )
     from thoughtgraph.evaluate.runner import complete
 
     sections = [f"# {title}", "", note, ""]
     csv_lines: list[str] = []
+    pair_lines: list[str] = []
     panels = []
     runs = []
     for the_plan, folder, results in outcomes:
@@ -420,7 +486,11 @@ def write_combined(
         linked = [replace(r, trace=f"{prefix}/{r.trace}") if r.trace else r for r in results]
         rows = summarise(complete(linked), the_plan.schemes, the_plan.task)
         table = to_markdown(rows, "", "", the_plan.task, the_plan.size).split("\n", 4)[4]
-        table += incomplete_section(linked)
+        table += incomplete_section(linked) + totals_section(linked)
+        where = f"size {the_plan.size}"
+        pairs = pair_rows(complete(results), the_plan.schemes, the_plan.task)
+        table += repeats_section(rows, where) + pairs_section(pairs, the_plan.task, where)
+        pair_lines += pairs_csv(pairs, the_plan.size).splitlines()[(1 if pair_lines else 0) :]
         sections += [
             f"## {the_plan.dataset} (size {the_plan.size}: [{prefix}/summary.md]"
             f"({prefix}/summary.md))",
@@ -437,6 +507,9 @@ def write_combined(
     (root / "summary.md").write_text("\n".join(sections) + "".join(runs))
     (root / "summary.csv").write_text("\n".join(csv_lines) + "\n")
     written = [root / "summary.md", root / "summary.csv"]
+    if len(pair_lines) > 1:
+        (root / "pairs.csv").write_text("\n".join(pair_lines) + "\n")
+        written.append(root / "pairs.csv")
     with contextlib.suppress(FigureMissing):  # the one-line note comes from _finish
         written += write_figure(panels, outcomes[0][0].schemes, outcomes[0][0].task, title, root)
     return written

@@ -18,6 +18,7 @@ from typer.exceptions import Abort, Exit, TyperException
 
 from thoughtgraph import schemes
 from thoughtgraph.cli import options as opt
+from thoughtgraph.cli.compare import compare_command
 from thoughtgraph.cli.eval import eval_command
 from thoughtgraph.cli.trace import trace_app
 from thoughtgraph.cli.tune import tune_command
@@ -83,6 +84,7 @@ def _root(
 
 
 app.command("eval")(eval_command)
+app.command("compare")(compare_command)
 app.command("tune")(tune_command)
 
 
@@ -307,6 +309,11 @@ def solve(
         if graph_file is None:
             raise
         raise GraphError(f"{graph_file}: {exc}") from None
+    from thoughtgraph.evaluate.runner import judged, model_scored
+
+    if user_graph is None and model_scored(prepared.task.name):  # doc-merge: end with the
+        # model's score of the merge, as eval does (the `rating:` line shows it)
+        prepared = prepared._replace(graph=judged(prepared.graph, prepared.task.name))
     lm = model_from_flags(
         model,
         model_flags(

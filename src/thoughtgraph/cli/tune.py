@@ -87,6 +87,14 @@ def tune_command(
             "per slot (docs/tuning.md)."
         ),
     ] = None,
+    propose: Annotated[
+        int,
+        typer.Option(
+            help="The model writes N rewrites of each prompt slot's template (before the first "
+            "trial, and again with the best and worst so far at half the trials), searched with "
+            "the others, within the tune's budget (docs/tuning.md; 0: none)."
+        ),
+    ] = 0,
     ray: Annotated[
         str | None,
         typer.Option(
@@ -133,11 +141,16 @@ def tune_command(
         prompts=prompts,
         data=data,
         input_column=input_column,
+        propose=propose,
     )
     typer.echo(outcome.text)
     typer.echo("wrote " + ", ".join(str(p) for p in outcome.files))
     if not outcome.plotted:
-        typer.echo("no plot: pip install 'thoughtgraph[plot]' for pareto.png", err=True)
+        typer.echo(
+            "no plot: pip install 'thoughtgraph[plot]' for pareto.png (from a clone: "
+            "pip install -e '.[plot]')",
+            err=True,
+        )
     if outcome.stop:
         typer.echo(f"stopped after {outcome.trials} trials: {outcome.stop}", err=True)
         raise typer.Exit(1)

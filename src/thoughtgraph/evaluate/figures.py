@@ -1,10 +1,12 @@
 """The paper's evaluation figures (Figures 5-8) from an evaluation's results.
 
 One figure per task, one panel per problem size side by side; in each panel one box per scheme
-(coloured per scheme, a thick black median line) with its solved count above it, and the
-scheme's total cost as a bar on a second axis. Document merging plots the model's score (0-10,
-higher is better) and has no solved count. Every artist a reader (or a test) looks for carries
-an SVG id: `box-SCHEME-SIZE`, `solved-SCHEME-SIZE`, `cost-SCHEME-SIZE`.
+(coloured per scheme, a thick black median line) with its solved count above it, the 95%
+bootstrap CI of its median as a whisker beside the box (with scipy), and the scheme's total cost
+(what it consumed, answers from the cache included) as a bar on a second axis. Document merging
+plots the model's score (0-10, higher is better) and has no solved count. Every artist a reader
+(or a test) looks for carries an SVG id: `box-SCHEME-SIZE`, `solved-SCHEME-SIZE`,
+`ci-SCHEME-SIZE`, `cost-SCHEME-SIZE`.
 
 Needs matplotlib (`pip install 'thoughtgraph[plot]'`); without it `FigureMissing` is raised.
 """
@@ -19,14 +21,18 @@ from pathlib import Path
 from typing import Any
 
 from thoughtgraph.errors import InputError
-from thoughtgraph.evaluate.measures import label, plotted
+from thoughtgraph.evaluate.measures import label, plotted, used
 from thoughtgraph.evaluate.runner import PairResult, model_scored
+from thoughtgraph.evaluate.statistics import available as stats_available
+from thoughtgraph.evaluate.statistics import scheme_stats
 from thoughtgraph.schemes import SCHEMES
 
-INSTALL_HINT = "pip install 'thoughtgraph[plot]'"
+INSTALL_HINT = "pip install 'thoughtgraph[plot]'; from a clone: pip install -e '.[plot]'"
 PALETTE = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3")
 OTHERS = ("#8c8c8c", "#ccb974", "#64b5cd", "#2f4b7c", "#a05195", "#f95d6a")  # variants, graphs
 COST_COLOUR = "#9e9e9e"
+CI_LEGEND = "95% CI of the median (bootstrap)"
+GOT_LEGEND = "GoT: ours, adaptive (the spec's pattern); GoT (paper): the paper's fixed graph"
 
 
 class FigureMissing(ImportError):
@@ -72,19 +78,30 @@ def figure(panels: Sequence[Panel], schemes: Sequence[str], task: str | None, ti
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+        from matplotlib.lines import Line2D
         from matplotlib.patches import Patch
     except ImportError as exc:
         raise FigureMissing(f"no figure: matplotlib is not installed ({INSTALL_HINT})") from exc
     scored = bool(task) and model_scored(str(task))
-    tokens_instead = not any(r.cost for p in panels for r in p.results)
+    tokens_instead = not any(used(r)[2] for p in panels for r in p.results)
     widest = max(len([s for s in schemes if _mine(p, s)]) for p in panels)
     width = max(4.0, 0.95 * widest + 1.6) * len(panels)
     fig, axes = plt.subplots(1, len(panels), figsize=(width, 4.8), squeeze=False)
     for ax, panel in zip(axes[0], panels, strict=True):
         _panel(ax, panel, schemes, task, scored, tokens_instead)
-    cost_name = "total tokens (thousands; no price known)" if tokens_instead else "total cost (USD)"
-    handles = [Patch(facecolor=COST_COLOUR, alpha=0.35, label=cost_name + ", right axis")]
-    fig.legend(handles=handles, loc="lower center", ncol=1, fontsize=8, frameon=False)
+    cost_name = (
+        "total tokens consumed (thousands; no price known)"
+        if tokens_instead
+        else "total cost consumed (USD)"
+    )
+    handles: list[Any] = [
+        Patch(facecolor=COST_COLOUR, alpha=0.35, label=cost_name + ", right axis")
+    ]
+    if stats_available():
+        handles.append(Line2D([], [], color="black", linewidth=1.4, label=CI_LEGEND))
+    if {"got", "got_paper"} <= set(schemes):  # two GoTs side by side: say which is which
+        handles.append(Patch(facecolor="none", edgecolor="none", label=GOT_LEGEND))
+    fig.legend(handles=handles, loc="lower center", ncol=len(handles), fontsize=8, frameon=False)
     fig.suptitle(textwrap.fill(title, width=int(width * 11)), fontsize=10)  # fits the figure
     fig.tight_layout(rect=(0, 0.05, 1, 1))
     return fig
@@ -130,16 +147,30 @@ def _panel(
     ax.set_title(panel.name or f"P = {panel.size}", fontsize=10)
     if not scored:
         _solved_counts(ax, panel, present, values, top)
+    if stats_available():
+        _intervals(ax, panel, present, scored, top)
     cost_axis = ax.twinx()
     for x, scheme in zip(positions, present, strict=True):
         mine = _mine(panel, scheme)
-        cost = sum(r.tokens for r in mine) / 1000 if tokens_instead else sum(r.cost for r in mine)
+        cost = sum(used(r)[1 if tokens_instead else 2] for r in mine)
+        cost = cost / 1000 if tokens_instead else cost
         (bar,) = cost_axis.bar([x], [cost], width=0.7, color=COST_COLOUR, alpha=0.35)
         bar.set_gid(f"cost-{scheme}-{panel.size}")
     cost_axis.set_ylabel("total tokens (k)" if tokens_instead else "total cost (USD)")
     cost_axis.set_ylim(bottom=0)
     ax.set_zorder(cost_axis.get_zorder() + 1)  # boxes in front of the cost bars
     ax.patch.set_visible(False)
+
+
+def _intervals(ax: Any, panel: Panel, present: list[str], scored: bool, top: float) -> None:
+    """The 95% bootstrap CI of each scheme's median, a black whisker right of its box (clipped
+    at the size, as the boxes are)."""
+    for x, scheme in enumerate(present, start=1):
+        ci = scheme_stats(_mine(panel, scheme), scored).median
+        low, high = (ci.low, ci.high) if scored else (min(ci.low, top), min(ci.high, top))
+        line = ax.vlines(x + 0.36, low, high, colors="black", linewidth=1.4)
+        line.set_gid(f"ci-{scheme}-{panel.size}")
+        ax.hlines([low, high], x + 0.31, x + 0.41, colors="black", linewidth=1.0)
 
 
 def _solved_counts(

@@ -20,6 +20,14 @@ def measure(result: PairResult, scored: bool) -> float:
     return result.error
 
 
+def used(result: PairResult) -> tuple[int, int, float]:
+    """What the scheme consumed on this run (requests, tokens, USD), answers from the cache
+    included: results from before these were recorded give what their run paid."""
+    if result.intrinsic_requests is None:
+        return result.requests, result.tokens, result.cost
+    return result.intrinsic_requests, result.intrinsic_tokens or 0, result.intrinsic_cost or 0.0
+
+
 def plotted(result: PairResult, scored: bool) -> float:
     """The value the figure plots: the model score, or the error clipped at the size."""
     return measure(result, scored) if scored else result.clipped_error

@@ -24,7 +24,9 @@ from thoughtgraph.errors import InputError
 from thoughtgraph.evaluate.datasets import Sample
 from thoughtgraph.spend.budget import NOTHING, Amounts, Budget, Meter, share
 
-INSTALL_HINT = "--ray needs Ray: pip install 'thoughtgraph[ray]'"
+INSTALL_HINT = (
+    "--ray needs Ray: pip install 'thoughtgraph[ray]' (from a clone: pip install -e '.[ray]')"
+)
 LOCAL = "local"
 
 

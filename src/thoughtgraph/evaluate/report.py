@@ -16,12 +16,45 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from thoughtgraph.evaluate.measures import measure, settings
+from thoughtgraph.evaluate.measures import measure, settings, used
 from thoughtgraph.evaluate.runner import PairResult, complete, incomplete, model_scored
+from thoughtgraph.evaluate.statistics import (
+    INSTALL_HINT as STATS_HINT,
+)
+from thoughtgraph.evaluate.statistics import (
+    Pair,
+    SchemeStats,
+    scheme_pairs,
+    scheme_stats,
+)
+from thoughtgraph.evaluate.statistics import (
+    available as stats_available,
+)
 
-COST_COLUMNS = ("mean_requests", "mean_completions", "mean_tokens", "mean_cost", "total_cost")
+# Per sample, what the scheme consumed (answers from the answer cache counted as if fetched):
+# a property of the scheme, the same on a cold and a warm cache. What runs paid: `paid_section`.
+COST_COLUMNS = ("mean_requests", "mean_completions", "mean_tokens", "mean_cost")
 ERROR_COLUMNS = ("median_error", "q1_error", "q3_error", "solved")
 SCORE_COLUMNS = ("median_score", "q1_score", "q3_score")
+# 95% bootstrap intervals (empty without scipy) and, with --repeats, the spread across repeats
+CI_COLUMNS = ("median_ci_low", "median_ci_high")
+RATE_COLUMNS = ("solved_rate", "solved_rate_ci_low", "solved_rate_ci_high")
+REPEAT_COLUMNS = ("repeats", "repeat_medians", "repeat_sd", "within_sample_sd")
+PAIR_COLUMNS = (
+    "a",
+    "b",
+    "samples",
+    "median_a",
+    "median_b",
+    "median_difference",
+    "difference_ci_low",
+    "difference_ci_high",
+    "p_wilcoxon",
+    "effect_rank_biserial",
+    "a_higher",
+    "b_higher",
+    "ties",
+)
 SCORE_LABEL = "model score (0-10, higher is better)"
 PROXY_LABEL = "lexical proxy errors"
 
@@ -40,9 +73,10 @@ class SchemeSummary:
     mean_completions: float
     mean_tokens: float
     mean_cost: float
-    total_cost: float
     median_proxy_errors: float | None = None  # model-scored tasks: the code's lexical proxy
     worst_trace: str | None = None  # the trace of the scheme's worst run, if written
+    repeats: int = 1  # runs of each sample (`--repeats`); `samples` counts samples
+    stats: SchemeStats | None = None  # intervals and spread (None: scipy is not installed)
 
 
 def quartiles(values: Sequence[float]) -> tuple[float, float, float]:
@@ -70,22 +104,24 @@ def summarise(
             continue
         q1, median, q3 = quartiles([measure(r, scored) for r in mine])
         n = len(mine)
+        repeats = len({r.repeat for r in mine})
         solved = [r.solved for r in mine if r.solved is not None]
         rows.append(
             SchemeSummary(
                 scheme,
-                n,
+                len({r.sample for r in mine}),
                 median,
                 q1,
                 q3,
                 sum(solved) if solved and not scored else None,
-                sum(r.requests for r in mine) / n,
+                sum(used(r)[0] for r in mine) / n,
                 sum(r.completions for r in mine) / n,
-                sum(r.tokens for r in mine) / n,
-                sum(r.cost for r in mine) / n,
-                sum(r.cost for r in mine),
+                sum(used(r)[1] for r in mine) / n,
+                sum(used(r)[2] for r in mine) / n,
                 statistics.median(r.error for r in mine) if scored else None,
                 worst(mine, scored).trace,
+                repeats,
+                scheme_stats(mine, scored) if stats_available() else None,
             )
         )
     return rows
@@ -94,7 +130,19 @@ def summarise(
 def columns(scored: bool) -> tuple[str, ...]:
     measured = SCORE_COLUMNS if scored else ERROR_COLUMNS
     tail = ("median_proxy_errors",) if scored else ()
-    return ("scheme", "settings", "samples", *measured, *COST_COLUMNS, *tail, "worst_trace")
+    rates = () if scored else RATE_COLUMNS
+    return (
+        "scheme",
+        "settings",
+        "samples",
+        *measured,
+        *CI_COLUMNS,
+        *rates,
+        *COST_COLUMNS,
+        *tail,
+        *REPEAT_COLUMNS,
+        "worst_trace",
+    )
 
 
 def to_csv(rows: Sequence[SchemeSummary], task: str | None = None, size: int = 0) -> str:
@@ -111,6 +159,7 @@ def to_csv(rows: Sequence[SchemeSummary], task: str | None = None, size: int = 0
             "median_score": row.median,
             "q1_score": row.q1,
             "q3_score": row.q3,
+            **stats_cells(row),
         }
         writer.writerow(
             [_cell(values[c] if c in values else getattr(row, c)) for c in columns(scored)]
@@ -118,10 +167,43 @@ def to_csv(rows: Sequence[SchemeSummary], task: str | None = None, size: int = 0
     return buffer.getvalue()
 
 
+def stats_cells(row: SchemeSummary) -> dict[str, object]:
+    """The summary's interval and repeat columns of one row (empty cells without scipy)."""
+    cells: dict[str, object] = dict.fromkeys(CI_COLUMNS + RATE_COLUMNS + REPEAT_COLUMNS)
+    cells["repeats"] = row.repeats
+    if row.stats is None:
+        return cells
+    cells |= {"median_ci_low": row.stats.median.low, "median_ci_high": row.stats.median.high}
+    rate = row.stats.solved_rate
+    if rate is not None:
+        cells |= {
+            "solved_rate": rate.value,
+            "solved_rate_ci_low": rate.low,
+            "solved_rate_ci_high": rate.high,
+        }
+    spread = row.stats.spread
+    if spread is not None:
+        cells |= {
+            "repeat_medians": " ".join(f"{m:g}" for m in spread.medians),
+            "repeat_sd": spread.sd,
+            "within_sample_sd": spread.within,
+        }
+    return cells
+
+
 def _cell(value: object) -> object:
     if value is None:
         return ""
     return round(value, 6) if isinstance(value, float) else value
+
+
+def _solved(row: SchemeSummary) -> str:
+    if row.solved is None:
+        return "n/a"
+    rate = None if row.stats is None else row.stats.solved_rate
+    if rate is None:
+        return str(row.solved)
+    return f"{row.solved} ({rate.value:.0%}, {rate.low:.0%}-{rate.high:.0%})"
 
 
 def to_markdown(
@@ -134,13 +216,12 @@ def to_markdown(
     """The summary table: one row per scheme, the worst run's trace linked from each row."""
     scored = task is not None and model_scored(task)
     if scored:
-        head = f"| scheme | settings | samples | median {SCORE_LABEL} | Q1-Q3 | "
+        head = f"| scheme | settings | samples | median {SCORE_LABEL} | 95% CI | Q1-Q3 | "
         tail = f" {PROXY_LABEL} (median) | worst run |"
-        rule = "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
     else:
-        head = "| scheme | settings | samples | median error | Q1-Q3 | solved | "
+        head = "| scheme | settings | samples | median error | 95% CI | Q1-Q3 | solved | "
         tail = " worst run |"
-        rule = "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+    rule = "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
     lines = [
         f"# {title}",
         "",
@@ -149,21 +230,35 @@ def to_markdown(
         head + "requests | completions | tokens | cost (USD) |" + tail,
         rule,
     ]
+    fmt = ".2f" if scored else "g"
     for r in rows:
-        measured = f"{r.median:g} | {r.q1:g}-{r.q3:g} |"
-        if scored:
-            measured = f"{r.median:.2f} | {r.q1:.2f}-{r.q3:.2f} |"
-        elif r.solved is not None:
-            measured += f" {r.solved} |"
-        else:
-            measured += " n/a |"
+        ci = r.stats.median if r.stats else None
+        interval = "" if ci is None else f"{ci.low:{fmt}}-{ci.high:{fmt}}"
+        measured = f"{r.median:{fmt}} | {interval} | {r.q1:{fmt}}-{r.q3:{fmt}} |"
+        if not scored:
+            measured += f" {_solved(r)} |"
         proxy = f" {r.median_proxy_errors:g} |" if scored else ""
         link = f" [trace]({r.worst_trace}) |" if r.worst_trace else " |"
+        samples = f"{r.samples}" + (f" x {r.repeats}" if r.repeats > 1 else "")
         lines.append(
-            f"| {r.scheme} | {settings(r.scheme, task, size)} | {r.samples} | {measured} "
+            f"| {r.scheme} | {settings(r.scheme, task, size)} | {samples} | {measured} "
             f"{r.mean_requests:.1f} | {r.mean_completions:.1f} | {r.mean_tokens:,.0f} | "
-            f"{r.total_cost:.4f} |{proxy}{link}"
+            f"{r.mean_cost:.4f} |{proxy}{link}"
         )
+    lines += [
+        "",
+        "95% CI: a bootstrap confidence interval of the median (2,000 resamples of the samples, "
+        "each with all its repeats); solved: runs equal to the reference, with the rate and its "
+        "95% CI."
+        if rows and rows[0].stats is not None
+        else f"No confidence intervals: scipy is not installed ({STATS_HINT}).",
+    ]
+    lines += [
+        "",
+        "Requests, completions, tokens and cost are per sample and are what the scheme consumed, "
+        "answers from the answer cache counted as if fetched (requests: the graph's model calls), "
+        "so they do not depend on what ran before; what the runs paid is under Totals.",
+    ]
     if scored:
         lines += [
             "",
@@ -208,6 +303,98 @@ def runs_section(
     return "\n".join(lines) + "\n"
 
 
+def repeats_section(rows: Sequence[SchemeSummary], where: str = "") -> str:
+    """With `--repeats`: how much each scheme's median moves between repeats."""
+    spread = [(r.scheme, r.stats.spread) for r in rows if r.stats and r.stats.spread]
+    if not spread:
+        return ""
+    lines = [
+        "",
+        f"## Repeats{' at ' + where if where else ''}",
+        "",
+        "| scheme | median in each repeat | SD of those medians | mean SD of a sample across "
+        "repeats |",
+        "|---|---|---:|---:|",
+    ]
+    for scheme, s in spread:
+        medians = ", ".join(f"{m:g}" for m in s.medians)
+        lines.append(f"| {scheme} | {medians} | {s.sd:.3g} | {s.within:.3g} |")
+    return "\n".join(lines) + "\n"
+
+
+def pair_rows(
+    results: Sequence[PairResult], schemes: Sequence[str], task: str | None
+) -> list[Pair]:
+    """Every two schemes compared on their shared samples ([] without scipy)."""
+    if not stats_available():
+        return []
+    return scheme_pairs(results, schemes, task is not None and model_scored(task))
+
+
+def pairs_section(pairs: Sequence[Pair], task: str | None, where: str = "") -> str:
+    """The paired comparisons: per two schemes, the median per-sample difference with its 95%
+    CI, the Wilcoxon signed-rank p-value and the rank-biserial effect size."""
+    if not pairs:
+        return ""
+    scored = task is not None and model_scored(task)
+    what = "score (higher is better)" if scored else "errors (lower is better)"
+    lines = [
+        "",
+        f"## Pairs{' at ' + where if where else ''}",
+        "",
+        f"Each two schemes on the samples both ran ({what}; a sample's repeats averaged): the "
+        "median of the per-sample differences A - B with its 95% bootstrap CI, the two-sided "
+        "Wilcoxon signed-rank p-value, the matched-pairs rank-biserial correlation (effect size, "
+        "-1..1; positive: A's measure is higher) and the samples on which each is better.",
+        "",
+        "| A | B | samples | median A | median B | A - B | 95% CI | p | effect | A better | "
+        "B better | ties |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for p in pairs:
+        t = p.test
+        a_better, b_better = (t.a_higher, t.b_higher) if scored else (t.b_higher, t.a_higher)
+        lines.append(
+            f"| {p.a} | {p.b} | {t.samples} | {p.median_a:.3g} | {p.median_b:.3g} | "
+            f"{t.difference.value:+.3g} | {t.difference.low:+.3g}, {t.difference.high:+.3g} | "
+            f"{_p(t.p)} | {t.effect:+.2f} | {a_better} | {b_better} | {t.ties} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _p(p: float) -> str:
+    return "<0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def pairs_csv(pairs: Sequence[Pair], size: int | None = None) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow((("size",) if size is not None else ()) + PAIR_COLUMNS)
+    for p in pairs:
+        t = p.test
+        row: tuple[object, ...] = (p.a, p.b, t.samples, p.median_a, p.median_b)
+        row += (t.difference.value, t.difference.low, t.difference.high, t.p, t.effect)
+        row += (t.a_higher, t.b_higher, t.ties)
+        writer.writerow(((size,) if size is not None else ()) + tuple(_cell(v) for v in row))
+    return buffer.getvalue()
+
+
+def totals_section(results: Sequence[PairResult], where: str = "") -> str:
+    """The run totals, both ways: what the schemes consumed and what the runs paid (answers from
+    the answer cache are free, retries are paid), over every pair written to the folder."""
+    if not results:
+        return ""
+    requests, tokens, cost = (sum(x) for x in zip(*(used(r) for r in results), strict=True))
+    paid = (sum(r.requests for r in results), sum(r.tokens for r in results))
+    paid_cost = sum(r.cost for r in results)
+    return (
+        f"\n**Totals{' at ' + where if where else ''}** ({len(results)} pairs): the schemes "
+        f"consumed {requests:,} requests, {tokens:,} tokens, ${cost:.4f}; the runs paid "
+        f"{paid[0]:,} requests, {paid[1]:,} tokens, ${paid_cost:.4f} (answers from the answer "
+        "cache are free; retries are paid).\n"
+    )
+
+
 def incomplete_section(results: Sequence[PairResult]) -> str:
     """Name the pairs the budget stopped: they are left out of the table and the figure."""
     stopped = incomplete(results)
@@ -237,10 +424,22 @@ def write_reports(
     from thoughtgraph.evaluate.figures import FigureMissing, Panel, stem, write_figure
 
     rows = summarise(complete(results), schemes, task)
+    pairs = pair_rows(complete(results), schemes, task)
     (out / "summary.csv").write_text(to_csv(rows, task, size))
-    markdown = to_markdown(rows, title, note, task, size) + incomplete_section(results)
+    markdown = (
+        to_markdown(rows, title, note, task, size)
+        + incomplete_section(results)
+        + totals_section(results)
+        + repeats_section(rows)
+        + pairs_section(pairs, task)
+    )
     (out / "summary.md").write_text(markdown + runs_section(results, schemes, task))
     written = [out / "summary.md", out / "summary.csv"]
+    if pairs:
+        (out / "pairs.csv").write_text(pairs_csv(pairs))
+        written.append(out / "pairs.csv")
+    else:
+        (out / "pairs.csv").unlink(missing_ok=True)
     panel = Panel(size, complete(results), panel_name)
     try:
         written += write_figure([panel], schemes, task, title, out)

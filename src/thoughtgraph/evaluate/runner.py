@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from thoughtgraph.engine import kinds
 from thoughtgraph.engine.graph import Graph, Op
 from thoughtgraph.engine.options import RunOptions
 from thoughtgraph.engine.solve import prepare, run_prepared
@@ -32,10 +33,12 @@ from thoughtgraph.errors import (
 )
 from thoughtgraph.evaluate.datasets import DATASETS, Data, Sample, dataset_task, load_dataset
 from thoughtgraph.events import StopReason
-from thoughtgraph.models.base import LanguageModel
+from thoughtgraph.models.base import LanguageModel, WrapperModel, model_settings
 from thoughtgraph.models.limits import ConcurrencyLimiter
+from thoughtgraph.models.sim import SimulatedModel
 from thoughtgraph.models.spec import ModelLike, as_model
 from thoughtgraph.schemes import paper_options, variants
+from thoughtgraph.spend.accounting import consumed
 from thoughtgraph.spend.budget import Meter, requests_cap
 from thoughtgraph.tasks import get_task
 from thoughtgraph.tasks.reference import answer_matches
@@ -76,6 +79,15 @@ class PairResult:
     # harmonic mean of redundancy and retention (0-10, higher is better); else equal to error
     calls: int | None = None  # model calls (None in results from before they were counted)
     trace: str | None = None  # the pair's trace, relative to the folder (`eval --traces`)
+    # What the scheme consumed, answers from the wire and from the cache alike (`requests`,
+    # `tokens` and `cost` above are what this run paid): the same on a cold and a warm cache.
+    # None in results from before they were recorded (read as the paid figures).
+    intrinsic_requests: int | None = None  # the graph's model calls
+    intrinsic_tokens: int | None = None
+    intrinsic_cost: float | None = None  # at the run's price (list price or --price-in/out)
+    repeat: int = 0  # which of `eval --repeats R` runs of this (scheme, sample) it is (0..R-1)
+    prompts: str | None = None  # hash of the prompt texts it ran with (`eval --prompts`); None:
+    # the built-in prompts
 
 
 @dataclass(frozen=True)
@@ -91,6 +103,8 @@ class EvalPlan:
     graphs: tuple[tuple[str, Graph], ...] = ()  # (row name, graph): `eval --graph FILE`
     data_sha256: str | None = None  # `--data FILE`: a rerun refuses the folder if it changed
     spec: Any = None  # the task as given (a name, an import string, a file, a Task object)
+    repeats: int = 1  # runs of every (scheme, sample), each with its own seed (`for_repeat`)
+    prompts: tuple[tuple[str, str], ...] = ()  # (slot, template) sent instead of the built-in
 
     @property
     def task_spec(self) -> Any:
@@ -103,6 +117,14 @@ class EvalPlan:
                 return graph
         built: Graph = variants.parse(row, self.task).build(self.task, size)
         return built
+
+    @property
+    def prompts_hash(self) -> str | None:
+        """What identifies the prompt texts of this evaluation (None: the built-in ones)."""
+        if not self.prompts:
+            return None
+        canonical = json.dumps(sorted(self.prompts), ensure_ascii=False)
+        return hashlib.sha256(canonical.encode()).hexdigest()[:16]
 
 
 def dataset_for(task: str, size: int) -> str:
@@ -129,6 +151,8 @@ def plan(
     data: Data | None = None,
     graphs: Sequence[tuple[str, Graph]] = (),
     check: bool = True,
+    repeats: int = 1,
+    prompts: dict[str, str] | None = None,
 ) -> EvalPlan:
     """Check every name, and (with `check`) build every row's graph for every problem size, before
     anything runs: a scheme, variant or graph file that cannot run on a sample is one line now.
@@ -152,6 +176,8 @@ def plan(
         raise InputError(f"--samples must be at least 1, got {samples}")
     if data is not None and dataset is not None:
         raise InputError("give either --dataset or --data, not both")
+    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
+        raise InputError(f"--repeats must be a whole number, at least 1, got {repeats!r}")
     if dataset is not None and dataset_task(dataset) != the_task.name:
         raise InputError(
             f"dataset {dataset} is for task {shown(dataset_task(dataset))}, "
@@ -169,6 +195,8 @@ def plan(
             tuple(graphs),
             data.sha256,
             spec,
+            repeats,
+            tuple(sorted((prompts or {}).items())),
         )
     else:
         name = dataset or dataset_for(the_task.name, size)
@@ -181,6 +209,8 @@ def plan(
             tuple(graphs),
             None,
             spec,
+            repeats,
+            tuple(sorted((prompts or {}).items())),
         )
     if check:
         check_rows(the_plan)
@@ -249,6 +279,8 @@ def manifest(the_plan: EvalPlan, model_name: str) -> dict[str, Any]:
     }
     if the_plan.data_sha256 is not None:
         found["data_sha256"] = the_plan.data_sha256
+    if the_plan.prompts:
+        found |= {"prompts_hash": the_plan.prompts_hash, "prompts": dict(the_plan.prompts)}
     return found
 
 
@@ -283,6 +315,22 @@ def check_folder(out: Path, the_plan: EvalPlan, model_name: str) -> int:
         have = dict(want, model=models.pop()) if len(models) == 1 else None
         if len(models) > 1:
             raise InputError(f"{out} holds results of several models; use another --out")
+    if have is not None and have.get("prompts_hash") != want.get("prompts_hash"):
+        raise InputError(
+            f"{out} holds an evaluation with "
+            + (
+                f"prompts {have['prompts_hash']}"
+                if have.get("prompts_hash")
+                else "the built-in prompts"
+            )
+            + ", this one has "
+            + (
+                f"prompts {want['prompts_hash']}"
+                if want.get("prompts_hash")
+                else "the built-in prompts"
+            )
+            + "; use another --out"
+        )
     if (
         have is not None
         and have.get("data_sha256") != want.get("data_sha256")
@@ -306,12 +354,8 @@ def check_folder(out: Path, the_plan: EvalPlan, model_name: str) -> int:
                 f"{out} holds results of another graph named {name!r}; rename one or use "
                 "another --out"
             )
-    wanted = {(s, x.id) for s in the_plan.schemes for x in the_plan.samples}
-    return sum(
-        (r.scheme, r.sample) in wanted
-        for r in latest(done)
-        if not is_incomplete(r) and not no_answer(r)
-    )
+    wanted = set(wanted_keys(the_plan))
+    return sum(key(r) in wanted for r in latest(done) if not is_incomplete(r) and not no_answer(r))
 
 
 def _read_manifest(out: Path) -> dict[str, Any] | None:
@@ -429,19 +473,25 @@ async def evaluate(
     done = latest(rows)
     # A pair the budget stopped, or one that got no answer at all (the endpoint failed), is not
     # done: a rerun runs it again (its cached answers are free) and its new line supersedes it.
-    finished = {(r.scheme, r.sample) for r in done if not is_incomplete(r) and not no_answer(r)}
-    todo = [(s, x) for x in the_plan.samples for s in the_plan.schemes if (s, x.id) not in finished]
+    finished = {key(r) for r in done if not is_incomplete(r) and not no_answer(r)}
+    todo = [
+        (s, x, rep)
+        for rep in range(the_plan.repeats)
+        for x in the_plan.samples
+        for s in the_plan.schemes
+        if (s, x.id, rep) not in finished
+    ]
     gate = asyncio.Semaphore(options.concurrency if parallel is None else parallel)
     limiter = ConcurrencyLimiter(options.concurrency)  # one cap on calls in flight, all pairs
     for old in rows:  # the budget is the whole evaluation's: every earlier run was paid
         meter.carry(old.requests, old.tokens, old.cost)
     meter.carry(*_unrecorded(out))  # and so were the pairs that earlier runs cut short
     start = (meter.requests, meter.tokens, meter.cost)
-    by_pair = {(r.scheme, r.sample): r for r in done}
+    by_pair = {key(r): r for r in done}
     written: list[PairResult] = []
     with _keep_unrecorded(out, meter, start, written), (out / RESULTS).open("a") as sink:
 
-        async def run_pair(scheme: str, sample: Sample) -> None:
+        async def run_pair(scheme: str, sample: Sample, repeat: int) -> None:
             async with gate:
                 if exhausted(meter):
                     return
@@ -452,25 +502,66 @@ async def evaluate(
                         the_plan,
                         scheme,
                         sample,
-                        shared or as_model(model),
+                        for_repeat(shared or as_model(model), repeat),
                         meter,
                         options,
                         out if traces else None,
                         limiter,
+                        repeat,
                     )
                 )
                 sink.write(json.dumps(asdict(pair)) + "\n")
                 sink.flush()
                 written.append(pair)
-                by_pair[(pair.scheme, pair.sample)] = pair
+                by_pair[key(pair)] = pair
                 if on_result:
                     on_result(pair)
 
-        await asyncio.gather(*(run_pair(s, x) for s, x in todo))
+        await asyncio.gather(*(run_pair(s, x, rep) for s, x, rep in todo))
     order = {s: i for i, s in enumerate(the_plan.schemes)}
     ids = {x.id: i for i, x in enumerate(the_plan.samples)}  # in the dataset's order
-    mine = [r for r in by_pair.values() if r.scheme in order and r.sample in ids]  # not others
-    return sorted(mine, key=lambda r: (order[r.scheme], ids[r.sample]))
+    wanted = set(wanted_keys(the_plan))
+    mine = [r for r in by_pair.values() if key(r) in wanted]  # not others
+    return sorted(mine, key=lambda r: (order[r.scheme], ids[r.sample], r.repeat))
+
+
+def key(result: PairResult) -> tuple[str, int | str, int]:
+    """What a line of results.jsonl is the result of: (scheme, sample, repeat)."""
+    return result.scheme, result.sample, result.repeat
+
+
+def wanted_keys(the_plan: EvalPlan) -> list[tuple[str, int | str, int]]:
+    return [
+        (s, x.id, rep)
+        for s in the_plan.schemes
+        for x in the_plan.samples
+        for rep in range(the_plan.repeats)
+    ]
+
+
+def for_repeat(model: LanguageModel, repeat: int) -> LanguageModel:
+    """The model of the `repeat`-th run of every pair: repeat 0 is the model as given. The
+    simulated model draws from another seed (seed + repeat); another model is asked the same
+    prompts again under a `repeat` setting, which keeps repeats apart in the answer cache, so
+    each is a fresh sample at the model's temperature."""
+    if repeat == 0:
+        return model
+    if isinstance(model, SimulatedModel):
+        return SimulatedModel(model.error, model.latency, model.seed + repeat)
+    return Repeated(model, repeat)
+
+
+class Repeated(WrapperModel):
+    """`model` asked again: the same requests, with `repeat` among its answer-relevant settings
+    (so the answer cache holds each repeat's answers apart)."""
+
+    def __init__(self, inner: LanguageModel, repeat: int) -> None:
+        super().__init__(inner)
+        self.repeat = repeat
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        return {**model_settings(self.inner), "repeat": self.repeat}
 
 
 def _unrecorded(out: Path) -> tuple[int, int, float]:
@@ -543,8 +634,9 @@ def complete(results: Sequence[PairResult]) -> list[PairResult]:
 
 
 def latest(results: Sequence[PairResult]) -> list[PairResult]:
-    """One result per (scheme, sample): the last line written wins (a rerun of a stopped pair)."""
-    return list({(r.scheme, r.sample): r for r in results}.values())
+    """One result per (scheme, sample, repeat): the last line written wins (a rerun of a stopped
+    pair)."""
+    return list({key(r): r for r in results}.values())
 
 
 def _rewrite(path: Path, results: list[PairResult]) -> None:
@@ -563,8 +655,10 @@ async def _solve_pair(
     options: RunOptions,
     trace_folder: Path | None = None,
     limiter: ConcurrencyLimiter | None = None,
+    repeat: int = 0,
 ) -> PairResult:
-    graph = judged(the_plan.graph_for(scheme, len(sample.input)), the_plan.task)
+    built = the_plan.graph_for(scheme, len(sample.input))
+    graph = judged(with_prompts(built, dict(the_plan.prompts)), the_plan.task)
     started = time.perf_counter()
     reference = None if sample.row is None else sample.reference  # a data row's, for ground_truth
     prepared = prepare(the_plan.task_spec, sample.given, graph, reference=reference)
@@ -576,7 +670,12 @@ async def _solve_pair(
         )
     elif sample.row is not None:
         solved = result.final.solved  # no reference: the task's own solver, if the graph asks
-    trace = None if trace_folder is None else write_trace(trace_folder, scheme, sample.id, result)
+    trace = (
+        None
+        if trace_folder is None
+        else write_trace(trace_folder, scheme, sample.id, result, repeat)
+    )
+    used = consumed(result.state.calls.values(), result.price)
     return PairResult(
         scheme=scheme,
         sample=sample.id,
@@ -597,12 +696,38 @@ async def _solve_pair(
         final_score=None if result.final.score is None else result.final.score.value,
         calls=result.calls,
         trace=trace,
+        intrinsic_requests=used.requests,
+        intrinsic_tokens=used.tokens,
+        intrinsic_cost=used.cost,
+        repeat=repeat,
+        prompts=the_plan.prompts_hash,
     )
 
 
 def _clip(the_plan: EvalPlan, sample: Sample) -> int:
     """Where a pair's error is clipped: the dataset's size, or a data row's own size."""
     return the_plan.size if sample.row is None else len(sample.input)
+
+
+def prompt_slots(the_plan: EvalPlan) -> dict[str, frozenset[str]]:
+    """Every prompt the plan's rows send at its size (slot -> the template values every op
+    sending it fills): what `eval --prompts` may give a text for."""
+    fills: dict[str, frozenset[str]] = {}
+    for row in the_plan.schemes:
+        for op in the_plan.graph_for(row, the_plan.size).ops:
+            if op.prompt is not None:
+                filled = kinds.get(op.kind).fills
+                fills[op.prompt] = fills.get(op.prompt, filled) & filled
+    return fills
+
+
+def with_prompts(graph: Graph, prompts: dict[str, str]) -> Graph:
+    """The graph sending the given texts for the prompts it uses (others are not its own)."""
+    mine = {op.prompt for op in graph.ops if op.prompt is not None}
+    chosen = {slot: text for slot, text in prompts.items() if slot in mine}
+    if not chosen:
+        return graph
+    return Graph(ops=graph.ops, prompts={**graph.prompts, **chosen})
 
 
 def model_scored(task: str) -> bool:
@@ -630,16 +755,16 @@ def judged(graph: Graph, task: str) -> Graph:
     return Graph(ops=(*graph.ops, judge), prompts=graph.prompts)
 
 
-def trace_name(scheme: str, sample: int | str) -> str:
+def trace_name(scheme: str, sample: int | str, repeat: int = 0) -> str:
     """A pair's trace file: a variant's settings (`got_paper:parts=8`) written file-safe."""
     safe = "".join(c if c.isalnum() or c in "._-" else "_" for c in scheme)
     shown = f"{sample:03d}" if isinstance(sample, int) else sample
-    return f"{TRACES}/{safe}-{shown}.json"
+    return f"{TRACES}/{safe}-{shown}{f'-r{repeat}' if repeat else ''}.json"
 
 
-def write_trace(folder: Path, scheme: str, sample: int | str, result: Any) -> str:
+def write_trace(folder: Path, scheme: str, sample: int | str, result: Any, repeat: int = 0) -> str:
     """The pair's trace (the file `solve --trace` writes); returns its path within `folder`."""
-    name = trace_name(scheme, sample)
+    name = trace_name(scheme, sample, repeat)
     path = folder / name
     try:
         path.parent.mkdir(exist_ok=True)

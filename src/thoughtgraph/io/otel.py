@@ -39,7 +39,10 @@ OUTPUT_TOKENS = "gen_ai.usage.output_tokens"
 WORKFLOW_NAME = "gen_ai.workflow.name"
 ERROR_TYPE = "error.type"
 
-INSTALL_HINT = "OpenTelemetry is not installed: pip install 'thoughtgraph[otel]'"
+INSTALL_HINT = (
+    "OpenTelemetry is not installed: pip install 'thoughtgraph[otel]' "
+    "(from a clone: pip install -e '.[otel]')"
+)
 
 
 def _api() -> Any:

@@ -31,7 +31,7 @@ from typing import Any
 from thoughtgraph.errors import UnknownNameError, shown
 from thoughtgraph.io.bounds import MAX_SIM_LATENCY
 from thoughtgraph.models.base import Completion, _tokens
-from thoughtgraph.models.simulated import read_prompt
+from thoughtgraph.models.simulated import propose, read_prompt
 from thoughtgraph.models.simulated.jobs import Job, poisson
 from thoughtgraph.models.simulated.sorting import SECTION as _SECTION
 from thoughtgraph.models.simulated.sorting import apply_fixes, slip_list, sort_answer
@@ -149,6 +149,8 @@ class SimulatedModel:
         return random.Random(int.from_bytes(digest[:8], "big"))
 
     def answer(self, prompt: str, rng: random.Random) -> str:
+        if propose.is_meta_prompt(prompt):  # `tune --propose`: the sim ignores wording
+            return propose.rewrite(prompt, rng)
         job = read_prompt(prompt)
         if job is None:
             return "I could not find anything to work on in this prompt."

@@ -155,3 +155,36 @@ def spend_by_kind(calls: Iterable[CallRecord], price: Price | None = None) -> di
         kinds.setdefault(call.kind, []).append(call)
     order = list(CALL_KINDS) + sorted(k for k in kinds if k not in CALL_KINDS)
     return {kind: spend(kinds.get(kind, []), price) for kind in order}
+
+
+@dataclass(frozen=True)
+class Consumed:
+    """What a scheme consumed on one problem, whether its answers came from the wire or from the
+    answer cache: a property of the scheme, not of what ran before it.
+
+    `requests` counts the graph's model calls (one request each on a server that honours `n`;
+    retries and parallel singles are the transport's and are counted in `Spend.requests`),
+    `completions` the answers the calls got, `tokens` their prompt and completion tokens (the
+    tokens a cached answer cost when it was fetched) and `cost` those tokens at `price`.
+    """
+
+    requests: int = 0
+    completions: int = 0
+    tokens: int = 0
+    cost: float = 0.0
+
+
+def consumed(calls: Iterable[CallRecord], price: Price | None = None) -> Consumed:
+    """The scheme-intrinsic totals of these calls: paid and cached answers alike."""
+    count = answers = prompt_tokens = completion_tokens = 0
+    for c in calls:
+        count += 1
+        if c.error is not None:  # no answer: the transport's loss, not the scheme's use
+            continue
+        answers += len(c.texts)
+        prompt_tokens += c.usage.prompt_tokens + c.saved.prompt_tokens
+        completion_tokens += c.usage.completion_tokens + c.saved.completion_tokens
+    usage = Usage(prompt_tokens, completion_tokens)
+    return Consumed(
+        count, answers, usage.total_tokens, price.cost(usage) if price is not None else 0.0
+    )

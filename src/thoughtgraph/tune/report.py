@@ -46,6 +46,8 @@ class Row:
     file: str = ""
     mark: str = ""  # "pick", "front", "baseline"
     stopped: bool = False  # its held-out run was cut short by the budget
+    tune_stopped: bool = False  # a baseline's tuning-split run was cut short by the budget: its
+    # figures are of a partial run (not plotted, never the pick's target)
 
 
 def pareto(points: Sequence[tuple[float, float, Any]]) -> list[tuple[float, float, Any]]:
@@ -100,8 +102,9 @@ def table_markdown(rows: Sequence[Row], metric: str, title: str, note: str) -> s
         name = f"**{r.name}** ({r.mark})" if r.mark else r.name
         solved = "—" if r.holdout_solved is None else f"{100 * r.holdout_solved:.0f}%"
         cut = " (budget cut)" if r.stopped else ""
+        tune_cut = " (budget cut)" if r.tune_stopped else ""
         lines.append(
-            f"| {name} | {r.label} | {fmt(r.tune_error)} | {fmt(r.tune_cost, 1)} | "
+            f"| {name} | {r.label} | {fmt(r.tune_error)}{tune_cut} | {fmt(r.tune_cost, 1)} | "
             f"{fmt(r.holdout_error)}{cut} | {fmt(r.holdout_cost, 1)} | {solved} | {r.file} |"
         )
     return "\n".join(lines) + "\n"
@@ -204,8 +207,11 @@ def plot(
     for r in rows:
         if r.name in styles:
             marker, colour = styles[r.name]
-            ax.scatter([r.tune_cost], [r.tune_error], marker=marker, c=colour, s=80, label=r.name)
-            if r.holdout_error is not None:
+            if not r.tune_stopped:  # a run the budget cut short is not a measurement
+                ax.scatter(
+                    [r.tune_cost], [r.tune_error], marker=marker, c=colour, s=80, label=r.name
+                )
+            if r.holdout_error is not None and not r.stopped:
                 ax.scatter(
                     [r.holdout_cost or 0.0],
                     [r.holdout_error],

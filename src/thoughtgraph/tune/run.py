@@ -21,6 +21,7 @@ from thoughtgraph.spend.budget import Budget, check_priced
 from thoughtgraph.tasks import get_task
 from thoughtgraph.tune import report, space
 from thoughtgraph.tune.jobs import COST_METRICS, Job, Outcome, Setup
+from thoughtgraph.tune.propose import Proposer, check_count
 from thoughtgraph.tune.study import (
     Backend,
     Ledger,
@@ -113,6 +114,7 @@ def _run_tune(
     input_column: str = "input",
     note: Callable[[str], None] | None = None,
     max_response_bytes: Any = None,
+    propose: Any = 0,
 ) -> TuneOutcome:
     """`thoughtgraph tune` with its options as given: searches, writes the folder's files and
     returns what it found (the CLI prints it; `thoughtgraph.tune` returns it). `note` gets each
@@ -121,6 +123,7 @@ def _run_tune(
     say = note or _note
     _check_counts(trials=trials, pilot=pilot, parallel=parallel, concurrency=concurrency)
     _check_counts(report_max=report_max)
+    check_count(propose)
     if holdout < 0:
         raise InputError(f"--holdout must be 0 or more, got {holdout}")
     if cost not in COST_METRICS:
@@ -146,11 +149,10 @@ def _run_tune(
             f"{the_plan.dataset}"
         )
     size_of = _items(the_plan, rows[: pilot + holdout])
-    variants = (
-        None
-        if prompts is None
-        else load_variants(prompts, space.prompt_slots(names, the_plan.task, size_of))
-    )
+    slots = space.prompt_slots(names, the_plan.task, size_of)
+    variants = None if prompts is None else load_variants(prompts, slots)
+    if propose and variants is None:
+        variants = Variants({}, "")
     import_optuna()  # one line naming the extra, before anything is written
     if ray is not None:
         from thoughtgraph.evaluate.ray_backend import check_address
@@ -222,8 +224,10 @@ def _run_tune(
     }
     if mine is not None:  # absent for a built-in dataset, so older studies resume
         manifest["data_sha256"] = mine.sha256
-    if variants is not None:  # absent without a file, so studies made before --prompts resume
-        manifest["prompts"] = variants.digest
+    if prompts is not None:  # absent without a file, so studies made before --prompts resume
+        manifest["prompts"] = variants.digest if variants else None
+    if propose:
+        manifest["propose"] = propose
     study = open_study(folder, manifest, seed, startup=max(4, min(10, trials // 3)))
     rerun = recover(study)
     label = shown_name(lm)
@@ -231,7 +235,7 @@ def _run_tune(
         f"tune {the_plan.task} on {the_plan.dataset}: {', '.join(names)}; {trials} trials on "
         f"samples {_ids(tune_split)}, held-out {_ids(held_split)}; cost = {cost}; model {label}"
     )
-    if variants is not None:
+    if prompts is not None and variants is not None:
         say(f"prompt variants from {prompts}: {_slots_line(variants)}")
     say(
         f"study {folder / 'study.db'}: {len(completed(study))} trials already complete"
@@ -241,18 +245,26 @@ def _run_tune(
     ledger = Ledger(study, caps)
     backend, finish = _backend(ray)
     try:
-        outcome = tune_loop(
-            study,
-            setup,
-            tune_split,
-            trials,
-            parallel,
-            names,
-            ledger,
-            backend,
-            on_trial=lambda t, o: say(_trial_line(t, o, cost)),
-            variants=variants,
-        )
+        rounds = [(1, (trials + 1) // 2), (2, trials)] if propose else [(0, trials)]
+        for number, wanted in rounds:
+            if number:
+                price = price_for(lm.name, price_in, price_out)
+                proposer = Proposer(lm, the_plan.task, slots, propose, price)
+                variants = proposer.round(study, number, variants, ledger)
+            outcome = tune_loop(
+                study,
+                setup,
+                tune_split,
+                wanted,
+                parallel,
+                names,
+                ledger,
+                backend,
+                on_trial=lambda t, o: say(_trial_line(t, o, cost, trials)),
+                variants=variants,
+            )
+            if outcome.stop:
+                break
         rows_out = _report(
             study, setup, tune_split, held_split, ledger, backend, report_max, variants
         )
@@ -301,12 +313,15 @@ def _ids(samples: Sequence[Any]) -> str:
     return f"{samples[0].id}-{samples[-1].id}" if len(samples) > 1 else str(samples[0].id)
 
 
-def _trial_line(trial: Any, outcome: Outcome, metric: str) -> str:
+def _trial_line(trial: Any, outcome: Outcome, metric: str, trials: int) -> str:
+    """One line per finished trial, with how far the tune has come (`[7/30]`)."""
     what = trial.user_attrs.get("graph", "")
+    done = len(completed(trial.study)) if hasattr(trial, "study") else trial.number + 1
+    where = f"[{done}/{trials}] trial {trial.number}"
     if outcome.failure or outcome.budget_stopped:
-        return f"trial {trial.number}: {what}: failed ({outcome.failure or 'budget exhausted'})"
+        return f"{where}: {what}: failed ({outcome.failure or 'budget exhausted'})"
     return (
-        f"trial {trial.number}: {what}: error {outcome.error:.2f}, {metric} "
+        f"{where}: {what}: error {outcome.error:.2f}, {metric} "
         f"{outcome.cost:.1f}, paid {outcome.paid_requests} requests"
     )
 
@@ -384,6 +399,7 @@ def _report(
     for (row, split, _d), o in zip(plan_jobs, outcomes, strict=True):
         if split == "tune":
             row.tune_error, row.tune_cost = o.error, o.cost
+            row.tune_stopped = o.budget_stopped
         else:
             row.holdout_error, row.holdout_cost, row.holdout_solved = o.error, o.cost, o.solved
             row.stopped = o.budget_stopped
@@ -415,6 +431,8 @@ def _write(
     whether a plot was drawn)."""
     front = [r for r in rows if r.mark == "front"]
     default = next((r for r in rows if r.name == "got (default)" and r.tune_cost), None)
+    if default is not None and default.tune_stopped:
+        default = None  # cut short by the budget: its error is of a partial run, not a target
     goal = target if target is not None else (default.tune_error if default else 0.0)
     chosen = report.pick(front, goal)
     chosen.mark = "pick"
@@ -422,10 +440,19 @@ def _write(
     title = f"tune {the_plan.task} on {the_plan.dataset}: model {model_name}" + (
         " (simulated)" if simulated else ""
     )
-    how = (
-        f"Pick: the cheapest front graph with tuning error at most {goal:g} "
-        f"({'--target' if target is not None else 'the default got on the tuning split'})."
+    source = (
+        "--target"
+        if target is not None
+        else "the default got on the tuning split"
+        if default is not None
+        else "no measured default got: its tuning run did not finish"
     )
+    how = f"Pick: the cheapest front graph with tuning error at most {goal:g} ({source})."
+    if any(r.tune_stopped or r.stopped for r in rows):
+        how += (
+            " Runs marked (budget cut) were stopped by the budget: their figures are of partial "
+            "runs, left out of the plot and of the pick."
+        )
     sim = (
         " Figures from the simulated model: they show how the search behaves on the sim's "
         "error laws, not how any real model does (docs/tuning.md)."

@@ -94,7 +94,7 @@ def suggest(
         sent = _sent(graph_for(params, task, size))
         for slot in sorted(variants.slots):
             if slot in sent:
-                name = f"prompt.{slot}"
+                name = variants.param(slot)
                 params[name] = trial.suggest_categorical(name, variants.choices(slot))
     return params
 
@@ -167,7 +167,11 @@ def graph_for(
     graph = schemes.build(scheme, task, size, parts=parts, **options)
     if variants is None:
         return graph
-    chosen = {k.removeprefix("prompt."): v for k, v in params.items() if k.startswith("prompt.")}
+    chosen = {
+        k.removeprefix("prompt.").split("@")[0]: v
+        for k, v in params.items()
+        if k.startswith("prompt.")
+    }
     texts = {slot: variants.text(slot, name) for slot, name in sorted(chosen.items())}
     prompts = {slot: text for slot, text in texts.items() if text is not None}
     return Graph(ops=graph.ops, prompts=prompts) if prompts else graph

@@ -31,7 +31,9 @@ from thoughtgraph.tune import space
 from thoughtgraph.tune.jobs import Job, Outcome, Setup, run_job, spread_back, unique
 from thoughtgraph.tune.variants import Variants
 
-INSTALL_HINT = "tune needs Optuna: pip install 'thoughtgraph[tune]'"
+INSTALL_HINT = (
+    "tune needs Optuna: pip install 'thoughtgraph[tune]' (from a clone: pip install -e '.[tune]')"
+)
 STUDY_FILE = "study.db"
 STUDY_NAME = "thoughtgraph-tune"
 
@@ -122,6 +124,7 @@ def open_study(folder: Path, manifest: dict[str, Any], seed: int, startup: int) 
     have = study.user_attrs.get("manifest")
     if have is None:
         study.set_user_attr("manifest", manifest)
+        _name_objectives(study, f"cost ({manifest.get('cost', 'completions')} per sample)")
     elif have != manifest:
         changed = sorted(k for k in set(have) | set(manifest) if have.get(k) != manifest.get(k))
         raise InputError(
@@ -129,6 +132,15 @@ def open_study(folder: Path, manifest: dict[str, Any], seed: int, startup: int) 
             "use another --out"
         )
     return study
+
+
+def _name_objectives(study: Any, cost: str) -> None:
+    """optuna-dashboard then labels the axes "error" and "cost (...)", not "Objective 0/1"."""
+    import warnings
+
+    with warnings.catch_warnings():  # set_metric_names is marked experimental in Optuna 4
+        warnings.simplefilter("ignore")
+        study.set_metric_names(["error (per sample)", cost])
 
 
 def _storage(optuna: Any, url: str, folder: Path) -> Any:

@@ -42,10 +42,24 @@ class Variants:
 
     slots: dict[str, dict[str, str]]
     digest: str  # of the file's variants: a resumed tune must search the same ones
+    round: int = 1  # `tune --propose`: the proposal round whose choices trials are asked now
 
     def choices(self, slot: str) -> list[str]:
         """The variant names a trial chooses among, the built-in first."""
         return [DEFAULT, *self.slots[slot]]
+
+    def param(self, slot: str) -> str:
+        """The Optuna parameter of a slot's choice: one per proposal round, since a
+        categorical's choices cannot grow within a study (`prompt.part`, `prompt.part@2`)."""
+        return f"prompt.{slot}" + (f"@{self.round}" if self.round > 1 else "")
+
+    def with_proposals(self, round: int, proposals: Mapping[str, list[str]]) -> Variants:
+        """These variants plus a round's proposals (named proposedR_I), asked as round `round`."""
+        slots = {slot: dict(named) for slot, named in self.slots.items()}
+        for slot, texts in proposals.items():
+            for index, text in enumerate(texts, start=1):
+                slots.setdefault(slot, {})[f"proposed{round}_{index}"] = text
+        return Variants(slots, self.digest, round)
 
     def text(self, slot: str, name: str) -> str | None:
         """The chosen variant's template text; None for the built-in."""

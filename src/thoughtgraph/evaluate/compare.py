@@ -1,0 +1,351 @@
+"""Compare evaluation runs (two models, two prompt sets, before and after a change) on the
+(scheme, size, sample) rows they share.
+
+Each run is an `eval` output folder: one size (`results.jsonl` at its top) or several
+(`size-N/` folders). The first run is the baseline; every other run is compared with it per
+scheme and size, on the samples both ran (a sample's repeats averaged first): both medians, the
+median of the per-sample differences (run - baseline) with its 95% bootstrap CI, the Wilcoxon
+signed-rank p-value and the rank-biserial effect size (`statistics.paired`), the solved counts
+and what each scheme consumed per sample. Runs of different tasks or datasets are refused: their
+samples are not the same problems.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from thoughtgraph.errors import InputError
+from thoughtgraph.evaluate.measures import used
+from thoughtgraph.evaluate.runner import (
+    MANIFEST,
+    RESULTS,
+    PairResult,
+    complete,
+    latest,
+    load_results,
+    model_scored,
+)
+from thoughtgraph.evaluate.statistics import (
+    Interval,
+    compare_measures,
+    per_sample_means,
+)
+from thoughtgraph.schemes import SCHEMES
+
+
+@dataclass(frozen=True)
+class Run:
+    """One evaluation folder: its task and, per size, its dataset and complete results."""
+
+    label: str
+    path: Path
+    task: str
+    model: str
+    sizes: dict[int, tuple[str, list[PairResult]]]  # size -> (dataset, results)
+    prompts: str | None = None  # the hash of the prompt texts it ran with (`eval --prompts`)
+
+
+def load_run(path: Path, label: str | None = None) -> Run:
+    """Read an eval folder (one size, or several in `size-N/`); one `error:` line otherwise."""
+    if not path.is_dir():
+        raise InputError(f"{path} is not an eval output folder (no such folder)")
+    folders = [path] if (path / MANIFEST).is_file() else sorted(path.glob("size-*/"))
+    folders = [f for f in folders if (f / MANIFEST).is_file()]
+    if not folders:
+        raise InputError(f"{path} is not an eval output folder (no {MANIFEST} in it)")
+    sizes: dict[int, tuple[str, list[PairResult]]] = {}
+    task = model = None
+    prompts = None
+    for folder in folders:
+        try:
+            manifest = json.loads((folder / MANIFEST).read_text())
+            size, dataset = int(manifest["size"]), str(manifest["dataset"])
+            task, model = str(manifest["task"]), str(manifest["model"])
+            prompts = manifest.get("prompts_hash")
+        except (OSError, ValueError, KeyError, TypeError):
+            raise InputError(f"{folder / MANIFEST} is not an evaluation manifest") from None
+        if not (folder / RESULTS).exists():
+            continue
+        sizes[size] = (dataset, complete(latest(load_results(folder))))
+    assert task is not None and model is not None
+    return Run(label or str(path), path, task, model, sizes, prompts)
+
+
+def check_comparable(runs: Sequence[Run]) -> None:
+    """One line when two runs are not of one task and dataset, or share no row."""
+    base = runs[0]
+    for other in runs[1:]:
+        if other.task != base.task:
+            raise InputError(
+                f"{other.label} is an evaluation of {other.task}, {base.label} of {base.task}: "
+                "compare runs of one task"
+            )
+        for size in set(base.sizes) & set(other.sizes):
+            if other.sizes[size][0] != base.sizes[size][0]:
+                raise InputError(
+                    f"{other.label} ran dataset {other.sizes[size][0]}, {base.label} "
+                    f"{base.sizes[size][0]}: compare runs of one dataset"
+                )
+        if not shared_rows(base, other):
+            raise InputError(
+                f"{base.label} and {other.label} share no (scheme, size, sample) row to compare"
+            )
+
+
+def shared_rows(a: Run, b: Run) -> set[tuple[str, int, int | str]]:
+    def rows(run: Run) -> set[tuple[str, int, int | str]]:
+        return {(r.scheme, size, r.sample) for size, (_d, rs) in run.sizes.items() for r in rs}
+
+    return rows(a) & rows(b)
+
+
+@dataclass(frozen=True)
+class Row:
+    """One scheme at one size: `run` against the baseline on their shared samples."""
+
+    scheme: str
+    size: int
+    baseline: str
+    run: str
+    samples: int
+    median_baseline: float
+    median_run: float
+    difference: Interval  # median of (run - baseline) per sample, with its 95% CI
+    p: float
+    effect: float
+    solved_baseline: int | None
+    solved_run: int | None
+    tokens_baseline: float  # per sample, what the scheme consumed
+    tokens_run: float
+    cost_baseline: float
+    cost_run: float
+
+
+def compare(runs: Sequence[Run]) -> list[Row]:
+    """Every run after the first against the first, per scheme and size (the baseline's order)."""
+    import numpy as np
+
+    check_comparable(runs)
+    scored = model_scored(runs[0].task)
+    base = runs[0]
+    rows = []
+    for other in runs[1:]:
+        for size in sorted(set(base.sizes) & set(other.sizes)):
+            a_all, b_all = base.sizes[size][1], other.sizes[size][1]
+            schemes = ordered({r.scheme for r in a_all})
+            for scheme in schemes:
+                a = [r for r in a_all if r.scheme == scheme]
+                b = [r for r in b_all if r.scheme == scheme]
+                shared, test = compare_measures(
+                    per_sample_means(b, scored), per_sample_means(a, scored)
+                )
+                if not shared:
+                    continue
+                a = [r for r in a if r.sample in shared]
+                b = [r for r in b if r.sample in shared]
+                means_a, means_b = per_sample_means(a, scored), per_sample_means(b, scored)
+                rows.append(
+                    Row(
+                        scheme,
+                        size,
+                        base.label,
+                        other.label,
+                        len(shared),
+                        float(np.median([means_a[s] for s in shared])),
+                        float(np.median([means_b[s] for s in shared])),
+                        test.difference,
+                        test.p,
+                        test.effect,
+                        _solved(a, scored),
+                        _solved(b, scored),
+                        _mean([used(r)[1] for r in a]),
+                        _mean([used(r)[1] for r in b]),
+                        _mean([used(r)[2] for r in a]),
+                        _mean([used(r)[2] for r in b]),
+                    )
+                )
+    return rows
+
+
+def ordered(schemes: set[str]) -> list[str]:
+    """The built-in schemes in their registry order (io, cot, ..., got_paper), others after."""
+    known = list(SCHEMES)
+    return sorted(schemes, key=lambda s: (known.index(s) if s in known else len(known), s))
+
+
+def _solved(results: Sequence[PairResult], scored: bool) -> int | None:
+    known = [r.solved for r in results if r.solved is not None]
+    return None if scored or not known else sum(known)
+
+
+def _mean(values: Sequence[float]) -> float:
+    return sum(values) / len(values) if values else 0.0
+
+
+COLUMNS = (
+    "scheme",
+    "size",
+    "baseline",
+    "run",
+    "samples",
+    "median_baseline",
+    "median_run",
+    "difference",
+    "difference_ci_low",
+    "difference_ci_high",
+    "p_wilcoxon",
+    "effect_rank_biserial",
+    "solved_baseline",
+    "solved_run",
+    "tokens_baseline",
+    "tokens_run",
+    "cost_baseline",
+    "cost_run",
+)
+
+
+def as_records(rows: Sequence[Row]) -> list[dict[str, Any]]:
+    records = []
+    for row in rows:
+        data = asdict(row)
+        diff = data.pop("difference")
+        data.update(
+            difference=diff["value"],
+            difference_ci_low=diff["low"],
+            difference_ci_high=diff["high"],
+            p_wilcoxon=data.pop("p"),
+            effect_rank_biserial=data.pop("effect"),
+        )
+        records.append({c: data[c] for c in COLUMNS})
+    return records
+
+
+def to_csv(rows: Sequence[Row]) -> str:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    for record in as_records(rows):
+        writer.writerow({k: _cell(v) for k, v in record.items()})
+    return buffer.getvalue()
+
+
+def _cell(value: object) -> object:
+    if value is None:
+        return ""
+    return round(value, 6) if isinstance(value, float) else value
+
+
+def to_json(rows: Sequence[Row], runs: Sequence[Run]) -> str:
+    meta = [
+        {"label": r.label, "path": str(r.path), "model": r.model, "prompts_hash": r.prompts}
+        for r in runs
+    ]
+    return json.dumps({"task": runs[0].task, "runs": meta, "rows": as_records(rows)}, indent=1)
+
+
+def to_markdown(rows: Sequence[Row], runs: Sequence[Run]) -> str:
+    scored = model_scored(runs[0].task)
+    what = "model score (higher is better)" if scored else "errors (lower is better)"
+    lines = [f"# Compare: {runs[0].task}", ""]
+    for i, run in enumerate(runs):
+        role = "baseline" if i == 0 else "run"
+        prompts = f", prompts {run.prompts[:12]}" if run.prompts else ""
+        lines.append(f"- {role} `{run.label}`: model {run.model}{prompts}")
+    lines += [
+        "",
+        f"Per scheme and size, on the samples both runs have ({what}; a sample's repeats "
+        "averaged): each run's median, the median of the per-sample differences run - baseline "
+        "with its 95% bootstrap CI, the two-sided Wilcoxon signed-rank p-value, the rank-biserial "
+        "effect size (-1..1), the runs solved (repeats included) and the tokens and cost each "
+        "scheme consumed per sample (answers from the cache included).",
+        "",
+    ]
+    several = len(runs) > 2
+    head = "| scheme | size |" + (" run |" if several else "")
+    lines += [
+        head + " samples | median A | median B | B - A | 95% CI | p | effect | solved A | "
+        "solved B | tokens A | tokens B | cost A | cost B |",
+        "|---|---:|" + ("---|" if several else "") + "---:|" * 13,
+    ]
+    for r in rows:
+        d = r.difference
+        solved = " | ".join(
+            "n/a" if s is None else str(s) for s in (r.solved_baseline, r.solved_run)
+        )
+        lines.append(
+            f"| {r.scheme} | {r.size} |"
+            + (f" {r.run} |" if several else "")
+            + f" {r.samples} | {r.median_baseline:.3g} | {r.median_run:.3g} | {d.value:+.3g} | "
+            f"{d.low:+.3g}, {d.high:+.3g} | {_p(r.p)} | {r.effect:+.2f} | {solved} | "
+            f"{r.tokens_baseline:,.0f} | {r.tokens_run:,.0f} | {r.cost_baseline:.4f} | "
+            f"{r.cost_run:.4f} |"
+        )
+    other = "each other run" if several else "the second"
+    lines += ["", f"A is the baseline (the first run), B {other}."]
+    return "\n".join(lines) + "\n"
+
+
+def _p(p: float) -> str:
+    return "<0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def write_figure(runs: Sequence[Run], path: Path) -> Path:
+    """The runs side by side per scheme: one panel per shared size, per scheme one box per run
+    (the baseline first), on the samples all the runs share."""
+    from thoughtgraph.evaluate.figures import FigureMissing
+    from thoughtgraph.evaluate.measures import label, plotted
+
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        from matplotlib.patches import Patch
+    except ImportError as exc:
+        from thoughtgraph.evaluate.figures import INSTALL_HINT
+
+        raise FigureMissing(f"no figure: matplotlib is not installed ({INSTALL_HINT})") from exc
+    scored = model_scored(runs[0].task)
+    sizes = sorted(set.intersection(*(set(r.sizes) for r in runs)))
+    colours = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3")
+    fig, axes = plt.subplots(1, len(sizes), figsize=(6.5 * len(sizes), 4.8), squeeze=False)
+    width = 0.8 / len(runs)
+    for ax, size in zip(axes[0], sizes, strict=True):
+        schemes = ordered({r.scheme for r in runs[0].sizes[size][1]})
+        for j, run in enumerate(runs):
+            data = [
+                [plotted(r, scored) for r in run.sizes[size][1] if r.scheme == s] or [float("nan")]
+                for s in schemes
+            ]
+            positions = [i + 1 + (j - (len(runs) - 1) / 2) * width for i in range(len(schemes))]
+            boxes = ax.boxplot(
+                data,
+                positions=positions,
+                widths=width * 0.9,
+                patch_artist=True,
+                medianprops={"color": "black", "linewidth": 2},
+                flierprops={"markersize": 2},
+            )
+            for scheme, box in zip(schemes, boxes["boxes"], strict=True):
+                box.set_facecolor(colours[j % len(colours)])
+                box.set_gid(f"box-{scheme}-{size}-run{j}")
+        ax.set_xticks(range(1, len(schemes) + 1))
+        ax.set_xticklabels([label(s, runs[0].task, size) for s in schemes], rotation=30, ha="right")
+        ax.tick_params(axis="x", labelsize=8)
+        ax.set_title(f"P = {size}", fontsize=10)
+        ax.set_ylabel("score (0-10); higher is better" if scored else "#errors; lower is better")
+    handles = [
+        Patch(facecolor=colours[j % len(colours)], label=run.label) for j, run in enumerate(runs)
+    ]
+    fig.legend(handles=handles, loc="lower center", ncol=len(runs), fontsize=8, frameon=False)
+    fig.suptitle(f"{runs[0].task}: runs side by side", fontsize=10)
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return path

@@ -1,0 +1,266 @@
+"""Statistics a reviewer accepts: bootstrap confidence intervals, repeats and paired tests.
+
+Everything here is computed by scipy.stats and numpy (the `[stats]` extra), never hand-rolled:
+
+- a 95% bootstrap CI (percentile method, 2,000 resamples, a fixed seed so a report is
+  reproducible) of a scheme's median measure and of its solved rate. With `--repeats R` a sample
+  has R runs; the bootstrap resamples *samples* (each with all its repeats), since the repeats of
+  one problem are not independent of each other;
+- the spread across repeats: the scheme's median in each repeat, and their standard deviation;
+- paired comparisons of two schemes on the samples both ran: per sample the difference of their
+  measures (averaged over repeats), the Wilcoxon signed-rank test (two-sided; ties dropped, a
+  "zsplit" would hide them), a paired bootstrap CI of the median difference and the matched-pairs
+  rank-biserial correlation as effect size (-1..1: the share of the ranked differences favouring
+  the second scheme minus that favouring the first).
+
+`thoughtgraph eval` writes these when scipy is installed and says in one line how to get it
+otherwise; `thoughtgraph compare` needs it.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from thoughtgraph.evaluate.measures import measure
+from thoughtgraph.evaluate.runner import PairResult
+
+CONFIDENCE = 0.95
+RESAMPLES = 2000
+SEED = 20240101  # fixed: the same results give the same intervals
+INSTALL_HINT = "pip install 'thoughtgraph[stats]' (from a clone: pip install -e '.[stats]')"
+
+
+class StatsMissing(ImportError):
+    """scipy (or numpy) is not installed: no intervals or tests can be computed."""
+
+
+def available() -> bool:
+    try:
+        import numpy  # noqa: F401
+        import scipy.stats  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _libraries() -> tuple[Any, Any]:
+    try:
+        import numpy
+        import scipy.stats
+    except ImportError as exc:
+        raise StatsMissing(f"scipy and numpy are not installed ({INSTALL_HINT})") from exc
+    return numpy, scipy.stats
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A point estimate with its confidence interval (low == high when the data cannot vary)."""
+
+    value: float
+    low: float
+    high: float
+
+    def show(self, fmt: str = "g") -> str:
+        return f"{self.value:{fmt}} [{self.low:{fmt}}, {self.high:{fmt}}]"
+
+
+def bootstrap(groups: Sequence[Sequence[float]], statistic: Callable[..., Any]) -> Interval:
+    """The statistic of all values and its bootstrap CI, resampling whole groups (a sample's
+    repeats) with replacement."""
+    np, stats = _libraries()
+    flat = np.concatenate([np.asarray(g, dtype=float) for g in groups])
+    value = float(statistic(flat))
+    if len(groups) < 2 or np.all(flat == flat[0]):
+        return Interval(value, value, value)
+    arrays = [np.asarray(g, dtype=float) for g in groups]
+    if all(len(a) == 1 for a in arrays):  # one value per sample: scipy's vectorised path
+        result = _bootstrap(stats, (flat,), lambda x, axis: statistic(x, axis=axis))
+    else:
+        index = np.arange(len(arrays))
+
+        def by_group(chosen: Any) -> float:
+            return float(statistic(np.concatenate([arrays[int(i)] for i in chosen])))
+
+        result = _bootstrap(stats, (index,), by_group, vectorized=False)
+    low, high = result.confidence_interval
+    return Interval(value, _finite(low, value), _finite(high, value))
+
+
+def _bootstrap(stats: Any, data: tuple[Any, ...], fn: Any, vectorized: bool = True) -> Any:
+    np, _ = _libraries()
+    with warnings.catch_warnings():  # a degenerate resample warns; its interval is still right
+        warnings.simplefilter("ignore")
+        return stats.bootstrap(
+            data,
+            fn,
+            n_resamples=RESAMPLES,
+            confidence_level=CONFIDENCE,
+            method="percentile",
+            vectorized=vectorized,
+            random_state=np.random.default_rng(SEED),
+        )
+
+
+def _finite(x: float, fallback: float) -> float:
+    return fallback if x is None or not math.isfinite(float(x)) else float(x)
+
+
+def median_interval(groups: Sequence[Sequence[float]]) -> Interval:
+    np, _ = _libraries()
+    return bootstrap(groups, np.median)
+
+
+def rate_interval(groups: Sequence[Sequence[bool]]) -> Interval:
+    """The share of runs solved, with its CI."""
+    np, _ = _libraries()
+    return bootstrap([[float(v) for v in g] for g in groups], np.mean)
+
+
+@dataclass(frozen=True)
+class Spread:
+    """How much a scheme's median moves between repeats (R runs of every sample)."""
+
+    medians: tuple[float, ...]  # the scheme's median in each repeat
+    sd: float  # their standard deviation (0 with one repeat)
+    within: float  # the mean over samples of the SD of a sample's measure across repeats
+
+
+def spread(
+    by_repeat: dict[int | str, list[float]], by_sample: dict[int | str, list[float]]
+) -> Spread:
+    np, _ = _libraries()
+    medians = tuple(float(np.median(v)) for _r, v in sorted(by_repeat.items()))
+    sd = float(np.std(medians, ddof=1)) if len(medians) > 1 else 0.0
+    sds = [float(np.std(v, ddof=1)) for v in by_sample.values() if len(v) > 1]
+    return Spread(medians, sd, float(np.mean(sds)) if sds else 0.0)
+
+
+@dataclass(frozen=True)
+class Paired:
+    """Scheme `a` against scheme `b` (or run A against run B) on the samples both have.
+
+    `difference` is the median of the per-sample differences a - b, with its bootstrap CI;
+    `p` is the two-sided Wilcoxon signed-rank p-value (1.0 when every difference is 0);
+    `effect` the matched-pairs rank-biserial correlation of a - b (positive: a's measure is
+    higher); `a_higher`/`b_higher`/`ties` count the samples each way."""
+
+    samples: int
+    difference: Interval
+    p: float
+    effect: float
+    a_higher: int
+    b_higher: int
+    ties: int
+
+
+def paired(a: Sequence[float], b: Sequence[float]) -> Paired:
+    """Compare two measures on the same samples (the i-th of `a` and of `b` are one sample)."""
+    np, stats = _libraries()
+    if len(a) != len(b):
+        raise ValueError("paired measures need one value of each per sample")
+    d = np.asarray(a, dtype=float) - np.asarray(b, dtype=float)
+    difference = median_interval([[x] for x in d]) if len(d) else Interval(0.0, 0.0, 0.0)
+    nonzero = d[d != 0]
+    if len(nonzero) == 0:
+        p, effect = 1.0, 0.0
+    else:
+        with warnings.catch_warnings():  # few samples: scipy notes the normal approximation
+            warnings.simplefilter("ignore")
+            p = float(stats.wilcoxon(nonzero, zero_method="wilcox").pvalue)
+        ranks = stats.rankdata(np.abs(nonzero))
+        plus, minus = float(ranks[nonzero > 0].sum()), float(ranks[nonzero < 0].sum())
+        effect = (plus - minus) / (plus + minus)
+    return Paired(
+        len(d),
+        difference,
+        p,
+        effect,
+        int((d > 0).sum()),
+        int((d < 0).sum()),
+        int((d == 0).sum()),
+    )
+
+
+# --- from an evaluation's results ----------------------------------------------------------------
+def by_sample(results: Sequence[PairResult], scored: bool) -> dict[int | str, list[float]]:
+    """Each sample's measures, one per repeat."""
+    groups: dict[int | str, list[float]] = {}
+    for r in sorted(results, key=lambda r: (r.sample, r.repeat)):
+        groups.setdefault(r.sample, []).append(measure(r, scored))
+    return groups
+
+
+@dataclass(frozen=True)
+class SchemeStats:
+    """A scheme's intervals (and, with repeats, its spread) on one size."""
+
+    median: Interval
+    solved_rate: Interval | None  # None: the task has no reference (or is model-scored)
+    spread: Spread | None  # None: one repeat
+
+
+def scheme_stats(results: Sequence[PairResult], scored: bool) -> SchemeStats:
+    groups = by_sample(results, scored)
+    solved: dict[int | str, list[bool]] = {}
+    for r in results:
+        if r.solved is not None:
+            solved.setdefault(r.sample, []).append(r.solved)
+    by_repeat: dict[int | str, list[float]] = {}
+    for r in results:
+        by_repeat.setdefault(r.repeat, []).append(measure(r, scored))
+    return SchemeStats(
+        median_interval(list(groups.values())),
+        rate_interval(list(solved.values())) if solved and not scored else None,
+        spread(by_repeat, groups) if len(by_repeat) > 1 else None,
+    )
+
+
+@dataclass(frozen=True)
+class Pair:
+    """Two schemes on the samples both ran (a sample's repeats averaged first)."""
+
+    a: str
+    b: str
+    median_a: float
+    median_b: float
+    test: Paired
+
+
+def per_sample_means(results: Sequence[PairResult], scored: bool) -> dict[int | str, float]:
+    np, _ = _libraries()
+    return {s: float(np.mean(v)) for s, v in by_sample(results, scored).items()}
+
+
+def compare_measures(
+    a: dict[int | str, float], b: dict[int | str, float]
+) -> tuple[list[int | str], Paired]:
+    """Pair two per-sample measures on the samples they share."""
+    shared = sorted(set(a) & set(b))
+    return shared, paired([a[s] for s in shared], [b[s] for s in shared])
+
+
+def scheme_pairs(results: Sequence[PairResult], schemes: Sequence[str], scored: bool) -> list[Pair]:
+    """Every two schemes (in the order given) compared on their shared samples."""
+    np, _ = _libraries()
+    means = {s: per_sample_means([r for r in results if r.scheme == s], scored) for s in schemes}
+    present = [s for s in schemes if means[s]]
+    pairs = []
+    for i, a in enumerate(present):
+        for b in present[i + 1 :]:
+            shared, test = compare_measures(means[a], means[b])
+            if not shared:
+                continue
+            pairs.append(
+                Pair(
+                    a,
+                    b,
+                    float(np.median([means[a][s] for s in shared])),
+                    float(np.median([means[b][s] for s in shared])),
+                    test,
+                )
+            )
+    return pairs
