@@ -146,7 +146,7 @@ def test_a_baseline_the_budget_cut_short_is_marked_and_not_the_pick_s_target(tmp
         row("got (default)", 3.0, 5.0, "baseline", tune_stopped=True),  # cut: error too high
     ]
     plan = SimpleNamespace(task="sorting", dataset="sorting_032")
-    _write(tmp_path, rows, [(0.0, 40.0), (2.0, 10.0)], plan, "m", True, "completions", None, "")
+    _write(tmp_path, 32, rows, [(0.0, 40.0), (2.0, 10.0)], plan, "m", True, "completions", None, "")
     md = (tmp_path / "front.md").read_text()
     assert "tuning error at most 0 (no measured default got" in md
     assert "| **got (default)** (baseline) |  | 3 (budget cut) |" in md

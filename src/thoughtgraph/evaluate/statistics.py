@@ -189,7 +189,7 @@ def paired(a: Sequence[float], b: Sequence[float]) -> Paired:
 def by_sample(results: Sequence[PairResult], scored: bool) -> dict[int | str, list[float]]:
     """Each sample's measures, one per repeat."""
     groups: dict[int | str, list[float]] = {}
-    for r in sorted(results, key=lambda r: (r.sample, r.repeat)):
+    for r in sorted(results, key=lambda r: (str(r.sample), r.repeat)):  # ids: numbers or names
         groups.setdefault(r.sample, []).append(measure(r, scored))
     return groups
 
@@ -239,7 +239,7 @@ def compare_measures(
     a: dict[int | str, float], b: dict[int | str, float]
 ) -> tuple[list[int | str], Paired]:
     """Pair two per-sample measures on the samples they share."""
-    shared = sorted(set(a) & set(b))
+    shared = sorted(set(a) & set(b), key=str)
     return shared, paired([a[s] for s in shared], [b[s] for s in shared])
 
 
