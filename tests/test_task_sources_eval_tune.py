@@ -1,0 +1,115 @@
+"""A user's task from a module (import string) and from an installed plugin runs through `eval`
+and `tune` on a `--data` file, against the loopback OpenAI-compatible server, as it does through
+`solve` (tests/test_task_sources.py)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.task_helpers import EVENS_MODULE, ScriptedServer, play_evens, write_module, write_plugin
+from thoughtgraph.cli.main import main
+
+ROWS = [{"id": f"r{i}", "input": [(5 * i + j) % 13 for j in range(6)]} for i in range(4)]
+
+
+@pytest.fixture(autouse=True)
+def _key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+
+
+@pytest.fixture
+def server() -> Iterator[ScriptedServer]:
+    with ScriptedServer(play_evens) as served:
+        yield served
+
+
+@pytest.fixture
+def data(tmp_path: Path) -> Path:
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in ROWS))
+    return path
+
+
+@pytest.fixture
+def module_task(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """`user_tasks_XXXX:EvensTask` in the working directory (imported from there)."""
+    name = f"user_tasks_{uuid.uuid4().hex[:8]}"
+    write_module(tmp_path, name)
+    monkeypatch.chdir(tmp_path)
+    yield f"{name}:EvensTask"
+    sys.modules.pop(name, None)
+
+
+@pytest.fixture
+def plugin_task(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A task name that an installed distribution's `thoughtgraph.tasks` entry point adds."""
+    package = f"tg_plugin_{uuid.uuid4().hex[:8]}"
+    task = f"evens-{package[-8:]}"
+    write_plugin(tmp_path, package, {task: f"{package}:make_task"}, EVENS_MODULE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield task
+    sys.modules.pop(package, None)
+
+
+def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    try:
+        main(list(argv))
+        code = 0
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def model_flags(server: ScriptedServer) -> list[str]:
+    return ["--model", "openai:m", "--base-url", server.base_url, "--max-retries", "0"]
+
+
+@pytest.mark.parametrize("source", ["module_task", "plugin_task"])
+def test_a_users_task_runs_through_eval_on_a_data_file(capsys, request, server, data, source):
+    task = request.getfixturevalue(source)
+    out = data.parent / "eval"
+    code, stdout, err = cli(
+        capsys, "eval", task, "--data", str(data), "--schemes", "got", "--out", str(out),
+        "--no-progress", *model_flags(server),
+    )  # fmt: skip
+    assert code == 0, err
+    rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert sorted(str(row["sample"]) for row in rows) == [row["id"] for row in ROWS]
+    # the scripted server keeps the even numbers exactly: every row is solved with no error
+    assert all(row["error"] == 0 for row in rows), rows
+    assert "| got |" in stdout
+    assert len(server.requests) >= len(ROWS)
+
+
+@pytest.mark.parametrize("source", ["module_task", "plugin_task"])
+def test_a_users_task_runs_through_tune_on_a_data_file(capsys, request, server, data, source):
+    pytest.importorskip("optuna")
+    task = request.getfixturevalue(source)
+    out = data.parent / "tune"
+    code, _, err = cli(
+        capsys, "tune", task, "--data", str(data), "--trials", "2", "--pilot", "2",
+        "--holdout", "1", "--schemes", "got", "--out", str(out), *model_flags(server),
+    )  # fmt: skip
+    assert code == 0, err
+    assert (out / "best.yaml").is_file()
+    assert len(server.requests) > 0
+
+
+@pytest.mark.parametrize("command", ["eval", "tune"])
+def test_a_users_task_that_cannot_be_found_is_one_line_and_no_request(
+    capsys, server, data, tmp_path, monkeypatch, command
+):
+    monkeypatch.chdir(tmp_path)
+    code, _, err = cli(
+        capsys, command, "no_such_module_xyz:Task", "--data", str(data), "--schemes", "got",
+        "--out", str(tmp_path / command), *model_flags(server),
+    )  # fmt: skip
+    assert code == 2 and err.startswith("error: ") and err.count("\n") == 1, err
+    assert len(server.requests) == 0
