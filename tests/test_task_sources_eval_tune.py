@@ -113,3 +113,26 @@ def test_a_users_task_that_cannot_be_found_is_one_line_and_no_request(
     )  # fmt: skip
     assert code == 2 and err.startswith("error: ") and err.count("\n") == 1, err
     assert len(server.requests) == 0
+
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+@pytest.mark.parametrize("example", ["people", "summary"])
+def test_each_shipped_task_file_runs_through_eval_on_its_shipped_data(capsys, tmp_path, example):
+    from tests.task_helpers import play_people
+
+    out = tmp_path / example
+    rows = (EXAMPLES / example / "data.jsonl").read_text().splitlines()
+    with ScriptedServer(play_people) as served:
+        code, stdout, err = cli(
+            capsys, "eval", str(EXAMPLES / example / "task.yaml"), "--data",
+            str(EXAMPLES / example / "data.jsonl"), "--schemes", "io,got", "--out", str(out),
+            "--no-progress", *model_flags(served),
+        )  # fmt: skip
+        assert code == 0, err
+        assert len(served.requests) > 0
+    results = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert len(results) == 2 * len(rows)
+    assert {row["scheme"] for row in results} == {"io", "got"}
+    assert "| got |" in stdout
