@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import thoughtgraph
 from thoughtgraph import schemes
-from thoughtgraph.evaluate.datasets import DATASETS, load_dataset
+from thoughtgraph.evaluation.datasets import DATASETS, load_dataset
 from thoughtgraph.models.sim import SimulatedModel
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from openai import OpenAI
 
-from thoughtgraph.evaluate.datasets import load_dataset
+from thoughtgraph.evaluation.datasets import load_dataset
 from thoughtgraph.tasks import get_task
 
 DATASETS = {

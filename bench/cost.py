@@ -17,7 +17,7 @@ import statistics
 import sys
 
 from thoughtgraph import schemes, solve
-from thoughtgraph.evaluate.datasets import load_dataset
+from thoughtgraph.evaluation.datasets import load_dataset
 
 
 def measure(size: int, variant: str, samples: int, model: str) -> tuple[float, float, float, int]:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from thoughtgraph.cli.eval import DEFAULT_SCHEMES
-from thoughtgraph.evaluate.runner import evaluate, plan
+from thoughtgraph.evaluation.runner import evaluate, plan
 from thoughtgraph.testing import ScriptedModel
 
 

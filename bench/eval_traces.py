@@ -16,7 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from thoughtgraph.evaluate.runner import evaluate, plan
+from thoughtgraph.evaluation.runner import evaluate, plan
 
 SCHEMES = ("io", "cot", "tot", "tot2", "got_paper", "got")
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import thoughtgraph
-from thoughtgraph.evaluate.datasets import load_dataset
+from thoughtgraph.evaluation.datasets import load_dataset
 from thoughtgraph.models.openai import OpenAIModel
 
 SCHEMES: dict[str, dict[str, Any]] = {

@@ -28,10 +28,10 @@ from pathlib import Path
 import optuna
 
 from thoughtgraph.cli.main import main as cli_main
-from thoughtgraph.evaluate.datasets import load_dataset
-from thoughtgraph.tune import report, space
-from thoughtgraph.tune.jobs import Job, Setup
-from thoughtgraph.tune.study import local_backend
+from thoughtgraph.evaluation.datasets import load_dataset
+from thoughtgraph.tuning import report, space
+from thoughtgraph.tuning.jobs import Job, Setup
+from thoughtgraph.tuning.study import local_backend
 
 SCHEMES = ("got", "got_paper")
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import thoughtgraph
-from thoughtgraph.evaluate.runner import evaluate, plan
+from thoughtgraph.evaluation.runner import evaluate, plan
 from thoughtgraph.models import clients, inflight
 from thoughtgraph.models.openai import OpenAIModel
 

@@ -9,9 +9,9 @@ import json
 
 import pytest
 
-from thoughtgraph.evaluate import compare as comparing
-from thoughtgraph.evaluate import statistics as st
-from thoughtgraph.evaluate.runner import evaluate, plan
+from thoughtgraph.evaluation import compare as comparing
+from thoughtgraph.evaluation import statistics as st
+from thoughtgraph.evaluation.runner import evaluate, plan
 
 from .conftest import run_cli
 

@@ -10,8 +10,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from thoughtgraph.evaluate.report import summarise, write_reports
-from thoughtgraph.evaluate.runner import PairResult, evaluate, load_results, plan
+from thoughtgraph.evaluation.report import summarise, write_reports
+from thoughtgraph.evaluation.runner import PairResult, evaluate, load_results, plan
 from thoughtgraph.testing import ScriptedModel
 
 SCHEMES = ("io", "got")

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from thoughtgraph.evaluate.measures import settings
-from thoughtgraph.evaluate.report import summarise
-from thoughtgraph.evaluate.runner import PairResult
+from thoughtgraph.evaluation.measures import settings
+from thoughtgraph.evaluation.report import summarise
+from thoughtgraph.evaluation.runner import PairResult
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = (ROOT / "docs" / "evaluation.md").read_text()

@@ -13,10 +13,10 @@ import sys
 import pytest
 
 from thoughtgraph.cli.main import main
-from thoughtgraph.evaluate.figures import Panel, figure
-from thoughtgraph.evaluate.measures import label
-from thoughtgraph.evaluate.report import summarise
-from thoughtgraph.evaluate.runner import PairResult, evaluate, judged, load_results, plan
+from thoughtgraph.evaluation.figures import Panel, figure
+from thoughtgraph.evaluation.measures import label
+from thoughtgraph.evaluation.report import summarise
+from thoughtgraph.evaluation.runner import PairResult, evaluate, judged, load_results, plan
 from thoughtgraph.schemes import build
 
 SCHEMES = ("io", "cot", "tot", "tot2", "got_paper", "got")

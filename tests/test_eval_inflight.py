@@ -7,7 +7,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from thoughtgraph.evaluate.runner import evaluate, plan
+from thoughtgraph.evaluation.runner import evaluate, plan
 from thoughtgraph.testing import ScriptedModel
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 
-from thoughtgraph.evaluate.runner import evaluate, load_results, plan
+from thoughtgraph.evaluation.runner import evaluate, load_results, plan
 from thoughtgraph.testing import ScriptedModel
 
 from .conftest import run_cli

@@ -8,8 +8,8 @@ import csv
 import pytest
 
 from thoughtgraph.engine.state import Call
-from thoughtgraph.evaluate.report import summarise, write_reports
-from thoughtgraph.evaluate.runner import evaluate, load_results, plan
+from thoughtgraph.evaluation.report import summarise, write_reports
+from thoughtgraph.evaluation.runner import evaluate, load_results, plan
 from thoughtgraph.spend.accounting import consumed
 from thoughtgraph.spend.pricing import Price
 from thoughtgraph.spend.usage import Usage

@@ -28,7 +28,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("thoughtgraph.viewer.jupyter",),  # renders what it is handed (the engine's display hooks)
     ("thoughtgraph.engine", "thoughtgraph.schemes"),  # graphs, the run, the schemes it builds
     ("thoughtgraph.viewer",),  # the trace viewer (reads traces through the engine's state)
-    ("thoughtgraph.evaluate", "thoughtgraph.tune", "thoughtgraph.testing"),
+    ("thoughtgraph.evaluation", "thoughtgraph.tuning", "thoughtgraph.testing"),
     ("thoughtgraph.cli",),
 )
 FACADE = ROOT  # `thoughtgraph/__init__.py`: names loaded on first use, no import of its own

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from thoughtgraph.engine.graph import Graph
-from thoughtgraph.evaluate.datasets import load_data
+from thoughtgraph.evaluation.datasets import load_data
 from thoughtgraph.schemes import variants
 
 from .conftest import run_cli

@@ -12,7 +12,7 @@ import pytest
 
 import thoughtgraph
 from thoughtgraph import schemes
-from thoughtgraph.evaluate.datasets import load_sample
+from thoughtgraph.evaluation.datasets import load_sample
 
 # task -> dataset -> scheme -> (requests, completions) per sample
 TABLE = {

@@ -132,7 +132,7 @@ def test_the_library_never_imports_the_cli():
     code = (
         "import sys, thoughtgraph\n"
         "thoughtgraph.evaluate('sorting', [{'input': [2, 1]}], schemes='io', model='sim')\n"
-        "import thoughtgraph.tune.run, thoughtgraph.tune.api\n"
+        "import thoughtgraph.tuning.run, thoughtgraph.tuning.api\n"
         "print(sorted(m for m in sys.modules if m.startswith('thoughtgraph.cli')))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

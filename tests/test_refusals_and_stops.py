@@ -10,7 +10,7 @@ import pytest
 
 import thoughtgraph
 from thoughtgraph.errors import InputError, ThoughtgraphError
-from thoughtgraph.evaluate.datasets import load_sample
+from thoughtgraph.evaluation.datasets import load_sample
 from thoughtgraph.testing import ScriptedModel
 
 from .conftest import run_cli

@@ -110,7 +110,7 @@ def test_run_options_are_keyword_only() -> None:
 def test_evaluate_takes_options_or_loose_caps_never_both(tmp_path, loose) -> None:
     import asyncio
 
-    from thoughtgraph.evaluate.runner import evaluate, plan
+    from thoughtgraph.evaluation.runner import evaluate, plan
 
     the_plan = plan("sorting", 32, ["io"], 1)
     options = RunOptions(concurrency=2)

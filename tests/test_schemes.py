@@ -11,7 +11,7 @@ from thoughtgraph import schemes, solve
 from thoughtgraph.engine.executor import execute
 from thoughtgraph.engine.graph import Graph, Op, built_op
 from thoughtgraph.engine.trace import state_dict
-from thoughtgraph.evaluate.datasets import load_sample
+from thoughtgraph.evaluation.datasets import load_sample
 from thoughtgraph.tasks import SortingTask
 
 # requests / completions per sample when every call succeeds (reference implementation)

@@ -109,7 +109,7 @@ def test_unknown_prompt_gets_an_unhelpful_answer_not_a_crash():
 
 def test_default_demo_shows_the_pattern_at_work():
     """make demo runs sample 29 of sorting_032 on the default sim: retries must be visible."""
-    from thoughtgraph.evaluate.datasets import load_sample
+    from thoughtgraph.evaluation.datasets import load_sample
 
     sample = load_sample("sorting_032", 29)
     result = thoughtgraph.solve("sorting", sample.input, model="sim")

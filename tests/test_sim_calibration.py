@@ -12,7 +12,7 @@ import pytest
 
 import thoughtgraph
 from thoughtgraph import schemes
-from thoughtgraph.evaluate.datasets import DATASETS, load_dataset, load_sample
+from thoughtgraph.evaluation.datasets import DATASETS, load_dataset, load_sample
 from thoughtgraph.models.sim import LAWS, SimulatedModel, expected_slips
 from thoughtgraph.models.simulated import read_prompt
 from thoughtgraph.tasks import get_task

@@ -12,7 +12,7 @@ import thoughtgraph as tg
 from thoughtgraph.cli.main import _retries, _summary
 from thoughtgraph.cli.progress import LiveView
 from thoughtgraph.engine.result import calls_by_op
-from thoughtgraph.evaluate.datasets import load_sample
+from thoughtgraph.evaluation.datasets import load_sample
 from thoughtgraph.schemes import build
 from thoughtgraph.tasks import SortingTask
 

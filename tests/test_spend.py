@@ -128,8 +128,8 @@ def test_share_splits_what_is_left_after_spent_and_held_among_the_slots() -> Non
 
 def test_eval_tune_and_ray_use_the_one_share_rule(monkeypatch: pytest.MonkeyPatch) -> None:
     """Ray's pair allowances and the tune ledger both come from `spend.budget.share`."""
-    from thoughtgraph.evaluate import ray_backend
-    from thoughtgraph.tune import study
+    from thoughtgraph.evaluation import ray_backend
+    from thoughtgraph.tuning import study
 
     calls: list[tuple[Any, ...]] = []
 
@@ -159,7 +159,7 @@ def test_eval_tune_and_ray_use_the_one_share_rule(monkeypatch: pytest.MonkeyPatc
 
 
 def test_an_old_study_that_recorded_calls_is_read_as_requests() -> None:
-    from thoughtgraph.tune.study import _spent_of
+    from thoughtgraph.tuning.study import _spent_of
 
     assert _spent_of({"paid": {"calls": 5, "tokens": 9, "cost": 0.5}}) == Amounts(5, 9, 0.5)
     assert _spent_of({"allowance": {"requests": 8, "tokens": None, "cost": None}}).requests == 8

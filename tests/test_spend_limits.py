@@ -12,7 +12,7 @@ import pytest
 import thoughtgraph
 from thoughtgraph.engine.executor import execute
 from thoughtgraph.errors import InputError
-from thoughtgraph.evaluate.runner import evaluate, plan
+from thoughtgraph.evaluation.runner import evaluate, plan
 from thoughtgraph.events import Event, OpFinished, OpStarted
 from thoughtgraph.models.limits import ConcurrencyLimiter
 from thoughtgraph.schemes import got

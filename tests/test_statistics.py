@@ -7,9 +7,9 @@ import csv
 
 import pytest
 
-from thoughtgraph.evaluate import statistics as st
-from thoughtgraph.evaluate.report import summarise, write_reports
-from thoughtgraph.evaluate.runner import evaluate, plan
+from thoughtgraph.evaluation import statistics as st
+from thoughtgraph.evaluation.report import summarise, write_reports
+from thoughtgraph.evaluation.runner import evaluate, plan
 
 from .conftest import run_cli
 
@@ -103,7 +103,7 @@ def test_the_pairs_table_compares_every_two_schemes_on_their_samples(repeated):
 def test_without_scipy_the_summary_says_how_to_get_intervals(tmp_path, monkeypatch, repeated):
     _out, results = repeated
     monkeypatch.setattr(st, "available", lambda: False)
-    from thoughtgraph.evaluate import report
+    from thoughtgraph.evaluation import report
 
     monkeypatch.setattr(report, "stats_available", lambda: False)
     rows = summarise(results, ("io",), "sorting")

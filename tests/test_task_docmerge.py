@@ -8,7 +8,7 @@ import pytest
 import thoughtgraph
 from thoughtgraph import schemes
 from thoughtgraph.errors import InputError
-from thoughtgraph.evaluate.datasets import load_sample
+from thoughtgraph.evaluation.datasets import load_sample
 from thoughtgraph.tasks import DocMergeTask, ParseError, get_task
 from thoughtgraph.tasks.clauses import clauses, measures, merge_clauses
 from thoughtgraph.tasks.docmerge import harmonic, parse_document, parse_two_scores
@@ -255,7 +255,7 @@ def test_documents_without_a_clause_are_refused_before_any_call(raw, capsys):
 
 
 def test_every_dataset_document_has_clauses():
-    from thoughtgraph.evaluate.datasets import load_dataset
+    from thoughtgraph.evaluation.datasets import load_dataset
 
     for sample in load_dataset("documents"):
         assert TASK.parse_input(list(sample.input)) == sample.input

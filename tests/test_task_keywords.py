@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 import thoughtgraph
 from thoughtgraph import schemes
 from thoughtgraph.errors import InputError
-from thoughtgraph.evaluate.datasets import load_dataset, load_sample
+from thoughtgraph.evaluation.datasets import load_dataset, load_sample
 from thoughtgraph.tasks import KeywordCountingTask, ParseError
 from thoughtgraph.tasks.countries import COUNTRIES, count_countries
 from thoughtgraph.tasks.keywords import count_errors, parse_counts, split_sentences

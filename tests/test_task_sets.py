@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 import thoughtgraph
 from thoughtgraph import schemes
 from thoughtgraph.errors import InputError
-from thoughtgraph.evaluate.datasets import load_sample
+from thoughtgraph.evaluation.datasets import load_sample
 from thoughtgraph.tasks import ParseError, SetIntersectionTask, SetProblem, get_task
 from thoughtgraph.tasks.sets import intersection_errors, parse_set
 from thoughtgraph.testing import ScriptedModel

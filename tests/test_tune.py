@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from thoughtgraph.engine.graph import Graph
-from thoughtgraph.tune import report, space
+from thoughtgraph.tuning import report, space
 
 from .conftest import run_cli
 from .fake_openai import FakeOpenAI, Fault

@@ -12,7 +12,7 @@ import pytest
 
 from thoughtgraph.engine.graph import Graph
 from thoughtgraph.errors import InputError
-from thoughtgraph.tune import space, variants
+from thoughtgraph.tuning import space, variants
 
 from .conftest import run_cli
 from .fake_openai import FakeOpenAI

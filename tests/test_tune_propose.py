@@ -12,8 +12,8 @@ from thoughtgraph.models.sim import SimulatedModel
 from thoughtgraph.models.simulated import propose as sim_propose
 from thoughtgraph.tasks import get_task
 from thoughtgraph.tasks.prompts import PromptTemplate
-from thoughtgraph.tune import propose
-from thoughtgraph.tune.variants import Variants
+from thoughtgraph.tuning import propose
+from thoughtgraph.tuning.variants import Variants
 
 from .conftest import run_cli
 from .test_tune import study_of, tune_args
@@ -133,8 +133,8 @@ def test_the_study_names_its_objectives_for_optuna_dashboard(tmp_path, capsys):
 
 
 def test_a_baseline_the_budget_cut_short_is_marked_and_not_the_pick_s_target(tmp_path):
-    from thoughtgraph.tune import report, space
-    from thoughtgraph.tune.run import _write
+    from thoughtgraph.tuning import report, space
+    from thoughtgraph.tuning.run import _write
 
     def row(name, error, cost, mark="front", **extra):
         graph = space.graph_for({"scheme": "got"}, "sorting", 32)

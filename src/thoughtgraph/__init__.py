@@ -30,7 +30,7 @@ if TYPE_CHECKING:
         ThoughtgraphError,
         UnknownNameError,
     )
-    from thoughtgraph.evaluate.api import EvalResults, aevaluate
+    from thoughtgraph.evaluation.api import EvalResults, aevaluate, evaluate
     from thoughtgraph.events import Event, StopReason
     from thoughtgraph.models.base import Completion, FunctionModel, LanguageModel, WrapperModel
     from thoughtgraph.models.sim import SimulatedModel
@@ -40,17 +40,15 @@ if TYPE_CHECKING:
     from thoughtgraph.tasks import BaseTask, ParseError, SortingTask, Task, get_task
     from thoughtgraph.tasks.prompts import PromptTemplate
     from thoughtgraph.tasks.score import Score
-    from thoughtgraph.tune.api import TuneResults, atune
+    from thoughtgraph.tuning.api import TuneResults, atune, tune
 
 # name -> module that defines it: `import thoughtgraph` loads none of them (pydantic, the
 # engine and the tasks load on first use), so the command line and scripts start fast
 _LAZY = {
     "schemes": ".schemes",
     "testing": ".testing",
-    "evaluate": ".evaluate",  # the package is callable: thoughtgraph.evaluate(task, data, ...)
-    "tune": ".tune",  # likewise thoughtgraph.tune(task, data, ...)
-    **dict.fromkeys(["EvalResults", "aevaluate"], ".evaluate.api"),
-    **dict.fromkeys(["TuneResults", "atune"], ".tune.api"),
+    **dict.fromkeys(["EvalResults", "aevaluate", "evaluate"], ".evaluation.api"),
+    **dict.fromkeys(["TuneResults", "atune", "tune"], ".tuning.api"),
     **dict.fromkeys(["asolve", "solve"], ".engine.solve"),
     **dict.fromkeys(
         [
@@ -82,7 +80,7 @@ _LAZY = {
 }
 
 
-_MODULES = ("schemes", "testing", "evaluate", "tune")
+_MODULES = ("schemes", "testing")
 
 
 def __getattr__(name: str) -> Any:

@@ -35,7 +35,7 @@ def compare_command(
     """Pair the (scheme, size, sample) rows the runs share and print, per scheme and size, both
     medians, the paired difference with its 95% CI and Wilcoxon p-value, the rank-biserial
     effect size, solved counts and the tokens and cost each scheme consumed."""
-    from thoughtgraph.evaluate import statistics
+    from thoughtgraph.evaluation import statistics
 
     if format not in FORMATS:
         raise InputError(f"--format must be one of {', '.join(FORMATS)}, got {format!r}")
@@ -45,8 +45,8 @@ def compare_command(
         raise InputError(f"--figure must end in .png or .svg, got {figure.name!r}")
     if not statistics.available():
         raise InputError(f"compare needs scipy and numpy: {statistics.INSTALL_HINT}")
-    from thoughtgraph.evaluate import compare as comparing
-    from thoughtgraph.evaluate.figures import FigureMissing
+    from thoughtgraph.evaluation import compare as comparing
+    from thoughtgraph.evaluation.figures import FigureMissing
 
     loaded = [comparing.load_run(path) for path in runs]
     rows = comparing.compare(loaded)

@@ -18,7 +18,7 @@ from thoughtgraph.spend.budget import Amounts, Budget, check_whole, share
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the rest loads when the command runs: `--help` stays fast
     from thoughtgraph.engine.options import RunOptions
-    from thoughtgraph.evaluate.runner import EvalPlan, PairResult
+    from thoughtgraph.evaluation.runner import EvalPlan, PairResult
 
 DEFAULT_SCHEMES = "io,cot,tot,tot2,got,got_paper"
 
@@ -148,15 +148,15 @@ def eval_command(
     import asyncio
 
     from thoughtgraph.engine.options import RunOptions
-    from thoughtgraph.evaluate.api import load_graphs
-    from thoughtgraph.evaluate.datasets import load_data
-    from thoughtgraph.evaluate.lock import hold_folder_lock
-    from thoughtgraph.evaluate.ray_backend import (  # ray itself only with --ray
+    from thoughtgraph.evaluation.api import load_graphs
+    from thoughtgraph.evaluation.datasets import load_data
+    from thoughtgraph.evaluation.lock import hold_folder_lock
+    from thoughtgraph.evaluation.ray_backend import (  # ray itself only with --ray
         check_address,
         pairs_on,
     )
-    from thoughtgraph.evaluate.report import write_reports
-    from thoughtgraph.evaluate.runner import check_folder, plan, sized
+    from thoughtgraph.evaluation.report import write_reports
+    from thoughtgraph.evaluation.runner import check_folder, plan, sized
     from thoughtgraph.models.base import shown_name
     from thoughtgraph.models.flags import model_flags, model_from_flags
     from thoughtgraph.schemes.variants import split_list
@@ -326,8 +326,8 @@ def eval_command(
 def prompt_texts(path: Path, plans: list[EvalPlan]) -> dict[str, str]:
     """The texts of a prompts file (tune's format), checked against every prompt the plans'
     graphs send; a slot with several variants sends its first (a note says so)."""
-    from thoughtgraph.evaluate.runner import prompt_slots
-    from thoughtgraph.tune.variants import load
+    from thoughtgraph.evaluation.runner import prompt_slots
+    from thoughtgraph.tuning.variants import load
 
     slots: dict[str, frozenset[str]] = {}
     for the_plan in plans:
@@ -373,7 +373,7 @@ def left(budget: Budget, outcomes: list[tuple[EvalPlan, Path, list[PairResult]]]
 
 
 def _title(the_plan: EvalPlan, model: str, simulated: bool, several: bool = False) -> str:
-    from thoughtgraph.evaluate.runner import sized
+    from thoughtgraph.evaluation.runner import sized
 
     if several:
         what = the_plan.task
@@ -392,9 +392,9 @@ def _title(the_plan: EvalPlan, model: str, simulated: bool, several: bool = Fals
 def _finish(outcomes: list[tuple[EvalPlan, Path, list[PairResult]]], budget: Budget) -> None:
     """The figure note, the pairs the budget stopped or left out (exit 1), and the pairs that got
     no answer at all (exit 2)."""
-    from thoughtgraph.evaluate import figures, statistics
-    from thoughtgraph.evaluate.figures import INSTALL_HINT
-    from thoughtgraph.evaluate.runner import incomplete, no_answer
+    from thoughtgraph.evaluation import figures, statistics
+    from thoughtgraph.evaluation.figures import INSTALL_HINT
+    from thoughtgraph.evaluation.runner import incomplete, no_answer
 
     if not figures.available() and any(rs for _p, _f, rs in outcomes):
         typer.echo(
@@ -461,8 +461,8 @@ def write_combined(
 ) -> list[Path]:
     """The several-size evaluation's own summary.md / summary.csv (one table per size, trace
     links relative to `root`) and its figure: one panel per size, as in the paper."""
-    from thoughtgraph.evaluate.figures import FigureMissing, Panel, write_figure
-    from thoughtgraph.evaluate.report import (
+    from thoughtgraph.evaluation.figures import FigureMissing, Panel, write_figure
+    from thoughtgraph.evaluation.report import (
         incomplete_section,
         pair_rows,
         pairs_csv,
@@ -474,7 +474,7 @@ def write_combined(
         to_markdown,
         totals_section,
     )
-    from thoughtgraph.evaluate.runner import complete
+    from thoughtgraph.evaluation.runner import complete
 
     sections = [f"# {title}", "", note, ""]
     csv_lines: list[str] = []
@@ -530,7 +530,7 @@ class Run:
 async def _run(
     the_plan: EvalPlan, model: Any, folder: Path, run: Run, traces: bool
 ) -> list[PairResult]:
-    from thoughtgraph.evaluate.runner import evaluate
+    from thoughtgraph.evaluation.runner import evaluate
 
     if not run.show:
         return await evaluate(

@@ -29,7 +29,7 @@ from thoughtgraph.errors import (
     ThoughtgraphError,
     shown,
 )
-from thoughtgraph.evaluate.datasets import dataset_task, load_sample
+from thoughtgraph.evaluation.datasets import dataset_task, load_sample
 from thoughtgraph.events import EventHandler
 from thoughtgraph.io.bounds import MAX_INPUT_BYTES, check_length, read_bounded, read_file
 from thoughtgraph.io.eventlog import EventLog, combine
@@ -125,7 +125,7 @@ def _read_row(
 ) -> tuple[Any, Any]:
     """One problem of a data file (every row checked first): row `number`, or the one whose id
     is `row_id`, or the first."""
-    from thoughtgraph.evaluate.datasets import load_data
+    from thoughtgraph.evaluation.datasets import load_data
 
     if number is not None and row_id is not None:
         raise InputError("give either --sample N or --id ID, not both")
@@ -309,7 +309,7 @@ def solve(
         if graph_file is None:
             raise
         raise GraphError(f"{graph_file}: {exc}") from None
-    from thoughtgraph.evaluate.runner import judged, model_scored
+    from thoughtgraph.evaluation.runner import judged, model_scored
 
     if user_graph is None and model_scored(prepared.task.name):  # doc-merge: end with the
         # model's score of the merge, as eval does (the `rating:` line shows it)

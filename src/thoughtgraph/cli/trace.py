@@ -96,7 +96,7 @@ def eval_trace(
 ) -> Path:
     """The trace file of one run of an `eval --traces` folder, picked by its line of
     results.jsonl or by scheme and sample (and size, in a folder of several sizes)."""
-    from thoughtgraph.evaluate.runner import (  # only here: `trace view` starts fast
+    from thoughtgraph.evaluation.runner import (  # only here: `trace view` starts fast
         RESULTS,
         load_results,
     )

@@ -104,7 +104,7 @@ def tune_command(
     ] = None,
 ) -> None:
     """Search graph settings on a tuning split; report the Pareto front on a held-out split."""
-    from thoughtgraph.tune.run import run_tune
+    from thoughtgraph.tuning.run import run_tune
 
     outcome = run_tune(
         task=task,

@@ -1,4 +1,4 @@
-"""How the simulated model answers `tune --propose`'s meta-prompt (tune/propose.py).
+"""How the simulated model answers `tune --propose`'s meta-prompt (tuning/propose.py).
 
 The sim ignores wording: its slips follow the job it reads (task, kind, length), never the
 instructions around it. So it cannot write a better prompt, and does not pretend to: it answers

@@ -16,18 +16,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from thoughtgraph.evaluate.measures import measure, settings, used
-from thoughtgraph.evaluate.runner import PairResult, complete, incomplete, model_scored
-from thoughtgraph.evaluate.statistics import (
+from thoughtgraph.evaluation.measures import measure, settings, used
+from thoughtgraph.evaluation.runner import PairResult, complete, incomplete, model_scored
+from thoughtgraph.evaluation.statistics import (
     INSTALL_HINT as STATS_HINT,
 )
-from thoughtgraph.evaluate.statistics import (
+from thoughtgraph.evaluation.statistics import (
     Pair,
     SchemeStats,
     scheme_pairs,
     scheme_stats,
 )
-from thoughtgraph.evaluate.statistics import (
+from thoughtgraph.evaluation.statistics import (
     available as stats_available,
 )
 
@@ -421,7 +421,7 @@ def write_reports(
 ) -> list[Path]:
     """summary.md, summary.csv and (when matplotlib is installed and some pair ran) the figure:
     errors.png / errors.svg, or scores.png / scores.svg for a model-scored task."""
-    from thoughtgraph.evaluate.figures import FigureMissing, Panel, stem, write_figure
+    from thoughtgraph.evaluation.figures import FigureMissing, Panel, stem, write_figure
 
     rows = summarise(complete(results), schemes, task)
     pairs = pair_rows(complete(results), schemes, task)

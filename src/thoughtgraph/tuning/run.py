@@ -14,15 +14,15 @@ from pathlib import Path
 from typing import Any
 
 from thoughtgraph.errors import InputError, shown
-from thoughtgraph.evaluate.datasets import load_data, load_dataset
-from thoughtgraph.evaluate.lock import hold_folder_lock, make_folder
-from thoughtgraph.evaluate.runner import EvalPlan, plan
+from thoughtgraph.evaluation.datasets import load_data, load_dataset
+from thoughtgraph.evaluation.lock import hold_folder_lock, make_folder
+from thoughtgraph.evaluation.runner import EvalPlan, plan
 from thoughtgraph.spend.budget import Budget, check_priced
 from thoughtgraph.tasks import get_task
-from thoughtgraph.tune import report, space
-from thoughtgraph.tune.jobs import COST_METRICS, Job, Outcome, Setup
-from thoughtgraph.tune.propose import Proposer, check_count
-from thoughtgraph.tune.study import (
+from thoughtgraph.tuning import report, space
+from thoughtgraph.tuning.jobs import COST_METRICS, Job, Outcome, Setup
+from thoughtgraph.tuning.propose import Proposer, check_count
+from thoughtgraph.tuning.study import (
     Backend,
     Ledger,
     completed,
@@ -35,8 +35,8 @@ from thoughtgraph.tune.study import (
     run_unique,
     tune_loop,
 )
-from thoughtgraph.tune.variants import Variants
-from thoughtgraph.tune.variants import load as load_variants
+from thoughtgraph.tuning.variants import Variants
+from thoughtgraph.tuning.variants import load as load_variants
 
 
 @dataclass
@@ -155,7 +155,7 @@ def _run_tune(
         variants = Variants({}, "")
     import_optuna()  # one line naming the extra, before anything is written
     if ray is not None:
-        from thoughtgraph.evaluate.ray_backend import check_address
+        from thoughtgraph.evaluation.ray_backend import check_address
 
         check_address(ray)
     from thoughtgraph.models.base import shown_name
@@ -330,7 +330,7 @@ def _backend(address: str | None) -> tuple[Backend, Any]:
     """Local, or Ray tasks on the cluster at `address` (and how to let go of it)."""
     if address is None:
         return local_backend, lambda: None
-    from thoughtgraph.evaluate import ray_backend
+    from thoughtgraph.evaluation import ray_backend
 
     started_here = not ray_backend.import_ray().is_initialized()
     ray = ray_backend.connect(address)

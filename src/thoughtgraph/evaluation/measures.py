@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import inspect
 
-from thoughtgraph.evaluate.runner import PairResult
+from thoughtgraph.evaluation.runner import PairResult
 from thoughtgraph.schemes import SCHEMES, paper_options, variants
 
 

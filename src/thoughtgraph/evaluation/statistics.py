@@ -25,8 +25,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from thoughtgraph.evaluate.measures import measure
-from thoughtgraph.evaluate.runner import PairResult
+from thoughtgraph.evaluation.measures import measure
+from thoughtgraph.evaluation.runner import PairResult
 
 CONFIDENCE = 0.95
 RESAMPLES = 2000

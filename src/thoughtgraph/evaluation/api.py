@@ -22,8 +22,8 @@ from typing import Any
 from thoughtgraph.engine.graph import Graph
 from thoughtgraph.engine.options import RunOptions
 from thoughtgraph.errors import InputError
-from thoughtgraph.evaluate.datasets import DATASETS, Data, load_data
-from thoughtgraph.evaluate.runner import (
+from thoughtgraph.evaluation.datasets import DATASETS, Data, load_data
+from thoughtgraph.evaluation.runner import (
     EvalPlan,
     PairResult,
     complete,
@@ -83,7 +83,7 @@ class EvalResults:
     def summary(self) -> list[Any]:
         """One `SchemeSummary` per row: median and quartiles of the task's measure, solved,
         mean requests/completions/tokens/cost (the rows of summary.csv)."""
-        from thoughtgraph.evaluate.report import summarise
+        from thoughtgraph.evaluation.report import summarise
 
         return summarise(complete(self.results), self.schemes, self.task)
 
@@ -95,7 +95,7 @@ class EvalResults:
             import csv
             import io
 
-            from thoughtgraph.evaluate.report import to_csv
+            from thoughtgraph.evaluation.report import to_csv
 
             text = to_csv(self.summary(), self.task, self.size)
             return pandas.DataFrame(list(csv.DictReader(io.StringIO(text))))
@@ -104,7 +104,7 @@ class EvalResults:
         return pandas.DataFrame([asdict(r) for r in self.results])
 
     def _repr_markdown_(self) -> str:
-        from thoughtgraph.evaluate.report import to_markdown
+        from thoughtgraph.evaluation.report import to_markdown
 
         return to_markdown(self.summary(), self.title, "", self.task, self.size)
 
@@ -112,7 +112,7 @@ class EvalResults:
         import csv
         import io
 
-        from thoughtgraph.evaluate.report import to_csv
+        from thoughtgraph.evaluation.report import to_csv
 
         lines = list(csv.reader(io.StringIO(to_csv(self.summary(), self.task, self.size))))
         head = "".join(f"<th>{html.escape(c)}</th>" for c in lines[0])
@@ -274,7 +274,7 @@ async def _run(
     traces: bool,
     on_result: Callable[[PairResult], None] | None,
 ) -> list[PairResult]:
-    from thoughtgraph.evaluate.runner import evaluate as run_pairs
+    from thoughtgraph.evaluation.runner import evaluate as run_pairs
 
     return await run_pairs(
         the_plan,
@@ -289,7 +289,7 @@ async def _run(
 
 def write_files(the_plan: EvalPlan, lm: Any, results: list[PairResult], folder: Path) -> list[Path]:
     """summary.md/csv and the figure, as `thoughtgraph eval` writes them."""
-    from thoughtgraph.evaluate.report import write_reports
+    from thoughtgraph.evaluation.report import write_reports
 
     simulated = bool(getattr(lm, "simulated", False))
     note = (

@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from thoughtgraph.errors import InputError
-from thoughtgraph.evaluate.measures import used
-from thoughtgraph.evaluate.runner import (
+from thoughtgraph.evaluation.measures import used
+from thoughtgraph.evaluation.runner import (
     MANIFEST,
     RESULTS,
     PairResult,
@@ -31,7 +31,7 @@ from thoughtgraph.evaluate.runner import (
     load_results,
     model_scored,
 )
-from thoughtgraph.evaluate.statistics import (
+from thoughtgraph.evaluation.statistics import (
     Interval,
     compare_measures,
     per_sample_means,
@@ -298,8 +298,8 @@ def _p(p: float) -> str:
 def write_figure(runs: Sequence[Run], path: Path) -> Path:
     """The runs side by side per scheme: one panel per shared size, per scheme one box per run
     (the baseline first), on the samples all the runs share."""
-    from thoughtgraph.evaluate.figures import FigureMissing
-    from thoughtgraph.evaluate.measures import label, plotted
+    from thoughtgraph.evaluation.figures import FigureMissing
+    from thoughtgraph.evaluation.measures import label, plotted
 
     try:
         import matplotlib
@@ -308,7 +308,7 @@ def write_figure(runs: Sequence[Run], path: Path) -> Path:
         import matplotlib.pyplot as plt
         from matplotlib.patches import Patch
     except ImportError as exc:
-        from thoughtgraph.evaluate.figures import INSTALL_HINT
+        from thoughtgraph.evaluation.figures import INSTALL_HINT
 
         raise FigureMissing(f"no figure: matplotlib is not installed ({INSTALL_HINT})") from exc
     scored = model_scored(runs[0].task)

@@ -27,9 +27,9 @@ from thoughtgraph.errors import InputError
 from thoughtgraph.events import StopReason
 from thoughtgraph.models.limits import ConcurrencyLimiter
 from thoughtgraph.spend.budget import Amounts, Budget, share
-from thoughtgraph.tune import space
-from thoughtgraph.tune.jobs import Job, Outcome, Setup, run_job, spread_back, unique
-from thoughtgraph.tune.variants import Variants
+from thoughtgraph.tuning import space
+from thoughtgraph.tuning.jobs import Job, Outcome, Setup, run_job, spread_back, unique
+from thoughtgraph.tuning.variants import Variants
 
 INSTALL_HINT = (
     "tune needs Optuna: pip install 'thoughtgraph[tune]' (from a clone: pip install -e '.[tune]')"

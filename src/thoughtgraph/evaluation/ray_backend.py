@@ -21,7 +21,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from thoughtgraph.errors import InputError
-from thoughtgraph.evaluate.datasets import Sample
+from thoughtgraph.evaluation.datasets import Sample
 from thoughtgraph.spend.budget import NOTHING, Amounts, Budget, Meter, share
 
 INSTALL_HINT = (
@@ -104,7 +104,7 @@ def _remote(ray: Any, fn: Any, simulated: bool) -> Any:
 
 def run_jobs(ray: Any, setup: Any, jobs: Sequence[Any]) -> list[Any]:
     """Tuning jobs as Ray tasks; results in the jobs' order (as a local run returns them)."""
-    from thoughtgraph.tune.jobs import run_job_sync
+    from thoughtgraph.tuning.jobs import run_job_sync
 
     task = _remote(ray, run_job_sync, setup.simulated)
     setup_ref = ray.put(setup)
@@ -123,8 +123,8 @@ def _solve_pair_sync(
     """One pair in a worker, under its own ledger holding the pair's share of the budget."""
     import dataclasses
 
-    from thoughtgraph.evaluate.runner import _solve_pair, shared_meter
-    from thoughtgraph.tune.jobs import model_from_recipe
+    from thoughtgraph.evaluation.runner import _solve_pair, shared_meter
+    from thoughtgraph.tuning.jobs import model_from_recipe
 
     model = model_from_recipe(spec, model_options)
     mine = dataclasses.replace(

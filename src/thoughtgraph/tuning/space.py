@@ -4,7 +4,7 @@ A trial's parameters are plain names and values (`scheme`, `got.part_size`, `got
 ...), stored in the Optuna study; `graph_for(params, ...)` rebuilds the same graph from them at
 any time, so a study can be read back, reported on or resumed without re-running anything.
 
-With a prompts file (`tune/variants.py`), each prompt slot the trial's graph uses is one more
+With a prompts file (`tuning/variants.py`), each prompt slot the trial's graph uses is one more
 categorical, `prompt.SLOT`, over that slot's variant names; the graph then carries the chosen
 texts in its own `prompts`.
 
@@ -25,7 +25,7 @@ from thoughtgraph.engine.graph import Graph
 from thoughtgraph.errors import InputError, shown
 
 if TYPE_CHECKING:
-    from thoughtgraph.tune.variants import Variants
+    from thoughtgraph.tuning.variants import Variants
 
 TUNABLE = ("got", "got_paper", "tot")
 PART_SIZES = (2, 4, 8, 16, 32, 64)

@@ -47,8 +47,8 @@ class TuneResults:
         import csv
         import io
 
-        from thoughtgraph.evaluate.api import import_pandas
-        from thoughtgraph.tune.report import table_csv
+        from thoughtgraph.evaluation.api import import_pandas
+        from thoughtgraph.tuning.report import table_csv
 
         pandas = import_pandas()
         frame = pandas.DataFrame(list(csv.DictReader(io.StringIO(table_csv(self.rows)))))
@@ -62,7 +62,7 @@ class TuneResults:
         import csv
         import io
 
-        from thoughtgraph.tune.report import table_csv
+        from thoughtgraph.tuning.report import table_csv
 
         lines = list(csv.reader(io.StringIO(table_csv(self.rows))))
         head = "".join(f"<th>{html.escape(c)}</th>" for c in [*lines[0], "mark"])
@@ -82,7 +82,7 @@ class TuneResults:
 
 def tune(task: Any, data: Any = None, **options: Any) -> TuneResults:
     """Search graph settings of `task` on `data`; the keywords are `atune`'s."""
-    from thoughtgraph.evaluate.api import run_sync
+    from thoughtgraph.evaluation.api import run_sync
 
     results: TuneResults = run_sync(atune(task, data, **options))
     return results
@@ -128,9 +128,9 @@ async def atune(
     `quiet=False` prints each trial's line to stderr as the CLI does. The search runs in a
     worker thread, so awaiting it leaves the event loop free."""
     from thoughtgraph.errors import InputError
-    from thoughtgraph.evaluate.datasets import DATASETS
+    from thoughtgraph.evaluation.datasets import DATASETS
     from thoughtgraph.spend.budget import requests_cap
-    from thoughtgraph.tune.run import run_tune
+    from thoughtgraph.tuning.run import run_tune
 
     known = {"base_url", "api_key_env", "temperature", "max_completion_tokens", "timeout"}
     unknown = sorted(set(model_options) - known - {"max_retries"})

@@ -21,10 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from thoughtgraph.errors import InputError
-from thoughtgraph.evaluate.measures import label, plotted, used
-from thoughtgraph.evaluate.runner import PairResult, model_scored
-from thoughtgraph.evaluate.statistics import available as stats_available
-from thoughtgraph.evaluate.statistics import scheme_stats
+from thoughtgraph.evaluation.measures import label, plotted, used
+from thoughtgraph.evaluation.runner import PairResult, model_scored
+from thoughtgraph.evaluation.statistics import available as stats_available
+from thoughtgraph.evaluation.statistics import scheme_stats
 from thoughtgraph.schemes import SCHEMES
 
 INSTALL_HINT = "pip install 'thoughtgraph[plot]'; from a clone: pip install -e '.[plot]'"

@@ -31,7 +31,7 @@ from thoughtgraph.errors import (
     UnknownNameError,
     shown,
 )
-from thoughtgraph.evaluate.datasets import DATASETS, Data, Sample, dataset_task, load_dataset
+from thoughtgraph.evaluation.datasets import DATASETS, Data, Sample, dataset_task, load_dataset
 from thoughtgraph.events import StopReason
 from thoughtgraph.models.base import LanguageModel, WrapperModel, model_settings
 from thoughtgraph.models.limits import ConcurrencyLimiter

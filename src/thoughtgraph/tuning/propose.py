@@ -38,7 +38,7 @@ from thoughtgraph.spend.budget import Budget
 from thoughtgraph.spend.pricing import Price
 from thoughtgraph.tasks import get_task
 from thoughtgraph.tasks.prompts import PromptTemplate, TemplateError
-from thoughtgraph.tune.variants import Variants
+from thoughtgraph.tuning.variants import Variants
 
 # What each step does, for the meta-prompt (a slot not listed gets a generic line).
 JOBS = {
@@ -221,7 +221,7 @@ class Proposer:
     def round(self, study: Any, number: int, variants: Variants | None, ledger: Any) -> Variants:
         """The variants with round `number`'s proposals added: from the study when an earlier
         run of this tune made them, else asked of the model now under the ledger's remainder."""
-        from thoughtgraph.tune.study import completed, record_report_run
+        from thoughtgraph.tuning.study import completed, record_report_run
 
         base = variants or Variants({}, "")
         stored = dict(study.user_attrs.get("proposals", {}))
