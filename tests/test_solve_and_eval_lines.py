@@ -22,7 +22,7 @@ def test_solve_doc_merge_shows_the_model_score_beside_the_lexical_proxy(capsys, 
     assert code in (0, 1), err
     assert "lexical errors (a proxy" in out
     rating = next(line for line in out.splitlines() if line.startswith("rating:"))
-    assert "the model's score of the final answer (higher is better)" in rating
+    assert "of 10, the model's rating of the final answer (higher is better)" in rating
     assert 0 <= float(rating.split()[1].rstrip(",")) <= 10
     if scheme == "got":
         assert "→ score (8 ops)" in out  # the judge op, one model call

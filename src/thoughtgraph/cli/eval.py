@@ -427,6 +427,18 @@ def _finish(outcomes: list[tuple[EvalPlan, Path, list[PairResult]]], budget: Bud
         )
     if len(results) < total:
         typer.echo(f"{total - len(results)} pairs not run (the budget ran out: {caps})", err=True)
+    unrated = [(p, r) for p, _f, rs in outcomes for r in rs if r.unrated]
+    if unrated:
+        which = ", ".join(
+            f"{r.scheme}#{r.sample}" + (f"@{p.size}" if len(outcomes) > 1 else "")
+            for p, r in unrated
+        )
+        typer.echo(
+            f"note: {len(unrated)} of {len(results)} pairs unrated: the model was asked to rate "
+            "their final answer and no rating could be read from its replies (left out of the "
+            f"medians and the figure, never counted as 0; --traces shows the replies): {which}",
+            err=True,
+        )
     unanswered = [(p, r) for p, _f, rs in outcomes for r in rs if no_answer(r)]
     if unanswered:
         which = ", ".join(

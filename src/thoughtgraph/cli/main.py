@@ -454,18 +454,19 @@ def _write_trace(path: Path, result: Result) -> None:
 
 
 def _model_rating(result: Result) -> str | None:
-    """The model's rating of the final answer, when the graph scores with the model (document
-    merging, a task file scored `by: model`): the error count above is only the code's check."""
-    if not any(
-        op.kind == "score" and getattr(op.params, "scorer", None) == "model"
-        for op in result.graph.ops
-    ):
+    """The model's rating of the final answer, when the graph rates with the model (document
+    merging, a task file scored `by: model`): the error count above is only the code's check.
+    An answer it meant to rate and could not is said to be unrated, never shown as a 0."""
+    if result.rating_scale is None or result.final.content is None:
         return None
+    if result.rating is None:
+        return "none: the model's replies held no readable rating (the run is not clean)"
     score = result.final.score
-    if score is None or result.final.content is None:
-        return None
-    note = f" ({score.errors[0]})" if score.errors else ""
-    return f"{score.value:g}, the model's score of the final answer (higher is better){note}"
+    note = f" ({score.errors[0]})" if score is not None and score.errors else ""
+    return (
+        f"{result.rating:g} of {result.rating_scale}, the model's rating of the final answer "
+        f"(higher is better){note}"
+    )
 
 
 def _matches(prepared: Any, result: Result, reference: Any) -> bool:

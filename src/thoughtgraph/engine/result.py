@@ -49,6 +49,16 @@ class Result:
     # tokens each answer was capped at by default (engine/answer_cap.py); None: the user's
     # own cap (or no cap) applied, or the model takes none (a function, the simulated model)
     completion_cap: int | None = None
+    # The model's rating of the final answer (higher is better, 0..rating_scale) when the graph
+    # rates answers with the model: None when it did not rate this one or no rating could be
+    # read (then the run is "not clean"). `rating_scale` None: the graph rates only in code.
+    rating: float | None = None
+    rating_scale: int | None = None
+
+    @property
+    def unrated(self) -> bool:
+        """The graph meant the model to rate the final answer and no rating was read."""
+        return self.rating_scale is not None and self.rating is None
 
     @property
     def clean(self) -> bool:
@@ -113,6 +123,8 @@ class Result:
             "budget": self.budget.to_dict(),
             "price": None if self.price is None else self.price.to_dict(),
             "completion_cap": self.completion_cap,
+            "rating": self.rating,
+            "rating_scale": self.rating_scale,
             "depth": self.depth,
             "wall_seconds": round(self.wall_seconds, 4),
             "model": self.model,

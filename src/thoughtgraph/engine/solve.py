@@ -255,13 +255,22 @@ def _result(
         output = None  # the input of most tasks is not an answer
     metrics = state.metrics_of(final.id)
     total = spend(state.calls.values(), price)
+    scale = rating_scale(graph, task)
+    rating = model_rating(final)
+    errors = list(score.errors)
+    unread = scale is not None and rating is None
+    if unread and output is not None:
+        errors.append(UNRATED)
     return Result(
         output=output,
         text="" if output is None and final.id == "input" else final.text,
         error_count=score.value,
-        errors=list(score.errors),
-        # the spec: a run stopped by its budget (or a fatal error) is "not clean", whatever it holds
-        status="clean" if score.perfect and ctx.gateway.stop_reason is None else "not clean",
+        errors=errors,
+        # the spec: a run stopped by its budget (or a fatal error) is "not clean", whatever it
+        # holds; so is an answer the graph meant the model to rate and no rating was read
+        status="clean"
+        if score.perfect and ctx.gateway.stop_reason is None and not unread
+        else "not clean",
         calls=len(state.calls),
         completions=sum(len(c.texts) for c in state.calls.values()),
         calls_by_kind=count_calls(state),
@@ -282,7 +291,31 @@ def _result(
         spend_by_kind=spend_by_kind(state.calls.values(), price),
         budget=ctx.gateway.budget,
         price=price,
+        rating=rating,
+        rating_scale=scale,
     )
+
+
+UNRATED = "the model was asked to rate the final answer and no rating could be read"
+
+
+def rating_scale(graph: Graph, task: Task) -> int | None:
+    """The scale of the model's ratings when the graph rates answers with the model (a score
+    op with `scorer="model"`); None when only code scores them."""
+    if not any(
+        op.kind == "score" and getattr(op.params, "scorer", None) == "model" for op in graph.ops
+    ):
+        return None
+    return int(getattr(task, "rating_scale", 10))
+
+
+def model_rating(final: Thought) -> float | None:
+    """The model's rating of the final answer; None when the model did not rate it or no rating
+    could be read from its replies (never the placeholder 0 of an unread rating)."""
+    score = final.score
+    if score is None or not score.rated_by_model or score.unrated or final.content is None:
+        return None
+    return score.value
 
 
 def prepare(

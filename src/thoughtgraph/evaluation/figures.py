@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from thoughtgraph.errors import InputError
-from thoughtgraph.evaluation.measures import label, plotted, used
+from thoughtgraph.evaluation.measures import label, measured, plotted, rating_text, used
 from thoughtgraph.evaluation.runner import PairResult, model_scored
 from thoughtgraph.evaluation.statistics import available as stats_available
 from thoughtgraph.evaluation.statistics import scheme_stats
@@ -119,8 +119,12 @@ def _panel(
     scored: bool,
     tokens_instead: bool,
 ) -> None:
-    present = [s for s in schemes if _mine(panel, s)]
-    values = [[plotted(r, scored) for r in _mine(panel, s)] for s in present]
+    present = [s for s in schemes if measured(_mine(panel, s), scored)]  # unrated: no box
+    values = [[plotted(r, scored) for r in measured(_mine(panel, s), scored)] for s in present]
+    if not present:  # every run of the panel is unrated: nothing to draw a box of
+        ax.text(0.5, 0.5, "no rated runs", ha="center", va="center", transform=ax.transAxes)
+        ax.set_title(panel.name or f"P = {panel.size}", fontsize=10)
+        return
     positions = list(range(1, len(present) + 1))
     boxes = ax.boxplot(
         values,
@@ -138,8 +142,8 @@ def _panel(
     ax.set_xticklabels([label(s, task, panel.size) for s in present], rotation=30, ha="right")
     ax.tick_params(axis="x", labelsize=8)
     if scored:
-        top = 10.0
-        ax.set_ylabel("score (0-10); higher is better")
+        top = float(rating_text(task).scale)
+        ax.set_ylabel(f"score (0-{top:g}); higher is better")
     else:
         top = float(panel.size)
         ax.set_ylabel(f"#errors (clipped at {panel.size}); lower is better")

@@ -6,18 +6,63 @@ scheme's label is the paper's name with its structure ("ToT (L=2, k=20)").
 
 from __future__ import annotations
 
+import contextlib
 import inspect
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
+from thoughtgraph.errors import ThoughtgraphError
 from thoughtgraph.evaluation.runner import PairResult
 from thoughtgraph.schemes import SCHEMES, paper_options, variants
+from thoughtgraph.tasks import get_task
 
 
 def measure(result: PairResult, scored: bool) -> float:
-    """The task's measure of one run: the model score (0 when the model gave none) or the
-    error count."""
+    """The task's measure of one run: the model score or the error count. A run with no rating
+    (`rated` is False) reads 0 here: callers measure only `measured(...)` runs."""
     if scored:
         return 0.0 if result.final_score is None else float(result.final_score)
     return result.error
+
+
+def rated(result: PairResult, scored: bool) -> bool:
+    """Is this run a measurement? On a model-scored task only when the model's rating of its
+    final answer was read: an unrated run is counted apart, never as a 0."""
+    return not scored or (not result.unrated and result.final_score is not None)
+
+
+def measured(results: Sequence[PairResult], scored: bool) -> list[PairResult]:
+    """The runs that are measurements (`rated`): what medians, tests and boxes are made of."""
+    return [r for r in results if rated(r, scored)]
+
+
+@dataclass(frozen=True)
+class RatingText:
+    """How a model-scored task's measure is named and explained in summaries and figures."""
+
+    scale: int  # ratings go 0..scale
+    label: str  # "model score (0-10, higher is better)"
+    note: str  # what the rating measures
+    proxy_label: str  # the code's check shown beside it: "lexical proxy errors"
+    proxy_note: str
+
+
+def rating_text(task: str | None) -> RatingText:
+    """The task's own words for its rating (`rating_scale`, `rating_note`, `proxy_name`,
+    `proxy_note`), with plain defaults for a task that gives none."""
+    found: Any = None
+    if task:
+        with contextlib.suppress(ThoughtgraphError):
+            found = get_task(task)
+    scale = int(getattr(found, "rating_scale", 10))
+    return RatingText(
+        scale=scale,
+        label=f"model score (0-{scale}, higher is better)",
+        note=getattr(found, "rating_note", "the model's rating of the final answer"),
+        proxy_label=getattr(found, "proxy_name", "code check errors"),
+        proxy_note=getattr(found, "proxy_note", "the task's check in code (lower is better)"),
+    )
 
 
 def used(result: PairResult) -> tuple[int, int, float]:

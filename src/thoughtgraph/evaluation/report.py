@@ -11,12 +11,20 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from thoughtgraph.evaluation.measures import measure, settings, used
+from thoughtgraph.evaluation.measures import (
+    measure,
+    measured,
+    rated,
+    rating_text,
+    settings,
+    used,
+)
 from thoughtgraph.evaluation.runner import PairResult, complete, incomplete, model_scored
 from thoughtgraph.evaluation.statistics import (
     INSTALL_HINT as STATS_HINT,
@@ -55,13 +63,12 @@ PAIR_COLUMNS = (
     "b_higher",
     "ties",
 )
-SCORE_LABEL = "model score (0-10, higher is better)"
-PROXY_LABEL = "lexical proxy errors"
 
 
 @dataclass(frozen=True)
 class SchemeSummary:
-    """One scheme's row: `median`/`q1`/`q3` are of the task's measure (error or model score)."""
+    """One scheme's row: `median`/`q1`/`q3` are of the task's measure (error or model score),
+    over the runs that are measurements (NaN when none is: every run unrated)."""
 
     scheme: str
     samples: int
@@ -73,10 +80,11 @@ class SchemeSummary:
     mean_completions: float
     mean_tokens: float
     mean_cost: float
-    median_proxy_errors: float | None = None  # model-scored tasks: the code's lexical proxy
+    median_proxy_errors: float | None = None  # model-scored tasks: the code's check (proxy)
     worst_trace: str | None = None  # the trace of the scheme's worst run, if written
     repeats: int = 1  # runs of each sample (`--repeats`); `samples` counts samples
     stats: SchemeStats | None = None  # intervals and spread (None: scipy is not installed)
+    unrated: int = 0  # model-scored tasks: runs whose final answer got no readable rating
 
 
 def quartiles(values: Sequence[float]) -> tuple[float, float, float]:
@@ -87,10 +95,17 @@ def quartiles(values: Sequence[float]) -> tuple[float, float, float]:
     return q1, q2, q3
 
 
+NONE = (math.nan, math.nan, math.nan)
+
+
 def worst(results: Sequence[PairResult], scored: bool) -> PairResult:
-    """The run a user looks at first: the lowest score or the most errors (then sample id)."""
+    """The run a user looks at first: an unrated one, else the lowest score or the most errors
+    (then sample id)."""
     sign = 1 if scored else -1
-    return min(results, key=lambda r: (sign * measure(r, scored), str(r.sample)))
+    return min(
+        results,
+        key=lambda r: (rated(r, scored), sign * measure(r, scored), str(r.sample)),
+    )
 
 
 def summarise(
@@ -102,7 +117,8 @@ def summarise(
         mine = [r for r in results if r.scheme == scheme]
         if not mine:
             continue
-        q1, median, q3 = quartiles([measure(r, scored) for r in mine])
+        counted = measured(mine, scored)
+        q1, median, q3 = quartiles([measure(r, scored) for r in counted]) if counted else NONE
         n = len(mine)
         repeats = len({r.repeat for r in mine})
         solved = [r.solved for r in mine if r.solved is not None]
@@ -121,7 +137,8 @@ def summarise(
                 statistics.median(r.error for r in mine) if scored else None,
                 worst(mine, scored).trace,
                 repeats,
-                scheme_stats(mine, scored) if stats_available() else None,
+                scheme_stats(counted, scored) if counted and stats_available() else None,
+                len(mine) - len(counted),
             )
         )
     return rows
@@ -129,7 +146,7 @@ def summarise(
 
 def columns(scored: bool) -> tuple[str, ...]:
     measured = SCORE_COLUMNS if scored else ERROR_COLUMNS
-    tail = ("median_proxy_errors",) if scored else ()
+    tail = ("unrated", "median_proxy_errors") if scored else ()
     rates = () if scored else RATE_COLUMNS
     return (
         "scheme",
@@ -192,7 +209,7 @@ def stats_cells(row: SchemeSummary) -> dict[str, object]:
 
 
 def _cell(value: object) -> object:
-    if value is None:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
         return ""
     return round(value, 6) if isinstance(value, float) else value
 
@@ -215,13 +232,14 @@ def to_markdown(
 ) -> str:
     """The summary table: one row per scheme, the worst run's trace linked from each row."""
     scored = task is not None and model_scored(task)
+    words = rating_text(task)
     if scored:
-        head = f"| scheme | settings | samples | median {SCORE_LABEL} | 95% CI | Q1-Q3 | "
-        tail = f" {PROXY_LABEL} (median) | worst run |"
+        head = f"| scheme | settings | samples | median {words.label} | 95% CI | Q1-Q3 | unrated | "
+        tail = f" {words.proxy_label} (median) | worst run |"
     else:
         head = "| scheme | settings | samples | median error | 95% CI | Q1-Q3 | solved | "
         tail = " worst run |"
-    rule = "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+    rule = "|---|---|" + "---:|" * (10 if scored else 9) + "---|"
     lines = [
         f"# {title}",
         "",
@@ -234,14 +252,16 @@ def to_markdown(
     for r in rows:
         ci = r.stats.median if r.stats else None
         interval = "" if ci is None else f"{ci.low:{fmt}}-{ci.high:{fmt}}"
-        measured = f"{r.median:{fmt}} | {interval} | {r.q1:{fmt}}-{r.q3:{fmt}} |"
-        if not scored:
-            measured += f" {_solved(r)} |"
+        if math.isnan(r.median):
+            shown = "n/a | | n/a |"
+        else:
+            shown = f"{r.median:{fmt}} | {interval} | {r.q1:{fmt}}-{r.q3:{fmt}} |"
+        shown += f" {r.unrated} |" if scored else f" {_solved(r)} |"
         proxy = f" {r.median_proxy_errors:g} |" if scored else ""
         link = f" [trace]({r.worst_trace}) |" if r.worst_trace else " |"
         samples = f"{r.samples}" + (f" x {r.repeats}" if r.repeats > 1 else "")
         lines.append(
-            f"| {r.scheme} | {settings(r.scheme, task, size)} | {samples} | {measured} "
+            f"| {r.scheme} | {settings(r.scheme, task, size)} | {samples} | {shown} "
             f"{r.mean_requests:.1f} | {r.mean_completions:.1f} | {r.mean_tokens:,.0f} | "
             f"{r.mean_cost:.4f} |{proxy}{link}"
         )
@@ -262,11 +282,11 @@ def to_markdown(
     if scored:
         lines += [
             "",
-            f"The {SCORE_LABEL} is the paper's Figure 8 measure: the model rates the final merge "
-            "for redundancy and retention (3 samples each, averaged), combined by their harmonic "
-            f"mean. The {PROXY_LABEL} are the code's word-overlap check (source clauses lost plus "
-            "clauses said twice, lower is better); they see words, not meaning. There is no "
-            "reference merge, so nothing is counted as solved.",
+            f"The {words.label} is {words.note}. Unrated: runs whose final answer the model was "
+            "asked to rate and no rating could be read from its replies; they are left out of "
+            "the median, its interval and the figure (never counted as a 0) and their runs are "
+            f"not clean. The {words.proxy_label} are {words.proxy_note}. There is no reference "
+            "answer, so nothing is counted as solved.",
         ]
     return "\n".join(lines) + "\n"
 
@@ -291,16 +311,20 @@ def runs_section(
     for scheme in schemes:
         mine = [r for r in results if r.scheme == scheme]
         sign = 1 if scored else -1
-        mine.sort(key=lambda r: (sign * measure(r, scored), str(r.sample)))
+        mine.sort(key=lambda r: (rated(r, scored), sign * measure(r, scored), str(r.sample)))
         links = [
-            f"[#{r.sample} ({measure(r, scored):.3g})]({r.trace})"
+            f"[#{r.sample} ({_measure_shown(r, scored)})]({r.trace})"
             if r.trace
-            else f"#{r.sample} ({measure(r, scored):.3g})"
+            else f"#{r.sample} ({_measure_shown(r, scored)})"
             for r in mine
         ]
         if links:
             lines.append(f"- **{scheme}**: " + ", ".join(links))
     return "\n".join(lines) + "\n"
+
+
+def _measure_shown(result: PairResult, scored: bool) -> str:
+    return f"{measure(result, scored):.3g}" if rated(result, scored) else "unrated"
 
 
 def repeats_section(rows: Sequence[SchemeSummary], where: str = "") -> str:
@@ -328,7 +352,8 @@ def pair_rows(
     """Every two schemes compared on their shared samples ([] without scipy)."""
     if not stats_available():
         return []
-    return scheme_pairs(results, schemes, task is not None and model_scored(task))
+    scored = task is not None and model_scored(task)
+    return scheme_pairs(measured(results, scored), schemes, scored)
 
 
 def pairs_section(pairs: Sequence[Pair], task: str | None, where: str = "") -> str:

@@ -75,8 +75,9 @@ class PairResult:
     model: str
     simulated: bool
     stop_reason: str | None = None
-    final_score: float | None = None  # the final thought's own score: for doc-merge the model's
-    # harmonic mean of redundancy and retention (0-10, higher is better); else equal to error
+    final_score: float | None = None  # the final thought's own score; on a model-scored task
+    # the model's rating of the final answer (doc-merge: the harmonic mean of redundancy and
+    # retention, 0-10; a task file: its rubric's 0-scale), None when no rating could be read
     calls: int | None = None  # model calls (None in results from before they were counted)
     trace: str | None = None  # the pair's trace, relative to the folder (`eval --traces`)
     # What the scheme consumed, answers from the wire and from the cache alike (`requests`,
@@ -88,6 +89,8 @@ class PairResult:
     repeat: int = 0  # which of `eval --repeats R` runs of this (scheme, sample) it is (0..R-1)
     prompts: str | None = None  # hash of the prompt texts it ran with (`eval --prompts`); None:
     # the built-in prompts
+    unrated: bool = False  # the graph asked the model to rate the final answer and no rating
+    # was read: no measurement, counted apart (never as a 0) in summaries and figures
 
 
 @dataclass(frozen=True)
@@ -693,7 +696,7 @@ async def _solve_pair(
         model=result.model,
         simulated=result.simulated,
         stop_reason=result.stop_reason,
-        final_score=None if result.final.score is None else result.final.score.value,
+        final_score=_final_score(result),
         calls=result.calls,
         trace=trace,
         intrinsic_requests=used.requests,
@@ -701,7 +704,16 @@ async def _solve_pair(
         intrinsic_cost=used.cost,
         repeat=repeat,
         prompts=the_plan.prompts_hash,
+        unrated=result.unrated,
     )
+
+
+def _final_score(result: Any) -> float | None:
+    """The model's rating when the graph rates with the model (None: unread), else the final
+    thought's own score."""
+    if result.rating_scale is not None:
+        return float(result.rating) if result.rating is not None else None
+    return None if result.final.score is None else float(result.final.score.value)
 
 
 def _clip(the_plan: EvalPlan, sample: Sample) -> int:

@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from thoughtgraph.evaluation.measures import measure
+from thoughtgraph.evaluation.measures import measure, measured
 from thoughtgraph.evaluation.runner import PairResult
 
 CONFIDENCE = 0.95
@@ -187,9 +187,11 @@ def paired(a: Sequence[float], b: Sequence[float]) -> Paired:
 
 # --- from an evaluation's results ----------------------------------------------------------------
 def by_sample(results: Sequence[PairResult], scored: bool) -> dict[int | str, list[float]]:
-    """Each sample's measures, one per repeat."""
+    """Each sample's measures, one per repeat (runs that are no measurement, such as an
+    unrated answer of a model-scored task, are left out)."""
+    # sample ids may be numbers or names: sorted as text
     groups: dict[int | str, list[float]] = {}
-    for r in sorted(results, key=lambda r: (str(r.sample), r.repeat)):  # ids: numbers or names
+    for r in sorted(measured(results, scored), key=lambda r: (str(r.sample), r.repeat)):
         groups.setdefault(r.sample, []).append(measure(r, scored))
     return groups
 
@@ -210,7 +212,7 @@ def scheme_stats(results: Sequence[PairResult], scored: bool) -> SchemeStats:
         if r.solved is not None:
             solved.setdefault(r.sample, []).append(r.solved)
     by_repeat: dict[int | str, list[float]] = {}
-    for r in results:
+    for r in measured(results, scored):
         by_repeat.setdefault(r.repeat, []).append(measure(r, scored))
     return SchemeStats(
         median_interval(list(groups.values())),

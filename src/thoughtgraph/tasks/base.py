@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any, Protocol, cast, runtime_checkable
 
 from thoughtgraph.errors import InputError, UnknownNameError, shown
@@ -96,7 +97,9 @@ class ModelSplit(Protocol):
 @runtime_checkable
 class ModelScore(Protocol):
     """The model scorer: one answer -> a number. A task may add `combine_scores(texts) -> Score`
-    to combine the samples otherwise than by their mean (`model_score` uses it when present)."""
+    to combine the samples otherwise than by their mean (`model_score` uses it when present; an
+    unreadable set of replies: `unrated(texts)`), `rating_scale` (ratings go 0..scale, default
+    10) and `rating_note` (one sentence saying what the rating measures, for eval summaries)."""
 
     def parse_score(self, text: str) -> float: ...
 
@@ -258,14 +261,24 @@ def mean_score(task: ModelScore, texts: list[str] | tuple[str, ...]) -> Score:
         except (ParseError, ValueError, TypeError):
             continue
     if not values:
-        return Score(0.0, ("the model's score could not be parsed",))
+        return unrated(texts)
     return Score(sum(values) / len(values))
 
 
+def unrated(texts: list[str] | tuple[str, ...]) -> Score:
+    """The model scorer's score when no reply held a readable rating (or none arrived)."""
+    why = "no rating arrived" if not texts else "the model's score could not be parsed"
+    return Score(0.0, (why,), rated_by_model=True, unrated=True)
+
+
 def model_score(task: ModelScore, texts: list[str] | tuple[str, ...]) -> Score:
-    """What the model scorer op records: the task's `combine_scores`, else the mean."""
+    """What the model scorer op records: the task's `combine_scores`, else the mean; marked as
+    the model's rating (`rated_by_model`), and `unrated` when no reply arrived at all."""
+    if not texts:
+        return unrated(texts)
     combine = getattr(task, "combine_scores", None)
-    return combine(list(texts)) if combine is not None else mean_score(task, texts)
+    score = combine(list(texts)) if combine is not None else mean_score(task, texts)
+    return replace(score, rated_by_model=True)
 
 
 def parse_answer(task: Any, text: str, problem: Any, prompt: str) -> Any:

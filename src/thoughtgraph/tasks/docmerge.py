@@ -20,7 +20,7 @@ from typing import Any
 
 from thoughtgraph.errors import InputError
 from thoughtgraph.tasks.answers import Candidate, choose, labelled
-from thoughtgraph.tasks.base import BaseTask, ParseError
+from thoughtgraph.tasks.base import BaseTask, ParseError, unrated
 from thoughtgraph.tasks.clauses import clauses, merge_clauses, missing, repeats
 from thoughtgraph.tasks.docmerge_prompts import PROMPTS
 from thoughtgraph.tasks.score import Score
@@ -46,6 +46,16 @@ class DocMergeTask(BaseTask):
 
     name = "doc-merge"
     score_name = "lexical errors (a proxy: the model scores the merge)"
+    rating_scale = 10
+    rating_note = (
+        "the paper's Figure 8 measure: the model rates the final merge for redundancy and "
+        "retention (3 samples each, averaged), combined by their harmonic mean"
+    )
+    proxy_name = "lexical proxy errors"
+    proxy_note = (
+        "the code's word-overlap check (source clauses lost plus clauses said twice, lower is "
+        "better); they see words, not meaning"
+    )
     part_size = 2  # documents per part in the spec's `got`
     prompts = PROMPTS
 
@@ -113,7 +123,7 @@ class DocMergeTask(BaseTask):
             except ParseError:
                 continue
         if not pairs:
-            return Score(0.0, ("the model's scores could not be parsed",))
+            return unrated(texts)
         redundancy = sum(p[0] for p in pairs) / len(pairs)
         retention = sum(p[1] for p in pairs) / len(pairs)
         note = (

@@ -81,6 +81,17 @@ class FileTask(BaseTask):
             "model": "errors code can check (the model rates answers)",
         }[scored_by]
         self._function = _scoring_function(spec.score.function) if spec.score.function else None
+        self.rating_scale = spec.score.scale
+        self.rating_note = (
+            f"the model's rating of the final answer against the task file's rubric "
+            f"({spec.score.samples} sample{'s' if spec.score.samples != 1 else ''} averaged)"
+        )
+        self.proxy_name = "errors code can check"
+        self.proxy_note = "what code can check without a reference: " + (
+            "answer items that are not in the input"
+            if spec.answer.from_input
+            else "nothing for this task, so they are 0 on every run"
+        )
         self.paper_config = _paper_config(scored_by == "model")
 
     # --- input --------------------------------------------------------------------------

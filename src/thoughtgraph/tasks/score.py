@@ -11,10 +11,17 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, slots=True)
 class Score:
-    """A code (or model) judgement of a thought: `value` is an error count, 0 is perfect."""
+    """A code (or model) judgement of a thought.
+
+    In code, `value` is an error count, 0 is perfect. From the model scorer (`rated_by_model`),
+    `value` is the model's rating (higher is better); `unrated` says no rating could be read
+    from its replies, so `value` (0) is a placeholder that must not be reported as a rating.
+    """
 
     value: float
     errors: tuple[str, ...] = ()
+    rated_by_model: bool = False
+    unrated: bool = False
 
     @property
     def perfect(self) -> bool:

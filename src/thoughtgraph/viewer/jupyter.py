@@ -117,6 +117,10 @@ def result_rows(result: Result) -> list[tuple[str, str]]:
         ),
         ("wall time", f"{result.wall_seconds:.2f} s"),
     ]
+    if result.rating_scale is not None:  # the model rates answers: its rating, or none read
+        rating, scale = result.rating, result.rating_scale
+        shown = "unrated" if rating is None else f"{rating:g} of {scale}"
+        rows.insert(3, ("model rating", shown))
     if result.errors:
         rows.insert(3, ("what is wrong", "; ".join(result.errors[:5])))
     return rows
