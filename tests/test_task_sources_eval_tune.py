@@ -136,3 +136,53 @@ def test_each_shipped_task_file_runs_through_eval_on_its_shipped_data(capsys, tm
     assert len(results) == 2 * len(rows)
     assert {row["scheme"] for row in results} == {"io", "got"}
     assert "| got |" in stdout
+
+
+def test_a_task_file_tunes_on_its_data_and_its_best_graph_runs_in_eval_and_solve(capsys, tmp_path):
+    """examples/people through `tune` on every shipped row (museum has 3 paragraphs, the others
+    4): the baselines and the front run on every held-out row, and best.yaml then runs unchanged
+    in `eval --graph` beside the schemes and in `solve --graph` on one row."""
+    pytest.importorskip("optuna")
+    import csv
+
+    from tests.task_helpers import play_people
+
+    task, rows = str(EXAMPLES / "people" / "task.yaml"), str(EXAMPLES / "people" / "data.jsonl")
+    out = tmp_path / "tune"
+    with ScriptedServer(play_people) as served:
+        code, stdout, err = cli(
+            capsys, "tune", task, "--data", rows, "--trials", "3", "--pilot", "3",
+            "--holdout", "3", "--schemes", "got", "--out", str(out), *model_flags(served),
+        )  # fmt: skip
+        assert code == 0, err
+        assert "failed" not in stdout, stdout
+        table = {row["name"]: row for row in csv.DictReader((out / "front.csv").open())}
+        # the default got is built for the smallest row, so it runs on all of them
+        assert float(table["got (default)"]["holdout_error"]) < float("inf"), table
+        assert "parts=3" in table["got (default)"]["graph"]
+        code, stdout, err = cli(
+            capsys, "eval", task, "--data", rows, "--schemes", "io", "--graph",
+            str(out / "best.yaml"), "--out", str(tmp_path / "eval"), "--no-progress",
+            *model_flags(served),
+        )  # fmt: skip
+        assert code == 0, err
+        lines = (tmp_path / "eval" / "results.jsonl").read_text().splitlines()
+        best = [r for r in map(json.loads, lines) if r["scheme"] == "best"]
+        assert len(best) == 6, best
+        assert all(r["completions"] > 0 and r["stop_reason"] is None for r in best), best
+        assert "| best |" in stdout
+        code, stdout, err = cli(
+            capsys, "solve", task, "--data", rows, "--id", "museum", "--graph",
+            str(out / "best.yaml"), "--no-progress", *model_flags(served),
+        )  # fmt: skip
+        assert code == 0, err
+        assert "output matches the reference" in stdout
+
+
+def test_a_users_task_also_tries_its_own_part_size_and_one_part():
+    from thoughtgraph.tasks import get_task
+    from thoughtgraph.tuning.space import part_sizes
+
+    get_task(str(EXAMPLES / "people" / "task.yaml"))  # loaded: its part_size is 1 paragraph
+    assert part_sizes(3, "people") == [1, 2, 3]
+    assert part_sizes(32, "sorting") == [2, 4, 8, 16]  # a built-in's space is unchanged

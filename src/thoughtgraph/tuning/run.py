@@ -148,7 +148,7 @@ def _run_tune(
             f"--pilot {pilot} + --holdout {holdout} exceeds the {len(rows)} samples of "
             f"{the_plan.dataset}"
         )
-    size_of = _items(the_plan, rows[: pilot + holdout])
+    size_of, smallest = _items(the_plan, rows[: pilot + holdout])
     slots = space.prompt_slots(names, the_plan.task, size_of)
     variants = None if prompts is None else load_variants(prompts, slots)
     if propose and variants is None:
@@ -266,7 +266,7 @@ def _run_tune(
             if outcome.stop:
                 break
         rows_out = _report(
-            study, setup, tune_split, held_split, ledger, backend, report_max, variants
+            study, setup, tune_split, held_split, ledger, backend, report_max, variants, smallest
         )
     finally:
         finish()
@@ -281,14 +281,17 @@ def _run_tune(
     )
 
 
-def _items(the_plan: EvalPlan, samples: Sequence[Any]) -> int:
-    """The size the graphs are built for: the dataset's (sorting_064: 64), or for a dataset
-    without one (countries, documents) the fewest items any sample of the splits has, so no
-    tuned graph splits a sample into more parts than it has items."""
+def _items(the_plan: EvalPlan, samples: Sequence[Any]) -> tuple[int, Any]:
+    """The size the graphs are built for and a sample of that size (the baselines are built
+    for it): the dataset's size (sorting_064: 64), or for a dataset without one (countries,
+    documents, a data file) the fewest items any sample of the splits has, so no tuned graph
+    and no baseline splits a sample into more parts than it has items."""
     if the_plan.dataset.rsplit("_", 1)[-1].isdigit():
-        return the_plan.size
+        return the_plan.size, samples[0].given
     task = get_task(the_plan.task_spec)
-    return min(len(task.parse_input(s.given)) for s in samples)
+    sizes = [(len(task.parse_input(s.given)), index) for index, s in enumerate(samples)]
+    size, index = min(sizes)
+    return size, samples[index].given
 
 
 def _slots_line(variants: Variants) -> str:
@@ -350,8 +353,11 @@ def _report(
     backend: Backend,
     report_max: int,
     variants: Variants | None,
+    smallest: Any,
 ) -> tuple[list[report.Row], list[tuple[float, float]], str] | None:
-    """Front and baselines, each run on the held-out split (and the baselines on the tuning one)."""
+    """Front and baselines, each run on the held-out split (and the baselines on the tuning one).
+    The default `got` is built for `smallest` (a sample of the size the graphs are built for):
+    on a data file whose rows differ in size, it then runs on every row."""
     done = completed(study)
     if not done:
         return None
@@ -369,7 +375,7 @@ def _report(
         for err, c, t in front
     ]
     task = setup.task if setup.task_spec is None else setup.task_spec
-    base = space.baselines(task, setup.size, tune_split[0].given)
+    base = space.baselines(task, setup.size, smallest)
     base_rows = [
         report.Row(name=name, label=text, graph=g, tune_error=0, tune_cost=0)
         for name, (g, text) in base.items()
@@ -385,7 +391,6 @@ def _report(
         plan_jobs += [(r, "holdout", data(held_split)) for r in [*rows, *base_rows]]
     pairs = sum(len(d) for _r, _s, d in plan_jobs)
     allowance = ledger.share(pairs)
-    note = ""
     if allowance is None:
         note = "the budget was spent on trials: no held-out or baseline runs"
         return rows, [(e, c) for e, c, _t in points], note
@@ -396,7 +401,10 @@ def _report(
     ]
     outcomes = run_unique(backend, setup, jobs)
     record_report_run(study, allowance, pairs, paid(outcomes))
+    failed = []
     for (row, split, _d), o in zip(plan_jobs, outcomes, strict=True):
+        if o.failure:
+            failed.append(f"{row.name} failed on the {split} split ({o.failure[:200]})")
         if split == "tune":
             row.tune_error, row.tune_cost = o.error, o.cost
             row.tune_stopped = o.budget_stopped
@@ -405,7 +413,7 @@ def _report(
             row.stopped = o.budget_stopped
     for row in base_rows:
         row.mark = "baseline"
-    return [*rows, *base_rows], [(e, c) for e, c, _t in points], note
+    return [*rows, *base_rows], [(e, c) for e, c, _t in points], "; ".join(failed)
 
 
 def _fixed(trial: Any) -> dict[str, Any]:

@@ -23,6 +23,8 @@ from thoughtgraph import schemes
 from thoughtgraph.engine import kinds
 from thoughtgraph.engine.graph import Graph
 from thoughtgraph.errors import InputError, shown
+from thoughtgraph.tasks import TASKS
+from thoughtgraph.tasks.loading import loaded
 
 if TYPE_CHECKING:
     from thoughtgraph.tuning.variants import Variants
@@ -58,10 +60,17 @@ def check_schemes(names: Sequence[str]) -> tuple[str, ...]:
     return wanted
 
 
-def part_sizes(size: int) -> list[int]:
-    """Part sizes worth trying at `size`: those giving at least one part and a different count."""
-    choices = [p for p in PART_SIZES if p < size] or [size]
-    return choices
+def part_sizes(size: int, task: str | None = None) -> list[int]:
+    """Part sizes worth trying at `size`: those giving at least one part and a different count.
+
+    A user's task (a task file, an import string, a plugin) also tries its own part size (a
+    task file's `split.part_size`: one paragraph a part) and the whole problem as one part:
+    its problems are often a few paragraphs long, where the built-in sizes leave one choice."""
+    if task is None or task in TASKS:
+        return [p for p in PART_SIZES if p < size] or [size]
+    own = getattr(loaded(task), "part_size", None)
+    wanted = {*PART_SIZES, *([own] if isinstance(own, int) and own >= 1 else [])}
+    return sorted({p for p in wanted if p < size} | {size})
 
 
 def suggest(
@@ -81,7 +90,7 @@ def suggest(
     params: dict[str, Any] = {"scheme": scheme}
     if scheme in ("got", "got_paper"):
         params[f"{scheme}.part_size"] = trial.suggest_categorical(
-            f"{scheme}.part_size", part_sizes(size)
+            f"{scheme}.part_size", part_sizes(size, task)
         )
     for knob, (low, high) in INT_RANGES[scheme].items():
         params[f"{scheme}.{knob}"] = trial.suggest_int(f"{scheme}.{knob}", low, high)
@@ -125,7 +134,7 @@ def prompt_slots(scheme_names: Sequence[str], task: str, size: int) -> dict[str,
     for scheme in scheme_names:
         prompt_knob = PROMPT_CHOICES.get(scheme)
         prompts = prompt_knob[1] if prompt_knob else (None,)
-        sizes = part_sizes(size) if scheme in ("got", "got_paper") else [None]
+        sizes = part_sizes(size, task) if scheme in ("got", "got_paper") else [None]
         for prompt in prompts:
             for part_size in sizes:
                 pinned = {"scheme": scheme, f"{scheme}.part_size": part_size}
