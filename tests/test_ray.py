@@ -138,3 +138,123 @@ def test_an_address_with_no_cluster_is_one_error_line_before_anything_runs(
         not (tmp_path / "x" / "study.db").exists()
         and not (tmp_path / "x" / "results.jsonl").exists()
     )
+
+
+# A user's task on Ray: the workers are processes of their own, started before the test moved
+# to its folder, so they have neither the driver's working directory nor its import path, nor
+# the task the driver loaded. Each source runs there as it runs here.
+
+ROWS = [{"id": f"r{i}", "input": [(5 * i + j) % 13 for j in range(8)]} for i in range(3)]
+
+
+def user_eval(task: str, out: str, base_url: str, *extra: str) -> list[str]:
+    return [
+        "eval", task, "--data", "rows.jsonl", "--schemes", "got", "--graph", "mine.yaml",
+        "--out", out, "--no-progress", "--model", "openai:m", "--base-url", base_url,
+        "--max-retries", "0", *extra,
+    ]  # fmt: skip
+
+
+def user_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, source: str) -> str:
+    """The user's folder (the working directory from now on): the data file, a graph file and
+    the task, as a module here, a plugin on the import path or a task file; returns its name."""
+    import uuid
+
+    from tests.task_helpers import EVENS_MODULE, write_module, write_plugin
+    from thoughtgraph import schemes
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "rows.jsonl").write_text("".join(json.dumps(row) + "\n" for row in ROWS))
+    unique = uuid.uuid4().hex[:8]
+    if source == "module":
+        write_module(tmp_path, f"user_tasks_{unique}")
+        task = f"user_tasks_{unique}:EvensTask"
+    elif source == "plugin":
+        (tmp_path / "site").mkdir()
+        package = f"tg_plugin_{unique}"
+        write_plugin(tmp_path / "site", package, {f"evens-{unique}": f"{package}:make_task"},
+                     EVENS_MODULE)  # fmt: skip
+        monkeypatch.syspath_prepend(str(tmp_path / "site"))
+        task = f"evens-{unique}"
+    else:  # a task file, given by a path relative to the user's folder
+        (tmp_path / "tasks").mkdir()
+        (tmp_path / "tasks" / "evens.yaml").write_text(
+            "name: evens-file\ndescription: Keep the even numbers of the list, in order.\n"
+            "answer:\n  type: integers\nsplit:\n  by: items\n  part_size: 2\n"
+            "join: concatenate\nscore:\n  by: reference\n"
+        )
+        (tmp_path / "rows.jsonl").write_text(
+            "".join(json.dumps({**row, "reference": [n for n in row["input"] if n % 2 == 0]})
+                    + "\n" for row in ROWS)
+        )  # fmt: skip
+        task = "tasks/evens.yaml"
+    from thoughtgraph.tasks import get_task
+
+    name = get_task(task).name
+    graph = schemes.build("got", name, len(ROWS[0]["input"]), parts=4)
+    (tmp_path / "mine.yaml").write_text(graph.model_copy(update={"name": "mine"}).to_yaml())
+    return task
+
+
+@pytest.mark.parametrize("source", ["module", "plugin", "file"])
+def test_a_users_task_data_and_graph_run_on_ray_as_they_run_here(
+    cluster, capsys, tmp_path, monkeypatch, source
+):
+    from tests.task_helpers import ScriptedServer, play_evens
+
+    task = user_folder(tmp_path, monkeypatch, source)
+    with ScriptedServer(play_evens) as server:
+        code, out, err = run_cli(capsys, *user_eval(task, "ray", server.base_url, "--ray", "local"))
+        assert code == 0, err
+        on_ray = len(server.requests)
+        assert on_ray > 0
+        assert run_cli(capsys, *user_eval(task, "here", server.base_url))[0] == 0
+    assert results(tmp_path / "ray") == results(tmp_path / "here")
+    rows = results(tmp_path / "ray")
+    assert {(r["scheme"], r["sample"]) for r in rows} == {
+        (s, row["id"]) for s in ("got", "mine") for row in ROWS
+    }
+    assert all(r["error"] == 0 for r in rows), rows  # the workers scored with the user's task
+    assert sum(r["requests"] for r in rows) == on_ray  # the workers sent every request
+    assert "| mine |" in out
+
+
+WORKER_FAILS = {
+    # the module imports here only (a dependency the workers' machines lack)
+    "import": "import os\nif os.getpid() != {pid}:\n    raise RuntimeError('no such library')\n",
+    # it imports, but reading a problem fails in a worker: the pair's own one line comes back
+    "problem": "import os\nfrom thoughtgraph.errors import InputError\n"
+    "_parse = EvensTask.parse_input\n"
+    "def parse_input(self, raw):\n    if os.getpid() != {pid}:\n"
+    "        raise InputError('cannot read the problem here')\n    return _parse(self, raw)\n"
+    "EvensTask.parse_input = parse_input\n",
+}
+
+
+@pytest.mark.parametrize("how", sorted(WORKER_FAILS))
+def test_a_task_a_worker_cannot_load_or_run_is_one_line_and_no_request(
+    cluster, capsys, tmp_path, monkeypatch, how
+):
+    import textwrap
+
+    from tests.task_helpers import EVENS_MODULE, ScriptedServer, play_evens
+
+    task = user_folder(tmp_path, monkeypatch, "module")
+    module = tmp_path / (task.split(":")[0] + ".py")
+    tail = WORKER_FAILS[how].replace("{pid}", str(os.getpid()))
+    module.write_text(textwrap.dedent(EVENS_MODULE) + "\n" + tail)
+    with ScriptedServer(play_evens) as server:
+        code, _out, err = run_cli(
+            capsys, *user_eval(task, "ray", server.base_url, "--ray", "local")
+        )
+        assert len(server.requests) == 0
+    lines = err.splitlines()
+    assert code == 2 and lines[-1].startswith("error: "), err
+    assert [line for line in lines if "error" in line.lower()] == lines[-1:], err  # no traceback
+    if how == "import":
+        assert "a Ray worker cannot load the evaluation" in lines[-1]
+        assert lines[-1].endswith("raised RuntimeError: no such library")
+    else:
+        assert lines[-1] == "error: cannot read the problem here"
+    written = tmp_path / "ray" / "results.jsonl"
+    assert not written.exists() or not written.read_text().strip()  # no pair's result

@@ -7,21 +7,25 @@ the driver appends results as they come back, asks Optuna for trials and tells i
 The answer cache is a path the workers open themselves (a SQLite file: on one machine, or on a
 shared filesystem with working locks; see docs/scale-out.md).
 
-`ray` is imported only here, inside the functions, and only when `--ray` is given.
+`ray` is imported only here and in shipping.py (its cloudpickle), inside the functions, and
+only when `--ray` is given.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import itertools
 import logging
 import socket
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
-from thoughtgraph.errors import InputError
+from thoughtgraph.errors import InputError, ThoughtgraphError
 from thoughtgraph.evaluation.datasets import Sample
+from thoughtgraph.evaluation.shipping import Shipment, check_unpack, pack, unpack_model, unpack_plan
 from thoughtgraph.spend.budget import NOTHING, Amounts, Budget, Meter, share
 
 INSTALL_HINT = (
@@ -112,21 +116,13 @@ def run_jobs(ray: Any, setup: Any, jobs: Sequence[Any]) -> list[Any]:
 
 
 def _solve_pair_sync(
-    the_plan: Any,
-    scheme: str,
-    sample: Sample,
-    spec: str,
-    model_options: tuple[tuple[str, Any], ...],
-    allowance: Budget,
-    options: Any,
+    shipment: Shipment, scheme: str, sample: Sample, allowance: Budget, options: Any
 ) -> Any:
     """One pair in a worker, under its own ledger holding the pair's share of the budget."""
-    import dataclasses
-
     from thoughtgraph.evaluation.runner import _solve_pair, shared_meter
-    from thoughtgraph.tuning.jobs import model_from_recipe
 
-    model = model_from_recipe(spec, model_options)
+    the_plan = unpack_plan(shipment)
+    model = unpack_model(shipment)
     mine = dataclasses.replace(
         options,
         max_requests=allowance.max_requests,
@@ -168,24 +164,20 @@ class _Shares:
         self.out.pop(key, None)
 
 
-def pair_runner(
-    ray: Any,
-    the_plan: Any,
-    spec: str,
-    model_options: dict[str, Any],
-    parallel: int,
-    options: Any,
-) -> Any:
+def pair_runner(ray: Any, shipment: Shipment, parallel: int, options: Any) -> Any:
     """A `runner.PairRunner` that solves each pair in a Ray task (awaited, not blocking)."""
-    task = _remote(ray, _solve_pair_sync, spec.strip().lower().startswith("sim"))
-    recipe = tuple(sorted((k, v) for k, v in model_options.items() if v is not None))
-    plan_ref = ray.put(the_plan)
+    task = _remote(ray, _solve_pair_sync, shipment.simulated)
+    shipment_ref = ray.put(shipment)
     shares = _Shares(parallel)
 
     async def run(scheme: str, sample: Sample, meter: Any) -> Any:
         key, allowance = shares.take(meter)
         try:
-            pair = await task.remote(plan_ref, scheme, sample, spec, recipe, allowance, options)
+            pair = await task.remote(shipment_ref, scheme, sample, allowance, options)
+        except ray.exceptions.RayTaskError as exc:  # the worker's own one line, not Ray's text
+            if isinstance(exc.cause, ThoughtgraphError):
+                raise exc.cause from None
+            raise
         finally:
             shares.give_back(key)
         meter.carry(pair.requests, pair.tokens, pair.cost)
@@ -194,22 +186,39 @@ def pair_runner(
     return run
 
 
+def check_worker(ray: Any, shipment: Shipment) -> None:
+    """One probe task loads the task and the model in a worker, before any pair runs: what a
+    worker cannot load (a module on the driver's machine only, a dependency missing there) is
+    one line now, with no request sent."""
+    probe = ray.remote(num_cpus=IO_TASK_CPUS, max_retries=0)(check_unpack)
+    problem = ray.get(probe.remote(shipment))
+    if problem is not None:
+        raise InputError(f"--ray: a Ray worker cannot load the evaluation: {problem}")
+
+
 @contextlib.contextmanager
 def pairs_on(
     address: str | None,
     the_plan: Any,
-    spec: str,
+    model: Any,
     model_options: dict[str, Any],
     parallel: int,
     options: Any,
 ) -> Iterator[Any]:
-    """`eval --ray`: a pair runner on the cluster while inside (None without `--ray`)."""
+    """`eval --ray`: a pair runner on the cluster while inside (None without `--ray`). The
+    plan's task and the model go to the workers as a `shipping.Shipment`, checked by a probe
+    task first; a relative answer-cache path is made absolute (a worker's working directory
+    is not the driver's)."""
     if address is None:
         yield None
         return
+    shipment = pack(the_plan, model, model_options)  # what cannot travel: one line, here
+    if getattr(options, "cache", None) is not None:
+        options = dataclasses.replace(options, cache=Path(options.cache).resolve())
     started_here = not import_ray().is_initialized()
     ray = connect(address)
     try:
-        yield pair_runner(ray, the_plan, spec, model_options, parallel, options)
+        check_worker(ray, shipment)
+        yield pair_runner(ray, shipment, parallel, options)
     finally:
         disconnect(ray, started_here)

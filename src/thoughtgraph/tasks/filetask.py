@@ -29,7 +29,7 @@ from thoughtgraph.tasks.filetask_prompts import prompts_for
 from thoughtgraph.tasks.keywords import parse_counts, split_sentences
 from thoughtgraph.tasks.score import Score
 from thoughtgraph.tasks.sorting import parse_int_list
-from thoughtgraph.tasks.taskfile import TaskFileSpec, read_task_file
+from thoughtgraph.tasks.taskfile import TaskFileSpec, parse_task_file, read_task_file
 
 MAX_LISTED_ERRORS = 20
 _JOINERS = {"items": None, "sentences": " ", "paragraphs": "\n\n", "lines": "\n"}
@@ -591,6 +591,8 @@ def _listed(errors: list[str]) -> tuple[str, ...]:
 __all__ = ["FileProblem", "FileTask", "parse_string_list", "parse_text"]
 
 
-def load_task_file(path: Path) -> FileTask:
-    """The task a task file declares; one `InputError` line naming the key for any mistake."""
-    return FileTask(read_task_file(path), source=str(path))
+def load_task_file(path: Path, text: str | None = None) -> FileTask:
+    """The task a task file declares; one `InputError` line naming the key for any mistake.
+    With `text`, the file's text as read elsewhere (a Ray worker gets its driver's file)."""
+    spec = read_task_file(path) if text is None else parse_task_file(text, path)
+    return FileTask(spec, source=str(path))

@@ -51,6 +51,13 @@ def loaded(name: str) -> Task | None:
     return _LOADED.get(name.strip().lower())
 
 
+def remember(task: Task) -> Task:
+    """Keep a task loaded elsewhere under its name for the rest of the process, as if this
+    process had loaded it (a Ray worker given the task its driver loaded)."""
+    _LOADED[task.name.strip().lower()] = task
+    return task
+
+
 def load_task(spec: str, builtins: dict[str, type]) -> Task:
     """The task `spec` names, in any of the four forms; one `error:` line when it cannot."""
     text = spec.strip()

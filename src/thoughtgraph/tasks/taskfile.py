@@ -128,7 +128,13 @@ def read_task_file(path: Path) -> TaskFileSpec:
     where = f"task file {path}"
     if not path.exists():
         raise InputError(f"cannot read {where}: no such file")
-    text = read_file(path, MAX_TASK_FILE_BYTES, "task file")
+    return parse_task_file(read_file(path, MAX_TASK_FILE_BYTES, "task file"), path)
+
+
+def parse_task_file(text: str, path: Path) -> TaskFileSpec:
+    """Parse and validate the text of the task file at `path` (read by `read_task_file`, or
+    shipped to another process, e.g. a Ray worker where the path may not exist)."""
+    where = f"task file {path}"
     try:
         data = tomllib.loads(text) if path.suffix.lower() == ".toml" else load_yaml(text)
     except RefusedDocument as exc:  # a repeated key, an alias bomb, a number too long
