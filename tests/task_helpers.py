@@ -62,12 +62,16 @@ def run_solve(
     capsys: pytest.CaptureFixture[str], server: FakeOpenAI, task: str, *args: str
 ) -> tuple[int, str, str]:
     """`thoughtgraph solve TASK ...` in-process against the server: (code, stdout, stderr)."""
+    argv = ["solve", task, "--model", "openai:m", "--base-url", server.base_url]
+    return run_cli(capsys, *argv, "--max-retries", "0", "--timeout", "5", "--no-progress", *args)
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    """`thoughtgraph ARGV...` in-process: (exit code, stdout, stderr)."""
     from thoughtgraph.cli.main import main
 
-    argv = ["solve", task, "--model", "openai:m", "--base-url", server.base_url]
-    argv += ["--max-retries", "0", "--timeout", "5", "--no-progress", *args]
     try:
-        main(argv)
+        main(list(argv))
         code = 0
     except SystemExit as exc:
         code = int(exc.code or 0)

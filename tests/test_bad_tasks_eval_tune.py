@@ -12,20 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.task_helpers import ScriptedServer, play_evens, write_module
-from thoughtgraph.cli.main import main
+from tests.task_helpers import ScriptedServer, play_evens, run_cli, write_module
+from tests.test_task_files import BASE
 
-BAD_FILE = """\
-name: things
-description: List the things.
-answer:
-  type: strings
-split:
-  by: words
-join: union
-score:
-  by: reference
-"""
+BAD_FILE = BASE.replace("by: lines", "by: words")  # a valid task file, one mistake
 
 
 @pytest.fixture(autouse=True)
@@ -72,12 +62,7 @@ def test_a_bad_task_is_one_line_exit_2_and_no_request(
     task, expected = (s.format(module=module, bad=bad) for s in (task, expected))
     argv = [command, task, "--data", "rows.jsonl", "--schemes", "got", "--out", str(folder / "o")]
     argv += ["--model", "openai:m", "--base-url", server.base_url, "--max-retries", "0"]
-    try:
-        main(argv)
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
+    code, out, err = run_cli(capsys, *argv)
     assert code == 2, err
     assert err.startswith("error: ") and err.count("\n") == 1, err
     assert expected in err, err

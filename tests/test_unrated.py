@@ -15,8 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.fake_openai import FakeOpenAI
-from tests.task_helpers import ScriptedServer, run_solve
-from thoughtgraph.cli.main import main
+from tests.task_helpers import ScriptedServer, run_cli, run_solve
 from thoughtgraph.tasks import get_task
 from thoughtgraph.tasks.base import model_score
 
@@ -45,18 +44,8 @@ def rates(rating: str | None, *, only: str | None = None):
     return play
 
 
-def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    try:
-        main(list(argv))
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 def run_eval(capsys, server: FakeOpenAI, out: Path) -> tuple[int, str, str, list[dict]]:
-    code, stdout, err = cli(
+    code, stdout, err = run_cli(
         capsys, "eval", TASK, "--data", DATA, "--schemes", "io", "--out", str(out),
         "--no-progress", "--model", "openai:m", "--base-url", server.base_url,
         "--max-retries", "0",

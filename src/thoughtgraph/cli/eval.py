@@ -418,10 +418,7 @@ def _finish(outcomes: list[tuple[EvalPlan, Path, list[PairResult]]], budget: Bud
         (p, r) for p, _f, rs in outcomes for r in incomplete(rs)
     ]  # the budget stopped them mid-run
     if stopped:
-        which = ", ".join(
-            f"{r.scheme}#{r.sample}" + (f"@{p.size}" if len(outcomes) > 1 else "")
-            for p, r in stopped
-        )
+        which = _named(stopped, several=len(outcomes) > 1)
         typer.echo(
             f"{len(stopped)} pairs incomplete (stopped by the budget, {caps}): {which}", err=True
         )
@@ -429,10 +426,7 @@ def _finish(outcomes: list[tuple[EvalPlan, Path, list[PairResult]]], budget: Bud
         typer.echo(f"{total - len(results)} pairs not run (the budget ran out: {caps})", err=True)
     unrated = [(p, r) for p, _f, rs in outcomes for r in rs if r.unrated]
     if unrated:
-        which = ", ".join(
-            f"{r.scheme}#{r.sample}" + (f"@{p.size}" if len(outcomes) > 1 else "")
-            for p, r in unrated
-        )
+        which = _named(unrated, several=len(outcomes) > 1)
         typer.echo(
             f"note: {len(unrated)} of {len(results)} pairs unrated: the model was asked to rate "
             "their final answer and no rating could be read from its replies (left out of the "
@@ -441,10 +435,7 @@ def _finish(outcomes: list[tuple[EvalPlan, Path, list[PairResult]]], budget: Bud
         )
     unanswered = [(p, r) for p, _f, rs in outcomes for r in rs if no_answer(r)]
     if unanswered:
-        which = ", ".join(
-            f"{r.scheme}#{r.sample}" + (f"@{p.size}" if len(outcomes) > 1 else "")
-            for p, r in unanswered
-        )
+        which = _named(unanswered, several=len(outcomes) > 1)
         typer.echo(
             f"error: {len(unanswered)} of {len(results)} pairs got no answer from the model "
             f"(every request failed), so their figures measure the endpoint, not the model: "
@@ -454,6 +445,11 @@ def _finish(outcomes: list[tuple[EvalPlan, Path, list[PairResult]]], budget: Bud
         raise typer.Exit(2)
     if stopped or len(results) < total:
         raise typer.Exit(1)
+
+
+def _named(pairs: list[tuple[EvalPlan, PairResult]], *, several: bool) -> str:
+    """The pairs as `scheme#sample` (`@size` when the evaluation ran several sizes)."""
+    return ", ".join(f"{r.scheme}#{r.sample}" + (f"@{p.size}" if several else "") for p, r in pairs)
 
 
 async def _unless_interrupted(
