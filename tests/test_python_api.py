@@ -3,6 +3,7 @@ result objects with `to_pandas()`, Jupyter displays, and the CLI's files when gi
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import sys
 
@@ -137,3 +138,84 @@ def test_the_library_never_imports_the_cli():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def frozen(folder) -> list[dict]:
+    """results.jsonl without the wall-clock time, in a fixed order."""
+    rows = [json.loads(line) for line in (folder / "results.jsonl").read_text().splitlines()]
+    for row in rows:
+        row.pop("wall_seconds")
+    return sorted(rows, key=lambda r: (r["scheme"], str(r["sample"]), r["repeat"]))
+
+
+def test_evaluate_at_several_sizes_writes_what_eval_writes(tmp_path, capsys):
+    from thoughtgraph.cli.main import main
+    from thoughtgraph.evaluation.api import EvalSizes, Note, SizeDone, SizeStarting
+
+    heard = []
+    found = thoughtgraph.evaluate(
+        "sorting", sizes=[8, 16], schemes="io,got", samples=2, model="sim",
+        out=tmp_path / "api", on_event=heard.append,
+    )  # fmt: skip
+    assert isinstance(found, EvalSizes) and found.sizes == [8, 16]
+    assert found[16].size == 16 and found[16].folder == tmp_path / "api" / "size-16"
+    assert found.folder == tmp_path / "api"
+    assert {p.name for p in found.files} >= {"summary.md", "summary.csv"}
+    assert [type(e) for e in heard] == [SizeStarting, SizeDone, SizeStarting, SizeDone]
+    assert not any(isinstance(e, Note) for e in heard)
+    with pytest.raises(SystemExit) as done:
+        main(["eval", "sorting", "--size", "8,16", "--schemes", "io,got", "--samples", "2",
+              "--out", str(tmp_path / "cli"), "--no-progress"])  # fmt: skip
+    assert done.value.code in (0, None)
+    printed = capsys.readouterr().out
+    for size in (8, 16):
+        assert frozen(tmp_path / "api" / f"size-{size}") == frozen(
+            tmp_path / "cli" / f"size-{size}"
+        )
+    for name in ("summary.md", "summary.csv"):
+        assert (tmp_path / "api" / name).read_text() == (tmp_path / "cli" / name).read_text()
+    assert (tmp_path / "cli" / "summary.md").read_text() in printed
+    if importlib.util.find_spec("pandas"):
+        frame = found.to_pandas()
+        assert frame.columns[0] == "size" and sorted(set(frame["size"])) == [8, 16]
+        assert len(frame) == 2 * 2 * 2
+
+
+def test_a_clipped_sample_count_is_a_note_event_and_sizes_with_a_dataset_are_refused():
+    from thoughtgraph.evaluation.api import Note
+
+    heard = []
+    thoughtgraph.evaluate(
+        "keyword-counting", schemes="io", samples=150, model="sim", on_event=heard.append,
+        parallel=1, max_requests=1,
+    )  # fmt: skip
+    notes = [e.text for e in heard if isinstance(e, Note)]
+    assert notes == ["dataset countries has 100 samples; samples 150 clipped to 100"]
+    with pytest.raises(InputError, match=r"^a dataset names one size"):
+        thoughtgraph.evaluate("sorting", "sorting_032", sizes=[32, 64], schemes="io")
+
+
+def test_evaluate_runs_in_the_order_it_is_given():
+    """`order="bfs"` runs one op at a time (the reference controller's order): got's two parts
+    are never asked at once; the default (eager at concurrency 16) asks them together."""
+    import asyncio
+
+    rows = [{"input": list(range(16, 0, -1))}]
+
+    def most_at_once(order: str) -> int:
+        state = {"now": 0, "most": 0}
+
+        async def model(prompt: str) -> str:
+            state["now"] += 1
+            state["most"] = max(state["most"], state["now"])
+            await asyncio.sleep(0.01)  # let any other op that may run now start
+            state["now"] -= 1
+            return "[]"
+
+        thoughtgraph.evaluate("sorting", rows, schemes="got", model=model, order=order)
+        return state["most"]
+
+    assert most_at_once("bfs") == 1
+    assert most_at_once("eager") > 1
+    with pytest.raises(InputError, match="order must be one of"):
+        thoughtgraph.evaluate("sorting", rows, schemes="got", order="sideways")

@@ -258,3 +258,37 @@ def test_a_task_a_worker_cannot_load_or_run_is_one_line_and_no_request(
         assert lines[-1] == "error: cannot read the problem here"
     written = tmp_path / "ray" / "results.jsonl"
     assert not written.exists() or not written.read_text().strip()  # no pair's result
+
+
+def test_the_python_api_runs_a_task_object_and_several_sizes_on_ray(
+    cluster, capsys, tmp_path, monkeypatch
+):
+    """`thoughtgraph.evaluate(..., ray="local")`: a task object (pickled to the workers, its
+    class imported there from the driver's folder) on data rows, and `eval --size 8,16 --ray`
+    on one cluster, each writing what the same run writes here."""
+    import thoughtgraph
+    from tests.task_helpers import ScriptedServer, play_evens
+    from thoughtgraph.errors import InputError
+    from thoughtgraph.tasks import get_task
+
+    task = get_task(user_folder(tmp_path, monkeypatch, "module"))  # the object, not its name
+    with ScriptedServer(play_evens) as server:
+        common = {
+            "schemes": "got", "graphs": ["mine.yaml"], "model": "openai:m",
+            "model_options": {"base_url": server.base_url, "max_retries": 0},
+        }  # fmt: skip
+        found = thoughtgraph.evaluate(task, ROWS, ray="local", out=tmp_path / "ray", **common)
+        assert found.folder == tmp_path / "ray" and all(r.error == 0 for r in found.results)
+        thoughtgraph.evaluate(task, ROWS, out=tmp_path / "here", **common)
+        paid = len(server.requests)
+        task.lock = __import__("threading").Lock()  # now nothing can pickle it
+        with pytest.raises(InputError, match="cannot be sent to Ray workers"):
+            thoughtgraph.evaluate(task, ROWS, ray="local", out=tmp_path / "no", **common)
+        assert len(server.requests) == paid  # refused before any request
+    assert results(tmp_path / "ray") == results(tmp_path / "here")
+
+    sizes = ["eval", "sorting", "--size", "8,16", "--samples", "2", "--schemes", "io,got"]
+    assert run_cli(capsys, *sizes, "--out", str(tmp_path / "s-ray"), "--ray", "local")[0] == 0
+    assert run_cli(capsys, *sizes, "--out", str(tmp_path / "s-here"))[0] == 0
+    for size in ("size-8", "size-16"):
+        assert results(tmp_path / "s-ray" / size) == results(tmp_path / "s-here" / size)

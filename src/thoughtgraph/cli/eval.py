@@ -1,11 +1,14 @@
-"""`thoughtgraph eval`: the paper's comparison on a dataset, resumable, with reports and plots."""
+"""`thoughtgraph eval`: the paper's comparison on a dataset, resumable, with reports and plots.
+
+A thin layer over `thoughtgraph.evaluate` (evaluation/api.py), which does all of it: this
+module parses the options, calls it, and prints what it hears (the banner of each size, notes,
+a progress bar on a terminal, the summaries and the files written) and how it ended (exit 1:
+the budget stopped or left out pairs; 2: pairs got no answer; 130: Ctrl-C).
+"""
 
 from __future__ import annotations
 
-import contextlib
 import sys
-from collections.abc import Coroutine
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -13,12 +16,10 @@ import typer
 
 from thoughtgraph.cli import options as opt
 from thoughtgraph.errors import InputError, shown
-from thoughtgraph.spend.budget import Amounts, Budget, check_whole, share
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the rest loads when the command runs: `--help` stays fast
-    from thoughtgraph.engine.options import RunOptions
-    from thoughtgraph.evaluation.runner import EvalPlan, PairResult
+    from thoughtgraph.evaluation.api import EvalEvent, EvalResults
 
 DEFAULT_SCHEMES = "io,cot,tot,tot2,got,got_paper"
 
@@ -145,202 +146,143 @@ def eval_command(
 ) -> None:
     """Run every (scheme, sample) pair, then write results.jsonl, summary.md/csv and the figure
     (errors.png/svg; scores.png/svg for doc-merge)."""
-    import asyncio
+    from thoughtgraph.evaluation.api import EvalInterrupted, EvalSizes, evaluate
+    from thoughtgraph.models.flags import model_flags, model_options
 
-    from thoughtgraph.engine.options import RunOptions
-    from thoughtgraph.evaluation.api import load_graphs
-    from thoughtgraph.evaluation.datasets import load_data
-    from thoughtgraph.evaluation.lock import hold_folder_lock
-    from thoughtgraph.evaluation.ray_backend import (  # ray itself only with --ray
-        check_address,
-        pairs_on,
-    )
-    from thoughtgraph.evaluation.report import write_reports
-    from thoughtgraph.evaluation.runner import check_folder, plan, sized
-    from thoughtgraph.models.base import shown_name
-    from thoughtgraph.models.flags import model_flags, model_from_flags
-    from thoughtgraph.schemes.variants import split_list
-
-    names = split_list(schemes)
     sizes = parse_sizes(size)
-    if len(sizes) > 1 and dataset is not None:
-        raise InputError("--dataset names one size: give either --dataset or several --size")
-    if data is not None and (size is not None or dataset is not None):
-        raise InputError("--data holds its own problems: give --data or --dataset/--size, not both")
-    if input_column != "input" and data is None:
-        raise InputError("--input-column names a column of --data: give --data too")
-    rows = load_graphs(graph or [])
-    mine = None if data is None else load_data(data, task, input_column)
-    plans = [
-        plan(
+    flags = model_flags(
+        base_url,
+        api_key_env,
+        temperature,
+        max_completion_tokens,
+        timeout,
+        max_retries,
+        max_response_bytes,
+    )
+    checked = model_options(model, flags)  # the flags' own errors name the flags
+    printer = Printer(show=progress and sys.stderr.isatty(), several=len(sizes) > 1)
+    try:
+        found = evaluate(
             task,
-            32 if s is None else s,
-            names,
-            samples,
-            dataset,
-            data=mine,
-            graphs=rows,
+            data,
+            sizes=None if len(sizes) == 1 else [s for s in sizes if s is not None],
+            size=sizes[0] if len(sizes) == 1 else None,
+            dataset=dataset,
+            schemes=schemes,
+            graphs=graph or [],
+            samples=samples,
             repeats=repeats,
+            prompts=prompts,
+            input_column=input_column,
+            model=model,
+            model_options=checked,
+            out=out or default_out(task, sizes, dataset, data),
+            parallel=parallel,
+            concurrency=concurrency,
+            order=order,
+            max_requests=max_requests,
+            max_tokens=max_tokens,
+            max_cost=max_cost,
+            price_in=price_in,
+            price_out=price_out,
+            cache=cache,
+            rpm=rpm,
+            tpm=tpm,
+            traces=traces,
+            ray=ray,
+            on_result=printer.advance,
+            on_event=printer.hear,
+            flags=True,
         )
-        for s in sizes
-    ]
-    if prompts is not None:
-        texts = prompt_texts(prompts, plans)
-        plans = [replace(p, prompts=tuple(sorted(texts.items()))) for p in plans]
-    for the_plan, wanted in zip(plans, sizes, strict=True):
-        if wanted is not None and the_plan.size != wanted:
-            raise InputError(
-                f"--size {wanted} does not match dataset {the_plan.dataset} "
-                f"(size {the_plan.size}); give one of them"
-            )
-    if len({p.dataset for p in plans}) < len(plans):
-        raise InputError(f"{task} has one dataset: give one --size at most")
-    check_whole("--parallel", parallel, 1, flags=True)
-    pairs = concurrency if parallel is None else parallel
-    if ray is not None and repeats > 1:
-        raise InputError("--repeats is not run by pairs with --ray yet; drop one of them")
-    if ray is not None and traces:
-        raise InputError("--traces is not written by pairs run with --ray yet; drop one of them")
-    if ray is not None:
-        check_address(ray)  # one line naming the extra or the bad address, before anything runs
-    options = RunOptions(
-        concurrency=concurrency,
-        max_requests=max_requests,
-        max_tokens=max_tokens,
-        max_cost=max_cost,
-        price_in=price_in,
-        price_out=price_out,
-        cache=cache,
-        rpm=rpm,
-        tpm=tpm,
-        flags=True,
-        order=order,
-    )
-    lm = model_from_flags(
-        model,
-        model_flags(
-            base_url,
-            api_key_env,
-            temperature,
-            max_completion_tokens,
-            timeout,
-            max_retries,
-            max_response_bytes,
-        ),
-    )
-    options.price(lm.name)  # refuse a cost cap without a price now, before the banner
-    budget = options.budget
-    the_task = plans[0].task
-    root = out or Path("runs") / (
-        f"eval-{the_task}-{data.stem}"
-        if data is not None
-        else f"eval-{the_task}-{plans[0].size}"
-        if len(plans) == 1
-        else f"eval-{the_task}"
-    )
-    if len(plans) > 1 and root.exists() and not root.is_dir():
-        raise InputError(f"--out {root} is a file, not a folder")
-    folders = [root] if len(plans) == 1 else [root / f"size-{p.size}" for p in plans]
-    for folder, the_plan in zip(folders, plans, strict=True):
-        check_folder(folder, the_plan, lm.name)  # refuse a wrong folder before the lock makes it
-    for folder in folders:
-        hold_folder_lock(folder)  # one eval per folder: a second one refuses, not interleaves
-    done = [check_folder(f, p, lm.name) for f, p in zip(folders, plans, strict=True)]
-    available = len(plans[0].samples)
-    if samples > available and data is None:  # a data file's rows are all run by default
-        sys.stderr.write(
-            f"note: dataset {plans[0].dataset} has {available} samples; "
-            f"--samples {samples} clipped to {available}\n"
-        )
-    simulated = bool(getattr(lm, "simulated", False))
-    label = shown_name(lm)
-    note = (
-        "Figures from the simulated model: they test the engine and the schemes, not any real "
-        "model."
-        if simulated
-        else f"Model: {lm.name}."
-    )
-    show = progress and sys.stderr.isatty()
-    openai = {
-        "base_url": base_url,
-        "api_key_env": api_key_env,
-        "temperature": temperature,
-        "max_tokens": max_completion_tokens,
-    }
-    outcomes: list[tuple[EvalPlan, Path, list[PairResult]]] = []
-    for the_plan, folder, done_before in zip(plans, folders, done, strict=True):
-        total = len(the_plan.schemes) * len(the_plan.samples) * the_plan.repeats
-        times = f" x {the_plan.repeats} repeats" if the_plan.repeats > 1 else ""
-        sys.stderr.write(
-            f"eval {the_plan.task} on {the_plan.dataset}: {len(the_plan.schemes)} schemes x "
-            f"{len(the_plan.samples)} samples{times}, {done_before} pairs already done; "
-            f"model {label}\n"
-        )
-        if traces and done_before:
+    except EvalInterrupted as stopped:  # Ctrl-C: say what is kept, and how to go on
+        sys.stderr.write(f"error: {stopped} (run the same command again to resume)\n")
+        raise typer.Exit(130) from None
+    finally:
+        printer.stop()
+    if isinstance(found, EvalSizes):
+        assert found.folder is not None
+        typer.echo((found.folder / "summary.md").read_text())
+        typer.echo("wrote " + ", ".join(str(p) for p in found.files))
+        parts = found.parts
+    else:
+        parts = [found]
+    caps = {"max_requests": max_requests, "max_tokens": max_tokens, "max_cost": max_cost}
+    _finish(parts, caps)
+
+
+def default_out(task: str, sizes: list[int | None], dataset: str | None, data: Path | None) -> Path:
+    """runs/eval-TASK-SIZE (one size), runs/eval-TASK-DATA (a data file), runs/eval-TASK
+    (several sizes: a folder per size inside)."""
+    from thoughtgraph.evaluation.runner import dataset_size
+    from thoughtgraph.tasks import get_task
+
+    name = get_task(task).name
+    if data is not None:
+        return Path("runs") / f"eval-{name}-{data.stem}"
+    if len(sizes) > 1:
+        return Path("runs") / f"eval-{name}"
+    wanted = sizes[0] or 32
+    return Path("runs") / f"eval-{name}-{dataset_size(dataset or '', wanted)}"
+
+
+class Printer:
+    """What `eval` prints as the evaluation tells it: each size's banner, notes, a progress bar
+    (on a terminal), and for one size its summary and the files written."""
+
+    def __init__(self, show: bool, several: bool) -> None:
+        self.show = show
+        self.several = several
+        self.bar: Any = None
+        self.job: Any = None
+
+    def hear(self, event: EvalEvent) -> None:
+        from thoughtgraph.evaluation.api import Note, SizeDone, SizeStarting
+
+        if isinstance(event, Note):
+            sys.stderr.write(f"note: {event.text}\n")
+        elif isinstance(event, SizeStarting):
+            the_plan = event.plan
+            times = f" x {the_plan.repeats} repeats" if the_plan.repeats > 1 else ""
             sys.stderr.write(
-                f"note: --traces writes the traces of the pairs run now; the {done_before} pairs "
-                "already done keep none (a new --out traces every pair)\n"
+                f"eval {the_plan.task} on {the_plan.dataset}: {len(the_plan.schemes)} schemes x "
+                f"{len(the_plan.samples)} samples{times}, {event.done_before} pairs already "
+                f"done; model {event.model}\n"
             )
-        run = Run(pairs, replace(options, **left(budget, outcomes)), total, done_before, show)
-        with pairs_on(ray, the_plan, model, openai, pairs, run.options) as runner:
-            results = asyncio.run(
-                _unless_interrupted(
-                    _run(
-                        the_plan,
-                        model if simulated else lm,
-                        folder,
-                        replace(run, runner=runner),
-                        traces,
-                    )
-                )
-            )
-        if results is None:  # Ctrl-C: say what is kept, and how to go on
-            kept = check_folder(folder, the_plan, lm.name)
-            sys.stderr.write(
-                f"error: interrupted: {kept} of {total} pairs kept in {folder / 'results.jsonl'} "
-                "(run the same command again to resume)\n"
-            )
-            raise typer.Exit(130)
-        written = write_reports(
-            results,
-            the_plan.schemes,
-            the_plan.size,
-            _title(the_plan, lm.name, simulated),
-            note,
-            folder,
-            task=the_plan.task,
-            panel_name="" if sized(the_plan.dataset) else the_plan.dataset,
+            self.start(f"pairs ({the_plan.size})", event.total, event.done_before)
+        elif isinstance(event, SizeDone):
+            self.stop()
+            self.done(event.results)
+
+    def done(self, results: EvalResults) -> None:
+        assert results.folder is not None  # the command always gives a folder
+        if not self.several:
+            typer.echo((results.folder / "summary.md").read_text())
+        typer.echo("wrote " + ", ".join(str(p) for p in results.files))
+
+    def start(self, label: str, total: int, done: int) -> None:
+        if not self.show:
+            return
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+        self.bar = Progress(
+            "[progress.description]{task.description}",
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=Console(stderr=True),
         )
-        if len(plans) == 1:
-            typer.echo((folder / "summary.md").read_text())
-        typer.echo("wrote " + ", ".join(str(p) for p in [folder / "results.jsonl", *written]))
-        outcomes.append((the_plan, folder, results))
-    if len(plans) > 1:
-        title = _title(plans[0], lm.name, simulated, several=True)
-        written = write_combined(outcomes, title, note, root)
-        typer.echo((root / "summary.md").read_text())
-        typer.echo("wrote " + ", ".join(str(p) for p in written))
-    _finish(outcomes, budget)
+        self.bar.start()
+        self.job = self.bar.add_task(label, total=total, completed=done)
 
+    def advance(self, _pair: Any) -> None:
+        if self.bar is not None:
+            self.bar.advance(self.job)
 
-def prompt_texts(path: Path, plans: list[EvalPlan]) -> dict[str, str]:
-    """The texts of a prompts file (tune's format), checked against every prompt the plans'
-    graphs send; a slot with several variants sends its first (a note says so)."""
-    from thoughtgraph.evaluation.runner import prompt_slots
-    from thoughtgraph.tuning.variants import load
-
-    slots: dict[str, frozenset[str]] = {}
-    for the_plan in plans:
-        for slot, fills in prompt_slots(the_plan).items():
-            slots[slot] = slots.get(slot, fills) & fills
-    variants = load(path, slots)
-    several = [slot for slot, named in variants.slots.items() if len(named) > 1]
-    if several:
-        sys.stderr.write(
-            f"note: --prompts {path}: eval sends each slot's first variant "
-            f"({', '.join(f'{s}: {next(iter(variants.slots[s]))}' for s in several)})\n"
-        )
-    return {slot: next(iter(named.values())) for slot, named in variants.slots.items()}
+    def stop(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+            self.bar = None
 
 
 def parse_sizes(text: str | None) -> list[int | None]:
@@ -362,212 +304,59 @@ def parse_sizes(text: str | None) -> list[int | None]:
     return sizes
 
 
-def left(budget: Budget, outcomes: list[tuple[EvalPlan, Path, list[PairResult]]]) -> dict[str, Any]:
-    """What the whole evaluation's caps leave for the next size (the sizes run so far spent the
-    rest; each size's own folder is counted by `evaluate`): `spend.budget.share` with one slot."""
-    ran = [r for _p, _f, rs in outcomes for r in rs]
-    spent = Amounts(
-        sum(r.requests for r in ran), sum(r.tokens for r in ran), sum(r.cost for r in ran)
-    )
-    return share(budget, spent).to_dict()
-
-
-def _title(the_plan: EvalPlan, model: str, simulated: bool, several: bool = False) -> str:
-    from thoughtgraph.evaluation.runner import sized
-
-    if several:
-        what = the_plan.task
-    elif sized(the_plan.dataset):
-        what = f"{the_plan.task} {the_plan.size}"
-    else:  # one dataset, no size to claim
-        what = f"{the_plan.task} on {the_plan.dataset}"
-    samples = f"{len(the_plan.samples)} samples"
-    if the_plan.repeats > 1:
-        samples += f" x {the_plan.repeats} repeats"
-    if the_plan.data_sha256 is not None:
-        what = f"{the_plan.task} on {the_plan.dataset}"
-    return f"{what}: {samples}, model {model}" + (" (simulated)" if simulated else "")
-
-
-def _finish(outcomes: list[tuple[EvalPlan, Path, list[PairResult]]], budget: Budget) -> None:
+def _finish(parts: list[EvalResults], caps: dict[str, Any]) -> None:
     """The figure note, the pairs the budget stopped or left out (exit 1), and the pairs that got
     no answer at all (exit 2)."""
     from thoughtgraph.evaluation import figures, statistics
     from thoughtgraph.evaluation.figures import INSTALL_HINT
-    from thoughtgraph.evaluation.runner import incomplete, no_answer
 
-    if not figures.available() and any(rs for _p, _f, rs in outcomes):
+    if not figures.available() and any(p.results for p in parts):
         typer.echo(
             f"note: no figure written: matplotlib is not installed ({INSTALL_HINT})", err=True
         )
-    if not statistics.available() and any(rs for _p, _f, rs in outcomes):
+    if not statistics.available() and any(p.results for p in parts):
         typer.echo(
             "note: no confidence intervals or paired tests: scipy is not installed "
             f"({statistics.INSTALL_HINT})",
             err=True,
         )
-    caps = ", ".join(
-        f"--{k.replace('_', '-')} {v}" for k, v in budget.to_dict().items() if v is not None
-    )
-    results = [r for _p, _f, rs in outcomes for r in rs]
-    total = sum(len(p.schemes) * len(p.samples) * p.repeats for p, _f, _rs in outcomes)
+    given = ", ".join(f"--{k.replace('_', '-')} {v}" for k, v in caps.items() if v is not None)
+    results = [r for p in parts for r in p.results]
+    total = sum(p.planned for p in parts)
     if not results:
-        typer.echo(f"nothing ran: no pair fitted in {caps} (no plot written)", err=True)
+        typer.echo(f"nothing ran: no pair fitted in {given} (no plot written)", err=True)
         raise typer.Exit(1)
-    stopped = [
-        (p, r) for p, _f, rs in outcomes for r in incomplete(rs)
-    ]  # the budget stopped them mid-run
+
+    def which(found: list[tuple[EvalResults, Any]]) -> str:
+        return ", ".join(
+            f"{r.scheme}#{r.sample}" + (f"@{p.size}" if len(parts) > 1 else "") for p, r in found
+        )
+
+    stopped = [(p, r) for p in parts for r in p.incomplete]  # the budget stopped them mid-run
     if stopped:
-        which = _named(stopped, several=len(outcomes) > 1)
         typer.echo(
-            f"{len(stopped)} pairs incomplete (stopped by the budget, {caps}): {which}", err=True
+            f"{len(stopped)} pairs incomplete (stopped by the budget, {given}): {which(stopped)}",
+            err=True,
         )
     if len(results) < total:
-        typer.echo(f"{total - len(results)} pairs not run (the budget ran out: {caps})", err=True)
-    unrated = [(p, r) for p, _f, rs in outcomes for r in rs if r.unrated]
+        typer.echo(f"{total - len(results)} pairs not run (the budget ran out: {given})", err=True)
+    unrated = [(p, r) for p in parts for r in p.results if r.unrated]
     if unrated:
-        which = _named(unrated, several=len(outcomes) > 1)
         typer.echo(
             f"note: {len(unrated)} of {len(results)} pairs unrated: the model was asked to rate "
             "their final answer and no rating could be read from its replies (left out of the "
-            f"medians and the figure, never counted as 0; --traces shows the replies): {which}",
+            f"medians and the figure, never counted as 0; --traces shows the replies): "
+            f"{which(unrated)}",
             err=True,
         )
-    unanswered = [(p, r) for p, _f, rs in outcomes for r in rs if no_answer(r)]
+    unanswered = [(p, r) for p in parts for r in p.unanswered]
     if unanswered:
-        which = _named(unanswered, several=len(outcomes) > 1)
         typer.echo(
             f"error: {len(unanswered)} of {len(results)} pairs got no answer from the model "
             f"(every request failed), so their figures measure the endpoint, not the model: "
-            f"{which} (run the same command again to retry them)",
+            f"{which(unanswered)} (run the same command again to retry them)",
             err=True,
         )
         raise typer.Exit(2)
     if stopped or len(results) < total:
         raise typer.Exit(1)
-
-
-def _named(pairs: list[tuple[EvalPlan, PairResult]], *, several: bool) -> str:
-    """The pairs as `scheme#sample` (`@size` when the evaluation ran several sizes)."""
-    return ", ".join(f"{r.scheme}#{r.sample}" + (f"@{p.size}" if several else "") for p, r in pairs)
-
-
-async def _unless_interrupted(
-    run: Coroutine[Any, Any, list[PairResult]],
-) -> list[PairResult] | None:
-    """The pairs' results, or None after Ctrl-C (the finished pairs are already on disk)."""
-    import asyncio
-
-    try:
-        return await run
-    except asyncio.CancelledError:
-        return None
-
-
-def write_combined(
-    outcomes: list[tuple[EvalPlan, Path, list[PairResult]]], title: str, note: str, root: Path
-) -> list[Path]:
-    """The several-size evaluation's own summary.md / summary.csv (one table per size, trace
-    links relative to `root`) and its figure: one panel per size, as in the paper."""
-    from thoughtgraph.evaluation.figures import FigureMissing, Panel, write_figure
-    from thoughtgraph.evaluation.report import (
-        incomplete_section,
-        pair_rows,
-        pairs_csv,
-        pairs_section,
-        repeats_section,
-        runs_section,
-        summarise,
-        to_csv,
-        to_markdown,
-        totals_section,
-    )
-    from thoughtgraph.evaluation.runner import complete
-
-    sections = [f"# {title}", "", note, ""]
-    csv_lines: list[str] = []
-    pair_lines: list[str] = []
-    panels = []
-    runs = []
-    for the_plan, folder, results in outcomes:
-        prefix = folder.relative_to(root).as_posix()
-        linked = [replace(r, trace=f"{prefix}/{r.trace}") if r.trace else r for r in results]
-        rows = summarise(complete(linked), the_plan.schemes, the_plan.task)
-        table = to_markdown(rows, "", "", the_plan.task, the_plan.size).split("\n", 4)[4]
-        table += incomplete_section(linked) + totals_section(linked)
-        where = f"size {the_plan.size}"
-        pairs = pair_rows(complete(results), the_plan.schemes, the_plan.task)
-        table += repeats_section(rows, where) + pairs_section(pairs, the_plan.task, where)
-        pair_lines += pairs_csv(pairs, the_plan.size).splitlines()[(1 if pair_lines else 0) :]
-        sections += [
-            f"## {the_plan.dataset} (size {the_plan.size}: [{prefix}/summary.md]"
-            f"({prefix}/summary.md))",
-            "",
-            table,
-        ]
-        body = to_csv(rows, the_plan.task, the_plan.size).splitlines()
-        if not csv_lines:
-            csv_lines.append("size," + body[0])
-        csv_lines += [f"{the_plan.size},{line}" for line in body[1:]]
-        panels.append(Panel(the_plan.size, complete(results)))
-        runs.append(runs_section(linked, the_plan.schemes, the_plan.task, f"size {the_plan.size}"))
-    root.mkdir(parents=True, exist_ok=True)
-    (root / "summary.md").write_text("\n".join(sections) + "".join(runs))
-    (root / "summary.csv").write_text("\n".join(csv_lines) + "\n")
-    written = [root / "summary.md", root / "summary.csv"]
-    if len(pair_lines) > 1:
-        (root / "pairs.csv").write_text("\n".join(pair_lines) + "\n")
-        written.append(root / "pairs.csv")
-    with contextlib.suppress(FigureMissing):  # the one-line note comes from _finish
-        written += write_figure(panels, outcomes[0][0].schemes, outcomes[0][0].task, title, root)
-    return written
-
-
-@dataclass(frozen=True)
-class Run:
-    """How one size's pairs run: its options carry what the budget leaves for it."""
-
-    parallel: int
-    options: RunOptions
-    total: int
-    done_before: int
-    show: bool
-    runner: Any = None  # `--ray`: runs each pair on the cluster (evaluate.ray_backend)
-
-
-async def _run(
-    the_plan: EvalPlan, model: Any, folder: Path, run: Run, traces: bool
-) -> list[PairResult]:
-    from thoughtgraph.evaluation.runner import evaluate
-
-    if not run.show:
-        return await evaluate(
-            the_plan,
-            model,
-            folder,
-            parallel=run.parallel,
-            options=run.options,
-            traces=traces,
-            pair_runner=run.runner,
-        )
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
-    with Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=Console(stderr=True),
-    ) as bar:
-        job = bar.add_task(f"pairs ({the_plan.size})", total=run.total, completed=run.done_before)
-        return await evaluate(
-            the_plan,
-            model,
-            folder,
-            parallel=run.parallel,
-            options=run.options,
-            traces=traces,
-            pair_runner=run.runner,
-            on_result=lambda _r: bar.advance(job),
-        )

@@ -197,28 +197,33 @@ def check_worker(ray: Any, shipment: Shipment) -> None:
 
 
 @contextlib.contextmanager
-def pairs_on(
-    address: str | None,
+def cluster(address: str | None) -> Iterator[Any]:
+    """The `ray` module joined to the cluster at `address` while inside (None without one); a
+    cluster started here (`local`) stops at the end, one joined is left running."""
+    if address is None:
+        yield None
+        return
+    started_here = not import_ray().is_initialized()
+    ray = connect(address)
+    try:
+        yield ray
+    finally:
+        disconnect(ray, started_here)
+
+
+def runner_for(
+    ray: Any,
     the_plan: Any,
     model: Any,
     model_options: dict[str, Any],
     parallel: int,
     options: Any,
-) -> Iterator[Any]:
-    """`eval --ray`: a pair runner on the cluster while inside (None without `--ray`). The
-    plan's task and the model go to the workers as a `shipping.Shipment`, checked by a probe
-    task first; a relative answer-cache path is made absolute (a worker's working directory
-    is not the driver's)."""
-    if address is None:
-        yield None
-        return
+) -> Any:
+    """`eval --ray`: a pair runner for one plan on the cluster. The plan's task and the model go
+    to the workers as a `shipping.Shipment`, checked by a probe task first; a relative
+    answer-cache path is made absolute (a worker's working directory is not the driver's)."""
     shipment = pack(the_plan, model, model_options)  # what cannot travel: one line, here
     if getattr(options, "cache", None) is not None:
         options = dataclasses.replace(options, cache=Path(options.cache).resolve())
-    started_here = not import_ray().is_initialized()
-    ray = connect(address)
-    try:
-        check_worker(ray, shipment)
-        yield pair_runner(ray, shipment, parallel, options)
-    finally:
-        disconnect(ray, started_here)
+    check_worker(ray, shipment)
+    return pair_runner(ray, shipment, parallel, options)

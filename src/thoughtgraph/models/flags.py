@@ -29,6 +29,13 @@ OPENAI_FLAGS = {
 
 def model_from_flags(spec: str, flags: dict[str, Any]) -> LanguageModel:
     """The model of `--model`, with the openai flags given (None: not given) over the spec's."""
+    return from_spec(spec, **model_options(spec, flags))
+
+
+def model_options(spec: str, flags: dict[str, Any]) -> dict[str, Any]:
+    """The openai flags given (None: not given), checked with their `--flag` names in the
+    errors, as the `from_spec` overrides they set (what `thoughtgraph.evaluate` takes as
+    `model_options`)."""
     given = {flag: value for flag, value in flags.items() if value is not None}
     base_url = given.get("--base-url")
     if base_url is not None and not str(base_url).lower().startswith(("http://", "https://")):
@@ -45,7 +52,7 @@ def model_from_flags(spec: str, flags: dict[str, Any]) -> LanguageModel:
         raise InputError(f"--max-completion-tokens must be 0 (no cap) or more, got {tokens}")
     if given and normalize_spec(spec).partition(":")[0].strip().lower() != "openai":
         raise InputError(f"{', '.join(given)}: only for openai:MODEL models, not {shown(spec)}")
-    return from_spec(spec, **{OPENAI_FLAGS[flag]: value for flag, value in given.items()})
+    return {OPENAI_FLAGS[flag]: value for flag, value in given.items()}
 
 
 def model_flags(

@@ -1,0 +1,496 @@
+"""One evaluation from start to end, at one size or several: what `thoughtgraph.evaluate()`
+runs and `thoughtgraph eval` prints.
+
+Everything a user can get wrong is checked before the first request, each as one line: the
+task, data, schemes and graph files (one plan per size), the prompts, the caps and the price,
+the model, the folders (each one's manifest, and its lock: one evaluation per folder at a
+time), the Ray address and what its workers must load. Then each size runs its pairs (here, or
+as Ray tasks on the one cluster joined for the whole evaluation) under what the evaluation's
+caps leave after the sizes before it, and writes its folder's reports; several sizes also get
+the combined reports (evaluation/combined.py).
+
+The caller hears what happens through `on_event` (`Note`, `SizeStarting`, `SizeDone`) and
+`on_result` (each pair as it finishes): the command line prints them, a notebook may ignore
+them. Ctrl-C ends the run with `EvalInterrupted`, saying how many pairs are kept.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import tempfile
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from thoughtgraph.engine.graph import Graph
+from thoughtgraph.engine.options import RunOptions
+from thoughtgraph.errors import InputError, ThoughtgraphError, shown
+from thoughtgraph.evaluation.combined import Outcome, model_note, title, write_combined
+from thoughtgraph.evaluation.datasets import DATASETS, Data, load_data
+from thoughtgraph.evaluation.results import EvalResults
+from thoughtgraph.evaluation.runner import EvalPlan, PairResult, check_folder, plan, sized
+from thoughtgraph.models.base import LanguageModel, shown_name
+from thoughtgraph.models.spec import ModelLike, as_model, from_spec
+from thoughtgraph.spend.budget import Amounts, Budget, check_whole, requests_cap, share
+
+DEFAULT_SCHEMES = ("io", "cot", "tot", "tot2", "got", "got_paper")
+DEFAULT_SIZE = 32
+
+GraphLike = Graph | str | Path
+
+
+@dataclass(frozen=True)
+class Note:
+    """A line the user should read (a clipped sample count, the prompt variant sent, ...)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class SizeStarting:
+    """One size's pairs are about to run: `done_before` of its `total` are already in its
+    folder (a resumed evaluation); `model` is the model's shown name."""
+
+    plan: EvalPlan
+    folder: Path
+    done_before: int
+    model: str
+
+    @property
+    def total(self) -> int:
+        return len(self.plan.schemes) * len(self.plan.samples) * self.plan.repeats
+
+
+@dataclass(frozen=True)
+class SizeDone:
+    """One size ran; `results` is what it measured (files written when there is a folder)."""
+
+    results: EvalResults
+
+
+EvalEvent = Note | SizeStarting | SizeDone
+
+
+class EvalInterrupted(ThoughtgraphError):
+    """Ctrl-C stopped the evaluation: `kept` of `total` pairs are in `results` (a rerun with the
+    same folder resumes from them)."""
+
+    def __init__(self, results: Path, kept: int, total: int) -> None:
+        super().__init__(f"interrupted: {kept} of {total} pairs kept in {results}")
+        self.results = results
+        self.kept = kept
+        self.total = total
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every option of an evaluation (`thoughtgraph.evaluate` documents each)."""
+
+    schemes: str | Sequence[str] = DEFAULT_SCHEMES
+    graphs: Sequence[GraphLike] | Mapping[str, GraphLike] = ()
+    model: ModelLike = "sim"
+    model_options: Mapping[str, Any] | None = None
+    size: int | None = None
+    dataset: str | None = None
+    samples: int = 100
+    repeats: int = 1
+    prompts: str | Path | Mapping[str, str] | None = None
+    input_column: str = "input"
+    out: str | Path | None = None
+    parallel: int | None = None
+    concurrency: int = 16
+    order: str = "auto"
+    max_requests: int | None = None
+    max_tokens: int | None = None
+    max_cost: float | None = None
+    price_in: float | None = None
+    price_out: float | None = None
+    cache: str | Path | None = None
+    rpm: float | None = None
+    tpm: float | None = None
+    traces: bool = False
+    ray: str | None = None
+    on_result: Callable[[PairResult], None] | None = None
+    on_event: Callable[[EvalEvent], None] | None = None
+    max_calls: int | None = None
+    flags: bool = False  # name the command line's flags in errors (`thoughtgraph eval`)
+
+    def say(self, event: EvalEvent) -> None:
+        if self.on_event is not None:
+            self.on_event(event)
+
+    def word(self, option: str, flag: str | None = None) -> str:
+        """How an error names an option: `--flag` on the command line, the keyword in Python."""
+        return (flag or f"--{option.replace('_', '-')}") if self.flags else option
+
+
+@dataclass(frozen=True)
+class Ran:
+    """What `run` measured: each size's `EvalResults`, and for several sizes the folder
+    holding them and the combined reports written there."""
+
+    sizes: list[EvalResults]
+    folder: Path | None
+    files: list[Path]
+
+
+async def run(task: Any, data: Any, sizes: Sequence[int] | None, settings: Settings) -> Ran:
+    """The evaluation of `task` on `data` at `sizes` (None: one, `settings.size`)."""
+    s = settings
+    wanted = _sizes(sizes, s)
+    dataset, rows = _data(task, data, s)
+    plans = _plans(task, wanted, dataset, rows, s)
+    pairs = s.concurrency if s.parallel is None else s.parallel
+    _check_ray(s)
+    options = RunOptions(
+        concurrency=s.concurrency,
+        max_requests=requests_cap(s.max_requests, s.max_calls),
+        max_tokens=s.max_tokens,
+        max_cost=s.max_cost,
+        price_in=s.price_in,
+        price_out=s.price_out,
+        cache=s.cache,
+        rpm=s.rpm,
+        tpm=s.tpm,
+        flags=s.flags,
+        order=s.order,
+    )
+    lm = _model(s)
+    options.price(lm.name)  # a cost cap without a price: refused before anything runs
+    with _root(s.out) as (root, keep):
+        folders = [root] if len(plans) == 1 else [root / f"size-{p.size}" for p in plans]
+        done = _claim(plans, folders, root, lm, keep)
+        available = len(plans[0].samples)
+        if s.samples > available and rows is None:  # a data file's rows all run by default
+            s.say(
+                Note(
+                    f"dataset {plans[0].dataset} has {available} samples; "
+                    f"{s.word('samples')} {s.samples} clipped to {available}"
+                )
+            )
+        outcomes: list[Outcome] = []
+        measured: list[EvalResults] = []
+        from thoughtgraph.evaluation.ray_backend import cluster
+
+        with cluster(s.ray) as on_ray:
+            for the_plan, folder, done_before in zip(plans, folders, done, strict=True):
+                size_options = replace(options, **_left(options.budget, outcomes))
+                runner = None
+                if on_ray is not None:
+                    from thoughtgraph.evaluation.ray_backend import runner_for
+
+                    runner = runner_for(
+                        on_ray, the_plan, s.model, dict(s.model_options or {}), pairs, size_options
+                    )
+                s.say(SizeStarting(the_plan, folder, done_before, shown_name(lm)))
+                if s.traces and done_before:
+                    s.say(
+                        Note(
+                            f"{s.word('traces')} writes the traces of the pairs run now; the "
+                            f"{done_before} pairs already done keep none (a new "
+                            f"{s.word('out')} traces every pair)"
+                        )
+                    )
+                results = await _run_size(the_plan, folder, lm, size_options, pairs, runner, s)
+                files = _write_reports(the_plan, lm, results, folder) if keep else []
+                outcomes.append((the_plan, folder, results))
+                one = EvalResults.of(the_plan, lm, results, folder if keep else None, files)
+                measured.append(one)
+                s.say(SizeDone(one))
+        files = []
+        if len(plans) > 1 and keep:
+            simulated = _simulated(lm)
+            heading = title(plans[0], lm.name, simulated, several=True)
+            files = write_combined(outcomes, heading, model_note(lm.name, simulated), root)
+        return Ran(measured, root if keep and len(plans) > 1 else None, files)
+
+
+def _sizes(sizes: Sequence[int] | None, s: Settings) -> list[int | None]:
+    if sizes is None:
+        return [s.size]
+    if s.size is not None:
+        raise InputError("give size or sizes, not both")
+    if isinstance(sizes, str | int) or not sizes:
+        raise InputError(f"sizes must be a list of whole numbers, got {shown(sizes)}")
+    for size in sizes:
+        if isinstance(size, bool) or not isinstance(size, int):
+            raise InputError(f"sizes must be whole numbers, got {shown(size)}")
+        if size < 1:
+            raise InputError(f"{s.word('size')} must be at least 1, got {size}")
+    return list(dict.fromkeys(sizes))
+
+
+def _data(task: Any, data: Any, s: Settings) -> tuple[str | None, Data | None]:
+    """(the built-in dataset, None) or (None, the rows of `data` read for the task)."""
+    dataset, rows = resolve_data(task, data, s.input_column)
+    if s.dataset is not None:
+        if dataset is not None:
+            raise InputError("give the dataset as data or as dataset, not both")
+        dataset = s.dataset  # beside data rows: refused by `_plans`, naming both
+    if s.input_column != "input" and rows is None:
+        raise InputError(
+            f"{s.word('input_column')} names a column of {s.word('data')}: "
+            f"give {s.word('data')} too"
+        )
+    return dataset, rows
+
+
+def resolve_data(
+    task: Any, data: Any, input_column: str = "input"
+) -> tuple[str | None, Data | None]:
+    """`data` as (built-in dataset name, None) or (None, the rows read for the task)."""
+    if data is None:
+        return None, None
+    if isinstance(data, str) and data in DATASETS:
+        return data, None
+    if hasattr(data, "to_dict") and hasattr(data, "columns"):  # a pandas DataFrame
+        data = data.to_dict("records")
+    return None, load_data(data, task, input_column)
+
+
+def _plans(
+    task: Any,
+    wanted: list[int | None],
+    dataset: str | None,
+    rows: Data | None,
+    s: Settings,
+) -> list[EvalPlan]:
+    """A checked plan per size: every row's graph built for every problem size."""
+    several = len(wanted) > 1
+    if several and dataset is not None:
+        raise InputError(
+            "--dataset names one size: give either --dataset or several --size"
+            if s.flags
+            else "a dataset names one size: give either a dataset or several sizes"
+        )
+    if rows is not None and (wanted != [None] or dataset is not None):
+        raise InputError(
+            "--data holds its own problems: give --data or --dataset/--size, not both"
+            if s.flags
+            else "a data file holds its own problems: give data or size, not both"
+        )
+    graphs = load_graphs(s.graphs)
+    names = schemes_list(s.schemes)
+    plans = [
+        plan(
+            task,
+            DEFAULT_SIZE if size is None else size,
+            names,
+            s.samples,
+            dataset,
+            data=rows,
+            graphs=graphs,
+            repeats=s.repeats,
+        )
+        for size in wanted
+    ]
+    if s.prompts is not None:
+        texts = _prompt_texts(s.prompts, plans, s)
+        plans = [replace(p, prompts=tuple(sorted(texts.items()))) for p in plans]
+    for the_plan, size in zip(plans, wanted, strict=True):
+        if size is not None and the_plan.size != size:
+            raise InputError(
+                f"{s.word('size')} {size} does not match dataset {the_plan.dataset} "
+                f"(size {the_plan.size}); give one of them"
+            )
+    if len({p.dataset for p in plans}) < len(plans):
+        raise InputError(f"{plans[0].task} has one dataset: give one {s.word('size')} at most")
+    check_whole(s.word("parallel"), s.parallel, 1, flags=s.flags)
+    return plans
+
+
+def load_graphs(graphs: Sequence[GraphLike] | Mapping[str, GraphLike]) -> list[tuple[str, Graph]]:
+    """Each graph as (row name, graph): a file's `name:`, else the file's name; a mapping's keys
+    name its graphs; an unnamed `Graph` object is `graph-1`, `graph-2`, ..."""
+    import re
+
+    row_name = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+    items: list[tuple[str | None, GraphLike]] = (
+        list(graphs.items()) if isinstance(graphs, Mapping) else [(None, g) for g in graphs]
+    )
+    found = []
+    for number, (given, item) in enumerate(items, start=1):
+        if isinstance(item, Graph):
+            graph, fallback, where = item, f"graph-{number}", "graph"
+        elif isinstance(item, str | Path):
+            graph, fallback, where = Graph.load(item), Path(item).stem, f"--graph {item}"
+        else:
+            raise InputError(
+                f"graphs must be Graph objects or graph files, got {type(item).__name__}"
+            )
+        name = given or graph.name or fallback
+        if not row_name.match(name):
+            raise InputError(
+                f"{where}: {name!r} cannot name a row (letters, digits, '.', '_', '-'): "
+                "give the file a name: line"
+            )
+        found.append((name, graph))
+    return found
+
+
+def schemes_list(schemes: str | Sequence[str]) -> list[str]:
+    """Scheme names from one comma-separated string (`io,got_paper:parts=8,got`) or a list."""
+    from thoughtgraph.schemes.variants import split_list
+
+    if isinstance(schemes, str):
+        return split_list(schemes)
+    return list(dict.fromkeys(str(x).strip() for x in schemes if str(x).strip()))
+
+
+def _prompt_texts(
+    prompts: str | Path | Mapping[str, str], plans: list[EvalPlan], s: Settings
+) -> dict[str, str]:
+    """The texts to send instead of the built-in prompts: a mapping slot -> text as given, or a
+    prompts file (tune's format), checked against every prompt the plans' graphs send; a slot
+    with several variants sends its first (a note says so)."""
+    from thoughtgraph.evaluation.runner import prompt_slots
+    from thoughtgraph.tuning.variants import load
+
+    slots: dict[str, frozenset[str]] = {}
+    for the_plan in plans:
+        for slot, fills in prompt_slots(the_plan).items():
+            slots[slot] = slots.get(slot, fills) & fills
+    if isinstance(prompts, Mapping):
+        unknown = sorted(set(prompts) - set(slots))
+        if unknown:
+            raise InputError(
+                f"prompts: no row sends a prompt {shown(unknown[0])} "
+                f"(they send: {', '.join(sorted(slots))})"
+            )
+        return {str(slot): str(text) for slot, text in prompts.items()}
+    path = Path(prompts)
+    variants = load(path, slots)
+    several = [slot for slot, named in variants.slots.items() if len(named) > 1]
+    if several:
+        s.say(
+            Note(
+                f"{s.word('prompts')} {path}: eval sends each slot's first variant "
+                f"({', '.join(f'{x}: {next(iter(variants.slots[x]))}' for x in several)})"
+            )
+        )
+    return {slot: next(iter(named.values())) for slot, named in variants.slots.items()}
+
+
+def _check_ray(s: Settings) -> None:
+    if s.ray is None:
+        return
+    if s.repeats > 1:
+        raise InputError(
+            f"{s.word('repeats')} is not run by pairs with {s.word('ray')} yet; drop one of them"
+        )
+    if s.traces:
+        raise InputError(
+            f"{s.word('traces')} is not written by pairs run with {s.word('ray')} yet; drop one "
+            "of them"
+        )
+    from thoughtgraph.evaluation.ray_backend import check_address
+
+    check_address(s.ray)  # one line naming the extra or the bad address, before anything runs
+
+
+def _model(s: Settings) -> LanguageModel:
+    options = dict(s.model_options or {})
+    if not options:
+        return as_model(s.model)
+    if not isinstance(s.model, str):
+        raise InputError("model_options are for a model spec string (openai:MODEL), not an object")
+    return from_spec(s.model, **options)
+
+
+def _simulated(lm: LanguageModel) -> bool:
+    return bool(getattr(lm, "simulated", False))
+
+
+@contextlib.contextmanager
+def _root(out: str | Path | None) -> Iterator[tuple[Path, bool]]:
+    """The evaluation's folder and whether it is the user's (kept, with reports): without
+    `out`, a scratch folder removed at the end."""
+    if out is not None:
+        yield Path(out), True
+        return
+    with tempfile.TemporaryDirectory(prefix="thoughtgraph-eval-") as scratch:
+        yield Path(scratch), False
+
+
+def _claim(
+    plans: list[EvalPlan], folders: list[Path], root: Path, lm: LanguageModel, keep: bool
+) -> list[int]:
+    """Refuse a folder holding another evaluation before any is made, then take each folder's
+    lock (one evaluation per folder: a second one refuses, not interleaves); returns the pairs
+    each already holds."""
+    from thoughtgraph.evaluation.lock import hold_folder_lock
+
+    if len(plans) > 1 and root.exists() and not root.is_dir():
+        raise InputError(f"--out {root} is a file, not a folder")
+    for folder, the_plan in zip(folders, plans, strict=True):
+        check_folder(folder, the_plan, lm.name)
+    if keep:
+        for folder in folders:
+            hold_folder_lock(folder)
+    return [check_folder(f, p, lm.name) for f, p in zip(folders, plans, strict=True)]
+
+
+def _left(budget: Budget, outcomes: list[Outcome]) -> dict[str, Any]:
+    """What the whole evaluation's caps leave for the next size (the sizes run so far spent the
+    rest; each size's own folder is counted by `runner.evaluate`): `spend.budget.share` with
+    one slot."""
+    ran = [r for _p, _f, rs in outcomes for r in rs]
+    spent = Amounts(
+        sum(r.requests for r in ran), sum(r.tokens for r in ran), sum(r.cost for r in ran)
+    )
+    return share(budget, spent).to_dict()
+
+
+async def _run_size(
+    the_plan: EvalPlan,
+    folder: Path,
+    lm: LanguageModel,
+    options: RunOptions,
+    pairs: int,
+    runner: Any,
+    s: Settings,
+) -> list[PairResult]:
+    """One size's pairs; Ctrl-C is `EvalInterrupted` (the finished pairs are on disk)."""
+    from thoughtgraph.evaluation.runner import evaluate
+
+    simulated = _simulated(lm) and isinstance(s.model, str)
+    try:
+        return await evaluate(
+            the_plan,
+            s.model if simulated else lm,  # a spec: a fresh simulated model per pair
+            folder,
+            parallel=pairs,
+            options=options,
+            traces=s.traces,
+            pair_runner=runner,
+            on_result=s.on_result,
+        )
+    except asyncio.CancelledError:
+        kept = check_folder(folder, the_plan, lm.name)
+        total = len(the_plan.schemes) * len(the_plan.samples) * the_plan.repeats
+        raise EvalInterrupted(folder / "results.jsonl", kept, total) from None
+
+
+def _write_reports(
+    the_plan: EvalPlan, lm: LanguageModel, results: list[PairResult], folder: Path
+) -> list[Path]:
+    """results.jsonl's summaries and figure in the size's folder, as `thoughtgraph eval`
+    writes them."""
+    from thoughtgraph.evaluation.report import write_reports
+
+    simulated = _simulated(lm)
+    return [
+        folder / "results.jsonl",
+        *write_reports(
+            results,
+            the_plan.schemes,
+            the_plan.size,
+            title(the_plan, lm.name, simulated),
+            model_note(lm.name, simulated),
+            folder,
+            task=the_plan.task,
+            panel_name="" if sized(the_plan.dataset) else the_plan.dataset,
+        ),
+    ]
