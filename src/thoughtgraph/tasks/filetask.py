@@ -39,7 +39,6 @@ _DEFAULT_FORMATS = {
     "counts": 'a JSON object mapping each name to its count, such as {"first": 2, "second": 1}',
     "text": "plain text, with nothing before or after it",
 }
-_MODEL_SCORED = {"score_samples": 3}
 
 
 @dataclass(frozen=True, eq=False)  # compared by identity: a reference may be a list
@@ -92,7 +91,7 @@ class FileTask(BaseTask):
             if spec.answer.from_input
             else "nothing for this task, so they are 0 on every run"
         )
-        self.paper_config = _paper_config(scored_by == "model")
+        self.paper_config = _paper_config(spec.score.samples if scored_by == "model" else 0)
 
     # --- input --------------------------------------------------------------------------
     def parse_input(self, raw: Any) -> FileProblem:
@@ -464,10 +463,11 @@ def _scoring_function(spec: str) -> Callable[[Any, Any], Any]:
     return scorer
 
 
-def _paper_config(model_scored: bool) -> dict[int, dict[str, dict[str, Any]]]:
+def _paper_config(score_samples: int) -> dict[int, dict[str, dict[str, Any]]]:
     """The schemes' configuration for a task file: GoT (`got_paper`) splits in code (a task file
-    has no reader for a model's split); a model-scored task ranks by the model's rating."""
-    extra = _MODEL_SCORED if model_scored else {}
+    has no reader for a model's split); a model-scored task ranks by the model's rating, with
+    the file's `score.samples` ratings an answer (0: scored in code)."""
+    extra = {"score_samples": score_samples} if score_samples else {}
     config: dict[str, dict[str, Any]] = {name: dict(extra) for name in ("io", "cot", "cot_sc")}
     config["tot"] = {"k": 5, "levels": 2, **extra}
     config["tot2"] = {"k": 3, "levels": 4, **extra}
