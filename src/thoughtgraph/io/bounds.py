@@ -60,6 +60,8 @@ def read_bounded(stream: TextIO, limit: int, what: str) -> str:
 
 def read_file(path: str | Path, limit: int, what: str, *, regular_only: bool = True) -> str:
     """The UTF-8 text of a file of at most `limit` bytes; one `InputError` for anything else.
+    A leading byte-order mark (Excel, Notepad) is dropped: it is no part of the text, and left
+    in it renamed a CSV's first column and made JSON and TOML unreadable.
 
     `regular_only` refuses FIFOs, devices and sockets before opening them (opening a FIFO with no
     writer blocks for ever)."""
@@ -72,7 +74,7 @@ def read_file(path: str | Path, limit: int, what: str, *, regular_only: bool = T
             raise InputError(
                 f"{what} {path} is larger than {_size(limit)}, the most thoughtgraph reads"
             )
-        with path.open(encoding="utf-8") as stream:
+        with path.open(encoding="utf-8-sig") as stream:
             return read_bounded(stream, limit, f"{what} {path}")
     except UnicodeDecodeError:
         raise InputError(f"cannot read {what} {path}: not UTF-8 text") from None
