@@ -6,10 +6,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from tests.task_helpers import ScriptedServer, play_people, run_solve
+from thoughtgraph.tasks import get_task
+from thoughtgraph.tasks.base import ParseError
+from thoughtgraph.tasks.filetask import FileTask
 
 RATED = """\
 name: rated
@@ -50,3 +54,64 @@ def test_a_task_files_rating_samples_are_the_ratings_asked_for(
     ]
     assert ratings and all(body.get("n", 1) == samples for body in ratings)
     assert json.loads(out)["rating"] == 7.0
+
+
+COUNTS = """\
+name: word-counts
+description: Count how often each name appears in the text.
+answer: {type: counts}
+split: {by: lines}
+join: add
+score: {by: reference}
+"""
+
+
+def counts_task(tmp_path: Path) -> FileTask:
+    path = tmp_path / "counts.yaml"
+    path.write_text(COUNTS)
+    task = get_task(str(path))
+    assert isinstance(task, FileTask)
+    return task
+
+
+@pytest.mark.parametrize(
+    ("reply", "counts"),
+    [
+        ('{"Éire": 2, "Zoë": 1}', {"Éire": 2, "Zoë": 1}),
+        ('{"O\'Brien": 2}', {"O'Brien": 2}),
+        ("{'O'Brien': 2, 'Ada': 1}", {"O'Brien": 2, "Ada": 1}),
+        ('{"3M": 2, "IBM": 1}', {"3M": 2, "IBM": 1}),
+        ('{"tea, green": 2}', {"tea, green": 2}),
+        ('{"日本": 2}', {"日本": 2}),
+        ('{"The Beatles": 3}', {"The Beatles": 3}),
+        ("{" + '"' + "a" * 90 + '": 2}', {"a" * 90: 2}),
+        ('```json\n{"tea": 2, "milk": 1,}\n```', {"tea": 2, "milk": 1}),
+        ("{tea: 2, milk: '1'}", {"tea": 2, "milk": 1}),
+        ('Sure.\n{"tea": 2.0, "milk": 1}\nHope that helps!', {"tea": 2, "milk": 1}),
+        ("tea: 2\nmilk: 1", {"tea": 2, "milk": 1}),
+        ("Counts:\n1. **green tea**: 2\n2. **Route 66**: 1", {"green tea": 2, "Route 66": 1}),
+        ('{"counts": {"tea": 2}}', {"tea": 2}),
+        ('{"a": 1, "a": 2, "b": 0}', {"a": 3}),
+        ("Answer: {}", {}),
+        ('Like {"first": 2, "second": 1}. Answer: {"tea": 1}', {"tea": 1}),
+    ],
+)
+def test_a_count_map_is_read_with_its_names_as_written(tmp_path, reply, counts):
+    """Names of any script, with apostrophes, digits or commas, come back whole: the keyword
+    task's country parser read "Éire" as "ire", "O'Brien" as "Brien" and "3M" as "M"."""
+    assert counts_task(tmp_path).parse(reply) == counts
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        '{"tea": 2.5}',  # not a whole count
+        '{"tea": 2, "milk": 1, "sugar"}',  # a piece that is no pair: nothing is taken from it
+        'x = {"tea": 2}',  # code
+        "The meeting is at 10:30.",
+        "No names.",
+    ],
+)
+def test_a_reply_with_no_count_map_is_unparsed_not_invented(tmp_path, reply):
+    with pytest.raises(ParseError):
+        counts_task(tmp_path).parse(reply)

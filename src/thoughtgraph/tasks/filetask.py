@@ -26,7 +26,7 @@ from thoughtgraph.io.imports import first_line, import_string
 from thoughtgraph.tasks.answers import Candidate, choose, in_code, labelled, restates_input
 from thoughtgraph.tasks.base import BaseTask, ParseError, check_parts, mean_score
 from thoughtgraph.tasks.filetask_prompts import prompts_for
-from thoughtgraph.tasks.keywords import parse_counts, split_sentences
+from thoughtgraph.tasks.keywords import split_sentences
 from thoughtgraph.tasks.score import Score
 from thoughtgraph.tasks.sorting import parse_int_list
 from thoughtgraph.tasks.taskfile import TaskFileSpec, parse_task_file, read_task_file
@@ -243,7 +243,7 @@ class FileTask(BaseTask):
         if kind == "strings":
             return parse_string_list(text, prompt or self.format())
         if kind == "counts":
-            return parse_counts(text, prompt or self.format())
+            return parse_count_map(text, prompt or self.format())
         return parse_text(text)
 
     def join_answers(self, contents: list[Any]) -> Any:
@@ -530,6 +530,108 @@ def _unescape(text: str) -> str:
         return text
 
 
+# A count map's pieces. A key is quoted (double: JSON escapes; single: an apostrophe inside a
+# word, `'O'Brien'`, does not close it) or bare (`{tea: 2}`); a count is a whole number, quoted
+# or written `2.0` as models do. A key may hold any character of any script: the built-in
+# keyword parser, made for country names, reads `"Éire"` as "ire" and `"O'Brien"` as "Brien".
+_COUNT_OBJECT = re.compile(r"\{([^{}]*)(\}|\Z)")
+_COUNT_PAIR = re.compile(
+    r"""\s*(?:"((?:[^"\\\n]|\\.)*)"|'((?:[^'\n]|'(?=\w))*)'|([^\s"'{}:,][^{}:,\n]*?))"""
+    r"""\s*[:=]\s*(["']?)(\d{1,9})(?:\.0+)?\4\s*(?:,\s*|\Z)"""
+)
+_COUNT_LINE = re.compile(
+    r"(?m)^[ \t]*(?:(?:[-*•]|\d{1,4}[.)])[ \t]+)?[*_`\"']*([^\s:*_`\"'][^:\n]{0,199}?)[*_`\"']*"
+    r"[ \t]*(?:(?<!\d):|:(?=[ \t])|=|[ \t][-–—][ \t])"  # `10:30` is a time, not a count
+    r"[ \t]*\**(\d{1,9})\**(?:[ \t]+times?)?[ \t]*[.,;]?[ \t]*$"
+)
+
+
+_FENCE_ONLY = re.compile(r"[\s`]*(?:json)?[\s`]*")
+
+
+def parse_count_map(text: str, prompt: str = "") -> dict[str, int]:
+    """A mapping of names to counts in a reply, chosen by the rule of `tasks.answers`: objects
+    (JSON, or as models write them: single quotes, bare keys, a trailing comma, quoted counts;
+    one cut off at the end), or a run of `Name: 3` lines (bulleted or numbered). An object with
+    a piece that is no `name: count` pair is not read at all: part of it would be an invented
+    answer. Repeated names are added up, zero counts dropped. One that repeats an object of the
+    prompt (its format example) is an echo."""
+    if not isinstance(text, str):
+        raise ParseError("the answer is not text")
+    echoes = [value for value, _, _, _ in _count_objects(prompt)]
+    candidates = [
+        Candidate(
+            value,
+            start,
+            complete,
+            labelled(text, start),
+            in_code(text, start, end),
+            echo=bool(value) and value in echoes,
+        )
+        for value, start, end, complete in [*_count_objects(text), *_count_lines(text)]
+    ]
+    best = choose(candidates)
+    if best is None:
+        raise ParseError("the answer contains no mapping of names to counts")
+    return dict(best.value)
+
+
+def _count_objects(text: str) -> list[tuple[dict[str, int], int, int, bool]]:
+    found = []
+    for match in _COUNT_OBJECT.finditer(text):
+        body, complete = match.group(1), bool(match.group(2))
+        pairs = _count_pairs(body, complete)
+        if pairs is None or (not pairs and not _lone_empty(text, match)):
+            continue
+        found.append((_added(pairs), match.start(), match.end(), complete))
+    return found
+
+
+def _count_pairs(body: str, complete: bool) -> list[tuple[str, int]] | None:
+    """Every `key: count` pair of an object's body, or None when a piece of it is none (an
+    object cut off at the end keeps the pairs before the cut)."""
+    pairs, at = [], 0
+    while at < len(body) and body[at:].strip():
+        match = _COUNT_PAIR.match(body, at)
+        if match is None:
+            return pairs if not complete and pairs else None
+        double, single, bare = match.group(1), match.group(2), match.group(3)
+        key = _unescape(double) if double is not None else single if single is not None else bare
+        pairs.append((key.strip(), int(match.group(5))))
+        at = match.end()
+    return pairs
+
+
+def _lone_empty(text: str, match: re.Match[str]) -> bool:
+    """Is this `{}` an answer ("nothing to count"): labelled, or the whole reply?"""
+    rest = text[: match.start()] + text[match.end() :]
+    return labelled(text, match.start()) or _FENCE_ONLY.fullmatch(rest) is not None
+
+
+def _count_lines(text: str) -> list[tuple[dict[str, int], int, int, bool]]:
+    """Runs of `Name: 3` lines (at most one blank line between two)."""
+    found, run, start, end = [], [], -1, -1
+    for match in _COUNT_LINE.finditer(text):
+        if run and text[end : match.start()].count("\n") > 2:
+            found.append((_added(run), start, end, True))
+            run = []
+        if not run:
+            start = match.start()
+        run.append((match.group(1).strip(), int(match.group(2))))
+        end = match.end()
+    if run:
+        found.append((_added(run), start, end, True))
+    return found
+
+
+def _added(pairs: list[tuple[str, int]]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for key, count in pairs:
+        if key and count > 0:
+            counts[key] = counts.get(key, 0) + count
+    return counts
+
+
 def parse_text(text: str) -> str:
     """Free text: the reply without a leading `Answer:` label or a code fence around it."""
     if not isinstance(text, str):
@@ -588,7 +690,7 @@ def _listed(errors: list[str]) -> tuple[str, ...]:
     return tuple(errors)
 
 
-__all__ = ["FileProblem", "FileTask", "parse_string_list", "parse_text"]
+__all__ = ["FileProblem", "FileTask", "parse_count_map", "parse_string_list", "parse_text"]
 
 
 def load_task_file(path: Path, text: str | None = None) -> FileTask:
