@@ -115,3 +115,37 @@ def test_a_count_map_is_read_with_its_names_as_written(tmp_path, reply, counts):
 def test_a_reply_with_no_count_map_is_unparsed_not_invented(tmp_path, reply):
     with pytest.raises(ParseError):
         counts_task(tmp_path).parse(reply)
+
+
+def strings_task(tmp_path: Path) -> FileTask:
+    path = tmp_path / "people.yaml"
+    path.write_text(
+        "name: people-edges\ndescription: List every person.\nanswer: {type: strings}\n"
+        "split: {by: paragraphs}\njoin: union\nscore: {by: reference}\n"
+    )
+    task = get_task(str(path))
+    assert isinstance(task, FileTask)
+    return task
+
+
+@pytest.mark.parametrize(
+    ("reply", "names"),
+    [
+        ("['O'Brien', 'Ada']", ["O'Brien", "Ada"]),  # a Python-style list, an apostrophe
+        ("['O\\'Brien', \"D'Arcy\"]", ["O'Brien", "D'Arcy"]),
+        ("Here: ['it's me', 'Bob']", ["it's me", "Bob"]),
+        ("[“Ada Lovelace”, “Alan Turing”]", ["Ada Lovelace", "Alan Turing"]),
+        ("- **Ada Lovelace** (mathematician)\n- **Alan Turing**", ["Ada Lovelace", "Alan Turing"]),
+        ("1. `Ada` - a countess\n2. __Bob__", ["Ada", "Bob"]),
+        (
+            "Step by step:\n1. The first paragraph names Ada Lovelace.\n"
+            "2. The second names Bob Smith.\n\nAnswer:\n- Ada Lovelace\n- Bob Smith",
+            ["Ada Lovelace", "Bob Smith"],
+        ),
+        ("People:\n\n- Ada\n\n- Bob\n\nThat is all.", ["Ada", "Bob"]),
+    ],
+)
+def test_a_string_list_is_read_as_the_model_meant_it(tmp_path, reply, names):
+    """Items are never invented: `['O'Brien', 'Ada']` gave ["O", ","], a chain of thought's
+    numbered steps became names, and markdown stayed on the names (so none matched)."""
+    assert strings_task(tmp_path).parse(reply) == names

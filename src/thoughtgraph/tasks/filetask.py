@@ -478,7 +478,10 @@ def _paper_config(score_samples: int) -> dict[int, dict[str, dict[str, Any]]]:
 _LABELLED_SCORE = re.compile(r"(?i)\b(?:score|rating)\b[^0-9\n]{0,20}(-?\d+(?:\.\d+)?)")
 _ONLY_NUMBER = re.compile(r"^\s*\**(-?\d+(?:\.\d+)?)\**\s*\.?\s*$")
 _STRING_LIST = re.compile(r"\[([^\[\]]*)(\]|\Z)", re.DOTALL)
-_QUOTED = re.compile(r'"((?:[^"\\\n]|\\.)*)"|\'([^\'\n]*)\'')
+# a single-quoted item runs past an apostrophe inside a word ('O'Brien', 'it's'); typographic
+# quotes (“Ada”) are quotes too
+_QUOTED = re.compile(r'"((?:[^"\\\n]|\\.)*)"|\'((?:[^\'\n]|\'(?=\w))*)\'|“([^”\n]*)”')
+_MARKED = re.compile(r"(\*\*|__|`)(.+?)\1\s*(?:[(:,\-–—].*)?")
 _BULLET = re.compile(r"(?m)^[ \t]*(?:[-*•]|\d{1,4}[.)])[ \t]+(.+?)[ \t]*$")
 _LABEL_LINE = re.compile(r"(?i)^\s*(?:final\s+)?(?:answer|output|result|summary)\s*:\s*")
 
@@ -501,10 +504,9 @@ def parse_string_list(text: str, prompt: str = "") -> list[str]:
         )
         for value, start, complete in _string_lists(text)
     ]
-    bullets = [m for m in _BULLET.finditer(text)]
-    if bullets:
-        items = [m.group(1).strip().strip("\"'`").strip() for m in bullets]
-        start = bullets[0].start()
+    for run in _bullet_runs(text):
+        items = [item for item in (_bullet_item(m.group(1)) for m in run) if item]
+        start = run[0].start()
         candidates.append(Candidate(items, start, True, labelled(text, start)))
     best = choose(candidates)
     if best is None:
@@ -512,11 +514,36 @@ def parse_string_list(text: str, prompt: str = "") -> list[str]:
     return list(best.value)
 
 
+def _bullet_runs(text: str) -> list[list[re.Match[str]]]:
+    """The reply's bulleted or numbered lines in runs: a line of prose between two bullets
+    ends a run (a model's numbered steps, then `Answer:` and its list, are two runs, and the
+    steps are no items of the answer)."""
+    runs: list[list[re.Match[str]]] = []
+    for match in _BULLET.finditer(text):
+        if runs and not text[runs[-1][-1].end() : match.start()].strip():
+            runs[-1].append(match)
+        else:
+            runs.append([match])
+    return runs
+
+
+def _bullet_item(line: str) -> str:
+    """A bulleted item without its quotes or markdown: `**Ada Lovelace** (mathematician)` is
+    the marked name, its note after it no part of it."""
+    marked = _MARKED.fullmatch(line.strip())
+    if marked:
+        return marked.group(2).strip()
+    return line.strip().strip("\"'`*").strip()
+
+
 def _string_lists(text: str) -> list[tuple[list[str], int, bool]]:
     found = []
     for match in _STRING_LIST.finditer(text):
         body = match.group(1)
-        items = [_unescape(a) if a else b for a, b in _QUOTED.findall(body)]
+        items = [
+            _unescape(double) if double else single.replace("\\'", "'") or typographic
+            for double, single, typographic in _QUOTED.findall(body)
+        ]
         if items or not body.strip():
             value = [i.strip() for i in items if i.strip()]
             found.append((value, match.start(), bool(match.group(2))))
