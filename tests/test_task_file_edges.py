@@ -149,3 +149,10 @@ def test_a_string_list_is_read_as_the_model_meant_it(tmp_path, reply, names):
     """Items are never invented: `['O'Brien', 'Ada']` gave ["O", ","], a chain of thought's
     numbered steps became names, and markdown stayed on the names (so none matched)."""
     assert strings_task(tmp_path).parse(reply) == names
+
+
+def test_long_count_replies_are_read_at_once(tmp_path):
+    """A model looping inside its object: read in one pass, not a re-scan per pair."""
+    task = counts_task(tmp_path)
+    assert task.parse("{" + '"a": 1, ' * 30_000 + "}") == {"a": 30_000}
+    assert task.parse('Answer: {"tea": 2, "note": "' + "the " * 25_000) == {"tea": 2}

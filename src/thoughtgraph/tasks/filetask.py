@@ -573,6 +573,7 @@ _COUNT_LINE = re.compile(
 )
 
 
+_BLANK_REST = re.compile(r"\s*\Z")
 _FENCE_ONLY = re.compile(r"[\s`]*(?:json)?[\s`]*")
 
 
@@ -617,8 +618,9 @@ def _count_objects(text: str) -> list[tuple[dict[str, int], int, int, bool]]:
 def _count_pairs(body: str, complete: bool) -> list[tuple[str, int]] | None:
     """Every `key: count` pair of an object's body, or None when a piece of it is none (an
     object cut off at the end keeps the pairs before the cut)."""
-    pairs, at = [], 0
-    while at < len(body) and body[at:].strip():
+    pairs: list[tuple[str, int]] = []
+    at = 0
+    while _BLANK_REST.match(body, at) is None:
         match = _COUNT_PAIR.match(body, at)
         if match is None:
             return pairs if not complete and pairs else None
@@ -637,7 +639,9 @@ def _lone_empty(text: str, match: re.Match[str]) -> bool:
 
 def _count_lines(text: str) -> list[tuple[dict[str, int], int, int, bool]]:
     """Runs of `Name: 3` lines (at most one blank line between two)."""
-    found, run, start, end = [], [], -1, -1
+    found: list[tuple[dict[str, int], int, int, bool]] = []
+    run: list[tuple[str, int]] = []
+    start = end = -1
     for match in _COUNT_LINE.finditer(text):
         if run and text[end : match.start()].count("\n") > 2:
             found.append((_added(run), start, end, True))
