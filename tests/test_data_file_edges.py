@@ -39,7 +39,7 @@ def test_a_data_file_with_a_byte_order_mark_reads_as_without(capsys, tmp_path, n
 def test_a_task_file_with_a_byte_order_mark_loads(tmp_path: Path):
     from thoughtgraph.tasks import get_task
 
-    toml = 'name = "bom-toml"\ndescription = "d"\njoin = "union"\n'
+    toml = 'name = "toml-with-bom"\ndescription = "d"\njoin = "union"\n'
     toml += '[answer]\ntype = "strings"\n[split]\nby = "lines"\n[score]\nby = "reference"\n'
     (tmp_path / "t.toml").write_text(BOM + toml, encoding="utf-8")
-    assert get_task(str(tmp_path / "t.toml")).name == "bom-toml"
+    assert get_task(str(tmp_path / "t.toml")).name == "toml-with-bom"
