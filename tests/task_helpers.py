@@ -158,3 +158,25 @@ def write_plugin(site: Path, dist: str, entries: dict[str, str], module_source: 
     (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 0.1\n")
     lines = "\n".join(f"{name} = {target}" for name, target in entries.items())
     (info / "entry_points.txt").write_text(f"[thoughtgraph.tasks]\n{lines}\n")
+
+
+def sentences(text: str) -> list[str]:
+    return [s for s in re.split(r"(?<=[.!?])\s+", text.strip()) if s]
+
+
+def play_summary(prompt: str) -> str:
+    """A model that summarises a text by its first sentence, joins summaries whole, and rates a
+    summary 2 points a sentence (at most 10): splitting a report keeps a sentence of each part,
+    so a graph with more parts is rated higher, and costs more."""
+    if "Rate the answer" in prompt:
+        answer = prompt.rpartition("<answer>")[2].partition("</answer>")[0]
+        rated = min(10, 2 * len(sentences(answer)))
+        return f"Two points a sentence.\nScore: {rated}"
+    if "<a>" in prompt:
+        return f"{block(prompt, 'a') or ''} {block(prompt, 'b') or ''}".strip()
+    if "<results>" in prompt:
+        return " ".join((block(prompt, "results") or "").split())
+    if "<result>" in prompt:
+        return block(prompt, "result") or ""
+    text = block(prompt, "part") or block(prompt, "input") or ""
+    return (sentences(text) or ["Nothing."])[0]

@@ -38,7 +38,10 @@ def tune_command(
     ] = 20,
     target: Annotated[
         float | None,
-        typer.Option(help="Error the pick must meet (default: the default got's tuning error)."),
+        typer.Option(
+            help="Error the pick must meet; on a model-scored task, the model rating it must "
+            "reach (default: the default got's on the tuning split)."
+        ),
     ] = None,
     parallel: Annotated[int, typer.Option(help="Trials run at once (one batch).")] = 4,
     concurrency: Annotated[int, typer.Option(help="Model calls in flight per pair.")] = 16,

@@ -91,6 +91,10 @@ class FileTask(BaseTask):
             if spec.answer.from_input
             else "nothing for this task, so they are 0 on every run"
         )
+        # Does code check anything of an answer? Not for a model-rated answer whose items need
+        # not come from the input: the spec's `got` (driven by code's errors) then never
+        # regenerates, merges again or refines, and `tune` does not search those knobs.
+        self.checks_in_code = scored_by != "model" or spec.answer.from_input
         self.paper_config = _paper_config(spec.score.samples if scored_by == "model" else 0)
 
     # --- input --------------------------------------------------------------------------

@@ -23,7 +23,9 @@ from thoughtgraph.engine.graph import Graph
 class TuneResults:
     """What a tune found: `rows` (tune.report.Row: name, settings, graph, errors and costs on
     both splits), `best` (the picked graph), `text` (front.md), `folder` and `files` (None and
-    [] without `out`), and `stop` (why it stopped before its trials, if it did)."""
+    [] without `out`), and `stop` (why it stopped before its trials, if it did).
+    `rating_scale` is set for a model-scored task: the rows' errors are then rating shortfalls
+    (`scale - rating`), and `to_pandas()` gives the ratings."""
 
     rows: list[Any]
     best: Graph
@@ -32,6 +34,7 @@ class TuneResults:
     files: list[Path] = field(default_factory=list)
     stop: str | None = None
     trials: int = 0
+    rating_scale: int | None = None
 
     @property
     def front(self) -> list[Graph]:
@@ -48,10 +51,11 @@ class TuneResults:
         import io
 
         from thoughtgraph.evaluation.api import import_pandas
-        from thoughtgraph.tuning.report import table_csv
+        from thoughtgraph.tuning.report import Objective, table_csv
 
         pandas = import_pandas()
-        frame = pandas.DataFrame(list(csv.DictReader(io.StringIO(table_csv(self.rows)))))
+        text = table_csv(self.rows, Objective(self.rating_scale))
+        frame = pandas.DataFrame(list(csv.DictReader(io.StringIO(text))))
         frame["mark"] = [r.mark for r in self.rows]
         return frame
 
@@ -62,9 +66,9 @@ class TuneResults:
         import csv
         import io
 
-        from thoughtgraph.tuning.report import table_csv
+        from thoughtgraph.tuning.report import Objective, table_csv
 
-        lines = list(csv.reader(io.StringIO(table_csv(self.rows))))
+        lines = list(csv.reader(io.StringIO(table_csv(self.rows, Objective(self.rating_scale)))))
         head = "".join(f"<th>{html.escape(c)}</th>" for c in [*lines[0], "mark"])
         body = "".join(
             "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in [*line, row.mark]) + "</tr>"
@@ -174,6 +178,7 @@ async def atune(
             outcome.files if kept else [],
             outcome.stop,
             outcome.trials,
+            outcome.rating_scale,
         )
 
     if out is not None:

@@ -1,5 +1,12 @@
 """One unit of tuning work: run one graph on a few samples and measure its error and cost.
 
+The error is the task's measure, as `eval` reports it: the code's error count (clipped at the
+size), or on a model-scored task (doc-merge, a task file scored `by: model`) the *model rating
+shortfall*, `scale - rating` of the model's rating of the final answer (0 is a perfect rating;
+an answer whose rating could not be read counts as `scale` and as unrated). Every graph of such
+a task is measured the way eval measures it: one that never asks the model for a rating ends
+with eval's `judge` op (`job_graph`), so a tune optimises the rating eval reports.
+
 A `Job` is plain, picklable data (the graph as JSON, the model as a spec), so the same function
 runs it in this process or in a Ray worker and gets the same answer: the simulated model is built
 fresh for every (graph, sample), so its seeded answers depend only on the graph and the sample,
@@ -25,6 +32,7 @@ from typing import Any
 from thoughtgraph.engine.graph import Graph
 from thoughtgraph.engine.solve import asolve
 from thoughtgraph.errors import FatalModelError, ThoughtgraphError
+from thoughtgraph.evaluation.runner import judged
 from thoughtgraph.events import StopReason
 from thoughtgraph.models.base import LanguageModel
 from thoughtgraph.models.limits import ConcurrencyLimiter
@@ -50,6 +58,8 @@ class Setup:
     rpm: float | None = None
     tpm: float | None = None
     task_spec: Any = None  # the task as given, when not a built-in name (import string, file)
+    rating_scale: int | None = None  # a model-scored task: the model rates answers 0..scale
+    # and the error is the shortfall `scale - rating`; None: the code's error count
 
     @property
     def simulated(self) -> bool:
@@ -79,6 +89,7 @@ class Outcome:
     paid_cost: float
     budget_stopped: bool
     failure: str | None = None  # a fatal model error or a refused graph: the trial failed
+    unrated: int = 0  # samples whose final answer got no readable rating (counted as `scale`)
 
 
 _SHARED: dict[tuple[str, tuple[tuple[str, Any], ...]], LanguageModel] = {}
@@ -125,7 +136,18 @@ async def run_job(setup: Setup, job: Job, limiter: ConcurrencyLimiter | None = N
         paid_cost=sum(r["paid_cost"] for r in runs),
         budget_stopped=any(r["stopped"] for r in runs),
         failure=failure,
+        unrated=sum(1 for r in runs if r["unrated"]),
     )
+
+
+def job_graph(setup: Setup, graph: Graph) -> str:
+    """The JSON of the graph a job runs for `graph`: on a model-scored task, a graph that never
+    asks the model for a rating ends with the `judge` op eval adds (`evaluation.runner.judged`),
+    so every trial and baseline is measured by the rating eval reports. The graph files a tune
+    writes stay without it: eval and solve add it themselves."""
+    if setup.rating_scale is not None:
+        graph = judged(graph, setup.task)
+    return graph.to_json(None)
 
 
 def unique(jobs: list[Job]) -> tuple[list[Job], list[int]]:
@@ -220,10 +242,16 @@ def _measure(setup: Setup, result: Any, reference: Any) -> dict[str, Any]:
         "usd": float(spend.cost + spend.saved_cost),
     }[setup.cost_metric]
     solved = result.output == reference if reference is not None else result.clean
+    error = min(float(result.error_count), float(setup.size))
+    rating = result.rating if result.rating_scale is not None else None
+    if setup.rating_scale is not None:
+        error = setup.rating_scale - (0.0 if rating is None else min(rating, setup.rating_scale))
+        solved = rating is not None and rating >= setup.rating_scale
     return {
-        "error": min(float(result.error_count), float(setup.size)),
+        "error": error,
         "cost": objective,
         "solved": bool(solved),
+        "unrated": setup.rating_scale is not None and rating is None,
         "paid_requests": spend.requests,
         "paid_tokens": spend.tokens,
         "paid_cost": spend.cost,
@@ -237,6 +265,7 @@ def _failed(reason: str) -> dict[str, Any]:
         "error": math.inf,
         "cost": 0.0,
         "solved": False,
+        "unrated": False,
         "paid_requests": 0,
         "paid_tokens": 0,
         "paid_cost": 0.0,

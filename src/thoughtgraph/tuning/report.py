@@ -4,6 +4,10 @@ The front is computed on the tuning split only. Each graph on it, and the two ba
 default `got` and the paper's `got_paper`), then run on the held-out split: the table's held-out
 columns are figures the tuner never saw. `best.yaml` is the pick: the cheapest graph on the front
 whose tuning error is at most the target (by default the default `got`'s tuning error).
+
+On a model-scored task the tune minimises the model rating shortfall (`scale - rating`); the
+table, the CSV, the graph files' headers and the plot show the rating itself (higher is
+better) and how many answers got no readable rating (`Objective`).
 """
 
 from __future__ import annotations
@@ -18,6 +22,48 @@ from typing import Any
 
 from thoughtgraph.engine.graph import Graph
 
+
+@dataclass(frozen=True)
+class Objective:
+    """What a tune minimises per sample, and how the report shows it: the code's error count
+    (`scale` None), or the model rating shortfall, shown as the rating `scale - shortfall`."""
+
+    scale: int | None = None
+
+    @property
+    def rated(self) -> bool:
+        return self.scale is not None
+
+    @property
+    def name(self) -> str:
+        """The objective as the study and the progress lines name it."""
+        return "error" if self.scale is None else f"model rating shortfall (0-{self.scale})"
+
+    def shown(self, value: float | None) -> float | None:
+        """The figure a reader sees for a minimised value: the error, or the rating."""
+        if value is None or self.scale is None or math.isinf(value):
+            return value
+        return self.scale - value
+
+    def goal(self, target: float | None) -> float | None:
+        """The minimised value a `--target` means: an error, or the rating to reach."""
+        if target is None or self.scale is None:
+            return target
+        return self.scale - target
+
+    def cell(self, value: float | None, unrated: int | None = 0) -> str:
+        """A table cell: `0.67`, or a rating with its unrated answers, `7.33 (1 unrated)`."""
+        text = fmt(self.shown(value))
+        return f"{text} ({unrated} unrated)" if unrated else text
+
+    def columns(self) -> tuple[str, ...]:
+        if self.scale is None:
+            return TABLE_COLUMNS
+        return RATED_COLUMNS
+
+
+ERRORS = Objective()
+
 TABLE_COLUMNS = (
     "name",
     "graph",
@@ -26,6 +72,18 @@ TABLE_COLUMNS = (
     "holdout_error",
     "holdout_cost",
     "holdout_solved",
+    "file",
+    "mark",
+)
+RATED_COLUMNS = (
+    "name",
+    "graph",
+    "tune_rating",
+    "tune_cost",
+    "tune_unrated",
+    "holdout_rating",
+    "holdout_cost",
+    "holdout_unrated",
     "file",
     "mark",
 )
@@ -48,6 +106,8 @@ class Row:
     stopped: bool = False  # its held-out run was cut short by the budget
     tune_stopped: bool = False  # a baseline's tuning-split run was cut short by the budget: its
     # figures are of a partial run (not plotted, never the pick's target)
+    tune_unrated: int = 0  # a model-scored task: answers with no readable rating (tuning split)
+    holdout_unrated: int | None = None  # ... and on the held-out split
 
 
 def pareto(points: Sequence[tuple[float, float, Any]]) -> list[tuple[float, float, Any]]:
@@ -88,71 +148,98 @@ def fmt(value: float | None, digits: int = 2) -> str:
     return f"{value:.{digits}f}".rstrip("0").rstrip(".") if digits else f"{value:.0f}"
 
 
-def table_markdown(rows: Sequence[Row], metric: str, title: str, note: str) -> str:
+def table_markdown(
+    rows: Sequence[Row], metric: str, title: str, note: str, objective: Objective = ERRORS
+) -> str:
+    measure = "error" if objective.scale is None else f"rating (0-{objective.scale})"
+    last = "held-out solved" if objective.scale is None else "held-out unrated"
     lines = [
         f"# {title}",
         "",
         note,
         "",
-        f"| graph | settings | tune error | tune {metric} | held-out error | "
-        f"held-out {metric} | held-out solved | file |",
+        f"| graph | settings | tune {measure} | tune {metric} | held-out {measure} | "
+        f"held-out {metric} | {last} | file |",
         "|---|---|---:|---:|---:|---:|---:|---|",
     ]
     for r in rows:
         name = f"**{r.name}** ({r.mark})" if r.mark else r.name
-        solved = "—" if r.holdout_solved is None else f"{100 * r.holdout_solved:.0f}%"
+        if objective.rated:
+            solved = "—" if r.holdout_unrated is None else str(r.holdout_unrated)
+        else:
+            solved = "—" if r.holdout_solved is None else f"{100 * r.holdout_solved:.0f}%"
         cut = " (budget cut)" if r.stopped else ""
         tune_cut = " (budget cut)" if r.tune_stopped else ""
         lines.append(
-            f"| {name} | {r.label} | {fmt(r.tune_error)}{tune_cut} | {fmt(r.tune_cost, 1)} | "
-            f"{fmt(r.holdout_error)}{cut} | {fmt(r.holdout_cost, 1)} | {solved} | {r.file} |"
+            f"| {name} | {r.label} | {objective.cell(r.tune_error, r.tune_unrated)}{tune_cut} | "
+            f"{fmt(r.tune_cost, 1)} | {objective.cell(r.holdout_error)}{cut} | "
+            f"{fmt(r.holdout_cost, 1)} | {solved} | {r.file} |"
         )
     return "\n".join(lines) + "\n"
 
 
-def table_csv(rows: Sequence[Row]) -> str:
+def table_csv(rows: Sequence[Row], objective: Objective = ERRORS) -> str:
+    """front.csv: for a model-scored task the ratings (higher is better) and the unrated counts
+    in place of the errors and the solved share."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(TABLE_COLUMNS)
+    writer.writerow(objective.columns())
     for r in rows:
-        writer.writerow(
-            [
-                r.name,
-                r.label,
+
+        def blank(value: Any) -> Any:
+            return "" if value is None else value
+
+        if objective.rated:
+            middle = [
+                objective.shown(r.tune_error),
+                r.tune_cost,
+                r.tune_unrated,
+                blank(objective.shown(r.holdout_error)),
+                blank(r.holdout_cost),
+                blank(r.holdout_unrated),
+            ]
+        else:
+            middle = [
                 r.tune_error,
                 r.tune_cost,
-                "" if r.holdout_error is None else r.holdout_error,
-                "" if r.holdout_cost is None else r.holdout_cost,
-                "" if r.holdout_solved is None else r.holdout_solved,
-                r.file,
-                r.mark,
+                blank(r.holdout_error),
+                blank(r.holdout_cost),
+                blank(r.holdout_solved),
             ]
-        )
+        writer.writerow([r.name, r.label, *middle, r.file, r.mark])
     return buffer.getvalue()
 
 
 def write_graphs(
-    rows: Sequence[Row], folder: Path, chosen: Row, size: int | None = None
+    rows: Sequence[Row],
+    folder: Path,
+    chosen: Row,
+    size: int | None = None,
+    objective: Objective = ERRORS,
 ) -> list[Path]:
     """front-NN.yaml for every front graph and best.yaml for the pick: `solve --graph FILE` and
     `eval --graph FILE` run them as they are. Each says the `size` it was built for."""
     written = []
     for number, row in enumerate((r for r in rows if r.mark in ("front", "pick")), start=1):
         path = folder / f"front-{number:02d}.yaml"
-        path.write_text(_graph_text(row, size))
+        path.write_text(_graph_text(row, size, objective))
         row.file = path.name
         written.append(path)
     best = folder / "best.yaml"
-    best.write_text(_graph_text(chosen, size))
+    best.write_text(_graph_text(chosen, size, objective))
     chosen.file = f"{chosen.file}, best.yaml" if chosen.file else "best.yaml"
     return [*written, best]
 
 
-def _graph_text(row: Row, size: int | None = None) -> str:
+def _graph_text(row: Row, size: int | None = None, objective: Objective = ERRORS) -> str:
+    what = "error" if objective.scale is None else "model rating"
+    of = "" if objective.scale is None else f"/{objective.scale}"
+    tune, held = objective.shown(row.tune_error), objective.shown(row.holdout_error)
     header = (
         f"# thoughtgraph tune: {row.name}: {row.label}\n"
-        f"# tuning split: error {fmt(row.tune_error)}, cost {fmt(row.tune_cost, 1)}; "
-        f"held-out: error {fmt(row.holdout_error)}, cost {fmt(row.holdout_cost, 1)}\n"
+        f"# tuning split: {what} {fmt(tune)}{of}, cost {fmt(row.tune_cost, 1)}; "
+        f"held-out: {what} {fmt(held)}{of if held is not None else ''}, "
+        f"cost {fmt(row.holdout_cost, 1)}\n"
     )
     graph = row.graph if size is None else row.graph.model_copy(update={"size": size})
     return header + graph.to_yaml()
@@ -164,11 +251,18 @@ def plot(
     metric: str,
     title: str,
     folder: Path,
+    objective: Objective = ERRORS,
 ) -> list[Path]:
-    """pareto.png/svg: every trial, the front, the baselines and the pick, tuning and held-out.
+    """pareto.png/svg: every trial, the front, the baselines and the pick, tuning and held-out
+    (for a model-scored task, the rating: higher is better).
 
     Needs matplotlib (`thoughtgraph[plot]`); without it no plot is written and [] comes back.
     """
+
+    def y(value: float | None) -> float:
+        shown = objective.shown(value)
+        return 0.0 if shown is None else shown
+
     try:
         import matplotlib
 
@@ -180,7 +274,7 @@ def plot(
     if trials:
         ax.scatter(
             [c for _e, c in trials],
-            [e for e, _c in trials],
+            [y(e) for e, _c in trials],
             s=14,
             c="0.75",
             label="trials (tuning split)",
@@ -188,7 +282,7 @@ def plot(
     front = sorted((r for r in rows if r.mark in ("front", "pick")), key=lambda r: r.tune_cost)
     ax.plot(
         [r.tune_cost for r in front],
-        [r.tune_error for r in front],
+        [y(r.tune_error) for r in front],
         "o-",
         c="tab:blue",
         drawstyle="steps-post",
@@ -197,7 +291,7 @@ def plot(
     held = [r for r in front if r.holdout_error is not None]
     ax.scatter(
         [r.holdout_cost or 0.0 for r in held],
-        [r.holdout_error or 0.0 for r in held],
+        [y(r.holdout_error) for r in held],
         facecolors="none",
         edgecolors="tab:blue",
         s=60,
@@ -209,12 +303,12 @@ def plot(
             marker, colour = styles[r.name]
             if not r.tune_stopped:  # a run the budget cut short is not a measurement
                 ax.scatter(
-                    [r.tune_cost], [r.tune_error], marker=marker, c=colour, s=80, label=r.name
+                    [r.tune_cost], [y(r.tune_error)], marker=marker, c=colour, s=80, label=r.name
                 )
             if r.holdout_error is not None and not r.stopped:
                 ax.scatter(
                     [r.holdout_cost or 0.0],
-                    [r.holdout_error],
+                    [y(r.holdout_error)],
                     marker=marker,
                     facecolors="none",
                     edgecolors=colour,
@@ -224,7 +318,7 @@ def plot(
         if r.mark == "pick":
             ax.scatter(
                 [r.tune_cost],
-                [r.tune_error],
+                [y(r.tune_error)],
                 marker="*",
                 c="gold",
                 edgecolors="k",
@@ -234,7 +328,11 @@ def plot(
             )
     ax.set_xscale("log")
     ax.set_xlabel(f"cost per sample ({metric}, log scale)")
-    ax.set_ylabel("mean error per sample (clipped at the size)")
+    ax.set_ylabel(
+        "mean error per sample (clipped at the size)"
+        if objective.scale is None
+        else f"mean model rating per sample (0-{objective.scale}, higher is better)"
+    )
     ax.set_title(title, fontsize=10)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7, loc="upper right")

@@ -16,11 +16,12 @@ from typing import Any
 from thoughtgraph.errors import InputError, shown
 from thoughtgraph.evaluation.datasets import load_data, load_dataset
 from thoughtgraph.evaluation.lock import hold_folder_lock, make_folder
-from thoughtgraph.evaluation.runner import EvalPlan, plan
+from thoughtgraph.evaluation.measures import rating_text
+from thoughtgraph.evaluation.runner import EvalPlan, model_scored, plan
 from thoughtgraph.spend.budget import Budget, check_priced
 from thoughtgraph.tasks import get_task
 from thoughtgraph.tuning import report, space
-from thoughtgraph.tuning.jobs import COST_METRICS, Job, Outcome, Setup
+from thoughtgraph.tuning.jobs import COST_METRICS, Job, Outcome, Setup, job_graph
 from thoughtgraph.tuning.propose import Proposer, check_count
 from thoughtgraph.tuning.study import (
     Backend,
@@ -52,6 +53,8 @@ class TuneOutcome:
     stop: str | None = None
     trials: int = 0
     notes: list[str] = field(default_factory=list)
+    rating_scale: int | None = None  # a model-scored task: its rows' errors are rating
+    # shortfalls (`report.Objective`)
 
 
 def run_tune(*args: Any, **kwargs: Any) -> TuneOutcome:
@@ -132,7 +135,7 @@ def _run_tune(
     if not 0 <= seed < 2**32:  # Optuna's samplers (numpy) take 0 .. 2**32 - 1
         raise InputError(f"--seed must be between 0 and {2**32 - 1}, got {seed}")
     if target is not None and not (math.isfinite(target) and target >= 0):
-        raise InputError(f"--target must be an error of 0 or more, got {target}")
+        raise InputError(f"--target must be 0 or more, got {target}")
     names = space.check_schemes(schemes.split(","))
     if data is not None and (size is not None or dataset is not None):
         raise InputError("--data holds its own problems: give --data or --dataset/--size, not both")
@@ -149,6 +152,14 @@ def _run_tune(
             f"{the_plan.dataset}"
         )
     size_of, smallest = _items(the_plan, rows[: pilot + holdout])
+    objective = report.Objective(
+        rating_text(the_plan.task).scale if model_scored(the_plan.task) else None
+    )
+    if objective.scale is not None and target is not None and target > objective.scale:
+        raise InputError(
+            f"--target is the model rating the pick must reach on {the_plan.task} "
+            f"(0-{objective.scale}), got {target}"
+        )
     slots = space.prompt_slots(names, the_plan.task, size_of)
     variants = None if prompts is None else load_variants(prompts, slots)
     if propose and variants is None:
@@ -209,6 +220,7 @@ def _run_tune(
         rpm=rpm,
         tpm=tpm,
         task_spec=the_plan.spec,
+        rating_scale=objective.scale,
     )
     tune_split, held_split = rows[:pilot], rows[pilot : pilot + holdout]
     manifest = {
@@ -222,6 +234,9 @@ def _run_tune(
         "holdout_samples": [s.id for s in held_split],
         "seed": seed,
     }
+    if objective.rated:  # absent for an error count, so older studies resume; a study of a
+        # model-scored task made before tunes rated it (its values are code errors) is refused
+        manifest["objective"] = objective.name
     if mine is not None:  # absent for a built-in dataset, so older studies resume
         manifest["data_sha256"] = mine.sha256
     if prompts is not None:  # absent without a file, so studies made before --prompts resume
@@ -235,6 +250,12 @@ def _run_tune(
         f"tune {the_plan.task} on {the_plan.dataset}: {', '.join(names)}; {trials} trials on "
         f"samples {_ids(tune_split)}, held-out {_ids(held_split)}; cost = {cost}; model {label}"
     )
+    if objective.rated:
+        say(
+            f"objective: the model rating shortfall, {objective.scale} - the model's rating of "
+            f"the final answer (higher rating is better; an answer with no readable rating "
+            f"counts as 0), judged as eval judges it: {rating_text(the_plan.task).note}"
+        )
     if prompts is not None and variants is not None:
         say(f"prompt variants from {prompts}: {_slots_line(variants)}")
     say(
@@ -260,7 +281,7 @@ def _run_tune(
                 names,
                 ledger,
                 backend,
-                on_trial=lambda t, o: say(_trial_line(t, o, cost, trials)),
+                on_trial=lambda t, o: say(_trial_line(t, o, cost, trials, objective)),
                 variants=variants,
             )
             if outcome.stop:
@@ -274,10 +295,27 @@ def _run_tune(
         raise InputError("no trial completed: nothing to report (raise the budget?)")
     table_rows, points, chosen_note = rows_out
     text, files, plotted = _write(
-        folder, size_of, table_rows, points, the_plan, lm.name, simulated, cost, target, chosen_note
+        folder,
+        size_of,
+        table_rows,
+        points,
+        the_plan,
+        lm.name,
+        simulated,
+        cost,
+        target,
+        chosen_note,
+        objective,
     )
     return TuneOutcome(
-        folder, table_rows, text, files, plotted, outcome.stop, len(completed(study))
+        folder,
+        table_rows,
+        text,
+        files,
+        plotted,
+        outcome.stop,
+        len(completed(study)),
+        rating_scale=objective.scale,
     )
 
 
@@ -316,15 +354,25 @@ def _ids(samples: Sequence[Any]) -> str:
     return f"{samples[0].id}-{samples[-1].id}" if len(samples) > 1 else str(samples[0].id)
 
 
-def _trial_line(trial: Any, outcome: Outcome, metric: str, trials: int) -> str:
+def _trial_line(
+    trial: Any,
+    outcome: Outcome,
+    metric: str,
+    trials: int,
+    objective: report.Objective = report.ERRORS,
+) -> str:
     """One line per finished trial, with how far the tune has come (`[7/30]`)."""
     what = trial.user_attrs.get("graph", "")
     done = len(completed(trial.study)) if hasattr(trial, "study") else trial.number + 1
     where = f"[{done}/{trials}] trial {trial.number}"
     if outcome.failure or outcome.budget_stopped:
         return f"{where}: {what}: failed ({outcome.failure or 'budget exhausted'})"
+    measure = f"error {outcome.error:.2f}"
+    if objective.scale is not None:
+        unrated = f", {outcome.unrated} unrated" if outcome.unrated else ""
+        measure = f"rating {objective.scale - outcome.error:.2f}/{objective.scale}{unrated}"
     return (
-        f"{where}: {what}: error {outcome.error:.2f}, {metric} "
+        f"{where}: {what}: {measure}, {metric} "
         f"{outcome.cost:.1f}, paid {outcome.paid_requests} requests"
     )
 
@@ -366,11 +414,14 @@ def _report(
     rows = [
         report.Row(
             name=f"trial {t.number}",
-            label=space.describe(t.params | _fixed(t), setup.size),
-            graph=space.graph_for(t.params | _fixed(t), setup.task, setup.size, variants),
+            label=space.describe(t.params | _fixed(t, setup.task), setup.size),
+            graph=space.graph_for(
+                t.params | _fixed(t, setup.task), setup.task, setup.size, variants
+            ),
             tune_error=err,
             tune_cost=c,
             mark="front",
+            tune_unrated=int(t.user_attrs.get("unrated", 0)),
         )
         for err, c, t in front
     ]
@@ -396,7 +447,7 @@ def _report(
         return rows, [(e, c) for e, c, _t in points], note
     record_report_run(study, allowance, pairs, None)
     jobs = [
-        Job(f"{split}:{row.name}", row.graph.to_json(None), d, allowance)
+        Job(f"{split}:{row.name}", job_graph(setup, row.graph), d, allowance)
         for row, split, d in plan_jobs
     ]
     outcomes = run_unique(backend, setup, jobs)
@@ -407,20 +458,21 @@ def _report(
             failed.append(f"{row.name} failed on the {split} split ({o.failure[:200]})")
         if split == "tune":
             row.tune_error, row.tune_cost = o.error, o.cost
-            row.tune_stopped = o.budget_stopped
+            row.tune_stopped, row.tune_unrated = o.budget_stopped, o.unrated
         else:
             row.holdout_error, row.holdout_cost, row.holdout_solved = o.error, o.cost, o.solved
+            row.holdout_unrated = o.unrated
             row.stopped = o.budget_stopped
     for row in base_rows:
         row.mark = "baseline"
     return [*rows, *base_rows], [(e, c) for e, c, _t in points], "; ".join(failed)
 
 
-def _fixed(trial: Any) -> dict[str, Any]:
-    """A single-scheme study has no `scheme` param: take it from the recorded label."""
-    if "scheme" in trial.params:
-        return {}
-    return {"scheme": str(trial.user_attrs.get("graph", "got")).split(" ", 1)[0]}
+def _fixed(trial: Any, task: str) -> dict[str, Any]:
+    """What a trial's params leave out: the scheme of a single-scheme study (from the recorded
+    label), and the knobs the space holds for this task (`space.fixed`)."""
+    scheme = trial.params.get("scheme") or str(trial.user_attrs.get("graph", "got")).split()[0]
+    return {"scheme": scheme, **space.fixed(scheme, task)}
 
 
 def _write(
@@ -434,6 +486,7 @@ def _write(
     metric: str,
     target: float | None,
     note: str,
+    objective: report.Objective = report.ERRORS,
 ) -> tuple[str, list[Path], bool]:
     """front.md, front.csv, the graph files and the plot; returns (front.md's text, the files,
     whether a plot was drawn)."""
@@ -441,10 +494,11 @@ def _write(
     default = next((r for r in rows if r.name == "got (default)" and r.tune_cost), None)
     if default is not None and default.tune_stopped:
         default = None  # cut short by the budget: its error is of a partial run, not a target
-    goal = target if target is not None else (default.tune_error if default else 0.0)
+    given = objective.goal(target)
+    goal = given if given is not None else (default.tune_error if default else 0.0)
     chosen = report.pick(front, goal)
     chosen.mark = "pick"
-    written = report.write_graphs(rows, folder, chosen, size)
+    written = report.write_graphs(rows, folder, chosen, size, objective)
     title = f"tune {the_plan.task} on {the_plan.dataset}: model {model_name}" + (
         " (simulated)" if simulated else ""
     )
@@ -456,6 +510,14 @@ def _write(
         else "no measured default got: its tuning run did not finish"
     )
     how = f"Pick: the cheapest front graph with tuning error at most {goal:g} ({source})."
+    if objective.scale is not None:
+        how = (
+            f"Objective: the model's rating of the final answer (0-{objective.scale}, higher "
+            f"is better), judged as eval judges it; the tune minimises the rating shortfall "
+            f"{objective.scale} - rating, and an answer whose rating could not be read counts "
+            f"as 0 and as unrated. Pick: the cheapest front graph with a tuning rating of at "
+            f"least {report.fmt(objective.scale - goal)} ({source})."
+        )
     if any(r.tune_stopped or r.stopped for r in rows):
         how += (
             " Runs marked (budget cut) were stopped by the budget: their figures are of partial "
@@ -468,9 +530,9 @@ def _write(
         else ""
     )
     text = report.table_markdown(
-        rows, metric, title, how + sim + (f" Note: {note}." if note else "")
+        rows, metric, title, how + sim + (f" Note: {note}." if note else ""), objective
     )
     (folder / "front.md").write_text(text)
-    (folder / "front.csv").write_text(report.table_csv(rows))
-    plots = report.plot(rows, points, metric, title, folder)
+    (folder / "front.csv").write_text(report.table_csv(rows, objective))
+    plots = report.plot(rows, points, metric, title, folder, objective)
     return text, [folder / "front.md", folder / "front.csv", *written, *plots], bool(plots)

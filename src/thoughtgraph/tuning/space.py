@@ -92,8 +92,10 @@ def suggest(
         params[f"{scheme}.part_size"] = trial.suggest_categorical(
             f"{scheme}.part_size", part_sizes(size, task)
         )
+    held = fixed(scheme, task)
     for knob, (low, high) in INT_RANGES[scheme].items():
-        params[f"{scheme}.{knob}"] = trial.suggest_int(f"{scheme}.{knob}", low, high)
+        name = f"{scheme}.{knob}"
+        params[name] = held[name] if name in held else trial.suggest_int(name, low, high)
     if scheme in PROMPT_CHOICES:
         knob, choices = PROMPT_CHOICES[scheme]
         params[f"{scheme}.{knob}"] = trial.suggest_categorical(f"{scheme}.{knob}", list(choices))
@@ -106,6 +108,19 @@ def suggest(
                 name = variants.param(slot)
                 params[name] = trial.suggest_categorical(name, variants.choices(slot))
     return params
+
+
+def fixed(scheme: str, task: str) -> dict[str, Any]:
+    """Knobs held rather than searched: on a task whose code checks nothing of an answer (a
+    task file's free text rated by the model), `got`'s regenerations, extra merges and refines
+    never fire (they act on code's errors), so they are 0 and only its parts are searched;
+    trials that differ only in them would pay for the same graph again. (A trial's stored
+    params lack these: `graph_for` and `describe` get them from here too.)"""
+    if scheme != "got" or task in TASKS:
+        return {}
+    if getattr(loaded(task), "checks_in_code", True):
+        return {}
+    return {f"got.{knob}": 0 for knob in INT_RANGES["got"]}
 
 
 def _sent(graph: Graph) -> set[str]:

@@ -28,7 +28,7 @@ from thoughtgraph.events import StopReason
 from thoughtgraph.models.limits import ConcurrencyLimiter
 from thoughtgraph.spend.budget import Amounts, Budget, share
 from thoughtgraph.tuning import space
-from thoughtgraph.tuning.jobs import Job, Outcome, Setup, run_job, spread_back, unique
+from thoughtgraph.tuning.jobs import Job, Outcome, Setup, job_graph, run_job, spread_back, unique
 from thoughtgraph.tuning.variants import Variants
 
 INSTALL_HINT = (
@@ -124,7 +124,11 @@ def open_study(folder: Path, manifest: dict[str, Any], seed: int, startup: int) 
     have = study.user_attrs.get("manifest")
     if have is None:
         study.set_user_attr("manifest", manifest)
-        _name_objectives(study, f"cost ({manifest.get('cost', 'completions')} per sample)")
+        _name_objectives(
+            study,
+            f"{manifest.get('objective', 'error')} (per sample)",
+            f"cost ({manifest.get('cost', 'completions')} per sample)",
+        )
     elif have != manifest:
         changed = sorted(k for k in set(have) | set(manifest) if have.get(k) != manifest.get(k))
         raise InputError(
@@ -134,13 +138,14 @@ def open_study(folder: Path, manifest: dict[str, Any], seed: int, startup: int) 
     return study
 
 
-def _name_objectives(study: Any, cost: str) -> None:
-    """optuna-dashboard then labels the axes "error" and "cost (...)", not "Objective 0/1"."""
+def _name_objectives(study: Any, error: str, cost: str) -> None:
+    """optuna-dashboard then labels the axes "error" (or "model rating shortfall") and
+    "cost (...)", not "Objective 0/1"."""
     import warnings
 
     with warnings.catch_warnings():  # set_metric_names is marked experimental in Optuna 4
         warnings.simplefilter("ignore")
-        study.set_metric_names(["error (per sample)", cost])
+        study.set_metric_names([error, cost])
 
 
 def _storage(optuna: Any, url: str, folder: Path) -> Any:
@@ -214,7 +219,7 @@ def tune_loop(
             trial.set_user_attr("allowance", scaled(allowance, len(samples)))
             trial.set_user_attr("graph", space.describe(params, setup.size))
             asked.append(
-                (trial, Job(f"trial-{trial.number}", graph.to_json(None), data, allowance))
+                (trial, Job(f"trial-{trial.number}", job_graph(setup, graph), data, allowance))
             )
         outcomes = run_unique(backend, setup, [job for _, job in asked])
         stop = None
@@ -222,6 +227,8 @@ def tune_loop(
             trial.set_user_attr("paid", paid([outcome]))
             trial.set_user_attr("solved", outcome.solved)
             trial.set_user_attr("errors", list(outcome.errors))
+            if setup.rating_scale is not None:
+                trial.set_user_attr("unrated", outcome.unrated)
             if outcome.failure:
                 trial.set_user_attr("failure", outcome.failure[:300])
                 study.tell(trial, state=optuna.trial.TrialState.FAIL)
