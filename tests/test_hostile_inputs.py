@@ -183,8 +183,8 @@ def test_a_tune_whose_study_hits_a_full_disk_is_one_line(tmp_path, capsys, monke
     [
         (("--seed", "-1"), "--seed must be between 0 and 4294967295, got -1"),
         (("--seed", str(2**32)), "--seed must be between 0 and 4294967295"),
-        (("--target", "nan"), "--target must be an error of 0 or more, got nan"),
-        (("--target", "-1"), "--target must be an error of 0 or more, got -1"),
+        (("--target", "nan"), "--target must be 0 or more, got nan"),
+        (("--target", "-1"), "--target must be 0 or more, got -1"),
     ],
 )
 def test_out_of_range_tune_options_are_one_line(tmp_path, capsys, extra, message):
