@@ -46,6 +46,10 @@ class Panel:
     size: int
     results: list[PairResult] = field(default_factory=list)
     name: str = ""  # the panel's title; default "P = SIZE"
+    unclipped: bool = False  # errors are not clipped at the size (a user's --data rows)
+
+
+LEGEND_INCHES = 4.2  # the width one legend entry takes at font size 8 (the longest ones)
 
 
 def available() -> bool:
@@ -101,9 +105,12 @@ def figure(panels: Sequence[Panel], schemes: Sequence[str], task: str | None, ti
         handles.append(Line2D([], [], color="black", linewidth=1.4, label=CI_LEGEND))
     if {"got", "got_paper"} <= set(schemes):  # two GoTs side by side: say which is which
         handles.append(Patch(facecolor="none", edgecolor="none", label=GOT_LEGEND))
-    fig.legend(handles=handles, loc="lower center", ncol=len(handles), fontsize=8, frameon=False)
+    # one legend row when the figure is wide enough for every entry, else one entry a row
+    ncol = len(handles) if width >= LEGEND_INCHES * len(handles) else 1
+    rows = -(-len(handles) // ncol)
+    fig.legend(handles=handles, loc="lower center", ncol=ncol, fontsize=8, frameon=False)
     fig.suptitle(textwrap.fill(title, width=int(width * 11)), fontsize=10)  # fits the figure
-    fig.tight_layout(rect=(0, 0.05, 1, 1))
+    fig.tight_layout(rect=(0, 0.05 * rows, 1, 1))
     return fig
 
 
@@ -144,6 +151,9 @@ def _panel(
     if scored:
         top = float(rating_text(task).scale)
         ax.set_ylabel(f"score (0-{top:g}); higher is better")
+    elif panel.unclipped:
+        top = max([1.0, *(v for vs in values for v in vs)])
+        ax.set_ylabel("#errors; lower is better")
     else:
         top = float(panel.size)
         ax.set_ylabel(f"#errors (clipped at {panel.size}); lower is better")

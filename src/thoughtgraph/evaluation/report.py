@@ -443,6 +443,7 @@ def write_reports(
     *,
     task: str | None = None,
     panel_name: str = "",
+    unclipped: bool = False,
 ) -> list[Path]:
     """summary.md, summary.csv and (when matplotlib is installed and some pair ran) the figure:
     errors.png / errors.svg, or scores.png / scores.svg for a model-scored task."""
@@ -465,7 +466,7 @@ def write_reports(
         written.append(out / "pairs.csv")
     else:
         (out / "pairs.csv").unlink(missing_ok=True)
-    panel = Panel(size, complete(results), panel_name)
+    panel = Panel(size, complete(results), panel_name, unclipped)
     try:
         written += write_figure([panel], schemes, task, title, out)
     except FigureMissing:  # no figure now: leave no older one that would contradict the summary

@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import hashlib
 import json
+import math
 import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
@@ -62,7 +63,7 @@ class PairResult:
     scheme: str  # the row: a scheme, a variant (got_paper:parts=8) or a graph file's name
     sample: int | str
     error: float
-    clipped_error: float  # min(error, size), as the paper plots it
+    clipped_error: float  # min(error, size), as the paper plots it (a --data row: the error)
     solved: bool | None  # output equals the dataset's reference; None: the task has none
     status: str
     requests: int  # HTTP requests sent (retries and parallel singles included)
@@ -112,6 +113,11 @@ class EvalPlan:
     @property
     def task_spec(self) -> Any:
         return self.task if self.spec is None else self.spec
+
+    @property
+    def from_data(self) -> bool:
+        """Are the samples a user's data rows (`--data`), whose errors are not clipped?"""
+        return any(sample.row is not None for sample in self.samples)
 
     def graph_for(self, row: str, size: int) -> Graph:
         """The graph of a row for a problem of `size` items."""
@@ -716,9 +722,11 @@ def _final_score(result: Any) -> float | None:
     return None if result.final.score is None else float(result.final.score.value)
 
 
-def _clip(the_plan: EvalPlan, sample: Sample) -> int:
-    """Where a pair's error is clipped: the dataset's size, or a data row's own size."""
-    return the_plan.size if sample.row is None else len(sample.input)
+def _clip(the_plan: EvalPlan, sample: Sample) -> float:
+    """Where a pair's error is clipped: the dataset's size, as the paper plots its errors. A data
+    row's errors are not clipped: its count of units (paragraphs, lines) bounds nothing that
+    its errors (names missed, items extra) count."""
+    return the_plan.size if sample.row is None else math.inf
 
 
 def prompt_slots(the_plan: EvalPlan) -> dict[str, frozenset[str]]:

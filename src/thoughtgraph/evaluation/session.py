@@ -492,5 +492,6 @@ def _write_reports(
             folder,
             task=the_plan.task,
             panel_name="" if sized(the_plan.dataset) else the_plan.dataset,
+            unclipped=the_plan.from_data,
         ),
     ]
