@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # the rest loads when the command runs: `--help` stays fast
 DEFAULT_SCHEMES = "io,cot,tot,tot2,got,got_paper"
 
 
+@opt.with_openai_flags
 def eval_command(
     task: Annotated[str, typer.Argument(help="Task name, e.g. sorting.")],
     size: Annotated[
@@ -109,13 +110,7 @@ def eval_command(
         float | None,
         typer.Option(help="USD for the whole evaluation, shared by all pairs (needs a price)."),
     ] = None,
-    base_url: opt.BaseUrl = None,
-    api_key_env: opt.ApiKeyEnv = None,
-    temperature: opt.Temperature = None,
-    max_completion_tokens: opt.MaxCompletionTokens = None,
-    timeout: opt.Timeout = None,
-    max_retries: opt.MaxRetries = None,
-    max_response_bytes: opt.MaxResponseBytes = None,
+    openai: opt.OpenAIFlags = opt.NO_OPENAI_FLAGS,  # --base-url ... --max-response-bytes
     cache: opt.Cache = None,
     rpm: Annotated[
         float | None, typer.Option(help="Requests per minute, shared by every pair.")
@@ -147,19 +142,10 @@ def eval_command(
     """Run every (scheme, sample) pair, then write results.jsonl, summary.md/csv and the figure
     (errors.png/svg; scores.png/svg for doc-merge)."""
     from thoughtgraph.evaluation.api import EvalInterrupted, EvalSizes, evaluate
-    from thoughtgraph.models.flags import model_flags, model_options
+    from thoughtgraph.models.flags import model_options
 
     sizes = parse_sizes(size)
-    flags = model_flags(
-        base_url,
-        api_key_env,
-        temperature,
-        max_completion_tokens,
-        timeout,
-        max_retries,
-        max_response_bytes,
-    )
-    checked = model_options(model, flags)  # the flags' own errors name the flags
+    checked = model_options(model, openai.by_flag())  # the flags' own errors name the flags
     printer = Printer(show=progress and sys.stderr.isatty(), several=len(sizes) > 1)
     try:
         found = evaluate(

@@ -44,10 +44,7 @@ if TYPE_CHECKING:  # the engine loads when a command runs, so `--help` stays fas
 app = typer.Typer(
     name="thoughtgraph",
     help="Graph of Thoughts: solve long, exact tasks with a graph of scored model calls.",
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-    no_args_is_help=True,
+    **opt.APP_SETTINGS,
 )
 
 app.add_typer(trace_app, name="trace")
@@ -144,6 +141,7 @@ def _read_row(
 
 
 @app.command()
+@opt.with_openai_flags
 def solve(
     task: Annotated[
         str,
@@ -177,13 +175,7 @@ def solve(
         int | None, typer.Option(help="Number of parts (default: chunks of 8).")
     ] = None,
     model: opt.Model = "sim",
-    base_url: opt.BaseUrl = None,
-    api_key_env: opt.ApiKeyEnv = None,
-    temperature: opt.Temperature = None,
-    max_completion_tokens: opt.MaxCompletionTokens = None,
-    timeout: opt.Timeout = None,
-    max_retries: opt.MaxRetries = None,
-    max_response_bytes: opt.MaxResponseBytes = None,
+    openai: opt.OpenAIFlags = opt.NO_OPENAI_FLAGS,  # --base-url ... --max-response-bytes
     rpm: Annotated[
         float | None, typer.Option(help="Most requests per minute to the model.")
     ] = None,
@@ -289,7 +281,7 @@ def solve(
     from thoughtgraph.engine.options import RunOptions
     from thoughtgraph.engine.solve import keep_partial, prepare, run_prepared
     from thoughtgraph.events import StopReason
-    from thoughtgraph.models.flags import model_flags, model_from_flags
+    from thoughtgraph.models.flags import model_from_flags
     from thoughtgraph.tasks.base import score_name
 
     user_graph = Graph.load(graph_file) if graph_file is not None else None
@@ -314,18 +306,7 @@ def solve(
     if user_graph is None and model_scored(prepared.task.name):  # doc-merge: end with the
         # model's score of the merge, as eval does (the `rating:` line shows it)
         prepared = prepared._replace(graph=judged(prepared.graph, prepared.task.name))
-    lm = model_from_flags(
-        model,
-        model_flags(
-            base_url,
-            api_key_env,
-            temperature,
-            max_completion_tokens,
-            timeout,
-            max_retries,
-            max_response_bytes,
-        ),
-    )
+    lm = model_from_flags(model, openai.by_flag())
     run_options = RunOptions(
         concurrency=concurrency,
         max_requests=max_requests,

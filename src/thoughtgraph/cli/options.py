@@ -1,13 +1,19 @@
 """Command-line options that `solve`, `eval` and `tune` share: one declaration, one help text.
 
 A flag means the same in every command; the budget flags are not here, because what they cap
-differs (one run, a whole evaluation, a whole tune) and their help says so.
+differs (one run, a whole evaluation, a whole tune) and their help says so. The seven openai
+flags are one group (`with_openai_flags`): a command names them once, as its `openai`
+parameter, and gets them as one `OpenAIFlags`.
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any, TypeVar
 
 import typer
 
@@ -92,3 +98,77 @@ Data = Annotated[
 InputColumn = Annotated[
     str, typer.Option(help="The column of --data holding each problem's input.")
 ]
+
+
+APP_SETTINGS: dict[str, Any] = {
+    "add_completion": False,
+    "pretty_exceptions_enable": False,  # every user error is one `error:` line, not a traceback
+    "rich_markup_mode": None,
+    "no_args_is_help": True,
+}
+"""How every typer app of the command line is made (`thoughtgraph`, `thoughtgraph trace`)."""
+
+
+@dataclass(frozen=True)
+class OpenAIFlags:
+    """The openai flags of a command (None: not given), as one value."""
+
+    base_url: str | None = None
+    api_key_env: str | None = None
+    temperature: float | None = None
+    max_completion_tokens: int | None = None
+    timeout: float | None = None
+    max_retries: int | None = None
+    max_response_bytes: int | None = None
+
+    def by_flag(self) -> dict[str, Any]:
+        """`{"--base-url": ..., ...}`, as `models.flags.model_from_flags` checks them."""
+        from thoughtgraph.models.flags import model_flags
+
+        return model_flags(**asdict(self))
+
+
+_OPENAI_OPTIONS: dict[str, Any] = {
+    "base_url": BaseUrl,
+    "api_key_env": ApiKeyEnv,
+    "temperature": Temperature,
+    "max_completion_tokens": MaxCompletionTokens,
+    "timeout": Timeout,
+    "max_retries": MaxRetries,
+    "max_response_bytes": MaxResponseBytes,
+}
+NO_OPENAI_FLAGS = OpenAIFlags()
+
+Command = TypeVar("Command", bound=Callable[..., Any])
+
+
+def with_openai_flags(command: Command) -> Command:
+    """Declare the openai flags once for every command that takes them: the command's parameter
+    `openai: OpenAIFlags` stands, in its signature and so in its `--help`, for the seven
+    options (`--base-url` ... `--max-response-bytes`), and receives them as one `OpenAIFlags`.
+    Typer reads the signature this returns (`__signature__`), so the options keep their names,
+    defaults, help and place."""
+    signature = inspect.signature(command, eval_str=True)
+    parameters: list[inspect.Parameter] = []
+    for parameter in signature.parameters.values():
+        if parameter.name != "openai":
+            parameters.append(parameter)
+            continue
+        parameters += [
+            inspect.Parameter(name, parameter.kind, default=None, annotation=annotation)
+            for name, annotation in _OPENAI_OPTIONS.items()
+        ]
+    if len(parameters) == len(signature.parameters):
+        raise TypeError(f"{command.__name__} has no `openai` parameter to expand")
+
+    @functools.wraps(command)
+    def expanded(*args: Any, **kwargs: Any) -> Any:
+        given = {name: kwargs.pop(name, None) for name in _OPENAI_OPTIONS}
+        return command(*args, openai=OpenAIFlags(**given), **kwargs)
+
+    expanded.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
+    expanded.__annotations__ = {
+        **{p.name: p.annotation for p in parameters},
+        "return": signature.return_annotation,
+    }
+    return expanded  # type: ignore[return-value]

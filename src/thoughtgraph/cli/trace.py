@@ -12,14 +12,11 @@ from typing import Annotated
 
 import typer
 
+from thoughtgraph.cli import options as opt
 from thoughtgraph.errors import InputError, shown
 
 trace_app = typer.Typer(
-    help="Look at a run's trace (written by `solve --trace`).",
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-    no_args_is_help=True,
+    help="Look at a run's trace (written by `solve --trace`).", **opt.APP_SETTINGS
 )
 
 

@@ -6,6 +6,7 @@ Only the options live here: the work is in `tune.command`, loaded when the comma
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated
 
@@ -14,6 +15,7 @@ import typer
 from thoughtgraph.cli import options as opt
 
 
+@opt.with_openai_flags
 def tune_command(
     task: Annotated[str, typer.Argument(help="Task name, e.g. sorting.")],
     dataset: Annotated[
@@ -76,13 +78,7 @@ def tune_command(
     price_out: opt.PriceOut = None,
     rpm: Annotated[float | None, typer.Option(help="Requests per minute (per process).")] = None,
     tpm: Annotated[float | None, typer.Option(help="Tokens per minute (per process).")] = None,
-    base_url: opt.BaseUrl = None,
-    api_key_env: opt.ApiKeyEnv = None,
-    temperature: opt.Temperature = None,
-    max_completion_tokens: opt.MaxCompletionTokens = None,
-    timeout: opt.Timeout = None,
-    max_retries: opt.MaxRetries = None,
-    max_response_bytes: opt.MaxResponseBytes = None,
+    openai: opt.OpenAIFlags = opt.NO_OPENAI_FLAGS,  # --base-url ... --max-response-bytes
     prompts: Annotated[
         Path | None,
         typer.Option(
@@ -133,13 +129,7 @@ def tune_command(
         price_out=price_out,
         rpm=rpm,
         tpm=tpm,
-        base_url=base_url,
-        api_key_env=api_key_env,
-        temperature=temperature,
-        max_completion_tokens=max_completion_tokens,
-        timeout=timeout,
-        max_retries=max_retries,
-        max_response_bytes=max_response_bytes,
+        **asdict(openai),
         ray=ray,
         prompts=prompts,
         data=data,
