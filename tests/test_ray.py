@@ -292,3 +292,22 @@ def test_the_python_api_runs_a_task_object_and_several_sizes_on_ray(
     assert run_cli(capsys, *sizes, "--out", str(tmp_path / "s-here"))[0] == 0
     for size in ("size-8", "size-16"):
         assert results(tmp_path / "s-ray" / size) == results(tmp_path / "s-here" / size)
+
+
+def test_tune_from_python_on_ray_takes_a_model_object(cluster, tmp_path):
+    """`thoughtgraph.tune(model=<object>, ray=...)`: the object goes to the workers pickled and
+    the study is the one a local tune with the same object makes."""
+    import thoughtgraph
+    from thoughtgraph.models.sim import SimulatedModel
+
+    options = {"schemes": "got", "trials": 4, "pilot": 2, "holdout": 1}
+    on_ray = thoughtgraph.tune(
+        "sorting", "sorting_016", model=SimulatedModel(seed=1), ray="auto",
+        out=tmp_path / "ray", **options,
+    )  # fmt: skip
+    local = thoughtgraph.tune(
+        "sorting", "sorting_016", model=SimulatedModel(seed=1), out=tmp_path / "local", **options
+    )
+    assert on_ray.trials == 4
+    assert trials(tmp_path / "ray") == trials(tmp_path / "local")
+    assert on_ray.text == local.text.replace(str(tmp_path / "local"), str(tmp_path / "ray"))

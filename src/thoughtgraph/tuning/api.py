@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from thoughtgraph.engine.graph import Graph
+from thoughtgraph.models.spec import ModelLike
 
 
 @dataclass
@@ -97,7 +98,7 @@ async def atune(
     data: Any = None,
     *,
     schemes: str = "got,got_paper",
-    model: str = "sim",
+    model: ModelLike = "sim",
     trials: int = 30,
     pilot: int = 10,
     holdout: int = 20,
@@ -121,14 +122,22 @@ async def atune(
     rpm: float | None = None,
     tpm: float | None = None,
     prompts: str | Path | None = None,
+    propose: int = 0,
+    ray: str | None = None,
     quiet: bool = True,
     **model_options: Any,
 ) -> TuneResults:
     """`thoughtgraph tune` from Python: the same options (keywords for the flags). `data` is
     None (the built-in dataset at `size`), a built-in dataset name, or a data file (one problem
-    a row). `model` is a spec string (`sim`, `openai:MODEL`, `py:pkg.mod:fn`): every trial
-    builds its own model from it. `model_options` are the openai flags (`base_url`,
-    `temperature`, `max_completion_tokens`, `timeout`, `max_retries`, `api_key_env`).
+    a row). `model`, as `evaluate()` takes it: a spec string (`sim`, `openai:MODEL`,
+    `py:pkg.mod:fn`), a `LanguageModel`, or a function `prompt -> text` (sync or async). A spec
+    builds one model per process (a fresh simulated model per run); an object is shared by every
+    run in this process (a `SimulatedModel` is copied fresh per run, so its seeded answers do not
+    depend on the order runs happen in). With `ray` (`"local"`, `"auto"`, `"HOST:PORT"`: trials
+    as Ray tasks) an object is sent to the workers pickled: one that cannot be is one
+    `InputError` before anything runs. `model_options` are the openai flags (`base_url`,
+    `temperature`, `max_completion_tokens`, `timeout`, `max_retries`, `api_key_env`) and go
+    with a spec string only.
     `quiet=False` prints each trial's line to stderr as the CLI does. The search runs in a
     worker thread, so awaiting it leaves the event loop free."""
     from thoughtgraph.errors import InputError
@@ -140,11 +149,6 @@ async def atune(
     unknown = sorted(set(model_options) - known - {"max_retries"})
     if unknown:
         raise InputError(f"tune() got an unknown option {unknown[0]!r}")
-    if not isinstance(model, str):
-        raise InputError(
-            "tune() takes the model as a spec string (each trial builds its own): 'sim', "
-            "'openai:MODEL' or 'py:package.module:function'"
-        )
     if isinstance(data, str) and data in DATASETS:
         dataset, data = data, None
 
@@ -163,7 +167,7 @@ async def atune(
             max_completion_tokens=model_options.get("max_completion_tokens"),
             timeout=model_options.get("timeout"),
             max_retries=model_options.get("max_retries"),
-            ray=None, prompts=None if prompts is None else Path(prompts),
+            ray=ray, prompts=None if prompts is None else Path(prompts), propose=propose,
             data=None if data is None else data, input_column=input_column,
             note=None if not quiet else (lambda _line: None),
         )  # fmt: skip

@@ -36,6 +36,7 @@ from thoughtgraph.evaluation.runner import judged
 from thoughtgraph.events import StopReason
 from thoughtgraph.models.base import LanguageModel
 from thoughtgraph.models.limits import ConcurrencyLimiter
+from thoughtgraph.models.sim import SimulatedModel
 from thoughtgraph.models.spec import from_spec
 from thoughtgraph.spend.budget import Budget
 
@@ -58,11 +59,15 @@ class Setup:
     rpm: float | None = None
     tpm: float | None = None
     task_spec: Any = None  # the task as given, when not a built-in name (import string, file)
+    model: LanguageModel | None = None  # a model object given from Python (`tune(model=...)`),
+    # shared by every pair of a process; None: built from `model_spec`
     rating_scale: int | None = None  # a model-scored task: the model rates answers 0..scale
     # and the error is the shortfall `scale - rating`; None: the code's error count
 
     @property
     def simulated(self) -> bool:
+        if self.model is not None:
+            return bool(getattr(self.model, "simulated", False))
         return self.model_spec.strip().lower().startswith("sim")
 
 
@@ -96,7 +101,12 @@ _SHARED: dict[tuple[str, tuple[tuple[str, Any], ...]], LanguageModel] = {}
 
 
 def model_for(setup: Setup) -> LanguageModel:
-    """The model of one pair of this setup (see `model_from_recipe`)."""
+    """The model of one pair of this setup (see `model_from_recipe`): a model object given from
+    Python is shared, except a simulated one, copied fresh as a spec's is."""
+    if isinstance(setup.model, SimulatedModel):
+        return SimulatedModel(setup.model.error, setup.model.latency, setup.model.seed)
+    if setup.model is not None:
+        return setup.model
     return model_from_recipe(setup.model_spec, setup.model_options)
 
 

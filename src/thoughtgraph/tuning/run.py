@@ -170,7 +170,7 @@ def _run_tune(
 
         check_address(ray)
     from thoughtgraph.models.base import shown_name
-    from thoughtgraph.models.flags import OPENAI_FLAGS, model_flags, model_from_flags
+    from thoughtgraph.models.flags import OPENAI_FLAGS, model_flags
     from thoughtgraph.spend.pricing import price_for
 
     flags = model_flags(
@@ -182,7 +182,7 @@ def _run_tune(
         max_retries,
         max_response_bytes,
     )
-    lm = model_from_flags(model, flags)
+    lm, given = _model(model, flags, ray)
     price = price_for(lm.name, price_in, price_out)
     check_priced(caps, price, lm.name)
     if cost == "usd" and price is None:
@@ -208,7 +208,8 @@ def _run_tune(
     setup = Setup(
         task=the_plan.task,
         size=size_of,
-        model_spec=model,
+        model_spec=model if isinstance(model, str) else lm.name,
+        model=given,
         model_options=tuple(
             sorted((OPENAI_FLAGS[f], v) for f, v in flags.items() if v is not None)
         ),
@@ -317,6 +318,31 @@ def _run_tune(
         len(completed(study)),
         rating_scale=objective.scale,
     )
+
+
+def _model(model: Any, flags: dict[str, Any], ray: str | None) -> tuple[Any, Any]:
+    """(the model, the object every trial shares or None): a spec string builds its model from
+    the openai flags (and each process of the tune its own); an object given from Python (a
+    `LanguageModel`, a function `prompt -> text`) is used as it is, and with `--ray` is sent
+    to the workers as a pickled copy made now: one that cannot be pickled is one line here,
+    before any request."""
+    from thoughtgraph.models.flags import model_from_flags
+    from thoughtgraph.models.spec import as_model
+
+    if isinstance(model, str):
+        return model_from_flags(model, flags), None
+    given = [flag for flag, value in flags.items() if value is not None]
+    if given:
+        raise InputError(
+            f"{', '.join(given)}: only with a model spec string ('openai:MODEL'), not with a "
+            "model object (set them on the object)"
+        )
+    lm = as_model(model)
+    if ray is None:
+        return lm, lm
+    from thoughtgraph.evaluation.shipping import _cloudpickle, _pickled
+
+    return lm, _cloudpickle().loads(_pickled(lm, f"model {shown(lm.name)}"))
 
 
 def _items(the_plan: EvalPlan, samples: Sequence[Any]) -> tuple[int, Any]:
