@@ -311,3 +311,19 @@ def test_tune_from_python_on_ray_takes_a_model_object(cluster, tmp_path):
     assert on_ray.trials == 4
     assert trials(tmp_path / "ray") == trials(tmp_path / "local")
     assert on_ray.text == local.text.replace(str(tmp_path / "local"), str(tmp_path / "ray"))
+
+
+def test_repeats_and_traces_on_ray_are_what_they_are_here(cluster, capsys, tmp_path):
+    """Each repeat's pair runs on a worker with the repeat's seed, and each pair's trace comes
+    back to the driver's folder, as a local run writes them."""
+    extra = ("--samples", "2", "--repeats", "2", "--traces")
+    code, _out, err = run_cli(capsys, *eval_args(tmp_path / "ray", *extra, "--ray", "local"))
+    assert code == 0, err
+    assert run_cli(capsys, *eval_args(tmp_path / "here", *extra))[0] == 0
+    rows = results(tmp_path / "ray")
+    assert len(rows) == 3 * 2 * 2 and {r["repeat"] for r in rows} == {0, 1}
+    assert sorted(rows, key=str) == sorted(results(tmp_path / "here"), key=str)
+    for row in rows:
+        trace = json.loads((tmp_path / "ray" / row["trace"]).read_text())
+        here = json.loads((tmp_path / "here" / row["trace"]).read_text())
+        assert trace["result"]["output"] == here["result"]["output"]

@@ -19,6 +19,7 @@ import dataclasses
 import itertools
 import logging
 import socket
+import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -116,13 +117,21 @@ def run_jobs(ray: Any, setup: Any, jobs: Sequence[Any]) -> list[Any]:
 
 
 def _solve_pair_sync(
-    shipment: Shipment, scheme: str, sample: Sample, allowance: Budget, options: Any
-) -> Any:
-    """One pair in a worker, under its own ledger holding the pair's share of the budget."""
-    from thoughtgraph.evaluation.runner import _solve_pair, shared_meter
+    shipment: Shipment,
+    scheme: str,
+    sample: Sample,
+    repeat: int,
+    allowance: Budget,
+    options: Any,
+    traces: bool,
+) -> tuple[Any, str | None]:
+    """One pair in a worker, under its own ledger holding the pair's share of the budget: its
+    result and, when the evaluation writes traces, the trace's text (the driver writes it:
+    its folder need not be on the worker's machine)."""
+    from thoughtgraph.evaluation.runner import _solve_pair, for_repeat, shared_meter
 
     the_plan = unpack_plan(shipment)
-    model = unpack_model(shipment)
+    model = for_repeat(unpack_model(shipment), repeat)  # as a local run: seed + repeat
     mine = dataclasses.replace(
         options,
         max_requests=allowance.max_requests,
@@ -130,7 +139,12 @@ def _solve_pair_sync(
         max_cost=allowance.max_cost,
     )
     meter = shared_meter(model.name, mine)
-    return asyncio.run(_solve_pair(the_plan, scheme, sample, model, meter, options))
+    with tempfile.TemporaryDirectory(prefix="thoughtgraph-trace-") as scratch:
+        folder = Path(scratch) if traces else None
+        pair = asyncio.run(
+            _solve_pair(the_plan, scheme, sample, model, meter, options, folder, None, repeat)
+        )
+        return pair, (Path(scratch) / pair.trace).read_text() if pair.trace else None
 
 
 class _Shares:
@@ -164,16 +178,22 @@ class _Shares:
         self.out.pop(key, None)
 
 
-def pair_runner(ray: Any, shipment: Shipment, parallel: int, options: Any) -> Any:
-    """A `runner.PairRunner` that solves each pair in a Ray task (awaited, not blocking)."""
+def pair_runner(
+    ray: Any, shipment: Shipment, parallel: int, options: Any, trace_folder: Path | None = None
+) -> Any:
+    """A `runner.PairRunner` that solves each pair in a Ray task (awaited, not blocking);
+    with a `trace_folder`, each pair's trace comes back and is written there."""
     task = _remote(ray, _solve_pair_sync, shipment.simulated)
     shipment_ref = ray.put(shipment)
     shares = _Shares(parallel)
+    traces = trace_folder is not None
 
-    async def run(scheme: str, sample: Sample, meter: Any) -> Any:
+    async def run(scheme: str, sample: Sample, repeat: int, meter: Any) -> Any:
         key, allowance = shares.take(meter)
         try:
-            pair = await task.remote(shipment_ref, scheme, sample, allowance, options)
+            pair, trace = await task.remote(
+                shipment_ref, scheme, sample, repeat, allowance, options, traces
+            )
         except ray.exceptions.RayTaskError as exc:  # the worker's own one line, not Ray's text
             if isinstance(exc.cause, ThoughtgraphError):
                 raise exc.cause from None
@@ -181,9 +201,19 @@ def pair_runner(ray: Any, shipment: Shipment, parallel: int, options: Any) -> An
         finally:
             shares.give_back(key)
         meter.carry(pair.requests, pair.tokens, pair.cost)
+        if trace_folder is not None and trace is not None:
+            _write_trace(trace_folder / pair.trace, trace)
         return pair
 
     return run
+
+
+def _write_trace(path: Path, text: str) -> None:
+    try:
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(text)
+    except OSError as exc:
+        raise InputError(f"cannot write trace {path}: {exc.strerror or exc}") from None
 
 
 def check_worker(ray: Any, shipment: Shipment) -> None:
@@ -218,12 +248,14 @@ def runner_for(
     model_options: dict[str, Any],
     parallel: int,
     options: Any,
+    trace_folder: Path | None = None,
 ) -> Any:
     """`eval --ray`: a pair runner for one plan on the cluster. The plan's task and the model go
     to the workers as a `shipping.Shipment`, checked by a probe task first; a relative
-    answer-cache path is made absolute (a worker's working directory is not the driver's)."""
+    answer-cache path is made absolute (a worker's working directory is not the driver's).
+    With a `trace_folder` (`--traces`), the pairs' traces are written there."""
     shipment = pack(the_plan, model, model_options)  # what cannot travel: one line, here
     if getattr(options, "cache", None) is not None:
         options = dataclasses.replace(options, cache=Path(options.cache).resolve())
     check_worker(ray, shipment)
-    return pair_runner(ray, shipment, parallel, options)
+    return pair_runner(ray, shipment, parallel, options, trace_folder)

@@ -45,9 +45,10 @@ from thoughtgraph.tasks import get_task
 from thoughtgraph.tasks.reference import answer_matches
 
 RESULTS = "results.jsonl"
-# Runs one pair elsewhere (e.g. on a Ray cluster): (scheme, sample, the evaluation's ledger) ->
-# its result. It must keep to the ledger's caps and record there what the pair paid.
-PairRunner = Callable[[str, Sample, Meter], Awaitable["PairResult"]]
+# Runs one pair elsewhere (e.g. on a Ray cluster): (scheme, sample, repeat, the evaluation's
+# ledger) -> its result. It must keep to the ledger's caps and record there what the pair paid,
+# and write the pair's trace into the folder when the evaluation writes traces.
+PairRunner = Callable[[str, Sample, int, Meter], Awaitable["PairResult"]]
 MANIFEST = "eval.json"
 # What runs of this evaluation paid for that no line of results.jsonl holds: the requests of
 # pairs cut short by Ctrl-C or a fatal model error. Carried into the budget of every rerun.
@@ -505,7 +506,7 @@ async def evaluate(
                 if exhausted(meter):
                     return
                 pair = await (
-                    pair_runner(scheme, sample, meter)
+                    pair_runner(scheme, sample, repeat, meter)
                     if pair_runner is not None
                     else _solve_pair(
                         the_plan,

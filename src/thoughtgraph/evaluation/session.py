@@ -182,7 +182,13 @@ async def run(task: Any, data: Any, sizes: Sequence[int] | None, settings: Setti
                     from thoughtgraph.evaluation.ray_backend import runner_for
 
                     runner = runner_for(
-                        on_ray, the_plan, s.model, dict(s.model_options or {}), pairs, size_options
+                        on_ray,
+                        the_plan,
+                        s.model,
+                        dict(s.model_options or {}),
+                        pairs,
+                        size_options,
+                        folder if s.traces else None,
                     )
                 s.say(SizeStarting(the_plan, folder, done_before, shown_name(lm)))
                 if s.traces and done_before:
@@ -376,15 +382,6 @@ def _prompt_texts(
 def _check_ray(s: Settings) -> None:
     if s.ray is None:
         return
-    if s.repeats > 1:
-        raise InputError(
-            f"{s.word('repeats')} is not run by pairs with {s.word('ray')} yet; drop one of them"
-        )
-    if s.traces:
-        raise InputError(
-            f"{s.word('traces')} is not written by pairs run with {s.word('ray')} yet; drop one "
-            "of them"
-        )
     from thoughtgraph.evaluation.ray_backend import check_address
 
     check_address(s.ray)  # one line naming the extra or the bad address, before anything runs
