@@ -156,3 +156,50 @@ def test_long_count_replies_are_read_at_once(tmp_path):
     task = counts_task(tmp_path)
     assert task.parse("{" + '"a": 1, ' * 30_000 + "}") == {"a": 30_000}
     assert task.parse('Answer: {"tea": 2, "note": "' + "the " * 25_000) == {"tea": 2}
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (("description: List every person.", "description: '   '"), "description: is blank"),
+        (("split:", 'format: "\\n"\nsplit:'), "format: is blank"),
+        (
+            ("score: {by: reference}", "score: {by: model, rubric: ' '}"),
+            "score.rubric: is blank",
+        ),
+    ],
+    ids=["description", "format", "rubric"],
+)
+def test_a_blank_text_is_refused_naming_its_key(capsys, tmp_path, change, message):
+    """A blank description sent prompts that asked nothing; the file is refused before any call."""
+    from tests.conftest import run_cli
+
+    strings_task(tmp_path)  # writes people.yaml
+    path = tmp_path / "people.yaml"
+    path.write_text(path.read_text().replace(*change))
+    code, _, err = run_cli(capsys, "solve", str(path), "--input", "Ada.", "--model", "sim")
+    assert code == 2 and err.count("\n") == 1, err
+    assert f"task file {path}: {message}" in err
+
+
+@pytest.mark.parametrize(
+    ("reference", "given"),
+    [
+        ("Ada Lovelace", 'got the text "Ada Lovelace"'),  # a CSV cell that is not JSON
+        ("[1, 2]", "got a list holding a number"),
+        ("5", 'got the text "5"'),
+    ],
+)
+def test_a_reference_of_the_wrong_type_says_what_it_got(capsys, tmp_path, reference, given):
+    """A plain-text reference was called "looks like JSON but is not valid JSON"."""
+    from tests.conftest import run_cli
+
+    task = strings_task(tmp_path)
+    data = tmp_path / "rows.csv"
+    data.write_text(f'input,reference\n"Ada Lovelace met Bob.","{reference}"\n')
+    code, _, err = run_cli(
+        capsys, "solve", str(tmp_path / "people.yaml"), "--data", str(data), "--model", "sim"
+    )
+    assert task.name == "people-edges" and code == 2 and err.count("\n") == 1, err
+    assert err.startswith('error: rows.csv row 1: "reference": the reference must be a JSON list')
+    assert err.rstrip().endswith(given)

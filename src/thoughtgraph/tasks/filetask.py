@@ -118,7 +118,8 @@ class FileTask(BaseTask):
     def with_reference(self, problem: FileProblem, reference: Any) -> FileProblem:
         """The row's problem carrying its reference (a JSON text or the value), checked against
         `answer.type`: an unreadable reference is one `InputError`, before any call."""
-        if isinstance(reference, str) and self.spec.answer.type != "text":
+        text = isinstance(reference, str) and self.spec.answer.type == "text"
+        if isinstance(reference, str) and not text and reference.lstrip().startswith(("[", "{")):
             reference = _json(reference, "the reference")
         return FileProblem(problem.units, self._checked_reference(reference))
 
@@ -161,7 +162,13 @@ class FileTask(BaseTask):
             return {k: int(v) for k, v in reference.items() if int(v) > 0}
         if kind == "text" and isinstance(reference, str):
             return reference
-        raise InputError(f"the reference must be {_DEFAULT_FORMATS[kind].split(', such')[0]}")
+        wanted = _DEFAULT_FORMATS[kind]
+        given = (
+            f"the text {_show(reference)[:60]}"
+            if isinstance(reference, str)
+            else _json_kind(reference)
+        )
+        raise InputError(f"the reference must be {wanted}; got {given}")
 
     # --- prompts ------------------------------------------------------------------------
     def describe(self, problem: Any) -> str:
@@ -688,6 +695,15 @@ def _json(text: str, what: str) -> Any:
         raise InputError(f"{what} looks like JSON but is not valid JSON ({exc.msg})") from None
     except RecursionError:
         raise InputError(f"{what} is nested too deeply") from None
+
+
+def _json_kind(value: Any) -> str:
+    """What a value is, in JSON's words (for an error about it)."""
+    if isinstance(value, list):
+        kinds = sorted({_json_kind(v) for v in value})
+        return "a list holding " + " and ".join(kinds) if kinds else "an empty list"
+    names = {bool: "a boolean", int: "a number", float: "a number", dict: "an object"}
+    return next((n for t, n in names.items() if isinstance(value, t)), "text")
 
 
 def _scalar(item: Any) -> bool:

@@ -158,6 +158,15 @@ def parse_task_file(text: str, path: Path) -> TaskFileSpec:
 def _inconsistency(spec: TaskFileSpec) -> str | None:
     """Keys that are valid alone but not together, as one `key: what is wrong` line."""
     kind, score = spec.answer.type, spec.score
+    for key, text in (
+        ("description", spec.description),
+        ("format", spec.format),
+        ("score.rubric", score.rubric),
+    ):
+        if text is not None and not text.strip():  # the prompt would say nothing
+            return f"{key}: is blank: write what it should say" + (
+                " (or leave format out for the default)" if key == "format" else ""
+            )
     if spec.join == "add" and kind != "counts":
         return f"join: add needs answer.type: counts, not {kind}"
     if spec.join == "union" and kind not in ("integers", "strings"):
