@@ -35,6 +35,15 @@ def flaky(prompt):
 
 NOT_CALLABLE = 3
 
+def no_argument():
+    return "[1]"
+
+def two_arguments(prompt, model):
+    return "[1]"
+
+def with_defaults(prompt, n=1, *rest, **options):
+    return sort_prompt(prompt)
+
 class Model:
     pass
 '''
@@ -57,7 +66,7 @@ def module(here: Path) -> str:
     return next(p.stem for p in here.glob("mymodels_*.py"))
 
 
-@pytest.mark.parametrize("function", ["sort_prompt", "sort_async"])
+@pytest.mark.parametrize("function", ["sort_prompt", "sort_async", "with_defaults"])
 def test_solve_runs_on_your_function_sync_or_async(capsys, here, function):
     spec = f"py:{module(here)}:{function}"
     code, out, err = run_cli(
@@ -97,6 +106,10 @@ def test_eval_runs_on_your_function(capsys, here, tmp_path):
         ("not an import", "cannot load model 'not an import': write it as "
                           "package.module:attribute"),
         ("", "model 'py:' names no function (expected py:package.module:function)"),
+        ("{m}:no_argument", "model 'py:{m}:no_argument' takes no argument: a model function is "
+                            "called with one argument, the prompt str"),
+        ("{m}:two_arguments", "model 'py:{m}:two_arguments' takes (prompt, model): a model "
+                              "function is called with one argument, the prompt str"),
     ],
 )  # fmt: skip
 def test_each_way_a_model_import_fails_is_one_line(capsys, here, target, message):

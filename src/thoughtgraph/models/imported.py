@@ -10,6 +10,7 @@ the op may retry, reported with its first line.
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 from thoughtgraph.errors import FatalModelError, ModelError, UnknownNameError
@@ -40,6 +41,7 @@ class ImportedModel(FunctionModel):
                 f"model {given!r} is {kind}, not a function prompt -> text "
                 "(sync or async, taking the prompt str and returning the answer str)"
             )
+        _check_takes_the_prompt(value, given)
         return cls(value, target.strip())
 
     async def _one(self, prompt: str) -> Completion:
@@ -59,6 +61,31 @@ class ImportedModel(FunctionModel):
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickled as its import string (a Ray worker imports the function again)."""
         return (_rebuild, (self.target,))
+
+
+def _check_takes_the_prompt(fn: Any, given: str) -> None:
+    """Refuse, before any call, a function that cannot be called with the prompt alone
+    (`def answer()`, `def answer(prompt, model)`): every call would fail the same way, each
+    one reported as a flaky answer and retried."""
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):  # a builtin or C callable without one: try it
+        return
+    try:
+        signature.bind("prompt")
+    except TypeError:
+        raise UnknownNameError(
+            f"model {given!r} takes {_shown_parameters(signature)}: a model function is "
+            "called with one argument, the prompt str"
+        ) from None
+
+
+def _shown_parameters(signature: inspect.Signature) -> str:
+    return (
+        str(signature.replace(return_annotation=inspect.Signature.empty))
+        if signature.parameters
+        else "no argument"
+    )
 
 
 def _rebuild(target: str) -> LanguageModel:
