@@ -43,3 +43,52 @@ def test_a_task_file_with_a_byte_order_mark_loads(tmp_path: Path):
     toml += '[answer]\ntype = "strings"\n[split]\nby = "lines"\n[score]\nby = "reference"\n'
     (tmp_path / "t.toml").write_text(BOM + toml, encoding="utf-8")
     assert get_task(str(tmp_path / "t.toml")).name == "toml-with-bom"
+
+
+EVENS_FILE = """\
+name: evens-items
+description: Keep the even numbers of the list, in order.
+answer: {type: integers, ordered: true, from_input: true}
+split: {by: items, part_size: 2}
+join: concatenate
+score: {by: reference}
+"""
+
+
+@pytest.mark.parametrize(
+    ("given", "item"),
+    [
+        ([[1, 2], 3, 4], "item 1 is [1, 2]"),
+        ([1, None, 4], "item 2 is null"),
+        ([1, 2.5, 4], "item 2 is 2.5"),
+        ("[1, 2, true]", "item 3 is true"),
+    ],
+)
+@pytest.mark.parametrize("command", ["solve", "eval"])
+def test_an_item_that_is_no_number_or_string_is_refused_before_any_request(
+    capsys, tmp_path, monkeypatch, command, given, item
+):
+    """A nested list among a row's items crashed the split with a traceback."""
+    from tests.task_helpers import ScriptedServer, play_evens
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    (tmp_path / "evens.yaml").write_text(EVENS_FILE)
+    data = tmp_path / "rows.jsonl"
+    data.write_text(
+        json.dumps({"input": [2, 4], "reference": [2, 4]})
+        + "\n"
+        + json.dumps({"input": given, "reference": [4]})
+        + "\n"
+    )
+    extra = ["--no-progress"] if command == "solve" else ["--out", str(tmp_path / "out")]
+    extra += ["--sample", "2"] if command == "solve" else []
+    with ScriptedServer(play_evens) as server:
+        code, _, err = run_cli(
+            capsys, command, str(tmp_path / "evens.yaml"), "--data", str(data), "--model",
+            "openai:m", "--base-url", server.base_url, "--max-retries", "0", *extra,
+        )  # fmt: skip
+        assert server.requests == []
+    assert code == 2 and err.count("\n") == 1, err
+    assert err == (
+        f"error: rows.jsonl row 2: the input must be a list of whole numbers or strings: {item}\n"
+    )

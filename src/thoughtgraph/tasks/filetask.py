@@ -128,6 +128,7 @@ class FileTask(BaseTask):
         if isinstance(raw, list | tuple):
             if by != "items" and not all(isinstance(u, str) for u in raw):
                 raise InputError(f"split by {by}: give the input as text (or a list of texts)")
+            _check_items(raw)
             units = tuple(u.strip() if isinstance(u, str) else u for u in raw)
             return tuple(u for u in units if u != "")
         if not isinstance(raw, str):
@@ -136,8 +137,9 @@ class FileTask(BaseTask):
         if by == "items":
             if text.startswith("["):
                 items = _json(text, "the input")
-                if not isinstance(items, list) or not all(_scalar(i) for i in items):
-                    raise InputError("the input must be a JSON list of numbers or strings")
+                if not isinstance(items, list):
+                    raise InputError("the input must be a JSON list of whole numbers or strings")
+                _check_items(items)
                 return tuple(items)
             lines = [line.strip() for line in text.splitlines() if line.strip()]
             return tuple(int(x) if re.fullmatch(r"-?\d+", x) else x for x in lines)
@@ -702,8 +704,21 @@ def _json_kind(value: Any) -> str:
     if isinstance(value, list):
         kinds = sorted({_json_kind(v) for v in value})
         return "a list holding " + " and ".join(kinds) if kinds else "an empty list"
+    if value is None:
+        return "null"
     names = {bool: "a boolean", int: "a number", float: "a number", dict: "an object"}
     return next((n for t, n in names.items() if isinstance(value, t)), "text")
+
+
+def _check_items(items: list[Any] | tuple[Any, ...]) -> None:
+    """Items are whole numbers or strings: a null, a fraction, a list or an object among them
+    cannot be compared with an answer's items (a nested list crashed the split)."""
+    for number, item in enumerate(items, start=1):
+        if not _scalar(item):
+            raise InputError(
+                f"the input must be a list of whole numbers or strings: item {number} is "
+                + json.dumps(item, ensure_ascii=False, default=str)[:60]
+            )
 
 
 def _scalar(item: Any) -> bool:
