@@ -92,3 +92,27 @@ def test_an_item_that_is_no_number_or_string_is_refused_before_any_request(
     assert err == (
         f"error: rows.jsonl row 2: the input must be a list of whole numbers or strings: {item}\n"
     )
+
+
+def test_a_csv_cell_may_hold_a_whole_document(capsys, tmp_path):
+    """A cell past the csv module's 128 KiB default was refused as "not valid CSV" (the same
+    row as JSON Lines ran)."""
+    numbers = list(range(40_000, 0, -1))  # about 240 KB of input in one cell
+    data = tmp_path / "big.csv"
+    data.write_text("id,input\nbig," + '"' + json.dumps(numbers) + '"\n')
+    _, out, err = run_cli(
+        capsys, "solve", "sorting", "--data", str(data), "--model", "sim:error=0",
+        "--scheme", "io", "--json", "--no-progress", "--max-requests", "0",
+    )  # fmt: skip
+    assert "not valid CSV" not in err and "field limit" not in err, err
+    assert json.loads(out)["requests"] == 0  # read, then stopped by the budget before a request
+
+
+@pytest.mark.parametrize(("separator", "shown"), [(";", "';'"), ("\t", "tabs")])
+def test_a_csv_with_another_separator_says_so(capsys, tmp_path, separator, shown):
+    """Excel in many locales writes `;`: every row was `no "input"`, with no hint why."""
+    data = tmp_path / "rows.csv"
+    data.write_text(f"id{separator}input\n1{separator}[2, 1]\n")
+    code, _, err = run_cli(capsys, "solve", "sorting", "--data", str(data), "--model", "sim")
+    assert code == 2 and err.count("\n") == 1
+    assert "rows.csv: the header is one column" in err and f"not {shown}" in err

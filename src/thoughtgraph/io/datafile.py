@@ -172,12 +172,20 @@ def _json_list(text: str, name: str) -> list[tuple[int, dict[str, Any]]]:
 
 
 def _csv(text: str, name: str) -> list[tuple[int, dict[str, Any]]]:
+    # a cell may be a whole document: the csv module's default limit (128 KiB a cell) refused
+    # one as "not valid CSV"; the file's own bound is the limit (the setting is per process)
+    csv.field_size_limit(max(csv.field_size_limit(), MAX_DATA_FILE_BYTES))
     reader = csv.reader(io.StringIO(text, newline=""))
     try:
         header = next(reader, None)
         if header is None:
             return []
         header = [h.strip() for h in header]
+        if len(header) == 1 and (sep := next((c for c in ";\t|" if c in header[0]), None)):
+            raise InputError(
+                f"{name}: the header is one column, {header[0][:60]!r}: separate the columns "
+                f"with commas, not {'tabs' if sep == chr(9) else repr(sep)}"
+            )
         duplicated = sorted({h for h in header if header.count(h) > 1 and h})
         if duplicated:
             raise InputError(f"{name}: column {duplicated[0]!r} appears twice in the header")
