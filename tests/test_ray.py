@@ -327,3 +327,28 @@ def test_repeats_and_traces_on_ray_are_what_they_are_here(cluster, capsys, tmp_p
         trace = json.loads((tmp_path / "ray" / row["trace"]).read_text())
         here = json.loads((tmp_path / "here" / row["trace"]).read_text())
         assert trace["result"]["output"] == here["result"]["output"]
+
+
+@pytest.mark.parametrize("source", ["module", "file"])
+def test_tune_on_ray_runs_a_users_task_as_it_runs_here(
+    cluster, capsys, tmp_path, monkeypatch, source
+):
+    """The tune's setup travels as an evaluation's plan does: its trials on the workers load
+    the user's task (a module in the driver's folder, a task file by a relative path) and
+    make the study a local tune makes."""
+    from tests.task_helpers import ScriptedServer, play_evens
+
+    task = user_folder(tmp_path, monkeypatch, source)
+    with ScriptedServer(play_evens) as server:
+        args = [
+            "tune", task, "--data", "rows.jsonl", "--trials", "2", "--pilot", "2",
+            "--holdout", "1", "--schemes", "got", "--model", "openai:m", "--base-url",
+            server.base_url, "--max-retries", "0",
+        ]  # fmt: skip
+        code, _out, err = run_cli(capsys, *args, "--out", "ray", "--ray", "local")
+        assert code == 0, err
+        assert run_cli(capsys, *args, "--out", "here")[0] == 0
+    assert trials(tmp_path / "ray") == trials(tmp_path / "here")
+    assert all(state == "COMPLETE" for _n, state, _p, _v in trials(tmp_path / "ray"))
+    # the workers (started elsewhere) wrote the answer caches into the driver's --out
+    assert list((tmp_path / "ray" / "cache").glob("*.sqlite"))

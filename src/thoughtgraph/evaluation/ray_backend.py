@@ -26,7 +26,15 @@ from typing import Any
 
 from thoughtgraph.errors import InputError, ThoughtgraphError
 from thoughtgraph.evaluation.datasets import Sample
-from thoughtgraph.evaluation.shipping import Shipment, check_unpack, pack, unpack_model, unpack_plan
+from thoughtgraph.evaluation.shipping import (
+    Shipment,
+    check_unpack,
+    pack,
+    pack_setup,
+    unpack_model,
+    unpack_plan,
+    unpack_setup,
+)
 from thoughtgraph.spend.budget import NOTHING, Amounts, Budget, Meter, share
 
 INSTALL_HINT = (
@@ -108,12 +116,29 @@ def _remote(ray: Any, fn: Any, simulated: bool) -> Any:
 
 
 def run_jobs(ray: Any, setup: Any, jobs: Sequence[Any]) -> list[Any]:
-    """Tuning jobs as Ray tasks; results in the jobs' order (as a local run returns them)."""
+    """Tuning jobs as Ray tasks; results in the jobs' order (as a local run returns them). The
+    setup travels as a `shipping.Shipment`, so a user's task (a task file, an import string, a
+    plugin) loads in the workers as it did here; the first batch probes that it does."""
+    if setup.cache_dir is not None:  # a worker's working directory is not the driver's
+        setup = dataclasses.replace(setup, cache_dir=str(Path(setup.cache_dir).resolve()))
+    shipment = pack_setup(setup)
+    if shipment.key not in _PROBED:
+        check_worker(ray, shipment, "tune")
+        _PROBED.add(shipment.key)
+    task = _remote(ray, _run_job_shipped, setup.simulated)
+    shipment_ref = ray.put(shipment)
+    return list(ray.get([task.remote(shipment_ref, job) for job in jobs]))
+
+
+_PROBED: set[str] = set()
+"""The shipments a probe task loaded on this cluster (one probe per tune, not per batch)."""
+
+
+def _run_job_shipped(shipment: Shipment, job: Any) -> Any:
+    """One tuning job in a worker, with the setup and task the driver shipped."""
     from thoughtgraph.tuning.jobs import run_job_sync
 
-    task = _remote(ray, run_job_sync, setup.simulated)
-    setup_ref = ray.put(setup)
-    return list(ray.get([task.remote(setup_ref, job) for job in jobs]))
+    return run_job_sync(unpack_setup(shipment), job)
 
 
 def _solve_pair_sync(
@@ -216,14 +241,14 @@ def _write_trace(path: Path, text: str) -> None:
         raise InputError(f"cannot write trace {path}: {exc.strerror or exc}") from None
 
 
-def check_worker(ray: Any, shipment: Shipment) -> None:
+def check_worker(ray: Any, shipment: Shipment, what: str = "evaluation") -> None:
     """One probe task loads the task and the model in a worker, before any pair runs: what a
     worker cannot load (a module on the driver's machine only, a dependency missing there) is
     one line now, with no request sent."""
     probe = ray.remote(num_cpus=IO_TASK_CPUS, max_retries=0)(check_unpack)
     problem = ray.get(probe.remote(shipment))
     if problem is not None:
-        raise InputError(f"--ray: a Ray worker cannot load the evaluation: {problem}")
+        raise InputError(f"--ray: a Ray worker cannot load the {what}: {problem}")
 
 
 @contextlib.contextmanager

@@ -37,9 +37,11 @@ from thoughtgraph.tasks.loading import TASK_FILE_SUFFIXES, loaded, plugins, reme
 class Shipment:
     """How a worker loads the evaluation's task and model again (plain, picklable data)."""
 
-    plan: bytes  # the `EvalPlan` without its task object, pickled (its samples may be a user's
-    # types: unpickled only once the driver's path is in place)
+    payload: bytes  # the work's shared object (an `EvalPlan`, a tune's `Setup`) without its
+    # task object, pickled: it may hold a user's types, so it is unpickled only once the
+    # driver's path is in place
     task: str  # the task's name (the plan's `task`)
+    task_field: str = "spec"  # the payload's field the loaded task goes into
     spec: str | None = None  # an import string, a plugin's name or a task file's path, as given
     text: str | None = None  # the task file's text, read by the driver
     pickled_task: bytes | None = None  # a task object (the Python API, or a name only loaded here)
@@ -60,7 +62,7 @@ class Shipment:
         for part in (self.task, self.spec, self.text, self.model_spec, repr(self.model_options)):
             digest.update(repr(part).encode())
         digest.update(repr(self.remembered).encode())
-        for blob in (self.plan, self.pickled_task, self.pickled_model):
+        for blob in (self.payload, self.pickled_task, self.pickled_model):
             digest.update(blob or b"")
         return digest.hexdigest()
 
@@ -70,7 +72,7 @@ def pack(the_plan: EvalPlan, model: Any, model_options: dict[str, Any] | None = 
     `InputError` line for what cannot be sent to a worker."""
     options = tuple(sorted((k, v) for k, v in (model_options or {}).items() if v is not None))
     shipment = Shipment(
-        plan=_pickled(replace(the_plan, spec=None), f"evaluation of {shown(the_plan.task)}"),
+        payload=_pickled(replace(the_plan, spec=None), f"evaluation of {shown(the_plan.task)}"),
         task=the_plan.task,
         remembered=loaded(the_plan.task) is not None,
         paths=_driver_paths(),
@@ -80,6 +82,20 @@ def pack(the_plan: EvalPlan, model: Any, model_options: dict[str, Any] | None = 
     if isinstance(model, str):
         return replace(shipment, model_spec=model)
     return replace(shipment, pickled_model=_pickled(model, f"model {shown(_name(model))}"))
+
+
+def pack_setup(setup: Any) -> Shipment:
+    """The shipment of a tune's `Setup` (tuning/jobs.py): its task as given (`task_spec`, or
+    the built-in `task`) travels as an evaluation's does; its model stays in the setup."""
+    shipment = Shipment(
+        payload=_pickled(replace(setup, task_spec=None), f"tune of {shown(setup.task)}"),
+        task=setup.task,
+        task_field="task_spec",
+        remembered=loaded(setup.task) is not None,
+        paths=_driver_paths(),
+    )
+    spec = setup.task if setup.task_spec is None else setup.task_spec
+    return replace(shipment, **_task_fields(spec, setup.task))
 
 
 def _task_fields(task_spec: Any, task: str) -> dict[str, Any]:
@@ -130,7 +146,7 @@ def _name(model: Any) -> str:
     return str(getattr(model, "name", type(model).__name__))
 
 
-_UNPACKED: dict[str, tuple[EvalPlan, LanguageModel | None]] = {}
+_UNPACKED: dict[str, tuple[Any, LanguageModel | None, Task]] = {}
 """What this worker process unpacked, by shipment key: loaded once, shared by its pairs (a real
 model's concurrency and rate limits then hold across them)."""
 
@@ -138,7 +154,8 @@ model's concurrency and rate limits then hold across them)."""
 def unpack_plan(shipment: Shipment) -> EvalPlan:
     """In a worker: the plan, its task loaded as the driver loaded it (and remembered under its
     name where the driver remembers it)."""
-    return _unpacked(shipment)[0]
+    the_plan: EvalPlan = _unpacked(shipment)[0]
+    return the_plan
 
 
 def unpack_model(shipment: Shipment) -> LanguageModel:
@@ -153,16 +170,21 @@ def unpack_model(shipment: Shipment) -> LanguageModel:
     return model
 
 
-def _unpacked(shipment: Shipment) -> tuple[EvalPlan, LanguageModel | None]:
+def unpack_setup(shipment: Shipment) -> Any:
+    """In a worker: a tune's `Setup`, its task loaded as the driver loaded it (`pack_setup`)."""
+    return _unpacked(shipment)[0]
+
+
+def _unpacked(shipment: Shipment) -> tuple[Any, LanguageModel | None, Task]:
     _add_paths(shipment.paths)
     found = _UNPACKED.get(shipment.key)
     if found is None:
         task = _load_task(shipment)
-        the_plan = _unpickled(shipment.plan, f"evaluation of {shown(shipment.task)}")
-        found = (replace(the_plan, spec=task), _load_model(shipment))
+        payload = _unpickled(shipment.payload, f"work on {shown(shipment.task)}")
+        found = (replace(payload, **{shipment.task_field: task}), _load_model(shipment), task)
         _UNPACKED[shipment.key] = found
     if shipment.remembered:  # the schemes find it by name (its part size, paper configuration)
-        remember(found[0].spec)
+        remember(found[2])
     return found
 
 
@@ -204,8 +226,9 @@ def check_unpack(shipment: Shipment) -> str | None:
     """In a worker, before any pair runs: None when the task and model load there, else the
     one line saying why not (no model call is made)."""
     try:
-        unpack_plan(shipment)
-        unpack_model(shipment)
+        _unpacked(shipment)
+        if shipment.model_spec is not None or shipment.pickled_model is not None:
+            unpack_model(shipment)
     except ThoughtgraphError as exc:
         return str(exc)
     except Exception as exc:  # a user's module may raise anything
