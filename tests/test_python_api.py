@@ -150,14 +150,14 @@ def frozen(folder) -> list[dict]:
 
 def test_evaluate_at_several_sizes_writes_what_eval_writes(tmp_path, capsys):
     from thoughtgraph.cli.main import main
-    from thoughtgraph.evaluation.api import EvalSizes, Note, SizeDone, SizeStarting
+    from thoughtgraph.evaluation.api import Note, SizeDone, SizeStarting
 
     heard = []
     found = thoughtgraph.evaluate(
         "sorting", sizes=[8, 16], schemes="io,got", samples=2, model="sim",
         out=tmp_path / "api", on_event=heard.append,
     )  # fmt: skip
-    assert isinstance(found, EvalSizes) and found.sizes == [8, 16]
+    assert isinstance(found, thoughtgraph.EvalSizes) and found.sizes == [8, 16]
     assert found[16].size == 16 and found[16].folder == tmp_path / "api" / "size-16"
     assert found.folder == tmp_path / "api"
     assert {p.name for p in found.files} >= {"summary.md", "summary.csv"}

@@ -30,7 +30,13 @@ if TYPE_CHECKING:
         ThoughtgraphError,
         UnknownNameError,
     )
-    from thoughtgraph.evaluation.api import EvalResults, aevaluate, evaluate
+    from thoughtgraph.evaluation.api import (
+        EvalInterrupted,
+        EvalResults,
+        EvalSizes,
+        aevaluate,
+        evaluate,
+    )
     from thoughtgraph.events import Event, StopReason
     from thoughtgraph.models.base import Completion, FunctionModel, LanguageModel, WrapperModel
     from thoughtgraph.models.sim import SimulatedModel
@@ -47,7 +53,10 @@ if TYPE_CHECKING:
 _LAZY = {
     "schemes": ".schemes",
     "testing": ".testing",
-    **dict.fromkeys(["EvalResults", "aevaluate", "evaluate"], ".evaluation.api"),
+    **dict.fromkeys(
+        ["EvalInterrupted", "EvalResults", "EvalSizes", "aevaluate", "evaluate"],
+        ".evaluation.api",
+    ),
     **dict.fromkeys(["TuneResults", "atune", "tune"], ".tuning.api"),
     **dict.fromkeys(["asolve", "solve"], ".engine.solve"),
     **dict.fromkeys(
@@ -104,7 +113,9 @@ __all__ = [
     "BudgetExhausted",
     "Call",
     "Completion",
+    "EvalInterrupted",
     "EvalResults",
+    "EvalSizes",
     "Event",
     "FatalModelError",
     "FunctionModel",

@@ -127,7 +127,8 @@ async def aevaluate(
     pairs.csv, the figure; `traces=True` each pair's trace) and a rerun resumes there; without
     it, nothing. `on_result(pair)` hears each pair as it finishes, `on_event(event)` the rest
     (`Note` lines, `SizeStarting`, `SizeDone`). Every mistake is one `ThoughtgraphError` line
-    before any call; Ctrl-C raises `EvalInterrupted` (the finished pairs are kept).
+    before any call (`flags=True` names the command line's flags in them, as `thoughtgraph
+    eval` does); Ctrl-C raises `EvalInterrupted` (the finished pairs are kept).
     """
     ran = await run(task, data, sizes, Settings(**options))
     if sizes is None:
