@@ -329,16 +329,13 @@ def test_repeats_and_traces_on_ray_are_what_they_are_here(cluster, capsys, tmp_p
         assert trace["result"]["output"] == here["result"]["output"]
 
 
-@pytest.mark.parametrize("source", ["module", "file"])
-def test_tune_on_ray_runs_a_users_task_as_it_runs_here(
-    cluster, capsys, tmp_path, monkeypatch, source
-):
-    """The tune's setup travels as an evaluation's plan does: its trials on the workers load
-    the user's task (a module in the driver's folder, a task file by a relative path) and
-    make the study a local tune makes."""
+def test_tune_on_ray_runs_a_users_task_as_it_runs_here(cluster, capsys, tmp_path, monkeypatch):
+    """The tune's setup travels as an evaluation's plan does (the same `shipping.pack` of the
+    task, tested above for task files and plugins too): its trials on the workers load the
+    user's module from the driver's folder and make the study a local tune makes."""
     from tests.task_helpers import ScriptedServer, play_evens
 
-    task = user_folder(tmp_path, monkeypatch, source)
+    task = user_folder(tmp_path, monkeypatch, "module")
     with ScriptedServer(play_evens) as server:
         args = [
             "tune", task, "--data", "rows.jsonl", "--trials", "2", "--pilot", "2",
