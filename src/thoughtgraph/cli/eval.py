@@ -26,7 +26,7 @@ DEFAULT_SCHEMES = "io,cot,tot,tot2,got,got_paper"
 
 @opt.with_openai_flags
 def eval_command(
-    task: Annotated[str, typer.Argument(help="Task name, e.g. sorting.")],
+    task: opt.Task,
     size: Annotated[
         str | None,
         typer.Option(
@@ -140,7 +140,7 @@ def eval_command(
     ] = None,
 ) -> None:
     """Run every (scheme, sample) pair, then write results.jsonl, summary.md/csv and the figure
-    (errors.png/svg; scores.png/svg for doc-merge)."""
+    (errors.png/svg; scores.png/svg for a task the model rates)."""
     from thoughtgraph.evaluation.api import EvalInterrupted, EvalSizes, evaluate
     from thoughtgraph.models.flags import model_options
 

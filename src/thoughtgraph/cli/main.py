@@ -143,13 +143,7 @@ def _read_row(
 @app.command()
 @opt.with_openai_flags
 def solve(
-    task: Annotated[
-        str,
-        typer.Argument(
-            help="Task: a built-in name (sorting), package.module:Class, an installed plugin's "
-            "name or a task file (.yaml, .yml, .toml)."
-        ),
-    ],
+    task: opt.Task,
     input: Annotated[
         str | None, typer.Option("--input", "-i", help="The problem, e.g. '[3, 1, 2]'.")
     ] = None,

@@ -17,6 +17,13 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 
+Task = Annotated[
+    str,
+    typer.Argument(
+        help="Task: a built-in name (sorting), package.module:Class, an installed plugin's "
+        "name or a task file (.yaml, .yml, .toml)."
+    ),
+]
 Model = Annotated[
     str,
     typer.Option(

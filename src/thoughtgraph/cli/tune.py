@@ -17,7 +17,7 @@ from thoughtgraph.cli import options as opt
 
 @opt.with_openai_flags
 def tune_command(
-    task: Annotated[str, typer.Argument(help="Task name, e.g. sorting.")],
+    task: opt.Task,
     dataset: Annotated[
         str | None, typer.Option(help="Dataset (default: the task's at --size).")
     ] = None,
