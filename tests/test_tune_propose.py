@@ -33,6 +33,10 @@ def test_the_meta_prompt_shows_the_template_as_written_its_job_and_the_history()
     )
     assert '<variant label="best: careful" error="0.25">\nCAREFUL {{part}}\n</variant>' in later
     assert 'label="worst: default" error="3"' in later
+    # a model-scored task: the proposer sees the rating (higher is better), not a shortfall
+    rated = propose.meta_prompt("part", PART, [("best: careful", 2.5, "C {{part}}")], scale=10)
+    assert '<variant label="best: careful" rating="7.5">' in rated and "error=" not in rated
+    assert "mean rating (0 to 10, higher is better)" in rated
 
 
 @pytest.mark.parametrize(

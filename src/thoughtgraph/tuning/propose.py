@@ -59,9 +59,16 @@ ANSWER = re.compile(r"<template>\s*(.*?)\s*</template>", re.DOTALL)
 NAME = "proposed{round}_{index}"  # the variant name of a proposal
 
 
-def meta_prompt(slot: str, current: str, history: Sequence[tuple[str, float, str]]) -> str:
+def meta_prompt(
+    slot: str,
+    current: str,
+    history: Sequence[tuple[str, float, str]],
+    scale: int | None = None,
+) -> str:
     """The prompt asking for a rewrite of `current` (built by concatenation: the template's own
-    `{{...}}` must reach the model as written, never be expanded)."""
+    `{{...}}` must reach the model as written, never be expanded). `history` holds each tried
+    variant's mean error, or with `scale` (a model-scored task) its rating shortfall, shown as
+    the model's mean rating (higher is better)."""
     job = JOBS.get(slot, "it is one step of a larger method")
     variables = sorted(PromptTemplate(current).variables)
     keep = ", ".join("{{" + v + "}}" for v in variables) or "none"
@@ -74,7 +81,16 @@ def meta_prompt(slot: str, current: str, history: Sequence[tuple[str, float, str
         CLOSE,
         "",
     ]
-    if history:
+    if history and scale is not None:
+        lines += [
+            "Variants of this template already tried, with the mean rating (0 to "
+            f"{scale}, higher is better) a judge gave the final answers on the tuning problems:",
+            "",
+        ]
+        for label, score, text in history:
+            rating = scale - score
+            lines += [f'<variant label="{label}" rating="{rating:.3g}">', text, "</variant>", ""]
+    elif history:
         lines += [
             "Variants of this template already tried, with their mean error on the tuning "
             "problems (lower is better):",
@@ -132,8 +148,10 @@ async def propose_round(
     history: Mapping[str, Sequence[tuple[str, float, str]]],
     budget: Budget,
     price: Price | None,
+    scale: int | None = None,
 ) -> Round:
-    """One call per slot for `n` rewrites, under `budget`; every answer kept or counted dropped."""
+    """One call per slot for `n` rewrites, under `budget`; every answer kept or counted dropped.
+    `scale`: a model-scored task's (`history` holds rating shortfalls)."""
     state = RunState({})
     gateway = CallGateway(model, state, concurrency=1, budget=budget, price=price)
     proposals: dict[str, list[str]] = {}
@@ -141,7 +159,7 @@ async def propose_round(
     stop = None
     for slot in sorted(slots):
         current = current_text(task, slot, variants)
-        prompt = meta_prompt(slot, current, history.get(slot, ()))
+        prompt = meta_prompt(slot, current, history.get(slot, ()), scale)
         op = Op(id=f"propose-{slot}", kind="generate", inputs=())
         try:
             answers = await gateway.ask(op, f"propose-{slot}", "propose", prompt, n=n)
@@ -217,6 +235,7 @@ class Proposer:
     slots: Mapping[str, frozenset[str]]
     n: int
     price: Price | None
+    rating_scale: int | None = None  # a model-scored task: trial values are rating shortfalls
 
     def round(self, study: Any, number: int, variants: Variants | None, ledger: Any) -> Variants:
         """The variants with round `number`'s proposals added: from the study when an earlier
@@ -242,6 +261,7 @@ class Proposer:
             history,
             allowance,
             self.price,
+            self.rating_scale,
         )
         record_report_run(study, allowance, 1, outcome.paid)
         study.set_user_attr("proposals", stored | {str(number): outcome.proposals})

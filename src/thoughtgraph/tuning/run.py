@@ -271,7 +271,7 @@ def _run_tune(
         for number, wanted in rounds:
             if number:
                 price = price_for(lm.name, price_in, price_out)
-                proposer = Proposer(lm, the_plan.task, slots, propose, price)
+                proposer = Proposer(lm, the_plan.task, slots, propose, price, objective.scale)
                 variants = proposer.round(study, number, variants, ledger)
             outcome = tune_loop(
                 study,
