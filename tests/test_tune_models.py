@@ -47,7 +47,8 @@ def test_tune_takes_a_model_in_each_form_evaluate_takes(tmp_path: Path, form: st
         return names(prompt)
 
     with ScriptedServer(play_people) as served:
-        spec = {"model": "openai:m", "base_url": served.base_url, "max_retries": 0}
+        options = {"base_url": served.base_url, "max_retries": 0}  # as evaluate() takes them
+        spec = {"model": "openai:m", "model_options": options}
         model = {
             "spec": spec,
             "object": {"model": from_spec("openai:m", base_url=served.base_url, max_retries=0)},

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import html
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -125,7 +126,8 @@ async def atune(
     propose: int = 0,
     ray: str | None = None,
     quiet: bool = True,
-    **model_options: Any,
+    model_options: Mapping[str, Any] | None = None,
+    **openai: Any,
 ) -> TuneResults:
     """`thoughtgraph tune` from Python: the same options (keywords for the flags). `data` is
     None (the built-in dataset at `size`), a built-in dataset name, or a data file (one problem
@@ -135,9 +137,9 @@ async def atune(
     run in this process (a `SimulatedModel` is copied fresh per run, so its seeded answers do not
     depend on the order runs happen in). With `ray` (`"local"`, `"auto"`, `"HOST:PORT"`: trials
     as Ray tasks) an object is sent to the workers pickled: one that cannot be is one
-    `InputError` before anything runs. `model_options` are the openai flags (`base_url`,
-    `temperature`, `max_completion_tokens`, `timeout`, `max_retries`, `api_key_env`) and go
-    with a spec string only.
+    `InputError` before anything runs. `model_options` (a mapping, as `evaluate()` takes it,
+    or as keywords) are the openai flags (`base_url`, `temperature`, `max_completion_tokens`,
+    `timeout`, `max_retries`, `api_key_env`, `max_response_bytes`), with a spec string only.
     `quiet=False` prints each trial's line to stderr as the CLI does. The search runs in a
     worker thread, so awaiting it leaves the event loop free."""
     from thoughtgraph.errors import InputError
@@ -145,8 +147,10 @@ async def atune(
     from thoughtgraph.spend.budget import requests_cap
     from thoughtgraph.tuning.run import run_tune
 
+    model_options = {**(model_options or {}), **openai}
     known = {"base_url", "api_key_env", "temperature", "max_completion_tokens", "timeout"}
-    unknown = sorted(set(model_options) - known - {"max_retries"})
+    known |= {"max_retries", "max_response_bytes"}
+    unknown = sorted(set(model_options) - known)
     if unknown:
         raise InputError(f"tune() got an unknown option {unknown[0]!r}")
     if isinstance(data, str) and data in DATASETS:
@@ -167,6 +171,7 @@ async def atune(
             max_completion_tokens=model_options.get("max_completion_tokens"),
             timeout=model_options.get("timeout"),
             max_retries=model_options.get("max_retries"),
+            max_response_bytes=model_options.get("max_response_bytes"),
             ray=ray, prompts=None if prompts is None else Path(prompts), propose=propose,
             data=None if data is None else data, input_column=input_column,
             note=None if not quiet else (lambda _line: None),
