@@ -203,3 +203,37 @@ def test_a_reference_of_the_wrong_type_says_what_it_got(capsys, tmp_path, refere
     assert task.name == "people-edges" and code == 2 and err.count("\n") == 1, err
     assert err.startswith('error: rows.csv row 1: "reference": the reference must be a JSON list')
     assert err.rstrip().endswith(given)
+
+
+@pytest.mark.parametrize(
+    "text", ["{\\rtf1 Ada Lovelace met Bob Smith.}", '{"note": "Ada Lovelace met Bob Smith."}']
+)
+def test_a_text_that_starts_with_a_brace_is_the_input(capsys, people_server, tmp_path, text):
+    """RTF, LaTeX or a JSON document to read were refused as "looks like JSON but is not valid
+    JSON" or "an input object must be {"input": ...}"; only the object form is an object."""
+    strings_task(tmp_path)
+    given = tmp_path / "story.txt"
+    given.write_text(text)
+    code, out, err = run_solve(
+        capsys, people_server, str(tmp_path / "people.yaml"), "--input-file", str(given),
+        "--scheme", "io", "--json",
+    )  # fmt: skip
+    assert code == 0, err
+    assert json.loads(out)["output"] == ["Ada Lovelace", "Bob Smith"]
+    assert text in people_server.requests[0].body["messages"][-1]["content"]
+
+
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [
+        ('{"input": "Ada.", "reference": ["Ada"]', "the input looks like JSON but is not valid"),
+        ('{"input": "Ada.", "refrence": ["Ada"]}', 'an input object must be {"input": ...'),
+        ('{"reference": ["Ada"]}', 'an input object must be {"input": ...'),
+    ],
+)
+def test_a_broken_input_object_is_refused_not_solved_as_text(capsys, tmp_path, given, message):
+    from tests.conftest import run_cli
+
+    strings_task(tmp_path)
+    code, _, err = run_cli(capsys, "solve", str(tmp_path / "people.yaml"), "--input", given)
+    assert code == 2 and err.startswith(f"error: {message}") and err.count("\n") == 1, err

@@ -101,7 +101,7 @@ class FileTask(BaseTask):
     def parse_input(self, raw: Any) -> FileProblem:
         reference = None
         if isinstance(raw, str) and raw.lstrip().startswith("{"):
-            raw = _json(raw, "the input")
+            raw = _input_object(raw)
         if isinstance(raw, Mapping):
             unknown = set(raw) - {"input", "reference"}
             if "input" not in raw or unknown:
@@ -688,6 +688,24 @@ def parse_text(text: str) -> str:
     if not body:
         raise ParseError("the answer is empty")
     return body
+
+
+_OBJECT_FORM = re.compile(r'\A\s*\{\s*"(?:input|reference)"')
+
+
+def _input_object(text: str) -> Any:
+    """`{"input": ..., "reference": ...}` as given on the command line, or the text itself: a
+    text that merely starts with a brace (RTF, LaTeX, a JSON document to summarise) is the
+    input, as any other text is. A broken object form is refused, not solved as text."""
+    try:
+        value = json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        if _OBJECT_FORM.match(text):
+            return _json(text, "the input")  # its one-line error
+        return text
+    if isinstance(value, dict) and {"input", "reference"} & set(value):
+        return value
+    return text
 
 
 def _json(text: str, what: str) -> Any:
