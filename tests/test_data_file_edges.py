@@ -116,3 +116,25 @@ def test_a_csv_with_another_separator_says_so(capsys, tmp_path, separator, shown
     code, _, err = run_cli(capsys, "solve", "sorting", "--data", str(data), "--model", "sim")
     assert code == 2 and err.count("\n") == 1
     assert "rows.csv: the header is one column" in err and f"not {shown}" in err
+
+
+def test_an_id_with_leading_zeros_stays_as_written(capsys, tmp_path):
+    """`"007"` became the id 7, so `--id 007` found no row (and results named it 7)."""
+    data = tmp_path / "rows.jsonl"
+    data.write_text('{"id": "007", "input": [3, 1]}\n{"id": "7", "input": [9, 8]}\n')
+    for given, output in (("007", [1, 3]), ("7", [8, 9])):
+        code, out, err = run_cli(
+            capsys, "solve", "sorting", "--data", str(data), "--id", given, "--model",
+            "sim:error=0", "--scheme", "io", "--json", "--no-progress",
+        )  # fmt: skip
+        assert code == 0, err
+        assert json.loads(out)["output"] == output
+
+
+def test_an_id_of_other_digits_is_one_line(capsys, tmp_path):
+    """`"²"` is a digit to str.isdigit but no number: int() raised a traceback."""
+    data = tmp_path / "rows.jsonl"
+    data.write_text('{"id": "²", "input": [3, 1]}\n')
+    code, _, err = run_cli(capsys, "solve", "sorting", "--data", str(data), "--model", "sim")
+    assert code == 2 and err.startswith("error: rows.jsonl row 1: \"id\" '²' must be letters")
+    assert err.count("\n") == 1

@@ -26,6 +26,8 @@ from thoughtgraph.io.bounds import MAX_DATA_FILE_BYTES, MAX_DATA_ROWS, read_file
 FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".json": "json"}
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")  # an id names trace files: kept plain
 MAX_ID = 10**12
+# "7" is the id 7 (a CSV cell and a JSON number name one row); "007" or "02139" stays as written
+_WHOLE = re.compile(r"^(?:0|[1-9][0-9]*)$")
 
 
 @dataclass(frozen=True)
@@ -123,7 +125,7 @@ def _row_id(value: Any, number: int, where: str) -> int | str:
         return number
     if isinstance(value, bool | float | dict | list):
         raise InputError(f'{where}: "id" must be a whole number or a name, got {value!r}'[:200])
-    if isinstance(value, int) or (isinstance(value, str) and value.strip().isdigit()):
+    if isinstance(value, int) or (isinstance(value, str) and _WHOLE.match(value.strip())):
         whole = int(value)
         if not 0 <= whole < MAX_ID:
             raise InputError(f'{where}: "id" must be from 0 to {MAX_ID - 1}, got {whole}')
