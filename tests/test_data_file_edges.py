@@ -138,3 +138,54 @@ def test_an_id_of_other_digits_is_one_line(capsys, tmp_path):
     code, _, err = run_cli(capsys, "solve", "sorting", "--data", str(data), "--model", "sim")
     assert code == 2 and err.startswith("error: rows.jsonl row 1: \"id\" '²' must be letters")
     assert err.count("\n") == 1
+
+
+PEOPLE_FILE = """\
+name: people-rows
+description: List every person named in the text.
+answer: {type: strings, from_input: true}
+split: {by: paragraphs}
+join: union
+score: {by: reference}
+"""
+
+
+@pytest.mark.parametrize(
+    ("rows", "message"),
+    [
+        (
+            [{"id": "a", "input": "Ada Lovelace met Alan Turing.", "expected": ["Ada Lovelace"]}],
+            "rows.jsonl: no row has a \"reference\", and task 'people-rows' is scored against "
+            "the row's reference (its columns: id, input, expected; the reference's column "
+            'must be named "reference")',
+        ),
+        (
+            [
+                {"input": "Ada Lovelace met Alan Turing.", "reference": ["Ada Lovelace"]},
+                {"input": "Bob Smith left."},
+            ],
+            "rows.jsonl row 2: no \"reference\", and task 'people-rows' is scored against the "
+            "row's reference (the other rows have one)",
+        ),
+    ],
+    ids=["none", "one-forgotten"],
+)
+@pytest.mark.parametrize("command", ["eval", "solve"])
+def test_rows_without_the_reference_a_task_scores_against_are_refused(
+    capsys, tmp_path, monkeypatch, command, rows, message
+):
+    """Eval scored such rows clean with 0 errors (nothing was checked) and said nothing."""
+    from tests.task_helpers import ScriptedServer, play_people
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    (tmp_path / "people.yaml").write_text(PEOPLE_FILE)
+    data = tmp_path / "rows.jsonl"
+    data.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    extra = ["--no-progress"] if command == "solve" else ["--out", str(tmp_path / "out")]
+    with ScriptedServer(play_people) as server:
+        code, _, err = run_cli(
+            capsys, command, str(tmp_path / "people.yaml"), "--data", str(data), "--model",
+            "openai:m", "--base-url", server.base_url, "--max-retries", "0", *extra,
+        )  # fmt: skip
+        assert server.requests == []
+    assert (code, err) == (2, f"error: {message}\n")

@@ -139,7 +139,38 @@ def load_data(path: Any, task: Any, input_column: str = "input") -> Data:
         problem = read_problem(the_task, row.input, where)
         reference = read_reference(the_task, problem, row.reference, where)
         samples.append(Sample(row.id, problem, reference, row.row, row.input))
+    _check_references(the_task, samples, data.name, data.columns)
     return Data(data.name, str(data.path), data.sha256, tuple(samples))
+
+
+def _check_references(
+    task: Any, samples: list[Sample], name: str, columns: tuple[str, ...]
+) -> None:
+    """A task that scores against each row's reference (a task file `score.by: reference`:
+    `unchecked` says what goes unchecked without one) needs it on every row: without it an
+    answer is checked only as far as code can, so a wrong one scores clean. No reference at all
+    is most often a column under another name (`expected`, `answer`); one row without it, a
+    row forgotten. Refused before any request, naming the columns or the row."""
+    unchecked = getattr(task, "unchecked", None)
+    missing = [s for s in samples if s.reference is None]
+    if not callable(unchecked) or not missing or unchecked(missing[0].input) is None:
+        return
+    if len(missing) == len(samples):
+        others = [c for c in columns if c not in ("id", "input", "reference")]
+        raise InputError(
+            f'{name}: no row has a "reference", and task {shown(task.name)} is scored against '
+            "the row's reference"
+            + (
+                f" (its columns: {', '.join(columns)}; the reference's column must be "
+                'named "reference")'
+                if others
+                else ""
+            )
+        )
+    raise InputError(
+        f'{name} row {missing[0].row}: no "reference", and task {shown(task.name)} is scored '
+        "against the row's reference (the other rows have one)"
+    )
 
 
 def read_problem(task: Any, raw: Any, where: str) -> Any:

@@ -45,6 +45,7 @@ class DataFile:
     path: Path
     rows: tuple[DataRow, ...]
     sha256: str  # of the file's text: a resumed evaluation refuses a changed file
+    columns: tuple[str, ...] = ()  # every column (key) the rows have, in order of appearance
 
     @property
     def name(self) -> str:
@@ -68,7 +69,7 @@ def read_data(path: str | Path, input_column: str = "input") -> DataFile:
         raise InputError(f"data file {path} holds no rows")
     rows = _checked(raw, path.name, input_column)
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
-    return DataFile(path, rows, digest)
+    return DataFile(path, rows, digest, _columns(raw))
 
 
 def read_records(records: Any, name: str = "rows", input_column: str = "input") -> DataFile:
@@ -92,7 +93,11 @@ def read_records(records: Any, name: str = "rows", input_column: str = "input") 
     except (TypeError, ValueError):
         text = repr([r for _n, r in raw])
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
-    return DataFile(Path(name), rows, digest)
+    return DataFile(Path(name), rows, digest, _columns(raw))
+
+
+def _columns(raw: list[tuple[int, dict[str, Any]]]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(str(key) for _number, record in raw for key in record))
 
 
 def _checked(
