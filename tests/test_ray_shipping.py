@@ -42,7 +42,8 @@ def test_a_task_file_given_by_a_relative_path_reaches_a_worker_elsewhere(tmp_pat
     (tmp_path / "worker").mkdir()
     monkeypatch.chdir(tmp_path / "user")
     Path("evens.yaml").write_text(TASK_FILE)
-    Path("rows.jsonl").write_text(json.dumps({"input": [1, 2, 3, 4, 5, 6, 7]}) + "\n")
+    row = {"input": [1, 2, 3, 4, 5, 6, 7], "reference": [2, 4, 6]}  # scored against it
+    Path("rows.jsonl").write_text(json.dumps(row) + "\n")
     the_plan = plan(
         "evens.yaml", 32, ["got"], 5, data=load_data(Path("rows.jsonl"), "evens.yaml", "input")
     )
