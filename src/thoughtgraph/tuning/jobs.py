@@ -31,7 +31,7 @@ from typing import Any
 
 from thoughtgraph.engine.graph import Graph
 from thoughtgraph.engine.solve import asolve
-from thoughtgraph.errors import FatalModelError, ThoughtgraphError
+from thoughtgraph.errors import FatalModelError, ThoughtgraphError, UnknownNameError
 from thoughtgraph.evaluation.runner import judged
 from thoughtgraph.events import StopReason
 from thoughtgraph.models.base import LanguageModel
@@ -39,6 +39,8 @@ from thoughtgraph.models.limits import ConcurrencyLimiter
 from thoughtgraph.models.sim import SimulatedModel
 from thoughtgraph.models.spec import from_spec
 from thoughtgraph.spend.budget import Budget
+from thoughtgraph.tasks import get_task
+from thoughtgraph.tasks.reference import answer_matches
 
 COST_METRICS = ("completions", "tokens", "usd")
 
@@ -63,6 +65,8 @@ class Setup:
     # shared by every pair of a process; None: built from `model_spec`
     rating_scale: int | None = None  # a model-scored task: the model rates answers 0..scale
     # and the error is the shortfall `scale - rating`; None: the code's error count
+    from_data: bool = False  # the rows are a user's --data: errors are not clipped at `size`
+    # (a row's count of units bounds nothing its errors count), as eval does not clip them
 
     @property
     def simulated(self) -> bool:
@@ -251,8 +255,10 @@ def _measure(setup: Setup, result: Any, reference: Any) -> dict[str, Any]:
         "tokens": float(spend.tokens + spend.saved_tokens),
         "usd": float(spend.cost + spend.saved_cost),
     }[setup.cost_metric]
-    solved = result.output == reference if reference is not None else result.clean
-    error = min(float(result.error_count), float(setup.size))
+    solved = _matches(setup, result, reference) if reference is not None else result.clean
+    error = float(result.error_count)
+    if not setup.from_data:
+        error = min(error, float(setup.size))
     rating = result.rating if result.rating_scale is not None else None
     if setup.rating_scale is not None:
         error = setup.rating_scale - (0.0 if rating is None else min(rating, setup.rating_scale))
@@ -268,6 +274,17 @@ def _measure(setup: Setup, result: Any, reference: Any) -> dict[str, Any]:
         "stopped": result.stop_reason == StopReason.BUDGET,
         "failure": None,
     }
+
+
+def _matches(setup: Setup, result: Any, reference: Any) -> bool:
+    """Does the run's output answer the reference, compared as eval compares it (the
+    ground_truth verdict, else the task's own rules: a task file's order and case)?"""
+    try:  # by name: loaded on the driver, registered on a Ray worker by its shipment
+        task = get_task(setup.task)
+    except UnknownNameError:
+        task = get_task(setup.task_spec)
+    problem = result.state.thoughts["input"].problem
+    return answer_matches(task, problem, result.output, result.final.solved, reference)
 
 
 def _failed(reason: str) -> dict[str, Any]:

@@ -222,6 +222,7 @@ def _run_tune(
         tpm=tpm,
         task_spec=the_plan.spec,
         rating_scale=objective.scale,
+        from_data=data is not None,
     )
     tune_split, held_split = rows[:pilot], rows[pilot : pilot + holdout]
     manifest = {
