@@ -5,15 +5,18 @@ meant without inventing items."""
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.task_helpers import ScriptedServer, play_people, run_solve
+from thoughtgraph.errors import InputError
 from thoughtgraph.tasks import get_task
 from thoughtgraph.tasks.base import ParseError
 from thoughtgraph.tasks.filetask import FileTask
+from thoughtgraph.tasks.score import Score
 
 RATED = """\
 name: rated
@@ -237,3 +240,65 @@ def test_a_broken_input_object_is_refused_not_solved_as_text(capsys, tmp_path, g
     strings_task(tmp_path)
     code, _, err = run_cli(capsys, "solve", str(tmp_path / "people.yaml"), "--input", given)
     assert code == 2 and err.startswith(f"error: {message}") and err.count("\n") == 1, err
+
+
+SCORERS = """
+import math
+from fractions import Fraction
+
+def one_error_as_text(answer, problem):
+    return 1, "Bob Smith is missing: add him"
+
+def as_a_list(answer, problem):
+    return [2, ["a", "b"]]
+
+def a_fraction(answer, problem):
+    return Fraction(1, 2)
+
+def not_a_number(answer, problem):
+    return math.nan
+
+def below_zero(answer, problem):
+    return -2
+"""
+
+
+@pytest.mark.parametrize(
+    ("function", "score"),
+    [
+        ("one_error_as_text", Score(1.0, ("Bob Smith is missing: add him",))),
+        ("as_a_list", Score(2.0, ("a", "b"))),
+        ("a_fraction", Score(0.5)),  # any real number (numpy's too), not only int and float
+    ],
+)
+def test_a_scoring_functions_result_is_read_as_meant(tmp_path, monkeypatch, function, score):
+    """`(1, "Bob is missing")` gave one error per character: "B", "o", "b", ..."""
+    (tmp_path / "my_scorers_edges.py").write_text(SCORERS)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    path = tmp_path / "scored.yaml"
+    path.write_text(
+        COUNTS.replace(
+            "{by: reference}", f"{{by: function, function: 'my_scorers_edges:{function}'}}"
+        )
+    )
+    task = get_task(str(path))
+    assert task.score(task.parse_input("Ada"), {"Ada": 1}) == score
+
+
+@pytest.mark.parametrize(("function", "shown"), [("not_a_number", "nan"), ("below_zero", "-2")])
+def test_a_scoring_function_returning_no_error_count_stops_in_one_line(
+    tmp_path, monkeypatch, function, shown
+):
+    (tmp_path / "my_scorers_edges.py").write_text(SCORERS)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    path = tmp_path / "scored.yaml"
+    path.write_text(
+        COUNTS.replace(
+            "{by: reference}", f"{{by: function, function: 'my_scorers_edges:{function}'}}"
+        )
+    )
+    task = get_task(str(path))
+    with pytest.raises(InputError, match=f"returned {shown}: an error count is a number from 0 up"):
+        task.score(task.parse_input("Ada"), {"Ada": 1})

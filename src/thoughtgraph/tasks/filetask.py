@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
+import numbers
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping
@@ -435,14 +437,23 @@ class FileTask(BaseTask):
             ) from None
         if isinstance(value, Score):
             return value
-        if isinstance(value, tuple) and len(value) == 2 and _number(value[0]):
-            return Score(float(value[0]), tuple(str(e) for e in value[1]))
-        if _number(value):
-            return Score(float(value))
-        raise InputError(
-            f"score.function {self.spec.score.function} returned {type(value).__name__}: "
-            "return an error count, (count, [errors]) or a thoughtgraph Score"
-        )
+        errors: tuple[str, ...] = ()
+        if isinstance(value, tuple | list) and len(value) == 2 and _number(value[0]):
+            value, given = value
+            # one error as a str is one error, not one per character
+            errors = (given,) if isinstance(given, str) else tuple(str(e) for e in given or ())
+        if not _number(value):
+            raise InputError(
+                f"score.function {self.spec.score.function} returned {type(value).__name__}: "
+                "return an error count, (count, [errors]) or a thoughtgraph Score"
+            )
+        count = float(value)
+        if not math.isfinite(count) or count < 0:
+            raise InputError(
+                f"score.function {self.spec.score.function} returned {count:g}: an error count "
+                "is a number from 0 up (0: no error)"
+            )
+        return Score(count, errors)
 
     def _key(self, item: Any) -> Any:
         if isinstance(item, str):
@@ -757,7 +768,8 @@ def _counts_map(value: Any) -> bool:
 
 
 def _number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
+    """A real number, numpy's included (`np.int64(2)`), but not a bool."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
 def _show(item: Any) -> str:
