@@ -193,6 +193,22 @@ def test_a_scoring_function_named_by_an_import_string(tmp_path, monkeypatch):
         get_task(str(write(tmp_path, missing, "other.yaml")))
 
 
+def test_a_scoring_function_beside_the_task_file_is_found_from_another_directory(
+    tmp_path, monkeypatch
+):
+    """`myscore.py` next to the task file, the command run from elsewhere (a user's habit)."""
+    project, elsewhere = tmp_path / "project", tmp_path / "elsewhere"
+    project.mkdir(), elsewhere.mkdir()
+    module = f"beside_scorer_{tmp_path.name[-8:].replace('-', '_')}"
+    (project / f"{module}.py").write_text("def score(answer, problem):\n    return 0\n")
+    text = BASE.replace("  by: reference", f"  by: function\n  function: {module}:score")
+    path = write(project, text)
+    monkeypatch.chdir(elsewhere)
+    monkeypatch.setattr("sys.path", [p for p in __import__("sys").path if p not in ("", ".")])
+    task = get_task(str(path))
+    assert task.score(task.parse_input("x"), ["a"]) == Score(0.0)
+
+
 def test_parsers_read_what_models_write():
     assert parse_string_list('Answer: ["Ada", "Bo"]') == ["Ada", "Bo"]
     assert parse_string_list("The people are:\n- Ada Byron\n- Bo Li\n") == ["Ada Byron", "Bo Li"]

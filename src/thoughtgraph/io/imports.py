@@ -13,6 +13,7 @@ import importlib
 import os
 import re
 import sys
+from pathlib import Path
 from typing import Any
 
 from thoughtgraph.errors import UnknownNameError, shown
@@ -31,11 +32,12 @@ def first_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
 
 
-def import_string(spec: str, what: str) -> Any:
+def import_string(spec: str, what: str, beside: Path | None = None) -> Any:
     """The object `spec` (`package.module:attribute`, the attribute may be dotted) names.
 
-    The current directory goes first on `sys.path` (once). Every failure is one
-    `UnknownNameError` line that starts with `cannot load {what} {spec!r}`."""
+    The current directory goes first on `sys.path` (once); `beside` (a task file's folder),
+    when given, before it. Every failure is one `UnknownNameError` line that starts with
+    `cannot load {what} {spec!r}`."""
     spec = spec.strip()
     if not is_import_string(spec):
         raise UnknownNameError(
@@ -45,6 +47,9 @@ def import_string(spec: str, what: str) -> Any:
     cwd = os.getcwd()
     if cwd not in sys.path and "" not in sys.path:
         sys.path.insert(0, cwd)
+    folder = None if beside is None else str(beside.resolve())
+    if folder is not None and folder not in sys.path:
+        sys.path.insert(0, folder)
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
@@ -53,7 +58,7 @@ def import_string(spec: str, what: str) -> Any:
         ):
             raise UnknownNameError(
                 f"cannot load {what} {shown(spec)}: no module named {shown(exc.name)} "
-                f"(looked in {cwd} and the Python path)"
+                f"(looked in {(folder + ', ') if folder else ''}{cwd} and the Python path)"
             ) from None
         raise UnknownNameError(
             f"cannot load {what} {shown(spec)}: importing {module_name} raised {first_line(exc)}"

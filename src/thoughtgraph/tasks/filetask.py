@@ -81,7 +81,11 @@ class FileTask(BaseTask):
             "function": f"errors ({spec.score.function})",
             "model": "errors code can check (the model rates answers)",
         }[scored_by]
-        self._function = _scoring_function(spec.score.function) if spec.score.function else None
+        self._function = (
+            _scoring_function(spec.score.function, Path(source).parent if source else None)
+            if spec.score.function
+            else None
+        )
         self.rating_scale = spec.score.scale
         self.rating_note = (
             f"the model's rating of the final answer against the task file's rubric "
@@ -479,8 +483,10 @@ def _readable(task: FileTask, text: str) -> bool:
     return True
 
 
-def _scoring_function(spec: str) -> Callable[[Any, Any], Any]:
-    function = import_string(spec, "scoring function")
+def _scoring_function(spec: str, beside: Path | None) -> Callable[[Any, Any], Any]:
+    """The function `score.function` names, imported from beside the task file first (a
+    `myscore.py` next to it), then from the current directory and the Python path."""
+    function = import_string(spec, "scoring function", beside)
     if not callable(function):
         raise InputError(f"score.function {spec} is a {type(function).__name__}, not a function")
     scorer: Callable[[Any, Any], Any] = function  # called as (problem, answer) -> its score
