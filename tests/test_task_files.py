@@ -375,6 +375,7 @@ def test_solve_shows_the_models_rating_of_a_model_scored_answer(capsys, people_s
         "io",
     )
     assert code == 0, err
+    assert "thoughtgraph · summary · 4 paragraphs · " in out  # what its units are, not "items"
     assert "rating:  7 of 10, the model's rating of the final answer (higher is better)" in out
     assert "model rating 7.0/10, the mean of 3 ratings" in out
 

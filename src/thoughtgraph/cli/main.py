@@ -325,7 +325,8 @@ def solve(
     if note:
         typer.echo(f"note: {note}", err=True)
     label = shown_name(lm)
-    title = f"thoughtgraph · {prepared.task.name} · {len(prepared.problem)} items · {label}"
+    units = getattr(prepared.task, "unit_names", "items")  # a task file's paragraphs, lines
+    title = f"thoughtgraph · {prepared.task.name} · {len(prepared.problem)} {units} · {label}"
     live = progress and sys.stderr.isatty() and not verbose and events != "-"
     fatal: FatalModelError | None = None
     logs: list[EventLog] = []

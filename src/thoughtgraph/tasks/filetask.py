@@ -155,6 +155,11 @@ class FileTask(BaseTask):
             return tuple(p.strip() for p in re.split(r"\n[ \t]*\n", text) if p.strip())
         return tuple(line.strip() for line in text.splitlines() if line.strip())
 
+    @property
+    def unit_names(self) -> str:
+        """What the input's units are called, plural: the solve header's "4 paragraphs"."""
+        return self._unit_name() + "s"
+
     def _unit_name(self) -> str:
         return {"items": "item", "sentences": "sentence", "paragraphs": "paragraph"}.get(
             self.spec.split.by, "line"
