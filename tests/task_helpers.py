@@ -66,6 +66,11 @@ def run_solve(
     return run_cli(capsys, *argv, "--max-retries", "0", "--timeout", "5", "--no-progress", *args)
 
 
+def model_flags(server: FakeOpenAI) -> list[str]:
+    """The flags that point a command at the loopback server, with no retries."""
+    return ["--model", "openai:m", "--base-url", server.base_url, "--max-retries", "0"]
+
+
 def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     """`thoughtgraph ARGV...` in-process: (exit code, stdout, stderr)."""
     from thoughtgraph.cli.main import main

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.task_helpers import ScriptedServer, play_evens, run_cli, write_module
+from tests.task_helpers import ScriptedServer, model_flags, play_evens, run_cli, write_module
 from tests.test_task_files import BASE
 
 BAD_FILE = BASE.replace("by: lines", "by: words")  # a valid task file, one mistake
@@ -61,7 +61,7 @@ def test_a_bad_task_is_one_line_exit_2_and_no_request(
     folder, module, bad = user_dir
     task, expected = (s.format(module=module, bad=bad) for s in (task, expected))
     argv = [command, task, "--data", "rows.jsonl", "--schemes", "got", "--out", str(folder / "o")]
-    argv += ["--model", "openai:m", "--base-url", server.base_url, "--max-retries", "0"]
+    argv += model_flags(server)
     code, out, err = run_cli(capsys, *argv)
     assert code == 2, err
     assert err.startswith("error: ") and err.count("\n") == 1, err

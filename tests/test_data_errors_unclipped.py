@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.task_helpers import ScriptedServer, run_cli
+from tests.task_helpers import ScriptedServer, model_flags, run_cli
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "people"
 INVENTED = [f"Person Number{i}" for i in range(12)]
@@ -26,7 +26,7 @@ def test_data_row_errors_are_not_clipped_at_the_rows_units(capsys, tmp_path):
         code, _, err = run_cli(
             capsys, "eval", str(EXAMPLES / "task.yaml"), "--data",
             str(EXAMPLES / "data.jsonl"), "--schemes", "io", "--out", str(out), "--no-progress",
-            "--model", "openai:m", "--base-url", server.base_url, "--max-retries", "0",
+            *model_flags(server),
         )  # fmt: skip
     assert code == 0, err
     rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]

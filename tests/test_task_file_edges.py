@@ -263,6 +263,20 @@ def below_zero(answer, problem):
 """
 
 
+def scored_by(tmp_path, monkeypatch, function: str):
+    """The counts task file scored by `my_scorers_edges:FUNCTION` (SCORERS, in the cwd)."""
+    (tmp_path / "my_scorers_edges.py").write_text(SCORERS)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    path = tmp_path / "scored.yaml"
+    path.write_text(
+        COUNTS.replace(
+            "{by: reference}", f"{{by: function, function: 'my_scorers_edges:{function}'}}"
+        )
+    )
+    return get_task(str(path))
+
+
 @pytest.mark.parametrize(
     ("function", "score"),
     [
@@ -273,16 +287,7 @@ def below_zero(answer, problem):
 )
 def test_a_scoring_functions_result_is_read_as_meant(tmp_path, monkeypatch, function, score):
     """`(1, "Bob is missing")` gave one error per character: "B", "o", "b", ..."""
-    (tmp_path / "my_scorers_edges.py").write_text(SCORERS)
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(sys, "path", list(sys.path))
-    path = tmp_path / "scored.yaml"
-    path.write_text(
-        COUNTS.replace(
-            "{by: reference}", f"{{by: function, function: 'my_scorers_edges:{function}'}}"
-        )
-    )
-    task = get_task(str(path))
+    task = scored_by(tmp_path, monkeypatch, function)
     assert task.score(task.parse_input("Ada"), {"Ada": 1}) == score
 
 
@@ -290,15 +295,6 @@ def test_a_scoring_functions_result_is_read_as_meant(tmp_path, monkeypatch, func
 def test_a_scoring_function_returning_no_error_count_stops_in_one_line(
     tmp_path, monkeypatch, function, shown
 ):
-    (tmp_path / "my_scorers_edges.py").write_text(SCORERS)
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(sys, "path", list(sys.path))
-    path = tmp_path / "scored.yaml"
-    path.write_text(
-        COUNTS.replace(
-            "{by: reference}", f"{{by: function, function: 'my_scorers_edges:{function}'}}"
-        )
-    )
-    task = get_task(str(path))
+    task = scored_by(tmp_path, monkeypatch, function)
     with pytest.raises(InputError, match=f"returned {shown}: an error count is a number from 0 up"):
         task.score(task.parse_input("Ada"), {"Ada": 1})

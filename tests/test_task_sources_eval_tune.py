@@ -12,8 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.task_helpers import EVENS_MODULE, ScriptedServer, play_evens, write_module, write_plugin
-from thoughtgraph.cli.main import main
+from tests.task_helpers import (
+    EVENS_MODULE,
+    ScriptedServer,
+    model_flags,
+    play_evens,
+    run_cli,
+    write_module,
+    write_plugin,
+)
 
 ROWS = [{"id": f"r{i}", "input": [(5 * i + j) % 13 for j in range(6)]} for i in range(4)]
 
@@ -57,25 +64,11 @@ def plugin_task(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str
     sys.modules.pop(package, None)
 
 
-def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    try:
-        main(list(argv))
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def model_flags(server: ScriptedServer) -> list[str]:
-    return ["--model", "openai:m", "--base-url", server.base_url, "--max-retries", "0"]
-
-
 @pytest.mark.parametrize("source", ["module_task", "plugin_task"])
 def test_a_users_task_runs_through_eval_on_a_data_file(capsys, request, server, data, source):
     task = request.getfixturevalue(source)
     out = data.parent / "eval"
-    code, stdout, err = cli(
+    code, stdout, err = run_cli(
         capsys, "eval", task, "--data", str(data), "--schemes", "got", "--out", str(out),
         "--no-progress", *model_flags(server),
     )  # fmt: skip
@@ -93,7 +86,7 @@ def test_a_users_task_runs_through_tune_on_a_data_file(capsys, request, server, 
     pytest.importorskip("optuna")
     task = request.getfixturevalue(source)
     out = data.parent / "tune"
-    code, _, err = cli(
+    code, _, err = run_cli(
         capsys, "tune", task, "--data", str(data), "--trials", "2", "--pilot", "2",
         "--holdout", "1", "--schemes", "got", "--out", str(out), *model_flags(server),
     )  # fmt: skip
@@ -107,7 +100,7 @@ def test_a_users_task_that_cannot_be_found_is_one_line_and_no_request(
     capsys, server, data, tmp_path, monkeypatch, command
 ):
     monkeypatch.chdir(tmp_path)
-    code, _, err = cli(
+    code, _, err = run_cli(
         capsys, command, "no_such_module_xyz:Task", "--data", str(data), "--schemes", "got",
         "--out", str(tmp_path / command), *model_flags(server),
     )  # fmt: skip
@@ -125,7 +118,7 @@ def test_each_shipped_task_file_runs_through_eval_on_its_shipped_data(capsys, tm
     out = tmp_path / example
     rows = (EXAMPLES / example / "data.jsonl").read_text().splitlines()
     with ScriptedServer(play_people) as served:
-        code, stdout, err = cli(
+        code, stdout, err = run_cli(
             capsys, "eval", str(EXAMPLES / example / "task.yaml"), "--data",
             str(EXAMPLES / example / "data.jsonl"), "--schemes", "io,got", "--out", str(out),
             "--no-progress", *model_flags(served),
@@ -150,7 +143,7 @@ def test_a_task_file_tunes_on_its_data_and_its_best_graph_runs_in_eval_and_solve
     task, rows = str(EXAMPLES / "people" / "task.yaml"), str(EXAMPLES / "people" / "data.jsonl")
     out = tmp_path / "tune"
     with ScriptedServer(play_people) as served:
-        code, stdout, err = cli(
+        code, stdout, err = run_cli(
             capsys, "tune", task, "--data", rows, "--trials", "3", "--pilot", "3",
             "--holdout", "3", "--schemes", "got", "--out", str(out), *model_flags(served),
         )  # fmt: skip
@@ -160,7 +153,7 @@ def test_a_task_file_tunes_on_its_data_and_its_best_graph_runs_in_eval_and_solve
         # the default got is built for the smallest row, so it runs on all of them
         assert float(table["got (default)"]["holdout_error"]) < float("inf"), table
         assert "parts=3" in table["got (default)"]["graph"]
-        code, stdout, err = cli(
+        code, stdout, err = run_cli(
             capsys, "eval", task, "--data", rows, "--schemes", "io", "--graph",
             str(out / "best.yaml"), "--out", str(tmp_path / "eval"), "--no-progress",
             *model_flags(served),
@@ -171,7 +164,7 @@ def test_a_task_file_tunes_on_its_data_and_its_best_graph_runs_in_eval_and_solve
         assert len(best) == 6, best
         assert all(r["completions"] > 0 and r["stop_reason"] is None for r in best), best
         assert "| best |" in stdout
-        code, stdout, err = cli(
+        code, stdout, err = run_cli(
             capsys, "solve", task, "--data", rows, "--id", "museum", "--graph",
             str(out / "best.yaml"), "--no-progress", *model_flags(served),
         )  # fmt: skip

@@ -12,8 +12,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from tests.task_helpers import EXAMPLES, ScriptedServer, play_summary
-from thoughtgraph.cli.main import main
+from tests.task_helpers import EXAMPLES, ScriptedServer, model_flags, play_summary, run_cli
 from thoughtgraph.tuning import report
 from thoughtgraph.tuning.jobs import Setup, _measure
 
@@ -26,20 +25,6 @@ def _key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
 
 
-def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    try:
-        main(list(argv))
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def flags(server: ScriptedServer) -> list[str]:
-    return ["--model", "openai:m", "--base-url", server.base_url, "--max-retries", "0"]
-
-
 def test_a_model_scored_task_file_is_tuned_on_the_rating_eval_reports(capsys, tmp_path):
     """The scripted model rates a summary 2 a sentence: one part of the whole report gets 2,
     two parts get 4 (and cost more). An error-count tune sees 0 everywhere and picks the
@@ -48,9 +33,9 @@ def test_a_model_scored_task_file_is_tuned_on_the_rating_eval_reports(capsys, tm
     pytest.importorskip("optuna")
     out = tmp_path / "tune"
     with ScriptedServer(play_summary) as served:
-        code, stdout, err = cli(
+        code, stdout, err = run_cli(
             capsys, "tune", TASK, "--data", DATA, "--schemes", "got", "--trials", "4",
-            "--pilot", "2", "--holdout", "1", "--out", str(out), *flags(served),
+            "--pilot", "2", "--holdout", "1", "--out", str(out), *model_flags(served),
         )  # fmt: skip
         assert code == 0, err
         assert "objective: the model rating shortfall, 10 - the model's rating" in err
@@ -67,10 +52,10 @@ def test_a_model_scored_task_file_is_tuned_on_the_rating_eval_reports(capsys, tm
         assert "model rating 4/10" in (out / "best.yaml").read_text().splitlines()[1]
         # the graph file has no judge of its own: eval adds it, and reports the same rating
         assert "judge" not in (out / "best.yaml").read_text()
-        code, _, err = cli(
+        code, _, err = run_cli(
             capsys, "eval", TASK, "--data", DATA, "--schemes", "io", "--graph",
             str(out / "best.yaml"), "--out", str(tmp_path / "eval"), "--no-progress",
-            *flags(served),
+            *model_flags(served),
         )  # fmt: skip
         assert code == 0, err
     lines = (tmp_path / "eval" / "results.jsonl").read_text().splitlines()
@@ -115,7 +100,7 @@ def test_the_report_shows_ratings_and_counts_unrated_answers():
 
 def test_a_target_above_the_scale_is_one_line(capsys, tmp_path):
     pytest.importorskip("optuna")
-    code, _, err = cli(
+    code, _, err = run_cli(
         capsys, "tune", TASK, "--data", DATA, "--target", "11", "--pilot", "2", "--holdout", "1",
         "--out", str(tmp_path / "t"),
         "--model", "openai:m", "--base-url", "http://127.0.0.1:9/v1",

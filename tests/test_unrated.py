@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.fake_openai import FakeOpenAI
-from tests.task_helpers import ScriptedServer, run_cli, run_solve
+from tests.task_helpers import ScriptedServer, model_flags, run_cli, run_solve
 from thoughtgraph.tasks import get_task
 from thoughtgraph.tasks.base import model_score
 
@@ -47,8 +47,7 @@ def rates(rating: str | None, *, only: str | None = None):
 def run_eval(capsys, server: FakeOpenAI, out: Path) -> tuple[int, str, str, list[dict]]:
     code, stdout, err = run_cli(
         capsys, "eval", TASK, "--data", DATA, "--schemes", "io", "--out", str(out),
-        "--no-progress", "--model", "openai:m", "--base-url", server.base_url,
-        "--max-retries", "0",
+        "--no-progress", *model_flags(server),
     )  # fmt: skip
     rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     return code, stdout, err, rows

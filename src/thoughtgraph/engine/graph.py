@@ -211,6 +211,13 @@ class Graph(BaseModel):
             self._output = next(op for op in self.ops if op.id not in used)
         return self._output
 
+    @property
+    def rates_with_model(self) -> bool:
+        """Does a score op ask the model for a rating (`scorer="model"`), not code?"""
+        return any(
+            op.kind == "score" and getattr(op.params, "scorer", None) == "model" for op in self.ops
+        )
+
     def bfs_order(self) -> list[str]:
         """The controller's order: roots first, then each successor once all its inputs ran."""
         order, _cyclic = topological({op.id: list(dict.fromkeys(op.inputs)) for op in self.ops})

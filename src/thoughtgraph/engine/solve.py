@@ -302,11 +302,7 @@ UNRATED = "the model was asked to rate the final answer and no rating could be r
 def rating_scale(graph: Graph, task: Task) -> int | None:
     """The scale of the model's ratings when the graph rates answers with the model (a score
     op with `scorer="model"`); None when only code scores them."""
-    if not any(
-        op.kind == "score" and getattr(op.params, "scorer", None) == "model" for op in graph.ops
-    ):
-        return None
-    return int(getattr(task, "rating_scale", 10))
+    return int(getattr(task, "rating_scale", 10)) if graph.rates_with_model else None
 
 
 def model_rating(final: Thought) -> float | None:

@@ -762,9 +762,7 @@ def judged(graph: Graph, task: str) -> Graph:
     driven by the code's lexical proxy) gets a last `judge` op: the same model score, with the
     same samples, that the other schemes end with, so every scheme is measured on one scale.
     Its calls are the scheme's, as the paper counts the scoring calls of its schemes."""
-    if not model_scored(task) or any(
-        op.kind == "score" and getattr(op.params, "scorer", None) == "model" for op in graph.ops
-    ):
+    if not model_scored(task) or graph.rates_with_model:
         return graph
     samples = paper_options("io", task, 1)["score_samples"]
     judge = Op(

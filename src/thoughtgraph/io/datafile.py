@@ -144,17 +144,23 @@ def _row_id(value: Any, number: int, where: str) -> int | str:
     return text
 
 
+def _loads(text: str, where: str, *, at_line: bool = False) -> Any:
+    """The JSON value of `text`; one `InputError` naming `where` when it is none."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        line = f" at line {exc.lineno}" if at_line else ""
+        raise InputError(f"{where}: not valid JSON ({exc.msg}{line})") from None
+    except RecursionError:
+        raise InputError(f"{where}: nested too deeply") from None
+
+
 def _jsonl(text: str, name: str) -> list[tuple[int, dict[str, Any]]]:
     rows = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{name} row {number}: not valid JSON ({exc.msg})") from None
-        except RecursionError:
-            raise InputError(f"{name} row {number}: nested too deeply") from None
+        record = _loads(line, f"{name} row {number}")
         if not isinstance(record, dict):
             raise InputError(f'{name} row {number}: not a JSON object (give {{"input": ...}})')
         rows.append((number, record))
@@ -162,12 +168,7 @@ def _jsonl(text: str, name: str) -> list[tuple[int, dict[str, Any]]]:
 
 
 def _json_list(text: str, name: str) -> list[tuple[int, dict[str, Any]]]:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{name}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
-    except RecursionError:
-        raise InputError(f"{name}: nested too deeply") from None
+    data = _loads(text, name, at_line=True)
     if not isinstance(data, list):
         raise InputError(f'{name}: not a JSON list of rows (give [{{"input": ...}}, ...])')
     rows = []
