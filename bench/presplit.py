@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 import time
 
-from thoughtgraph.engine.solve import prepare
+from thoughtgraph.solving.solve import prepare
 
 COUNTRIES = ["Peru", "Chile", "France", "Japan", "Kenya", "Brazil"]
 

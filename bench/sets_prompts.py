@@ -19,7 +19,7 @@ import sys
 ONE = """
 import random, resource, sys, time
 import thoughtgraph
-import thoughtgraph.engine.solve
+import thoughtgraph.solving.solve
 from thoughtgraph.errors import FatalModelError
 n = int(sys.argv[1])
 pool = random.Random(0).sample(range(10 * n), 2 * n)

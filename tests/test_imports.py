@@ -20,7 +20,7 @@ HEAVY = (
     "asyncio",
     "aiolimiter",
     "sqlite3",
-    "thoughtgraph.engine.solve",
+    "thoughtgraph.solving.solve",
     "thoughtgraph.tasks",
 )
 
@@ -50,7 +50,7 @@ def test_a_cold_start_loads_nothing_heavy(code: str) -> None:
 def test_every_public_name_resolves_and_matches_its_module() -> None:
     from thoughtgraph import tasks
     from thoughtgraph.engine import graph
-    from thoughtgraph.engine import solve as api
+    from thoughtgraph.solving import solve as api
 
     for name in thoughtgraph.__all__:
         assert getattr(thoughtgraph, name) is not None

@@ -26,7 +26,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("thoughtgraph.tasks",),  # the Task contract and the built-in tasks
     ("thoughtgraph.models",),  # model adapters and wrappers (the simulated model reads tasks)
     ("thoughtgraph.viewer.jupyter",),  # renders what it is handed (the engine's display hooks)
-    ("thoughtgraph.engine", "thoughtgraph.schemes"),  # graphs, the run, the schemes it builds
+    ("thoughtgraph.engine",),  # graphs, op kinds, the scheduler, the run state
+    ("thoughtgraph.schemes",),  # graph builders: each scheme builds an engine graph
+    ("thoughtgraph.solving",),  # the run API: a scheme named, its graph checked and run
     ("thoughtgraph.viewer",),  # the trace viewer (reads traces through the engine's state)
     ("thoughtgraph.evaluation", "thoughtgraph.tuning", "thoughtgraph.testing"),
     ("thoughtgraph.cli",),

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 import thoughtgraph
-from thoughtgraph.engine import solve as api
 from thoughtgraph.engine.options import RunOptions
 from thoughtgraph.errors import InputError
+from thoughtgraph.solving import solve as api
 from thoughtgraph.tasks.sorting import SortingTask
 
 from .conftest import run_cli

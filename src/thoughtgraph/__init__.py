@@ -18,7 +18,6 @@ if TYPE_CHECKING:
     from thoughtgraph import schemes, testing
     from thoughtgraph.engine.graph import Graph, Op
     from thoughtgraph.engine.result import Result
-    from thoughtgraph.engine.solve import asolve, solve
     from thoughtgraph.engine.state import Call, RunState, Thought
     from thoughtgraph.errors import (
         BudgetExhausted,
@@ -42,6 +41,7 @@ if TYPE_CHECKING:
     from thoughtgraph.models.sim import SimulatedModel
     from thoughtgraph.models.spec import as_model
     from thoughtgraph.schemes import got
+    from thoughtgraph.solving.solve import asolve, solve
     from thoughtgraph.spend.usage import Usage
     from thoughtgraph.tasks import BaseTask, ParseError, SortingTask, Task, get_task
     from thoughtgraph.tasks.prompts import PromptTemplate
@@ -58,7 +58,7 @@ _LAZY = {
         ".evaluation.api",
     ),
     **dict.fromkeys(["TuneResults", "atune", "tune"], ".tuning.api"),
-    **dict.fromkeys(["asolve", "solve"], ".engine.solve"),
+    **dict.fromkeys(["asolve", "solve"], ".solving.solve"),
     **dict.fromkeys(
         [
             "BudgetExhausted",

@@ -273,9 +273,9 @@ def solve(
         raise InputError("give either --scheme or --graph, not both")
     from thoughtgraph.engine.graph import Graph
     from thoughtgraph.engine.options import RunOptions
-    from thoughtgraph.engine.solve import keep_partial, prepare, run_prepared
     from thoughtgraph.events import StopReason
     from thoughtgraph.models.flags import model_from_flags
+    from thoughtgraph.solving.solve import keep_partial, prepare, run_prepared
     from thoughtgraph.tasks.base import score_name
 
     user_graph = Graph.load(graph_file) if graph_file is not None else None

@@ -22,7 +22,6 @@ from typing import Any
 from thoughtgraph.engine import kinds
 from thoughtgraph.engine.graph import Graph, Op
 from thoughtgraph.engine.options import RunOptions
-from thoughtgraph.engine.solve import prepare, run_prepared
 from thoughtgraph.engine.trace import trace_dict
 from thoughtgraph.errors import (
     BudgetExhausted,
@@ -39,6 +38,7 @@ from thoughtgraph.models.limits import ConcurrencyLimiter
 from thoughtgraph.models.sim import SimulatedModel
 from thoughtgraph.models.spec import ModelLike, as_model
 from thoughtgraph.schemes import paper_options, variants
+from thoughtgraph.solving.solve import prepare, run_prepared
 from thoughtgraph.spend.accounting import consumed
 from thoughtgraph.spend.budget import Meter, requests_cap
 from thoughtgraph.tasks import get_task

@@ -30,7 +30,6 @@ from pathlib import Path
 from typing import Any
 
 from thoughtgraph.engine.graph import Graph
-from thoughtgraph.engine.solve import asolve
 from thoughtgraph.errors import FatalModelError, ThoughtgraphError, UnknownNameError
 from thoughtgraph.evaluation.runner import judged
 from thoughtgraph.events import StopReason
@@ -38,6 +37,7 @@ from thoughtgraph.models.base import LanguageModel
 from thoughtgraph.models.limits import ConcurrencyLimiter
 from thoughtgraph.models.sim import SimulatedModel
 from thoughtgraph.models.spec import from_spec
+from thoughtgraph.solving.solve import asolve
 from thoughtgraph.spend.budget import Budget
 from thoughtgraph.tasks import get_task
 from thoughtgraph.tasks.reference import answer_matches

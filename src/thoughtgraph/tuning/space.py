@@ -221,7 +221,7 @@ def baselines(task: Any, size: int, example: Any) -> dict[str, tuple[Graph, str]
     `got_paper` configuration at this size."""
     import inspect
 
-    from thoughtgraph.engine.solve import prepare
+    from thoughtgraph.solving.solve import prepare
 
     the_task, problem, got = prepare(task, example, scheme="got")
     task = the_task.name  # `task` may be an import string or a task file
