@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
 from importlib.metadata import version
+from pathlib import Path
 
 import pytest
 
@@ -12,7 +15,8 @@ import thoughtgraph as tg
 from thoughtgraph.cli.main import main
 from thoughtgraph.models.spec import from_spec, normalize_spec
 from thoughtgraph.schemes import build
-from thoughtgraph.viewer.jupyter import result_rows
+from thoughtgraph.viewer.drawing import inline_svg
+from thoughtgraph.viewer.jupyter import result_html, result_markdown, result_rows
 
 
 def run_cli(*args: str) -> int:
@@ -71,7 +75,7 @@ def test_version(capsys):
 
 def test_a_graph_draws_itself_as_svg_with_a_box_per_op_and_an_arrow_per_input():
     graph = build("got_paper", "sorting", 64)
-    root = ET.fromstring(graph._repr_svg_())
+    root = ET.fromstring(inline_svg(graph))
     ns = {"s": "http://www.w3.org/2000/svg"}
     boxes = root.findall("s:g[@class='op']", ns)
     assert [g.get("id") for g in boxes] == [f"op-{op.id}" for op in graph.ops]
@@ -88,31 +92,80 @@ def result():
 
 
 def test_a_result_shows_its_summary_table_and_its_graph(result):
-    html = result._repr_html_()
+    html = result_html(result)
     cells = dict(re.findall(r"<th[^>]*>(.*?)</th><td[^>]*>(.*?)</td>", html))
     assert cells["status"] == "clean" and cells["errors"] == "0"
     assert cells["output"] == "[1, 2, 3, 5, 6, 7, 8, 9]"
     assert "SIMULATED" in cells["model"] and cells["cost"] == "unknown (no price)"
     assert f"{result.latency} hops" in cells["final thought"]
     assert html.count('class="op"') == len(result.graph.ops)
-    md = result._repr_markdown_()
+    md = result_markdown(result)
     assert "| status | clean |" in md and "| errors | 0 |" in md
 
 
 def test_reprs_escape_what_the_model_wrote():
     result = tg.solve("sorting", [2, 1], model=lambda _p: "<script>alert(1)</script>")
-    html = result._repr_html_()
+    html = result_html(result)
     assert "<script>" not in html and "&lt;script&gt;" in html
 
 
 def test_the_markdown_table_keeps_one_row_per_field_whatever_the_model_wrote():
     """A line break in an answer (a doc-merge NDA, a rambling reply) ended the table's row."""
     result = tg.solve("sorting", [2, 1], model=lambda _p: "one\n| a | b |\r\ntwo")
-    rows = result._repr_markdown_().splitlines()
+    rows = result_markdown(result).splitlines()
     assert len(rows) == len(result_rows(result)) + 2
     assert all(row.startswith("| ") and row.endswith(" |") for row in rows[2:])
 
 
 def test_a_huge_graph_is_not_drawn_inline():
     graph = build("got", "sorting", 8 * 300)
-    assert len(graph.ops) > 400 and graph._repr_svg_() is None
+    assert len(graph.ops) > 400 and inline_svg(graph) is None
+
+
+class _Formatter:
+    def __init__(self) -> None:
+        self.types: dict[type, object] = {}
+
+    def for_type(self, typ: type, func: object) -> object:
+        self.types[typ] = func
+        return None
+
+
+class _Shell:
+    def __init__(self) -> None:
+        mimes = ("image/svg+xml", "text/html", "text/markdown")
+        self.display_formatter = type("F", (), {"formatters": {m: _Formatter() for m in mimes}})()
+
+
+def test_jupyter_displays_are_registered_for_graphs_and_results(result):
+    """The engine's objects carry no display methods: IPython's formatters draw them."""
+    from thoughtgraph.engine.graph import Graph
+    from thoughtgraph.engine.result import Result
+    from thoughtgraph.viewer import jupyter
+
+    shell = _Shell()
+    assert jupyter.install(shell) is True
+    found = shell.display_formatter.formatters
+    draw = found["image/svg+xml"].types[Graph]
+    assert ET.fromstring(draw(result.graph)).tag.endswith("svg")
+    assert found["text/html"].types[Result](result) == result_html(result)
+    assert found["text/markdown"].types[Result](result) == result_markdown(result)
+    assert jupyter.install() is False  # no IPython running here
+
+
+def test_the_facade_installs_the_displays_in_a_running_ipython():
+    code = (
+        "import sys, types\n"
+        "from tests.test_conventions import _Shell\n"
+        "shell = _Shell()\n"
+        "sys.modules['IPython'] = types.SimpleNamespace(get_ipython=lambda: shell)\n"
+        "import thoughtgraph\n"
+        "thoughtgraph.Graph\n"
+        "print(sorted(t.__name__ for f in shell.display_formatter.formatters.values()"
+        " for t in f.types))\n"
+    )
+    root = Path(__file__).resolve().parent.parent
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=root
+    ).stdout
+    assert out.strip() == "['Graph', 'Result', 'Result']"

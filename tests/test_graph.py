@@ -9,6 +9,7 @@ import pytest
 from thoughtgraph.engine.graph import Graph, Op
 from thoughtgraph.errors import GraphError
 from thoughtgraph.schemes import got
+from thoughtgraph.viewer import drawing
 
 
 def graph(*ops: dict) -> Graph:
@@ -134,7 +135,7 @@ def test_got_builder_with_arity_three():
 
 
 def test_mermaid_export_draws_every_op_and_edge():
-    text = got(parts=2).to_mermaid()
+    text = drawing.mermaid(got(parts=2))
     assert text.startswith("flowchart TD")
     assert "op_part_1 --> op_merge_1_1" in text and "op_merge_1_1 --> op_refine" in text
     assert text.count("-->") == sum(len(op.inputs) for op in got(parts=2).ops)

@@ -1,8 +1,9 @@
 """The package's layers, read from the source: no import cycle, no import upwards, and a module
 table in docs/architecture.md that lists every module.
 
-Imports are read with `ast`, those made inside functions included (they run too, only later);
-imports under `if TYPE_CHECKING:` are left out (they never run). Importing `a.b.c` also runs the
+Imports are read with `ast`, those made inside functions included (they run too, only later),
+and those under `if TYPE_CHECKING:` too (they never run, but a type named across layers ties the
+modules as much as a call does: a cycle of them is the same knot). Importing `a.b.c` also runs the
 top level of the packages `a.b` and `a` first, so their top-level imports count too.
 """
 
@@ -25,11 +26,10 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("thoughtgraph.spend",),  # usage, prices, caps, the request ledger
     ("thoughtgraph.tasks",),  # the Task contract and the built-in tasks
     ("thoughtgraph.models",),  # model adapters and wrappers (the simulated model reads tasks)
-    ("thoughtgraph.viewer.jupyter",),  # renders what it is handed (the engine's display hooks)
     ("thoughtgraph.engine",),  # graphs, op kinds, the scheduler, the run state
     ("thoughtgraph.schemes",),  # graph builders: each scheme builds an engine graph
     ("thoughtgraph.solving",),  # the run API: a scheme named, its graph checked and run
-    ("thoughtgraph.viewer",),  # the trace viewer (reads traces through the engine's state)
+    ("thoughtgraph.viewer",),  # drawings, the trace viewer page, the Jupyter displays
     ("thoughtgraph.evaluation", "thoughtgraph.tuning", "thoughtgraph.testing"),
     ("thoughtgraph.cli",),
 )
@@ -70,7 +70,7 @@ def _targets(node: ast.AST, known: dict[str, Path]) -> set[str]:
 def imports() -> dict[str, frozenset[str]]:
     """Module -> the thoughtgraph modules importing it runs, at import time or later."""
     known = modules()
-    direct: dict[str, set[str]] = {}  # every import, those inside functions included
+    direct: dict[str, set[str]] = {}  # every import: inside functions and TYPE_CHECKING too
     at_import: dict[str, set[str]] = {}  # the imports of the module's own top level
     for name, path in known.items():
         found: set[str] = set()
@@ -80,7 +80,9 @@ def imports() -> dict[str, frozenset[str]]:
             node, outer = stack.pop()
             for child in ast.iter_child_nodes(node):
                 if isinstance(child, ast.If) and _type_checking(child):
-                    stack.extend((n, outer) for n in child.orelse)
+                    # the body is an edge that never runs: counted, but not at import time
+                    stack.append((ast.Module(body=child.body, type_ignores=[]), False))
+                    stack.append((ast.Module(body=child.orelse, type_ignores=[]), outer))
                     continue
                 targets = _targets(child, known)
                 found |= targets
@@ -103,6 +105,9 @@ def imports() -> dict[str, frozenset[str]]:
                 if parent in at_import and not name.startswith(parent + "."):
                     runs |= at_import[parent] - {name}
         graph[name] = frozenset(runs)
+    # the facade names every public type for the type checker and loads each on first use
+    # (PEP 562): what it imports is what it runs when imported, which must be nothing
+    graph[FACADE] = frozenset(at_import[FACADE])
     return graph
 
 
@@ -163,8 +168,10 @@ def layer(module: str) -> int:
 def test_the_scanner_sees_function_level_imports_and_finds_a_cycle() -> None:
     graph = {"a": frozenset({"b"}), "b": frozenset({"c"}), "c": frozenset({"a"}), "d": frozenset()}
     assert cycles(graph) == [["a", "b", "c"]]
-    # a lazy import inside a function is an edge: the engine's kind registry loads the ops
-    assert "thoughtgraph.engine.ops" in imports()["thoughtgraph.engine.kinds"]
+    # a lazy import inside a function is an edge: the schemes load the graph on first build
+    assert "thoughtgraph.engine.graph" in imports()["thoughtgraph.schemes"]
+    # and so is one under TYPE_CHECKING: the op kinds name the run context in their types
+    assert "thoughtgraph.engine.context" in imports()["thoughtgraph.engine.kinds"]
 
 
 def test_no_import_cycle_counting_imports_inside_functions() -> None:

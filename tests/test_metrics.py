@@ -9,7 +9,7 @@ import pytest
 
 from thoughtgraph import solve
 from thoughtgraph.engine.metrics import thought_metrics
-from thoughtgraph.engine.state import Thought
+from thoughtgraph.engine.thought import Thought
 
 
 def model_thought(tid: str, *parents: str) -> Thought:

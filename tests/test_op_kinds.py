@@ -11,9 +11,9 @@ from pydantic import Field
 
 import thoughtgraph
 from thoughtgraph import Graph, Op
-from thoughtgraph.engine import kinds, opkind
+from thoughtgraph.engine import kinds
 from thoughtgraph.engine.graph import json_schema
-from thoughtgraph.engine.state import Thought
+from thoughtgraph.engine.thought import Thought
 from thoughtgraph.engine.trace import output_graph
 from thoughtgraph.errors import GraphError
 
@@ -42,8 +42,8 @@ def registry() -> Iterator[None]:
     """The registry as it was before the test, so the kind added here leaves no trace."""
     before = dict(kinds.all_kinds())
     yield
-    opkind.KINDS.clear()
-    opkind.KINDS.update(before)
+    kinds.KINDS.clear()
+    kinds.KINDS.update(before)
 
 
 def test_a_kind_registered_in_one_place_runs_end_to_end(registry: None) -> None:

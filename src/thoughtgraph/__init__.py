@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import importlib
+import sys
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads either)
 if TYPE_CHECKING:
@@ -18,7 +19,8 @@ if TYPE_CHECKING:
     from thoughtgraph import schemes, testing
     from thoughtgraph.engine.graph import Graph, Op
     from thoughtgraph.engine.result import Result
-    from thoughtgraph.engine.state import Call, RunState, Thought
+    from thoughtgraph.engine.state import Call, RunState
+    from thoughtgraph.engine.thought import Thought
     from thoughtgraph.errors import (
         BudgetExhausted,
         FatalModelError,
@@ -82,7 +84,8 @@ _LAZY = {
     "PromptTemplate": ".tasks.prompts",
     "Result": ".engine.result",
     "got": ".schemes",
-    **dict.fromkeys(["Call", "RunState", "Thought"], ".engine.state"),
+    **dict.fromkeys(["Call", "RunState"], ".engine.state"),
+    "Thought": ".engine.thought",
     "Score": ".tasks.score",
     "Usage": ".spend.usage",
     **dict.fromkeys(["BaseTask", "ParseError", "SortingTask", "Task", "get_task"], ".tasks"),
@@ -96,10 +99,24 @@ def __getattr__(name: str) -> Any:
     """Load a public name's module on first use (PEP 562) and keep the name."""
     if name not in _LAZY:
         raise AttributeError(f"module 'thoughtgraph' has no attribute {name!r}")
+    _displays()
     module = importlib.import_module(_LAZY[name], __name__)
     value = module if name in _MODULES else getattr(module, name)
     globals()[name] = value
     return value
+
+
+_displays_installed = False
+
+
+def _displays() -> None:
+    """In IPython, register the Jupyter displays of graphs and results once (the engine's objects
+    carry no display methods: `viewer/jupyter.py`)."""
+    global _displays_installed
+    if _displays_installed or "IPython" not in sys.modules:
+        return
+    _displays_installed = True
+    importlib.import_module(".viewer.jupyter", __name__).install()
 
 
 def __dir__() -> list[str]:

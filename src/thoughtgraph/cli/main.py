@@ -575,6 +575,7 @@ def graph(
 ) -> None:
     """Print the graph of operations a scheme builds for a task and size, before any call."""
     from thoughtgraph.tasks import get_task
+    from thoughtgraph.viewer import drawing
 
     the_task = get_task(task)
     if fmt not in ("json", "yaml", "mermaid", "dot"):
@@ -582,12 +583,10 @@ def graph(
     if parts is not None and scheme not in ("got", "got_paper"):
         raise InputError(f"--parts applies to the got and got_paper schemes, not {shown(scheme)}")
     built = schemes.build(scheme, the_task.name, size, parts=parts)
-    text = {
-        "json": built.to_json,
-        "yaml": built.to_yaml,
-        "mermaid": built.to_mermaid,
-        "dot": built.to_dot,
-    }[fmt]()
+    drawn = {"mermaid": drawing.mermaid, "dot": drawing.dot}
+    text = (
+        drawn[fmt](built) if fmt in drawn else built.to_yaml() if fmt == "yaml" else built.to_json()
+    )
     typer.echo(text, nl=not text.endswith("\n"))
 
 

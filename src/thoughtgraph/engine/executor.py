@@ -20,7 +20,8 @@ from thoughtgraph.engine import kinds
 from thoughtgraph.engine.context import RunContext
 from thoughtgraph.engine.gateway import CallGateway
 from thoughtgraph.engine.graph import Graph, Op
-from thoughtgraph.engine.state import OpRecord, RunState, Thought
+from thoughtgraph.engine.state import OpRecord, RunState
+from thoughtgraph.engine.thought import Thought
 from thoughtgraph.engine.thoughts import ThoughtFactory
 from thoughtgraph.errors import BudgetExhausted, FatalModelError
 from thoughtgraph.events import (

@@ -15,8 +15,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
-from thoughtgraph.engine.graph import Op
-from thoughtgraph.engine.state import Call, RunState
+from thoughtgraph.engine.state import Call, OpRef, RunState
 from thoughtgraph.errors import BudgetExhausted, FatalModelError, ModelError
 from thoughtgraph.events import CallFinished, CallStarted, Event, EventHandler, StopReason
 from thoughtgraph.models.base import (
@@ -73,7 +72,7 @@ class CallGateway:
             self.on_event(event)
 
     async def ask(
-        self, op: Op, call_id: str, kind: str, prompt: str | Callable[[], str], n: int = 1
+        self, op: OpRef, call_id: str, kind: str, prompt: str | Callable[[], str], n: int = 1
     ) -> tuple[str, ...]:
         """One model call for `n` completions, recorded in the state before it is used.
 
@@ -118,7 +117,7 @@ class CallGateway:
                     self._idle.set()
 
     async def _call(
-        self, op: Op, call_id: str, kind: str, prompt: str, n: int, ledger: CallLedger
+        self, op: OpRef, call_id: str, kind: str, prompt: str, n: int, ledger: CallLedger
     ) -> tuple[str, ...]:
         started = self.now()
         if self.on_event is not None:
@@ -198,7 +197,7 @@ class CallGateway:
 
     def _failed_call(
         self,
-        op: Op,
+        op: OpRef,
         call_id: str,
         kind: str,
         prompt: str,

@@ -185,13 +185,6 @@ class Graph(BaseModel):
         """The graph's own prompts, parsed once (name -> template)."""
         return self._templates
 
-    def _repr_svg_(self) -> str | None:
-        """Jupyter draws the graph inline (thoughtgraph.viewer.jupyter); a very large one falls back
-        to its text repr."""
-        from thoughtgraph.viewer.jupyter import MAX_DRAWN_OPS, graph_svg
-
-        return graph_svg(self) if len(self.ops) <= MAX_DRAWN_OPS else None
-
     # --- structure -------------------------------------------------------------------------
     def op(self, op_id: str) -> Op:
         return self._index[op_id]
@@ -343,36 +336,6 @@ class Graph(BaseModel):
         except RecursionError:  # thousands of nested [ or - : no graph is shaped like that
             raise GraphError(f"{path}: nested too deeply to be a graph file") from None
 
-    def to_dot(self) -> str:
-        lines = ["digraph graph_of_operations {", "    rankdir=TB;", "    node [shape=box];"]
-        for op in self.ops:
-            lines.append(f'    "{op.id}" [label="{op.id}\\n{op.kind}{_detail(op, ", ")}"];')
-        for op in self.ops:
-            lines.extend(f'    "{source}" -> "{op.id}";' for source in op.inputs)
-        return "\n".join([*lines, "}"]) + "\n"
-
-    def to_mermaid(self) -> str:
-        lines = ["flowchart TD"]
-        for op in self.ops:
-            label = f"{op.id}<br/><i>{op.kind}</i>" + _detail(op, "<br/>")
-            lines.append(f'    {_mermaid_id(op.id)}["{label}"]')
-        for op in self.ops:
-            for source in op.inputs:
-                lines.append(f"    {_mermaid_id(source)} --> {_mermaid_id(op.id)}")
-        return "\n".join(lines) + "\n"
-
-
-def _detail(op: Op, prefix: str) -> str:
-    """The params that differ from their defaults, for drawings."""
-    defaults = type(op.params).model_fields
-    shown = [
-        f"{key}={value}"
-        for key, value in op.params.model_dump().items()
-        if (key == "prompt" and op.prompt)
-        or (key != "prompt" and (defaults[key].is_required() or defaults[key].default != value))
-    ]
-    return prefix + ", ".join(shown) if shown else ""
-
 
 def json_schema() -> dict[str, Any]:
     """The JSON Schema of graph files: one entry per op kind with its params."""
@@ -429,10 +392,6 @@ def json_schema() -> dict[str, Any]:
         "required": ["ops"],
         "additionalProperties": False,
     }
-
-
-def _mermaid_id(op_id: str) -> str:
-    return "op_" + op_id.replace(".", "_").replace("-", "_")
 
 
 def _first_error(exc: ValidationError) -> str:

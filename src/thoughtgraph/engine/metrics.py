@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 
 from thoughtgraph.engine.dag import topological
 
-if TYPE_CHECKING:  # state imports this module: no import back at run time
-    from thoughtgraph.engine.state import Thought
+if TYPE_CHECKING:
+    from thoughtgraph.engine.thought import Thought
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
 from pydantic import Field, model_validator
 
-from thoughtgraph.engine.opkind import OpKind, Params, register
-from thoughtgraph.engine.state import Thought
+from thoughtgraph.engine.kinds import OpKind, OpView, Params, register
+from thoughtgraph.engine.thought import Thought
 from thoughtgraph.errors import GraphError, ModelError
 from thoughtgraph.tasks.base import (
     HasReference,
@@ -33,9 +33,8 @@ from thoughtgraph.tasks.base import (
 )
 from thoughtgraph.tasks.score import Score
 
-if TYPE_CHECKING:  # the context imports the graph, which reads the records of this module
+if TYPE_CHECKING:  # typing only: the context is built by the executor, above this module
     from thoughtgraph.engine.context import RunContext
-    from thoughtgraph.engine.graph import Op
 
 _T = TypeVar("_T")
 
@@ -102,7 +101,7 @@ def _discard(ctx: RunContext, attempts: list[Thought], kept: Thought) -> None:
 
 async def _until_good(
     ctx: RunContext,
-    op: Op,
+    op: OpView,
     *,
     item: int,
     kind: str,
@@ -145,7 +144,7 @@ async def _together(jobs: list[Coroutine[Any, Any, _T]]) -> list[_T]:
 
 async def _branches(
     ctx: RunContext,
-    op: Op,
+    op: OpView,
     *,
     item: int,
     kind: str,
@@ -198,7 +197,7 @@ class SplitParams(Params):
         return None if self.by == "code" else self.prompt
 
 
-async def split(ctx: RunContext, op: Op, inputs: list[Thought]) -> list[Thought]:
+async def split(ctx: RunContext, op: OpView, inputs: list[Thought]) -> list[Thought]:
     params = op.params_as(SplitParams)
     parts = params.parts
     out = []
@@ -216,7 +215,7 @@ async def split(ctx: RunContext, op: Op, inputs: list[Thought]) -> list[Thought]
 
 
 async def _model_split(
-    ctx: RunContext, op: Op, item: int, source: Thought, parts: int
+    ctx: RunContext, op: OpView, item: int, source: Thought, parts: int
 ) -> tuple[Thought, list[Any] | None]:
     """Ask the model to split; its parts stand only if there are exactly `parts` of them."""
     name = op.params_as(SplitParams).prompt
@@ -264,7 +263,7 @@ class SelectParams(Params):
     index: int = Field(ge=0)
 
 
-async def select(ctx: RunContext, op: Op, inputs: list[Thought]) -> list[Thought]:
+async def select(ctx: RunContext, op: OpView, inputs: list[Thought]) -> list[Thought]:
     index = op.params_as(SelectParams).index
     if index >= len(inputs):
         raise GraphError(f"op {op.id!r} selects thought {index} but its inputs hold {len(inputs)}")
@@ -305,7 +304,7 @@ class GenerateParams(BranchParams):
         return self
 
 
-async def generate(ctx: RunContext, op: Op, inputs: list[Thought]) -> list[Thought]:
+async def generate(ctx: RunContext, op: OpView, inputs: list[Thought]) -> list[Thought]:
     """Answers for every input thought, concurrently: branches, or the spec's Part with retries."""
     params = op.params_as(GenerateParams)
     name = params.prompt
@@ -343,11 +342,11 @@ async def generate(ctx: RunContext, op: Op, inputs: list[Thought]) -> list[Thoug
     return [t for batch in batches for t in batch]
 
 
-def _regenerations(op: Op, calls: int, _thoughts: list[Thought]) -> str | None:
+def _regenerations(op: OpView, calls: int, _thoughts: list[Thought]) -> str | None:
     return f"{op.id} regenerated {calls - 1}×" if calls > 1 and _single(op) else None
 
 
-def _single(op: Op) -> bool:
+def _single(op: OpView) -> bool:
     """One answer per request: more calls are retries, not branches."""
     params = op.params_as(BranchParams)
     return params.n == 1 and params.repeat == 1
@@ -375,7 +374,7 @@ class AggregateParams(BranchParams):
         return self
 
 
-async def aggregate(ctx: RunContext, op: Op, inputs: list[Thought]) -> list[Thought]:
+async def aggregate(ctx: RunContext, op: OpView, inputs: list[Thought]) -> list[Thought]:
     """The spec's Merge: all inputs into one answer; merged again while it has errors."""
     if len(inputs) < 2:
         raise GraphError(f"op {op.id!r} merges {len(inputs)} thought(s); it needs at least 2")
@@ -425,7 +424,9 @@ async def aggregate(ctx: RunContext, op: Op, inputs: list[Thought]) -> list[Thou
     return merged if joined is None else [joined]
 
 
-def _joined_in_code(ctx: RunContext, op: Op, inputs: list[Thought], problem: Any) -> Thought | None:
+def _joined_in_code(
+    ctx: RunContext, op: OpView, inputs: list[Thought], problem: Any
+) -> Thought | None:
     """Every merge attempt failed: rather than pass on an empty answer (and lose the parts),
     pass on the inputs joined in code, scored as an answer to the merge's problem, so its
     errors (e.g. a concatenation that is not sorted) lead the next op. Inputs with no content
@@ -467,7 +468,7 @@ def _tag(index: int) -> str:
     return letters[index % 26] + (str(index // 26) if index >= 26 else "")
 
 
-def _merges(op: Op, calls: int, _thoughts: list[Thought]) -> str | None:
+def _merges(op: OpView, calls: int, _thoughts: list[Thought]) -> str | None:
     return f"{op.id} merged again {calls - 1}×" if calls > 1 and _single(op) else None
 
 
@@ -490,7 +491,7 @@ class RefineParams(Params):
     keep_if_better: bool = True
 
 
-async def refine(ctx: RunContext, op: Op, inputs: list[Thought]) -> list[Thought]:
+async def refine(ctx: RunContext, op: OpView, inputs: list[Thought]) -> list[Thought]:
     """The spec's Refine and stop rule: at most `max_refines` passes while errors remain."""
     params = op.params_as(RefineParams)
     out = []
@@ -516,7 +517,7 @@ async def refine(ctx: RunContext, op: Op, inputs: list[Thought]) -> list[Thought
     return out
 
 
-def _passes(op: Op, calls: int, thoughts: list[Thought]) -> str | None:
+def _passes(op: OpView, calls: int, thoughts: list[Thought]) -> str | None:
     kept = sum(t.kept for t in thoughts)
     return f"{op.id}: {calls} pass{'es' if calls > 1 else ''}, {kept} kept"
 
@@ -536,7 +537,7 @@ class ValidateAndImproveParams(Params):
     tries: int = Field(default=3, ge=1, le=100)
 
 
-async def validate_and_improve(ctx: RunContext, op: Op, inputs: list[Thought]) -> list[Thought]:
+async def validate_and_improve(ctx: RunContext, op: OpView, inputs: list[Thought]) -> list[Thought]:
     """Validate; while invalid, improve (at most `tries` times); pass on the last answer."""
 
     params = op.params_as(ValidateAndImproveParams)
@@ -575,7 +576,7 @@ def _validated(ctx: RunContext, thought: Thought) -> Thought:
     return ctx.state.add(replace(ctx.state.thoughts[thought.id], validated=True, valid=ok))
 
 
-def _improvements(op: Op, calls: int, _thoughts: list[Thought]) -> str | None:
+def _improvements(op: OpView, calls: int, _thoughts: list[Thought]) -> str | None:
     return f"{op.id}: {calls} improvement{'s' if calls > 1 else ''}"
 
 
@@ -606,7 +607,7 @@ class ScoreParams(Params):
         return None if self.scorer == "code" else self.prompt
 
 
-async def score(ctx: RunContext, op: Op, inputs: list[Thought]) -> list[Thought]:
+async def score(ctx: RunContext, op: OpView, inputs: list[Thought]) -> list[Thought]:
     params = op.params_as(ScoreParams)
     if params.scorer == "code":
         return [ctx.thoughts.rescore(t, force=params.force) for t in inputs]
@@ -645,7 +646,7 @@ class KeepBestParams(Params):
     higher_is_better: bool = False
 
 
-async def keep_best(ctx: RunContext, op: Op, inputs: list[Thought]) -> list[Thought]:
+async def keep_best(ctx: RunContext, op: OpView, inputs: list[Thought]) -> list[Thought]:
     params = op.params_as(KeepBestParams)
     sign = -1 if params.higher_is_better else 1
     scored = [ctx.thoughts.rescore(t) for t in inputs]
@@ -665,7 +666,7 @@ class KeepValidParams(Params):
     """Keep only the input thoughts that parsed (and passed validation where validated)."""
 
 
-async def keep_valid(ctx: RunContext, op: Op, inputs: list[Thought]) -> list[Thought]:
+async def keep_valid(ctx: RunContext, op: OpView, inputs: list[Thought]) -> list[Thought]:
     return [t for t in inputs if t.valid]
 
 
@@ -676,7 +677,7 @@ class GroundTruthParams(Params):
     """Compare each input thought with `Task.reference`: recorded as `solved`, never used to choose."""  # noqa: E501 - one line in the schema
 
 
-async def ground_truth(ctx: RunContext, op: Op, inputs: list[Thought]) -> list[Thought]:
+async def ground_truth(ctx: RunContext, op: OpView, inputs: list[Thought]) -> list[Thought]:
     """Record whether each thought equals the reference answer; never changes what is passed on."""
     out = []
     matches = getattr(ctx.task, "matches_reference", None)  # a task's own comparison (case,

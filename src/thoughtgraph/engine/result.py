@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from thoughtgraph.engine.graph import Graph
-from thoughtgraph.engine.state import RunState, Thought
+from thoughtgraph.engine.state import RunState
+from thoughtgraph.engine.thought import Thought
 from thoughtgraph.errors import shown
 from thoughtgraph.events import StopReason
 from thoughtgraph.spend.accounting import CALL_KINDS, Spend
@@ -71,17 +72,6 @@ class Result:
             f"Result(status={self.status!r}, error_count={self.error_count:g}, "
             f"calls={self.calls}, requests={self.requests}, output={shown(self.output)})"
         )
-
-    def _repr_html_(self) -> str:
-        """Jupyter shows the summary table with the graph drawn below it."""
-        from thoughtgraph.viewer.jupyter import result_html
-
-        return result_html(self)
-
-    def _repr_markdown_(self) -> str:
-        from thoughtgraph.viewer.jupyter import result_markdown
-
-        return result_markdown(self)
 
     @property
     def cost(self) -> float:

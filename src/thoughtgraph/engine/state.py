@@ -9,63 +9,16 @@ Its JSON export, the trace, is written by `engine/trace.py` and read back by `Ru
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from thoughtgraph.engine.metrics import ThoughtMetrics, metrics_of, thought_metrics
+from thoughtgraph.engine.thought import Thought
 from thoughtgraph.errors import InputError
 from thoughtgraph.io.bounds import clip_text
 from thoughtgraph.io.tracefile import read_trace, upgrade
 from thoughtgraph.spend.usage import Usage
-from thoughtgraph.tasks.score import Score
-
-
-@dataclass(frozen=True, slots=True)
-class Thought:
-    """One node of the graph of thoughts: an input, a part, a model answer or a code result."""
-
-    id: str
-    op_id: str
-    kind: str  # "input", "split", "part", "merge", "refine", ... (the op kind or prompt kind)
-    content: Any  # parsed content (task specific), None when the answer could not be parsed
-    text: str  # the model's raw answer, or the rendered content for code-made thoughts
-    problem: Any = None  # the sub-problem this thought answers (used to score it)
-    parents: tuple[str, ...] = ()
-    previous_attempt: str | None = None
-    attempt: int = 1
-    score: Score | None = None
-    valid: bool = True  # False when the answer could not be parsed or failed validation
-    validated: bool = False  # True once a validate op checked it
-    solved: bool | None = None  # set by ground_truth: equal to the task's reference answer
-    prompt: str | None = None
-    call_id: str | None = None
-    round: int = 0  # model rounds on the critical path until this thought existed
-    kept: bool = True  # False for attempts that lost to a better one
-
-    @property
-    def error_count(self) -> float | None:
-        return None if self.score is None else self.score.value
-
-    def with_score(self, score: Score | None) -> Thought:
-        return replace(self, score=score)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Thought:
-        data = dict(data)
-        value, errors = data.pop("score"), data.pop("errors", [])
-        data.pop("volume", None), data.pop("latency", None)
-        data["parents"] = tuple(data.get("parents", ()))
-        score = None if value is None else Score(value, tuple(errors))
-        return cls(**data, score=score)
-
-    def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["parents"] = list(self.parents)
-        data["score"] = None if self.score is None else self.score.value
-        data["errors"] = [] if self.score is None else list(self.score.errors)
-        data["text"] = clip_text(self.text)
-        return data
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +85,23 @@ class Call:
             data["attempts"] = () if cached else ({"outcome": "ok", "answers": answers},)
         data["attempts"] = tuple(dict(a) for a in data.get("attempts", ()))
         return cls(**data)
+
+
+class OpRef(Protocol):
+    """An op as the run's records see it: its id, its kind and the ids of its inputs.
+
+    The gateway and the thought factory take this, not `graph.Op`: they sit below the op kinds,
+    whose records the graph reads, so they never import the graph.
+    """
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def inputs(self) -> tuple[str, ...]: ...
 
 
 @dataclass(slots=True)

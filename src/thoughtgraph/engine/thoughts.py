@@ -15,8 +15,8 @@ from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 from thoughtgraph.engine.gateway import CallGateway
-from thoughtgraph.engine.graph import Op
-from thoughtgraph.engine.state import RunState, Thought
+from thoughtgraph.engine.state import OpRef, RunState
+from thoughtgraph.engine.thought import Thought
 from thoughtgraph.errors import ModelError
 from thoughtgraph.events import ThoughtMade
 from thoughtgraph.tasks.base import ModelScore, ParseError, Task, model_score, parse_answer
@@ -31,21 +31,21 @@ class ThoughtFactory:
         self._end_rounds: dict[str, int] = {}  # the latest model round each op reached
 
     # --- rounds -----------------------------------------------------------------------------
-    def start_round(self, op: Op) -> int:
+    def start_round(self, op: OpRef) -> int:
         """An op starts once all its inputs are done: in the round the latest of them ended."""
         return max((self.state.ops[i].end_round for i in op.inputs), default=0)
 
-    def end_round(self, op: Op) -> int:
+    def end_round(self, op: OpRef) -> int:
         """The round the op ended in: its start, or its latest model round."""
         return max(self.start_round(op), self._end_rounds.get(op.id, 0))
 
-    def _reached(self, op: Op, round_: int) -> None:
+    def _reached(self, op: OpRef, round_: int) -> None:
         self._end_rounds[op.id] = max(self._end_rounds.get(op.id, 0), round_)
 
     # --- thoughts from the model ------------------------------------------------------------
     async def model_thoughts(
         self,
-        op: Op,
+        op: OpRef,
         *,
         call_id: str,
         thought_ids: Sequence[str],
@@ -115,7 +115,7 @@ class ThoughtFactory:
                 )
         return made
 
-    async def model_thought(self, op: Op, *, thought_id: str, **kwargs: Any) -> Thought:
+    async def model_thought(self, op: OpRef, *, thought_id: str, **kwargs: Any) -> Thought:
         """One request for one answer; the call shares the thought's id."""
         return (
             await self.model_thoughts(op, call_id=thought_id, thought_ids=[thought_id], **kwargs)
@@ -123,7 +123,7 @@ class ThoughtFactory:
 
     def model_answer(
         self,
-        op: Op,
+        op: OpRef,
         *,
         call_id: str,
         kind: str,
@@ -152,7 +152,7 @@ class ThoughtFactory:
         return self._made(op, thought)
 
     async def model_scored(
-        self, op: Op, thought: Thought, *, call_id: str, kind: str, prompt: str, samples: int
+        self, op: OpRef, thought: Thought, *, call_id: str, kind: str, prompt: str, samples: int
     ) -> Thought:
         """The thought re-scored by the model (`samples` answers averaged); a failed call leaves
         it the worst score. One round after the op started."""
@@ -187,14 +187,14 @@ class ThoughtFactory:
             return None, self.task.score_unparsed(problem, reason), False
         return content, self.task.score(problem, content), True
 
-    def _made(self, op: Op, thought: Thought) -> Thought:
+    def _made(self, op: OpRef, thought: Thought) -> Thought:
         """Record a model-made thought; it moves its op's end round."""
         self._reached(op, thought.round)
         return self.state.add(thought)
 
     # --- thoughts from code -----------------------------------------------------------------
     def code_thought(
-        self, op: Op, thought_id: str, content: Any, problem: Any, parents: Sequence[Thought]
+        self, op: OpRef, thought_id: str, content: Any, problem: Any, parents: Sequence[Thought]
     ) -> Thought:
         """A thought made in code (a part of a split, inputs joined): no round of its own."""
         own = [p.round for p in parents if p.op_id == op.id]

@@ -20,7 +20,8 @@ from thoughtgraph.engine.gcpause import fewer_collections
 from thoughtgraph.engine.graph import Graph
 from thoughtgraph.engine.options import PreparedRun, RunOptions
 from thoughtgraph.engine.result import Result, count_calls
-from thoughtgraph.engine.state import RunState, Thought
+from thoughtgraph.engine.state import RunState
+from thoughtgraph.engine.thought import Thought
 from thoughtgraph.errors import (
     FatalModelError,
     GraphError,

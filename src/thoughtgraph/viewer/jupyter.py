@@ -1,98 +1,60 @@
 """Rich displays for Jupyter: a `Graph` draws itself as SVG, a `Result` shows its summary table
 with its graph drawn below it (as LangGraph graphs do).
 
-Pure string building, no dependency and no network: the layout is layered (an op one rank below
-its deepest input), which is how the paper draws its graphs of operations.
+The engine's objects carry no display methods (the engine never imports the viewer): the
+displays are registered with IPython's formatters for their types (`install`). The package
+facade installs them on first use when IPython is running; `%load_ext thoughtgraph.viewer.jupyter`
+does it by hand.
 """
 
 from __future__ import annotations
 
+import sys
 from html import escape
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from thoughtgraph.engine.graph import Graph
-    from thoughtgraph.engine.result import Result
-
-BOX_W, BOX_H, GAP_X, GAP_Y, PAD = 132, 38, 18, 34, 10
-MAX_DRAWN_OPS = 400  # beyond this an inline drawing is a wall of boxes: say so instead
-KIND_COLOURS = {
-    "generate": "#dbe8f6",
-    "aggregate": "#fde2c8",
-    "refine": "#e1f0d8",
-    "validate_and_improve": "#e1f0d8",
-    "score": "#eeeeee",
-    "keep_best": "#f3e0ef",
-    "keep_valid": "#f3e0ef",
-    "split": "#fff3bf",
-    "select": "#fff9db",
-    "ground_truth": "#eeeeee",
-}
+from thoughtgraph.engine.graph import Graph
+from thoughtgraph.engine.result import Result
+from thoughtgraph.viewer.drawing import MAX_DRAWN_OPS, inline_svg, svg
 
 
-def ranks(graph: Graph) -> dict[str, int]:
-    """Each op's layer: 0 for an op without inputs, else one below its deepest input."""
-    rank: dict[str, int] = {}
-    for op_id in graph.bfs_order():
-        inputs = graph.op(op_id).inputs
-        rank[op_id] = 1 + max((rank[i] for i in inputs), default=-1)
-    return rank
+class _Formatter(Protocol):
+    def for_type(self, typ: type, func: Any) -> object: ...
 
 
-def graph_svg(graph: Graph) -> str:
-    """The graph of operations as a standalone SVG: one box per op (id and kind), top to
-    bottom, an arrow per input."""
-    rank = ranks(graph)
-    layers: dict[int, list[str]] = {}
-    for op in graph.ops:
-        layers.setdefault(rank[op.id], []).append(op.id)
-    widest = max(len(ids) for ids in layers.values())
-    width = PAD * 2 + widest * BOX_W + (widest - 1) * GAP_X
-    height = PAD * 2 + len(layers) * BOX_H + (len(layers) - 1) * GAP_Y
-    where: dict[str, tuple[float, float]] = {}
-    for level, ids in layers.items():
-        row = len(ids) * BOX_W + (len(ids) - 1) * GAP_X
-        left = (width - row) / 2
-        for i, op_id in enumerate(ids):
-            where[op_id] = (left + i * (BOX_W + GAP_X), PAD + level * (BOX_H + GAP_Y))
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
-        f'viewBox="0 0 {width:.0f} {height:.0f}" font-family="sans-serif" font-size="11">',
-        '<defs><marker id="tg-arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" '
-        'markerHeight="7" orient="auto"><path d="M0,0L10,5L0,10z" fill="#666"/></marker></defs>',
-    ]
-    for op in graph.ops:
-        x, y = where[op.id]
-        for source in dict.fromkeys(op.inputs):
-            sx, sy = where[source]
-            parts.append(
-                f'<line x1="{sx + BOX_W / 2:.1f}" y1="{sy + BOX_H:.1f}" x2="{x + BOX_W / 2:.1f}" '
-                f'y2="{y:.1f}" stroke="#666" marker-end="url(#tg-arrow)"/>'
-            )
-    for op in graph.ops:
-        x, y = where[op.id]
-        fill = KIND_COLOURS.get(op.kind, "#ffffff")
-        parts += [
-            f'<g class="op" id="op-{escape(op.id)}"><title>{escape(_describe(op))}</title>',
-            f'<rect x="{x:.1f}" y="{y:.1f}" width="{BOX_W}" height="{BOX_H}" rx="5" '
-            f'fill="{fill}" stroke="#555"/>',
-            f'<text x="{x + BOX_W / 2:.1f}" y="{y + 15:.1f}" text-anchor="middle" '
-            f'font-weight="bold">{escape(_fit(op.id))}</text>',
-            f'<text x="{x + BOX_W / 2:.1f}" y="{y + 30:.1f}" text-anchor="middle" '
-            f'fill="#444">{escape(_fit(op.kind))}</text>',
-            "</g>",
-        ]
-    parts.append("</svg>")
-    return "\n".join(parts)
+class _DisplayFormatter(Protocol):
+    formatters: dict[str, _Formatter]
 
 
-def _fit(text: str, limit: int = 20) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+class Shell(Protocol):
+    """What `install` uses of an IPython shell."""
+
+    display_formatter: _DisplayFormatter
 
 
-def _describe(op: Any) -> str:
-    params = ", ".join(f"{k}={v}" for k, v in op.params.model_dump().items())
-    return f"{op.id}: {op.kind}({params})"
+def install(shell: Shell | None = None) -> bool:
+    """Register the displays with `shell` (default: the running IPython); False without one."""
+    if shell is None:
+        shell = _running_shell()
+        if shell is None:
+            return False
+    formatters = shell.display_formatter.formatters
+    formatters["image/svg+xml"].for_type(Graph, inline_svg)
+    formatters["text/html"].for_type(Result, result_html)
+    formatters["text/markdown"].for_type(Result, result_markdown)
+    return True
+
+
+def load_ipython_extension(shell: Shell) -> None:
+    """`%load_ext thoughtgraph.viewer.jupyter`."""
+    install(shell)
+
+
+def _running_shell() -> Shell | None:
+    ipython = sys.modules.get("IPython")  # never imported here: only a running one counts
+    get = getattr(ipython, "get_ipython", None)
+    shell: Shell | None = get() if callable(get) else None
+    return shell
 
 
 def result_rows(result: Result) -> list[tuple[str, str]]:
@@ -139,9 +101,9 @@ def result_html(result: Result) -> str:
     )
     ops = len(result.graph.ops)
     drawing = (
-        graph_svg(result.graph)
+        svg(result.graph)
         if ops <= MAX_DRAWN_OPS
-        else f"<p>{ops} ops: too many to draw inline (graph.to_mermaid() or `trace view`)</p>"
+        else f"<p>{ops} ops: too many to draw inline (`graph --format mermaid` or `trace view`)</p>"
     )
     return (
         f'<div class="thoughtgraph-result"><table>{cells}</table>'
