@@ -31,6 +31,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("thoughtgraph.solving",),  # the run API: a scheme named, its graph checked and run
     ("thoughtgraph.viewer",),  # drawings, the trace viewer page, the Jupyter displays
     ("thoughtgraph.evaluation", "thoughtgraph.tuning", "thoughtgraph.testing"),
+    ("thoughtgraph.scale",),  # Ray and shipping: handed to evaluation and tuning from above
+    ("thoughtgraph.api",),  # the commands' Python API: picks the Ray backend for `ray=`
     ("thoughtgraph.cli",),
 )
 FACADE = ROOT  # `thoughtgraph/__init__.py`: names loaded on first use, no import of its own

@@ -133,7 +133,7 @@ def test_the_library_never_imports_the_cli():
     code = (
         "import sys, thoughtgraph\n"
         "thoughtgraph.evaluate('sorting', [{'input': [2, 1]}], schemes='io', model='sim')\n"
-        "import thoughtgraph.tuning.run, thoughtgraph.tuning.api\n"
+        "import thoughtgraph.tuning.run, thoughtgraph.api.tuning\n"
         "print(sorted(m for m in sys.modules if m.startswith('thoughtgraph.cli')))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -150,7 +150,7 @@ def frozen(folder) -> list[dict]:
 
 def test_evaluate_at_several_sizes_writes_what_eval_writes(tmp_path, capsys):
     from thoughtgraph.cli.main import main
-    from thoughtgraph.evaluation.api import Note, SizeDone, SizeStarting
+    from thoughtgraph.evaluation.session import Note, SizeDone, SizeStarting
 
     heard = []
     found = thoughtgraph.evaluate(
@@ -182,7 +182,7 @@ def test_evaluate_at_several_sizes_writes_what_eval_writes(tmp_path, capsys):
 
 
 def test_a_clipped_sample_count_is_a_note_event_and_sizes_with_a_dataset_are_refused():
-    from thoughtgraph.evaluation.api import Note
+    from thoughtgraph.evaluation.session import Note
 
     heard = []
     thoughtgraph.evaluate(

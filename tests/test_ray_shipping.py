@@ -1,4 +1,4 @@
-"""What `eval --ray` sends its workers (evaluation/shipping.py), without a cluster: a worker
+"""What `eval --ray` sends its workers (scale/shipping.py), without a cluster: a worker
 process that has neither the driver's working directory, nor its import path, nor the task the
 driver loaded gets them from the shipment; what cannot travel is one line in the driver."""
 
@@ -13,9 +13,9 @@ import pytest
 
 from tests.task_helpers import EVENS_MODULE, write_module
 from thoughtgraph.errors import InputError
-from thoughtgraph.evaluation import shipping
 from thoughtgraph.evaluation.datasets import load_data
 from thoughtgraph.evaluation.runner import plan
+from thoughtgraph.scale import shipping
 from thoughtgraph.tasks import get_task, loading
 
 pytest.importorskip("ray", reason="ray is not installed: pip install -e '.[ray]'")

@@ -128,7 +128,7 @@ def test_share_splits_what_is_left_after_spent_and_held_among_the_slots() -> Non
 
 def test_eval_tune_and_ray_use_the_one_share_rule(monkeypatch: pytest.MonkeyPatch) -> None:
     """Ray's pair allowances and the tune ledger both come from `spend.budget.share`."""
-    from thoughtgraph.evaluation import ray_backend
+    from thoughtgraph.scale import ray_backend
     from thoughtgraph.tuning import study
 
     calls: list[tuple[Any, ...]] = []

@@ -12,7 +12,8 @@ import pytest
 
 from thoughtgraph.engine.graph import Graph
 from thoughtgraph.errors import InputError
-from thoughtgraph.tuning import space, variants
+from thoughtgraph.evaluation import prompt_variants as variants
+from thoughtgraph.tuning import space
 
 from .conftest import run_cli
 from .fake_openai import FakeOpenAI

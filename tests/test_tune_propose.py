@@ -8,12 +8,12 @@ from types import SimpleNamespace
 import pytest
 
 from thoughtgraph.engine.context import template_for
+from thoughtgraph.evaluation.prompt_variants import Variants
 from thoughtgraph.models.sim import SimulatedModel
 from thoughtgraph.models.simulated import propose as sim_propose
 from thoughtgraph.tasks import get_task
 from thoughtgraph.tasks.prompts import PromptTemplate
 from thoughtgraph.tuning import propose
-from thoughtgraph.tuning.variants import Variants
 
 from .conftest import run_cli
 from .test_tune import study_of, tune_args

@@ -17,6 +17,8 @@ if TYPE_CHECKING:
 
     # what the names below are; at run time each loads on first use
     from thoughtgraph import schemes, testing
+    from thoughtgraph.api.evaluation import aevaluate, evaluate
+    from thoughtgraph.api.tuning import TuneResults, atune, tune
     from thoughtgraph.engine.graph import Graph, Op
     from thoughtgraph.engine.result import Result
     from thoughtgraph.engine.state import Call, RunState
@@ -31,13 +33,8 @@ if TYPE_CHECKING:
         ThoughtgraphError,
         UnknownNameError,
     )
-    from thoughtgraph.evaluation.api import (
-        EvalInterrupted,
-        EvalResults,
-        EvalSizes,
-        aevaluate,
-        evaluate,
-    )
+    from thoughtgraph.evaluation.results import EvalResults, EvalSizes
+    from thoughtgraph.evaluation.session import EvalInterrupted
     from thoughtgraph.events import Event, StopReason
     from thoughtgraph.models.base import Completion, FunctionModel, LanguageModel, WrapperModel
     from thoughtgraph.models.sim import SimulatedModel
@@ -48,18 +45,16 @@ if TYPE_CHECKING:
     from thoughtgraph.tasks import BaseTask, ParseError, SortingTask, Task, get_task
     from thoughtgraph.tasks.prompts import PromptTemplate
     from thoughtgraph.tasks.score import Score
-    from thoughtgraph.tuning.api import TuneResults, atune, tune
 
 # name -> module that defines it: `import thoughtgraph` loads none of them (pydantic, the
 # engine and the tasks load on first use), so the command line and scripts start fast
 _LAZY = {
     "schemes": ".schemes",
     "testing": ".testing",
-    **dict.fromkeys(
-        ["EvalInterrupted", "EvalResults", "EvalSizes", "aevaluate", "evaluate"],
-        ".evaluation.api",
-    ),
-    **dict.fromkeys(["TuneResults", "atune", "tune"], ".tuning.api"),
+    **dict.fromkeys(["aevaluate", "evaluate"], ".api.evaluation"),
+    **dict.fromkeys(["EvalResults", "EvalSizes"], ".evaluation.results"),
+    "EvalInterrupted": ".evaluation.session",
+    **dict.fromkeys(["TuneResults", "atune", "tune"], ".api.tuning"),
     **dict.fromkeys(["asolve", "solve"], ".solving.solve"),
     **dict.fromkeys(
         [

@@ -1,6 +1,6 @@
 """`thoughtgraph eval`: the paper's comparison on a dataset, resumable, with reports and plots.
 
-A thin layer over `thoughtgraph.evaluate` (evaluation/api.py), which does all of it: this
+A thin layer over `thoughtgraph.evaluate` (api/evaluation.py), which does all of it: this
 module parses the options, calls it, and prints what it hears (the banner of each size, notes,
 a progress bar on a terminal, the summaries and the files written) and how it ended (exit 1:
 the budget stopped or left out pairs; 2: pairs got no answer; 130: Ctrl-C).
@@ -19,7 +19,8 @@ from thoughtgraph.errors import InputError, shown
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the rest loads when the command runs: `--help` stays fast
-    from thoughtgraph.evaluation.api import EvalEvent, EvalResults
+    from thoughtgraph.evaluation.results import EvalResults
+    from thoughtgraph.evaluation.session import EvalEvent
 
 DEFAULT_SCHEMES = "io,cot,tot,tot2,got,got_paper"
 
@@ -141,7 +142,9 @@ def eval_command(
 ) -> None:
     """Run every (scheme, sample) pair, then write results.jsonl, summary.md/csv and the figure
     (errors.png/svg; scores.png/svg for a task the model rates)."""
-    from thoughtgraph.evaluation.api import EvalInterrupted, EvalSizes, evaluate
+    from thoughtgraph.api.evaluation import evaluate
+    from thoughtgraph.evaluation.results import EvalSizes
+    from thoughtgraph.evaluation.session import EvalInterrupted
     from thoughtgraph.models.flags import model_options
 
     sizes = parse_sizes(size)
@@ -222,7 +225,7 @@ class Printer:
         self.job: Any = None
 
     def hear(self, event: EvalEvent) -> None:
-        from thoughtgraph.evaluation.api import Note, SizeDone, SizeStarting
+        from thoughtgraph.evaluation.session import Note, SizeDone, SizeStarting
 
         if isinstance(event, Note):
             sys.stderr.write(f"note: {event.text}\n")

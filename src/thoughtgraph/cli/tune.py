@@ -103,6 +103,7 @@ def tune_command(
     ] = None,
 ) -> None:
     """Search graph settings on a tuning split; report the Pareto front on a held-out split."""
+    from thoughtgraph.scale.ray_backend import job_backend
     from thoughtgraph.tuning.run import run_tune
 
     outcome = run_tune(
@@ -130,7 +131,7 @@ def tune_command(
         rpm=rpm,
         tpm=tpm,
         **asdict(openai),
-        ray=ray,
+        backend=job_backend(ray),
         prompts=prompts,
         data=data,
         input_column=input_column,

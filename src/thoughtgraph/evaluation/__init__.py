@@ -1,5 +1,5 @@
 """The evaluation: datasets, the harness, reports, statistics and figures.
 
-`thoughtgraph.evaluate(task, data, ...)` is `evaluation.api.evaluate`: the package has its own
-name, so the function and the package never compete for one attribute.
+`thoughtgraph.evaluate(task, data, ...)` is `api.evaluation.evaluate`, above this package
+(it picks what runs the pairs: here, or scale/'s Ray backend).
 """

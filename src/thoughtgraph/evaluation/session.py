@@ -4,8 +4,9 @@ runs and `thoughtgraph eval` prints.
 Everything a user can get wrong is checked before the first request, each as one line: the
 task, data, schemes and graph files (one plan per size), the prompts, the caps and the price,
 the model, the folders (each one's manifest, and its lock: one evaluation per folder at a
-time), the Ray address and what its workers must load. Then each size runs its pairs (here, or
-as Ray tasks on the one cluster joined for the whole evaluation) under what the evaluation's
+time), and what the backend running the pairs checks (scale/'s Ray backend: the address and
+what its workers must load). Then each size runs its pairs (here, or wherever the backend runs
+them: Ray tasks on the one cluster joined for the whole evaluation) under what the evaluation's
 caps leave after the sizes before it, and writes its folder's reports; several sizes also get
 the combined reports (evaluation/combined.py).
 
@@ -27,10 +28,18 @@ from typing import Any
 from thoughtgraph.engine.graph import Graph
 from thoughtgraph.engine.options import RunOptions
 from thoughtgraph.errors import InputError, ThoughtgraphError, shown
+from thoughtgraph.evaluation.backend import LOCAL_PAIRS, PairBackend
 from thoughtgraph.evaluation.combined import Outcome, model_note, title, write_combined
 from thoughtgraph.evaluation.datasets import DATASETS, Data, load_data
 from thoughtgraph.evaluation.results import EvalResults
-from thoughtgraph.evaluation.runner import EvalPlan, PairResult, check_folder, plan, sized
+from thoughtgraph.evaluation.runner import (
+    EvalPlan,
+    PairResult,
+    PairRunner,
+    check_folder,
+    plan,
+    sized,
+)
 from thoughtgraph.models.base import LanguageModel, shown_name
 from thoughtgraph.models.spec import ModelLike, as_model, from_spec
 from thoughtgraph.spend.budget import Amounts, Budget, check_whole, requests_cap, share
@@ -111,7 +120,6 @@ class Settings:
     rpm: float | None = None
     tpm: float | None = None
     traces: bool = False
-    ray: str | None = None
     on_result: Callable[[PairResult], None] | None = None
     on_event: Callable[[EvalEvent], None] | None = None
     max_calls: int | None = None
@@ -136,14 +144,21 @@ class Ran:
     files: list[Path]
 
 
-async def run(task: Any, data: Any, sizes: Sequence[int] | None, settings: Settings) -> Ran:
-    """The evaluation of `task` on `data` at `sizes` (None: one, `settings.size`)."""
+async def run(
+    task: Any,
+    data: Any,
+    sizes: Sequence[int] | None,
+    settings: Settings,
+    backend: PairBackend = LOCAL_PAIRS,
+) -> Ran:
+    """The evaluation of `task` on `data` at `sizes` (None: one, `settings.size`), its pairs run
+    by `backend` (here, by default)."""
     s = settings
     wanted = _sizes(sizes, s)
     dataset, rows = _data(task, data, s)
     plans = _plans(task, wanted, dataset, rows, s)
     pairs = s.concurrency if s.parallel is None else s.parallel
-    _check_ray(s)
+    backend.check()  # one line naming the extra or the bad address, before anything runs
     options = RunOptions(
         concurrency=s.concurrency,
         max_requests=requests_cap(s.max_requests, s.max_calls),
@@ -172,24 +187,17 @@ async def run(task: Any, data: Any, sizes: Sequence[int] | None, settings: Setti
             )
         outcomes: list[Outcome] = []
         measured: list[EvalResults] = []
-        from thoughtgraph.evaluation.ray_backend import cluster
-
-        with cluster(s.ray) as on_ray:
+        with backend.joined() as runner_for:
             for the_plan, folder, done_before in zip(plans, folders, done, strict=True):
                 size_options = replace(options, **_left(options.budget, outcomes))
-                runner = None
-                if on_ray is not None:
-                    from thoughtgraph.evaluation.ray_backend import runner_for
-
-                    runner = runner_for(
-                        on_ray,
-                        the_plan,
-                        s.model,
-                        dict(s.model_options or {}),
-                        pairs,
-                        size_options,
-                        folder if s.traces else None,
-                    )
+                runner = runner_for(
+                    the_plan,
+                    s.model,
+                    dict(s.model_options or {}),
+                    pairs,
+                    size_options,
+                    folder if s.traces else None,
+                )
                 s.say(SizeStarting(the_plan, folder, done_before, shown_name(lm)))
                 if s.traces and done_before:
                     s.say(
@@ -351,8 +359,8 @@ def _prompt_texts(
     """The texts to send instead of the built-in prompts: a mapping slot -> text as given, or a
     prompts file (tune's format), checked against every prompt the plans' graphs send; a slot
     with several variants sends its first (a note says so)."""
+    from thoughtgraph.evaluation.prompt_variants import load
     from thoughtgraph.evaluation.runner import prompt_slots
-    from thoughtgraph.tuning.variants import load
 
     slots: dict[str, frozenset[str]] = {}
     for the_plan in plans:
@@ -377,14 +385,6 @@ def _prompt_texts(
             )
         )
     return {slot: next(iter(named.values())) for slot, named in variants.slots.items()}
-
-
-def _check_ray(s: Settings) -> None:
-    if s.ray is None:
-        return
-    from thoughtgraph.evaluation.ray_backend import check_address
-
-    check_address(s.ray)  # one line naming the extra or the bad address, before anything runs
 
 
 def _model(s: Settings) -> LanguageModel:
@@ -446,7 +446,7 @@ async def _run_size(
     lm: LanguageModel,
     options: RunOptions,
     pairs: int,
-    runner: Any,
+    runner: PairRunner | None,
     s: Settings,
 ) -> list[PairResult]:
     """One size's pairs; Ctrl-C is `EvalInterrupted` (the finished pairs are on disk)."""

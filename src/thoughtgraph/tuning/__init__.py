@@ -1,5 +1,5 @@
 """`thoughtgraph tune`: search graph settings for the best error-vs-cost trade-off (Optuna).
 
-`thoughtgraph.tune(task, data, ...)` is `tuning.api.tune`: the package has its own name, so the
-function and the package never compete for one attribute.
+`thoughtgraph.tune(task, data, ...)` is `api.tuning.tune`, above this package (it picks what runs
+the jobs: here, or scale/'s Ray backend).
 """

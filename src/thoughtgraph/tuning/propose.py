@@ -32,13 +32,13 @@ from thoughtgraph.engine.gateway import CallGateway
 from thoughtgraph.engine.graph import Op
 from thoughtgraph.engine.state import RunState
 from thoughtgraph.errors import BudgetExhausted, InputError, ModelError, ThoughtgraphError
+from thoughtgraph.evaluation.prompt_variants import Variants
 from thoughtgraph.models.base import LanguageModel
 from thoughtgraph.spend.accounting import spend
 from thoughtgraph.spend.budget import Budget
 from thoughtgraph.spend.pricing import Price
 from thoughtgraph.tasks import get_task
 from thoughtgraph.tasks.prompts import PromptTemplate, TemplateError
-from thoughtgraph.tuning.variants import Variants
 
 # What each step does, for the meta-prompt (a slot not listed gets a generic line).
 JOBS = {

@@ -17,10 +17,13 @@ from thoughtgraph.errors import InputError, shown
 from thoughtgraph.evaluation.datasets import load_data, load_dataset
 from thoughtgraph.evaluation.lock import hold_folder_lock, make_folder
 from thoughtgraph.evaluation.measures import rating_text
+from thoughtgraph.evaluation.prompt_variants import Variants
+from thoughtgraph.evaluation.prompt_variants import load as load_variants
 from thoughtgraph.evaluation.runner import EvalPlan, model_scored, plan
 from thoughtgraph.spend.budget import Budget, check_priced
 from thoughtgraph.tasks import get_task
 from thoughtgraph.tuning import report, space
+from thoughtgraph.tuning.backend import LOCAL_JOBS, JobBackend
 from thoughtgraph.tuning.jobs import COST_METRICS, Job, Outcome, Setup, job_graph
 from thoughtgraph.tuning.propose import Proposer, check_count
 from thoughtgraph.tuning.study import (
@@ -28,7 +31,6 @@ from thoughtgraph.tuning.study import (
     Ledger,
     completed,
     import_optuna,
-    local_backend,
     open_study,
     paid,
     record_report_run,
@@ -36,8 +38,6 @@ from thoughtgraph.tuning.study import (
     run_unique,
     tune_loop,
 )
-from thoughtgraph.tuning.variants import Variants
-from thoughtgraph.tuning.variants import load as load_variants
 
 
 @dataclass
@@ -111,7 +111,7 @@ def _run_tune(
     max_completion_tokens: Any,
     timeout: Any,
     max_retries: Any,
-    ray: Any,
+    backend: JobBackend = LOCAL_JOBS,
     prompts: Any = None,
     data: Any = None,
     input_column: str = "input",
@@ -165,10 +165,7 @@ def _run_tune(
     if propose and variants is None:
         variants = Variants({}, "")
     import_optuna()  # one line naming the extra, before anything is written
-    if ray is not None:
-        from thoughtgraph.evaluation.ray_backend import check_address
-
-        check_address(ray)
+    backend.check()
     from thoughtgraph.models.base import shown_name
     from thoughtgraph.models.flags import OPENAI_FLAGS, model_flags
     from thoughtgraph.spend.pricing import price_for
@@ -182,7 +179,7 @@ def _run_tune(
         max_retries,
         max_response_bytes,
     )
-    lm, given = _model(model, flags, ray)
+    lm, given = _model(model, flags, backend)
     price = price_for(lm.name, price_in, price_out)
     check_priced(caps, price, lm.name)
     if cost == "usd" and price is None:
@@ -266,8 +263,7 @@ def _run_tune(
         + (f"; answer caches in {cache_path}" if cache_path else "")
     )
     ledger = Ledger(study, caps)
-    backend, finish = _backend(ray)
-    try:
+    with backend.joined() as batches:
         rounds = [(1, (trials + 1) // 2), (2, trials)] if propose else [(0, trials)]
         for number, wanted in rounds:
             if number:
@@ -282,17 +278,15 @@ def _run_tune(
                 parallel,
                 names,
                 ledger,
-                backend,
+                batches,
                 on_trial=lambda t, o: say(_trial_line(t, o, cost, trials, objective)),
                 variants=variants,
             )
             if outcome.stop:
                 break
         rows_out = _report(
-            study, setup, tune_split, held_split, ledger, backend, report_max, variants, smallest
+            study, setup, tune_split, held_split, ledger, batches, report_max, variants, smallest
         )
-    finally:
-        finish()
     if rows_out is None:
         raise InputError("no trial completed: nothing to report (raise the budget?)")
     table_rows, points, chosen_note = rows_out
@@ -321,12 +315,12 @@ def _run_tune(
     )
 
 
-def _model(model: Any, flags: dict[str, Any], ray: str | None) -> tuple[Any, Any]:
+def _model(model: Any, flags: dict[str, Any], backend: JobBackend) -> tuple[Any, Any]:
     """(the model, the object every trial shares or None): a spec string builds its model from
     the openai flags (and each process of the tune its own); an object given from Python (a
     `LanguageModel`, a function `prompt -> text`) is used as it is, and with `--ray` is sent
-    to the workers as a pickled copy made now: one that cannot be pickled is one line here,
-    before any request."""
+    to the workers as a pickled copy made now (`backend.shared`): one that cannot be pickled is
+    one line here, before any request."""
     from thoughtgraph.models.flags import model_from_flags
     from thoughtgraph.models.spec import as_model
 
@@ -339,11 +333,7 @@ def _model(model: Any, flags: dict[str, Any], ray: str | None) -> tuple[Any, Any
             "model object (set them on the object)"
         )
     lm = as_model(model)
-    if ray is None:
-        return lm, lm
-    from thoughtgraph.evaluation.shipping import _cloudpickle, _pickled
-
-    return lm, _cloudpickle().loads(_pickled(lm, f"model {shown(lm.name)}"))
+    return lm, backend.shared(lm)
 
 
 def _items(the_plan: EvalPlan, samples: Sequence[Any]) -> tuple[int, Any]:
@@ -402,21 +392,6 @@ def _trial_line(
         f"{where}: {what}: {measure}, {metric} "
         f"{outcome.cost:.1f}, paid {outcome.paid_requests} requests"
     )
-
-
-def _backend(address: str | None) -> tuple[Backend, Any]:
-    """Local, or Ray tasks on the cluster at `address` (and how to let go of it)."""
-    if address is None:
-        return local_backend, lambda: None
-    from thoughtgraph.evaluation import ray_backend
-
-    started_here = not ray_backend.import_ray().is_initialized()
-    ray = ray_backend.connect(address)
-
-    def run(setup: Setup, jobs: Any) -> list[Outcome]:
-        return ray_backend.run_jobs(ray, setup, jobs)
-
-    return run, lambda: ray_backend.disconnect(ray, started_here)
 
 
 def _report(

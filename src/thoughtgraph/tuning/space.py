@@ -4,9 +4,9 @@ A trial's parameters are plain names and values (`scheme`, `got.part_size`, `got
 ...), stored in the Optuna study; `graph_for(params, ...)` rebuilds the same graph from them at
 any time, so a study can be read back, reported on or resumed without re-running anything.
 
-With a prompts file (`tuning/variants.py`), each prompt slot the trial's graph uses is one more
-categorical, `prompt.SLOT`, over that slot's variant names; the graph then carries the chosen
-texts in its own `prompts`.
+With a prompts file (`evaluation/prompt_variants.py`), each prompt slot the trial's graph uses
+is one more categorical, `prompt.SLOT`, over that slot's variant names; the graph then carries
+the chosen texts in its own `prompts`.
 
 Parts are searched as a *part size* (items a part holds) rather than a count: the same choice
 then means the same thing at 64 and at 128 items, and the paper's own rule (16 items a part for
@@ -27,7 +27,7 @@ from thoughtgraph.tasks import TASKS
 from thoughtgraph.tasks.loading import loaded
 
 if TYPE_CHECKING:
-    from thoughtgraph.tuning.variants import Variants
+    from thoughtgraph.evaluation.prompt_variants import Variants
 
 TUNABLE = ("got", "got_paper", "tot")
 PART_SIZES = (2, 4, 8, 16, 32, 64)

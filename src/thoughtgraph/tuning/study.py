@@ -24,12 +24,12 @@ from pathlib import Path
 from typing import Any
 
 from thoughtgraph.errors import InputError
+from thoughtgraph.evaluation.prompt_variants import Variants
 from thoughtgraph.events import StopReason
 from thoughtgraph.models.limits import ConcurrencyLimiter
 from thoughtgraph.spend.budget import Amounts, Budget, share
 from thoughtgraph.tuning import space
 from thoughtgraph.tuning.jobs import Job, Outcome, Setup, job_graph, run_job, spread_back, unique
-from thoughtgraph.tuning.variants import Variants
 
 INSTALL_HINT = (
     "tune needs Optuna: pip install 'thoughtgraph[tune]' (from a clone: pip install -e '.[tune]')"

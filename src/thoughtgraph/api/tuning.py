@@ -1,6 +1,6 @@
 """`thoughtgraph.tune(...)` and `atune(...)`: the graph search from Python (notebooks).
 
-The same search `thoughtgraph tune` runs (`tune.run.run_tune`), returning a `TuneResults`: the
+The same search `thoughtgraph tune` runs (`tuning.run.run_tune`), returning a `TuneResults`: the
 report's rows (the front, the pick, the baselines) with `to_pandas()`, the picked graph as a
 `Graph` (`best`, ready for `solve(..., graph=...)` or `evaluate(..., graphs=[...])`), and the
 folder holding the files the CLI writes (study.db, front.md/csv, best.yaml, front-NN.yaml,
@@ -52,7 +52,7 @@ class TuneResults:
         import csv
         import io
 
-        from thoughtgraph.evaluation.api import import_pandas
+        from thoughtgraph.evaluation.results import import_pandas
         from thoughtgraph.tuning.report import Objective, table_csv
 
         pandas = import_pandas()
@@ -88,7 +88,7 @@ class TuneResults:
 
 def tune(task: Any, data: Any = None, **options: Any) -> TuneResults:
     """Search graph settings of `task` on `data`; the keywords are `atune`'s."""
-    from thoughtgraph.evaluation.api import run_sync
+    from thoughtgraph.api.sync import run_sync
 
     results: TuneResults = run_sync(atune(task, data, **options))
     return results
@@ -144,6 +144,7 @@ async def atune(
     worker thread, so awaiting it leaves the event loop free."""
     from thoughtgraph.errors import InputError
     from thoughtgraph.evaluation.datasets import DATASETS
+    from thoughtgraph.scale.ray_backend import job_backend
     from thoughtgraph.spend.budget import requests_cap
     from thoughtgraph.tuning.run import run_tune
 
@@ -172,7 +173,8 @@ async def atune(
             timeout=model_options.get("timeout"),
             max_retries=model_options.get("max_retries"),
             max_response_bytes=model_options.get("max_response_bytes"),
-            ray=ray, prompts=None if prompts is None else Path(prompts), propose=propose,
+            backend=job_backend(ray), propose=propose,
+            prompts=None if prompts is None else Path(prompts),
             data=None if data is None else data, input_column=input_column,
             note=None if not quiet else (lambda _line: None),
         )  # fmt: skip

@@ -6,36 +6,24 @@ several (`sizes=[32, 64]`), here or on Ray (`ray="local"`), repeats, prompt text
 the whole evaluation, resumable folders. It returns an `EvalResults` (one size) or an
 `EvalSizes` (several) that a notebook can show, summarise or turn into a DataFrame. Given
 `out`, it writes the files the CLI writes and resumes from them; without it the run happens in
-a temporary folder and only the object remains. The work is in evaluation/session.py.
+a temporary folder and only the object remains. The work is in evaluation/session.py; this
+module picks what runs the pairs (`ray=`: scale/'s Ray backend, else this process).
 """
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypedDict, overload
 
 from typing_extensions import Unpack
 
-from thoughtgraph.evaluation.results import PANDAS_HINT, EvalResults, EvalSizes, import_pandas
+from thoughtgraph.api.sync import run_sync
+from thoughtgraph.evaluation.results import EvalResults, EvalSizes
 from thoughtgraph.evaluation.runner import PairResult
-from thoughtgraph.evaluation.session import (
-    DEFAULT_SCHEMES,
-    EvalEvent,
-    EvalInterrupted,
-    GraphLike,
-    Note,
-    Settings,
-    SizeDone,
-    SizeStarting,
-    load_graphs,
-    resolve_data,
-    run,
-    schemes_list,
-)
+from thoughtgraph.evaluation.session import EvalEvent, GraphLike, Settings, run
 from thoughtgraph.models.spec import ModelLike
+from thoughtgraph.scale.ray_backend import pair_backend
 
 
 class EvalOptions(TypedDict, total=False):
@@ -64,7 +52,6 @@ class EvalOptions(TypedDict, total=False):
     rpm: float | None
     tpm: float | None
     traces: bool
-    ray: str | None
     on_result: Callable[[PairResult], None] | None
     on_event: Callable[[EvalEvent], None] | None
     max_calls: int | None
@@ -73,13 +60,23 @@ class EvalOptions(TypedDict, total=False):
 
 @overload
 async def aevaluate(
-    task: Any, data: Any = None, *, sizes: None = None, **options: Unpack[EvalOptions]
+    task: Any,
+    data: Any = None,
+    *,
+    sizes: None = None,
+    ray: str | None = None,
+    **options: Unpack[EvalOptions],
 ) -> EvalResults: ...
 
 
 @overload
 async def aevaluate(
-    task: Any, data: Any = None, *, sizes: Sequence[int], **options: Unpack[EvalOptions]
+    task: Any,
+    data: Any = None,
+    *,
+    sizes: Sequence[int],
+    ray: str | None = None,
+    **options: Unpack[EvalOptions],
 ) -> EvalSizes: ...
 
 
@@ -88,6 +85,7 @@ async def aevaluate(
     data: Any = None,
     *,
     sizes: Sequence[int] | None = None,
+    ray: str | None = None,
     **options: Unpack[EvalOptions],
 ) -> EvalResults | EvalSizes:
     """Run every (scheme, sample) pair of `task` on `data` and return what they measured.
@@ -130,21 +128,28 @@ async def aevaluate(
     before any call (`flags=True` names the command line's flags in them, as `thoughtgraph
     eval` does); Ctrl-C raises `EvalInterrupted` (the finished pairs are kept).
     """
-    ran = await run(task, data, sizes, Settings(**options))
-    if sizes is None:
-        return ran.sizes[0]
-    return EvalSizes(ran.sizes, ran.folder or ran.sizes[0].folder, ran.files)
+    return await _evaluated(task, data, sizes, ray, options)
 
 
 @overload
 def evaluate(
-    task: Any, data: Any = None, *, sizes: None = None, **options: Unpack[EvalOptions]
+    task: Any,
+    data: Any = None,
+    *,
+    sizes: None = None,
+    ray: str | None = None,
+    **options: Unpack[EvalOptions],
 ) -> EvalResults: ...
 
 
 @overload
 def evaluate(
-    task: Any, data: Any = None, *, sizes: Sequence[int], **options: Unpack[EvalOptions]
+    task: Any,
+    data: Any = None,
+    *,
+    sizes: Sequence[int],
+    ray: str | None = None,
+    **options: Unpack[EvalOptions],
 ) -> EvalSizes: ...
 
 
@@ -153,40 +158,21 @@ def evaluate(
     data: Any = None,
     *,
     sizes: Sequence[int] | None = None,
+    ray: str | None = None,
     **options: Unpack[EvalOptions],
 ) -> EvalResults | EvalSizes:
     """Synchronous `aevaluate` (inside a running event loop, e.g. Jupyter, in a helper thread);
     `aevaluate` documents every option."""
-    found: EvalResults | EvalSizes = run_sync(aevaluate(task, data, sizes=sizes, **options))
-    return found
+    return run_sync(_evaluated(task, data, sizes, ray, options))
 
 
-def run_sync(coroutine: Any) -> Any:
-    """Run a coroutine to its end from sync code, also where an event loop already runs."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coroutine)
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, coroutine).result()
+async def _evaluated(
+    task: Any, data: Any, sizes: Sequence[int] | None, ray: str | None, options: EvalOptions
+) -> EvalResults | EvalSizes:
+    ran = await run(task, data, sizes, Settings(**options), pair_backend(ray))
+    if sizes is None:
+        return ran.sizes[0]
+    return EvalSizes(ran.sizes, ran.folder or ran.sizes[0].folder, ran.files)
 
 
-__all__ = [
-    "DEFAULT_SCHEMES",
-    "PANDAS_HINT",
-    "EvalEvent",
-    "EvalInterrupted",
-    "EvalOptions",
-    "EvalResults",
-    "EvalSizes",
-    "Note",
-    "SizeDone",
-    "SizeStarting",
-    "aevaluate",
-    "evaluate",
-    "import_pandas",
-    "load_graphs",
-    "resolve_data",
-    "run_sync",
-    "schemes_list",
-]
+__all__ = ["EvalOptions", "aevaluate", "evaluate"]

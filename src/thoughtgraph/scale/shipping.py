@@ -72,7 +72,7 @@ def pack(the_plan: EvalPlan, model: Any, model_options: dict[str, Any] | None = 
     `InputError` line for what cannot be sent to a worker."""
     options = tuple(sorted((k, v) for k, v in (model_options or {}).items() if v is not None))
     shipment = Shipment(
-        payload=_pickled(replace(the_plan, spec=None), f"evaluation of {shown(the_plan.task)}"),
+        payload=pickled(replace(the_plan, spec=None), f"evaluation of {shown(the_plan.task)}"),
         task=the_plan.task,
         remembered=loaded(the_plan.task) is not None,
         paths=_driver_paths(),
@@ -81,14 +81,14 @@ def pack(the_plan: EvalPlan, model: Any, model_options: dict[str, Any] | None = 
     shipment = replace(shipment, **_task_fields(the_plan.task_spec, the_plan.task))
     if isinstance(model, str):
         return replace(shipment, model_spec=model)
-    return replace(shipment, pickled_model=_pickled(model, f"model {shown(_name(model))}"))
+    return replace(shipment, pickled_model=pickled(model, f"model {shown(_name(model))}"))
 
 
 def pack_setup(setup: Any) -> Shipment:
     """The shipment of a tune's `Setup` (tuning/jobs.py): its task as given (`task_spec`, or
     the built-in `task`) travels as an evaluation's does; its model stays in the setup."""
     shipment = Shipment(
-        payload=_pickled(replace(setup, task_spec=None), f"tune of {shown(setup.task)}"),
+        payload=pickled(replace(setup, task_spec=None), f"tune of {shown(setup.task)}"),
         task=setup.task,
         task_field="task_spec",
         remembered=loaded(setup.task) is not None,
@@ -100,7 +100,7 @@ def pack_setup(setup: Any) -> Shipment:
 
 def _task_fields(task_spec: Any, task: str) -> dict[str, Any]:
     if not isinstance(task_spec, str):  # a task object
-        return {"pickled_task": _pickled(task_spec, f"task {shown(task)}")}
+        return {"pickled_task": pickled(task_spec, f"task {shown(task)}")}
     text = task_spec.strip()
     if text.lower() in TASKS:
         return {}
@@ -112,7 +112,7 @@ def _task_fields(task_spec: Any, task: str) -> dict[str, Any]:
     found = loaded(text)  # a name this process loaded earlier (a file, a module, a plugin)
     if found is None:
         raise InputError(f"unknown task {shown(text)}")
-    return {"pickled_task": _pickled(found, f"task {shown(task)}")}
+    return {"pickled_task": pickled(found, f"task {shown(task)}")}
 
 
 def _driver_paths() -> tuple[str, ...]:
@@ -123,11 +123,11 @@ def _driver_paths() -> tuple[str, ...]:
     return tuple(dict.fromkeys(entries))
 
 
-def _pickled(thing: Any, what: str) -> bytes:
+def pickled(thing: Any, what: str) -> bytes:
     """`thing` by cloudpickle (functions and classes of `__main__` by value), or one line
     saying why it cannot go to a worker."""
     try:
-        return bytes(_cloudpickle().dumps(thing))
+        return bytes(ray_cloudpickle().dumps(thing))
     except Exception as exc:
         raise InputError(
             f"--ray: the {what} cannot be sent to Ray workers (pickling it raised "
@@ -135,7 +135,7 @@ def _pickled(thing: Any, what: str) -> bytes:
         ) from None
 
 
-def _cloudpickle() -> Any:
+def ray_cloudpickle() -> Any:
     """Ray's own copy of cloudpickle (shipping is only ever used with `--ray`)."""
     from ray import cloudpickle
 
@@ -217,7 +217,7 @@ def _load_model(shipment: Shipment) -> LanguageModel | None:
 
 def _unpickled(blob: bytes, what: str) -> Any:
     try:
-        return _cloudpickle().loads(blob)
+        return ray_cloudpickle().loads(blob)
     except Exception as exc:
         raise InputError(f"cannot unpickle the {what} ({first_line(exc)})") from None
 

@@ -1,4 +1,4 @@
-"""Prompt variants for `thoughtgraph tune --prompts FILE`: the user's candidate texts per prompt.
+"""Prompt variants (`tune --prompts FILE`, `eval --prompts FILE`): the user's texts per prompt.
 
 The file maps a *slot* (a prompt name the searched schemes' ops send: `part`, `merge`, `refine`
 for `got`; the task's `io`/`cot`, `improve`, ... for `got_paper` and `tot`) to a list of variant
@@ -14,7 +14,9 @@ Every slot also keeps its built-in prompt as the variant `default`, so a tune ca
 stock text was best. A trial picks one variant per slot its graph uses; the graph then carries
 the chosen text in its own `prompts` (graph.py), so `solve --graph best.yaml` sends exactly the
 words that were tuned. Everything is checked here, before any call: the file's shape, the slots,
-the names, and that every template parses and asks only for values its ops fill.
+the names, and that every template parses and asks only for values its ops fill. `eval
+--prompts` reads the same file and sends each slot's first variant (so the format lives here,
+under both).
 """
 
 from __future__ import annotations

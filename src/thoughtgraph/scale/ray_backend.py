@@ -7,8 +7,10 @@ the driver appends results as they come back, asks Optuna for trials and tells i
 The answer cache is a path the workers open themselves (a SQLite file: on one machine, or on a
 shared filesystem with working locks; see docs/scale-out.md).
 
-`ray` is imported only here and in shipping.py (its cloudpickle), inside the functions, and
-only when `--ray` is given.
+`RayPairs` and `RayJobs` are what `evaluate(ray=...)` and `tune(ray=...)` hand evaluation/ and
+tuning/ (their `PairBackend` and `JobBackend`): neither package imports this one. `ray` is
+imported only here and in shipping.py (its cloudpickle), inside the functions, and only when
+`--ray` is given.
 """
 
 from __future__ import annotations
@@ -20,22 +22,32 @@ import itertools
 import logging
 import socket
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from thoughtgraph.errors import InputError, ThoughtgraphError
+from thoughtgraph.engine.options import RunOptions
+from thoughtgraph.errors import InputError, ThoughtgraphError, shown
+from thoughtgraph.evaluation.backend import LOCAL_PAIRS, PairBackend, RunnerFor
 from thoughtgraph.evaluation.datasets import Sample
-from thoughtgraph.evaluation.shipping import (
+from thoughtgraph.evaluation.runner import EvalPlan, PairResult, PairRunner
+from thoughtgraph.models.base import LanguageModel
+from thoughtgraph.models.spec import ModelLike
+from thoughtgraph.scale.shipping import (
     Shipment,
     check_unpack,
     pack,
     pack_setup,
+    pickled,
+    ray_cloudpickle,
     unpack_model,
     unpack_plan,
     unpack_setup,
 )
 from thoughtgraph.spend.budget import NOTHING, Amounts, Budget, Meter, share
+from thoughtgraph.tuning.backend import LOCAL_JOBS, JobBackend
+from thoughtgraph.tuning.jobs import Job, Outcome, Setup
+from thoughtgraph.tuning.study import Backend
 
 INSTALL_HINT = (
     "--ray needs Ray: pip install 'thoughtgraph[ray]' (from a clone: pip install -e '.[ray]')"
@@ -204,8 +216,12 @@ class _Shares:
 
 
 def pair_runner(
-    ray: Any, shipment: Shipment, parallel: int, options: Any, trace_folder: Path | None = None
-) -> Any:
+    ray: Any,
+    shipment: Shipment,
+    parallel: int,
+    options: RunOptions,
+    trace_folder: Path | None = None,
+) -> PairRunner:
     """A `runner.PairRunner` that solves each pair in a Ray task (awaited, not blocking);
     with a `trace_folder`, each pair's trace comes back and is written there."""
     task = _remote(ray, _solve_pair_sync, shipment.simulated)
@@ -213,8 +229,10 @@ def pair_runner(
     shares = _Shares(parallel)
     traces = trace_folder is not None
 
-    async def run(scheme: str, sample: Sample, repeat: int, meter: Any) -> Any:
+    async def run(scheme: str, sample: Sample, repeat: int, meter: Meter) -> PairResult:
         key, allowance = shares.take(meter)
+        pair: PairResult
+        trace: str | None
         try:
             pair, trace = await task.remote(
                 shipment_ref, scheme, sample, repeat, allowance, options, traces
@@ -226,7 +244,7 @@ def pair_runner(
         finally:
             shares.give_back(key)
         meter.carry(pair.requests, pair.tokens, pair.cost)
-        if trace_folder is not None and trace is not None:
+        if trace_folder is not None and trace is not None and pair.trace is not None:
             _write_trace(trace_folder / pair.trace, trace)
         return pair
 
@@ -272,15 +290,78 @@ def runner_for(
     model: Any,
     model_options: dict[str, Any],
     parallel: int,
-    options: Any,
+    options: RunOptions,
     trace_folder: Path | None = None,
-) -> Any:
+) -> PairRunner:
     """`eval --ray`: a pair runner for one plan on the cluster. The plan's task and the model go
     to the workers as a `shipping.Shipment`, checked by a probe task first; a relative
     answer-cache path is made absolute (a worker's working directory is not the driver's).
     With a `trace_folder` (`--traces`), the pairs' traces are written there."""
     shipment = pack(the_plan, model, model_options)  # what cannot travel: one line, here
-    if getattr(options, "cache", None) is not None:
+    if options.cache is not None:
         options = dataclasses.replace(options, cache=Path(options.cache).resolve())
     check_worker(ray, shipment)
     return pair_runner(ray, shipment, parallel, options, trace_folder)
+
+
+class RayPairs:
+    """`evaluate(ray=ADDRESS)`: the evaluation's pairs as Ray tasks (an `evaluation.backend.
+    PairBackend`), on one cluster joined for the whole evaluation."""
+
+    def __init__(self, address: str) -> None:
+        self.address = address
+
+    def check(self) -> None:
+        check_address(self.address)
+
+    @contextlib.contextmanager
+    def joined(self) -> Iterator[RunnerFor]:
+        with cluster(self.address) as ray:
+
+            def runner(
+                the_plan: EvalPlan,
+                model: ModelLike,
+                model_options: Mapping[str, object],
+                parallel: int,
+                options: RunOptions,
+                trace_folder: Path | None,
+            ) -> PairRunner:
+                return runner_for(
+                    ray, the_plan, model, dict(model_options), parallel, options, trace_folder
+                )
+
+            yield runner
+
+
+class RayJobs:
+    """`tune(ray=ADDRESS)`: the tune's jobs as Ray tasks (a `tuning.backend.JobBackend`)."""
+
+    def __init__(self, address: str) -> None:
+        self.address = address
+
+    def check(self) -> None:
+        check_address(self.address)
+
+    def shared(self, model: LanguageModel) -> LanguageModel:
+        """The workers get a pickled copy, made now: one that cannot travel is one line here."""
+        copy: LanguageModel = ray_cloudpickle().loads(pickled(model, f"model {shown(model.name)}"))
+        return copy
+
+    @contextlib.contextmanager
+    def joined(self) -> Iterator[Backend]:
+        with cluster(self.address) as ray:
+
+            def run(setup: Setup, jobs: Sequence[Job]) -> list[Outcome]:
+                return run_jobs(ray, setup, jobs)
+
+            yield run
+
+
+def pair_backend(ray: str | None) -> PairBackend:
+    """What runs an evaluation's pairs: Ray tasks at the address `ray`, else this process."""
+    return LOCAL_PAIRS if ray is None else RayPairs(ray)
+
+
+def job_backend(ray: str | None) -> JobBackend:
+    """What runs a tune's jobs: Ray tasks at the address `ray`, else this process."""
+    return LOCAL_JOBS if ray is None else RayJobs(ray)
