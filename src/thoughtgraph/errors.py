@@ -75,7 +75,7 @@ class _Bounded(reprlib.Repr):
 _BOUNDED = _Bounded()
 
 
-def shown(value: Any, limit: int = SHOWN_CHARS) -> str:
+def shown(value: object, limit: int = SHOWN_CHARS) -> str:
     """`value` as an error message quotes it: its repr, at most `limit` characters.
 
     Every error that can hold user data (a file's value, a typed option) quotes it through

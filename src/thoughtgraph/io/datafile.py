@@ -72,7 +72,7 @@ def read_data(path: str | Path, input_column: str = "input") -> DataFile:
     return DataFile(path, rows, digest, _columns(raw))
 
 
-def read_records(records: Any, name: str = "rows", input_column: str = "input") -> DataFile:
+def read_records(records: object, name: str = "rows", input_column: str = "input") -> DataFile:
     """Rows given in memory (a list of mappings, as `thoughtgraph.evaluate` takes them), checked
     as a file's rows are; `name` stands for the file's name in errors and summaries."""
     if isinstance(records, str | bytes | dict) or not hasattr(records, "__iter__"):
@@ -124,7 +124,7 @@ def _checked(
     return tuple(rows)
 
 
-def _row_id(value: Any, number: int, where: str) -> int | str:
+def _row_id(value: object, number: int, where: str) -> int | str:
     """The row's id: a whole number or a plain name (letters, digits, . _ -); default its row."""
     if value is None or value == "":
         return number

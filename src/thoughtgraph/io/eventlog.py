@@ -54,7 +54,7 @@ def to_json_line(record: dict[str, Any]) -> str:
         return json.dumps(_finite(record), default=str, separators=(",", ":"))
 
 
-def _finite(value: Any) -> Any:
+def _finite(value: object) -> object:
     if isinstance(value, float) and not math.isfinite(value):
         return str(value)
     if isinstance(value, dict):

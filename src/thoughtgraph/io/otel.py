@@ -63,7 +63,7 @@ class SpanHandler:
 
     def __init__(
         self,
-        tracer_provider: Any = None,
+        tracer_provider: object = None,
         *,
         operation: str = "text_completion",
         workflow: str = "thoughtgraph",
@@ -99,7 +99,7 @@ class SpanHandler:
             case RunFinished():
                 self._on_run_finished(event)
 
-    def _child_of(self, span: Any) -> Any:
+    def _child_of(self, span: object) -> Any:
         return None if span is None else self._trace.set_span_in_context(span)
 
     def _on_run_started(self, event: RunStarted) -> None:

@@ -104,7 +104,7 @@ class AliasBombError(RefusedDocument):
     """A YAML document whose aliases expand it past `ALIAS_BUDGET`."""
 
 
-def _check_aliases(root: Any) -> None:
+def _check_aliases(root: object) -> None:
     """Refuse a document whose aliases expand it past the budget. Each node's expanded size is
     computed once (memoised by identity), so the check is linear in the document as written."""
     import yaml

@@ -41,7 +41,7 @@ def read_trace(path: str | Path) -> dict[str, Any]:
     return upgrade(data, str(path))
 
 
-def upgrade(data: Any, where: str = "the trace") -> dict[str, Any]:
+def upgrade(data: object, where: str = "the trace") -> dict[str, Any]:
     """Parsed trace JSON -> a trace of the current version, or one `InputError` line saying why
     it cannot be read."""
     if not isinstance(data, dict) or not isinstance(data.get("thoughts"), list):

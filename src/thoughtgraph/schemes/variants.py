@@ -138,7 +138,7 @@ def _parameters(scheme: str) -> dict[str, Any]:
     return found
 
 
-def _value(name: str, key: str, text: str, default: Any) -> Any:
+def _value(name: str, key: str, text: str, default: object) -> object:
     if key == "parts" and text == SIZE:
         return SIZE
     if isinstance(default, bool):

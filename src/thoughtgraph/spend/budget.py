@@ -130,7 +130,7 @@ def check_priced(budget: Budget, price: Price | None, model_name: str | None = N
 
 def check_whole(
     label: str,
-    value: Any,
+    value: object,
     least: int,
     *,
     most: int | None = None,
@@ -149,7 +149,7 @@ def check_whole(
         raise InputError(f"{label} must be at most {most}, got {value}")
 
 
-def check_real(label: str, value: Any, floor: float, strict: bool) -> None:
+def check_real(label: str, value: object, floor: float, strict: bool) -> None:
     """A finite number at or above (strict: above) `floor`; None means "not set"."""
     if value is None:
         return

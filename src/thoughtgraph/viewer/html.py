@@ -73,11 +73,11 @@ def page_data(trace: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _list(value: Any) -> list[Any]:
+def _list(value: object) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-def _dict(value: Any) -> dict[str, Any]:
+def _dict(value: object) -> dict[str, Any]:
     """A trace field that should be an object; anything else reads as empty (traces are input)."""
     return value if isinstance(value, dict) else {}
 
@@ -293,7 +293,7 @@ def op_rows(
 
 
 # --- the page ------------------------------------------------------------------------------
-def script_json(value: Any) -> str:
+def script_json(value: object) -> str:
     """JSON that is safe inside a <script> element: no `<`, `>` or `&` appears literally."""
     try:
         text = json.dumps(value, default=str, allow_nan=False, separators=(",", ":"))
@@ -310,7 +310,7 @@ def script_json(value: Any) -> str:
     return text
 
 
-def _finite(value: Any) -> Any:
+def _finite(value: object) -> object:
     if isinstance(value, float) and not math.isfinite(value):
         return str(value)  # "inf": JSON has no infinity; the page shows it as a bad score
     if isinstance(value, dict):

@@ -10,6 +10,7 @@ does it by hand.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from html import escape
 from typing import Any, Protocol
 
@@ -19,7 +20,7 @@ from thoughtgraph.viewer.drawing import MAX_DRAWN_OPS, inline_svg, svg
 
 
 class _Formatter(Protocol):
-    def for_type(self, typ: type, func: Any) -> object: ...
+    def for_type(self, typ: type, func: Callable[[Any], str | None]) -> object: ...
 
 
 class _DisplayFormatter(Protocol):
@@ -88,7 +89,7 @@ def result_rows(result: Result) -> list[tuple[str, str]]:
     return rows
 
 
-def _short(value: Any, limit: int = 120) -> str:
+def _short(value: object, limit: int = 120) -> str:
     text = value if isinstance(value, str) else repr(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
