@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import thoughtgraph
 from thoughtgraph import schemes
 from thoughtgraph.evaluation.datasets import DATASETS, load_dataset
-from thoughtgraph.models.sim import SimulatedModel
+from thoughtgraph.sim.model import SimulatedModel
 
 
 @dataclass(frozen=True)

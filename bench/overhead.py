@@ -20,7 +20,7 @@ import time
 import tracemalloc
 
 import thoughtgraph
-from thoughtgraph.models.sim import SimulatedModel
+from thoughtgraph.sim.model import SimulatedModel
 
 
 class InstantModel:

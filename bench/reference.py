@@ -128,7 +128,7 @@ def sim_answer() -> Any:
     """The simulated model's answer function (error 0): answers thoughtgraph's prompts."""
     import random
 
-    from thoughtgraph.models.sim import SimulatedModel
+    from thoughtgraph.sim.model import SimulatedModel
 
     sim, rng = SimulatedModel(error=0.0), random.Random(0)
     return lambda prompt: sim.answer(prompt, rng)

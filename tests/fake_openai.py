@@ -35,7 +35,7 @@ from typing import Any, Self
 
 import pytest
 
-from thoughtgraph.models.sim import SimulatedModel
+from thoughtgraph.sim.model import SimulatedModel
 
 PATHS = ("/v1/chat/completions", "/chat/completions")
 

@@ -12,6 +12,7 @@ import thoughtgraph
 from thoughtgraph.engine.state import RunState
 from thoughtgraph.engine.trace import output_graph
 from thoughtgraph.models import inflight
+from thoughtgraph.modelspec import from_spec
 from thoughtgraph.spend.pricing import PRICES_AS_OF, Price, model_id, price_for, table_price
 from thoughtgraph.spend.usage import Usage
 
@@ -77,7 +78,7 @@ def test_tokens_of_n_answers_are_summed_to_what_the_server_billed():
     """One request for 5 answers: the server bills the prompt once and each answer; the call's
     usage must be exactly that (not the largest answer's share of the prompt)."""
     with FakeOpenAI() as server:
-        model = thoughtgraph.models.from_spec(f"openai:gpt-4o-mini,base_url={server.base_url}")
+        model = from_spec(f"openai:gpt-4o-mini,base_url={server.base_url}")
         result = thoughtgraph.solve("sorting", [5, 3, 1, 4], model=model, scheme="cot_sc")
         [request] = server.requests
     [call] = result.state.calls.values()

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from thoughtgraph.errors import UnknownNameError
-from thoughtgraph.models.spec import from_spec
+from thoughtgraph.modelspec import from_spec
 
 from .conftest import run_cli
 

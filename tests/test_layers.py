@@ -25,7 +25,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("thoughtgraph.io",),  # file formats and bounds: trace, events file, strict loading
     ("thoughtgraph.spend",),  # usage, prices, caps, the request ledger
     ("thoughtgraph.tasks",),  # the Task contract and the built-in tasks
-    ("thoughtgraph.models",),  # model adapters and wrappers (the simulated model reads tasks)
+    ("thoughtgraph.models",),  # model adapters and wrappers (side by side with tasks: below)
+    ("thoughtgraph.sim",),  # the simulated model: a model that reads the built-in tasks
+    ("thoughtgraph.modelspec",),  # which model a user means, the simulated one included
     ("thoughtgraph.engine",),  # graphs, op kinds, the scheduler, the run state
     ("thoughtgraph.schemes",),  # graph builders: each scheme builds an engine graph
     ("thoughtgraph.solving",),  # the run API: a scheme named, its graph checked and run
@@ -35,6 +37,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("thoughtgraph.api",),  # the commands' Python API: picks the Ray backend for `ray=`
     ("thoughtgraph.cli",),
 )
+SIDE_BY_SIDE: tuple[tuple[str, str], ...] = (("thoughtgraph.tasks", "thoughtgraph.models"),)
+"""Layers of which neither imports the other, though the order above would let one."""
 FACADE = ROOT  # `thoughtgraph/__init__.py`: names loaded on first use, no import of its own
 
 
@@ -189,6 +193,22 @@ def test_no_module_imports_a_layer_above_its_own() -> None:
         if target != FACADE and layer(target) > layer(module)
     ]
     assert upward == []
+
+
+def _within(module: str, prefix: str) -> bool:
+    return module == prefix or module.startswith(prefix + ".")
+
+
+def test_side_by_side_layers_import_neither_the_other() -> None:
+    crossing = [
+        f"{module} -> {target}"
+        for module, targets in imports().items()
+        for target in sorted(targets)
+        for one, other in SIDE_BY_SIDE
+        if (_within(module, one) and _within(target, other))
+        or (_within(module, other) and _within(target, one))
+    ]
+    assert crossing == []
 
 
 def test_nothing_outside_the_cli_imports_the_cli() -> None:

@@ -23,7 +23,7 @@ from thoughtgraph.models import (
 )
 from thoughtgraph.models import limits as limits_module
 from thoughtgraph.models.base import Completion, LanguageModel
-from thoughtgraph.models.spec import from_spec
+from thoughtgraph.modelspec import from_spec
 from thoughtgraph.spend.usage import Usage
 
 pytestmark = pytest.mark.anyio

@@ -11,9 +11,10 @@ from collections.abc import Iterator
 import pytest
 
 from thoughtgraph.errors import FatalModelError, ModelError, UnknownNameError
-from thoughtgraph.models import from_spec, inflight
+from thoughtgraph.models import inflight
 from thoughtgraph.models import openai as openai_module
 from thoughtgraph.models.openai import OpenAIModel
+from thoughtgraph.modelspec import from_spec
 
 from .fake_openai import FakeOpenAI, Fault
 

@@ -18,6 +18,7 @@ import thoughtgraph
 from thoughtgraph.cli.main import main
 from thoughtgraph.errors import FatalModelError
 from thoughtgraph.models import inflight
+from thoughtgraph.modelspec import from_spec
 from thoughtgraph.testing import ScriptedModel
 
 from .conftest import INPUT_32
@@ -134,7 +135,7 @@ def test_sdk_retries_absorb_a_transient_fault_with_retry_after(capsys, server, m
 
 def test_fewer_choices_than_n_are_topped_up_by_single_calls(server):
     server.script("few")
-    model = thoughtgraph.models.from_spec(f"openai:gpt-4o-mini,base_url={server.base_url}")
+    model = from_spec(f"openai:gpt-4o-mini,base_url={server.base_url}")
     result = thoughtgraph.solve("sorting", [4, 2, 3, 1], model=model, scheme="cot_sc")
     assert [r.n for r in server.requests] == [5, 1, 1, 1, 1]
     [call] = result.state.calls.values()
@@ -207,7 +208,7 @@ def test_an_unreachable_endpoint_is_one_line_naming_the_url(capsys):
 
 def test_the_api_raises_the_fatal_error_with_the_run_so_far(server):
     server.script(OK, OK, OK, OK, "404")
-    model = thoughtgraph.models.from_spec(f"openai:gpt-4o-mini,base_url={server.base_url}")
+    model = from_spec(f"openai:gpt-4o-mini,base_url={server.base_url}")
     with pytest.raises(FatalModelError, match=r"HTTP 404") as info:
         thoughtgraph.solve("sorting", INPUT_32, model=model, concurrency=1)
     result = info.value.result
@@ -307,7 +308,7 @@ def assert_spaced(times: list[float], interval: float) -> None:
 
 def test_limits_are_shared_by_runs_side_by_side(server):
     """Two runs at once in one process: together they keep to one rpm and one concurrency."""
-    model = thoughtgraph.models.from_spec(f"openai:gpt-4o-mini,base_url={server.base_url}")
+    model = from_spec(f"openai:gpt-4o-mini,base_url={server.base_url}")
 
     async def both() -> list[thoughtgraph.Result]:
         runs = [

@@ -298,7 +298,7 @@ def test_tune_from_python_on_ray_takes_a_model_object(cluster, tmp_path):
     """`thoughtgraph.tune(model=<object>, ray=...)`: the object goes to the workers pickled and
     the study is the one a local tune with the same object makes."""
     import thoughtgraph
-    from thoughtgraph.models.sim import SimulatedModel
+    from thoughtgraph.sim.model import SimulatedModel
 
     options = {"schemes": "got", "trials": 4, "pilot": 2, "holdout": 1}
     on_ray = thoughtgraph.tune(

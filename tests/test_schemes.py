@@ -108,7 +108,7 @@ def test_run_state_is_identical_at_concurrency_1_and_32(name):
     graph = schemes.build(name, "sorting", 64)
     states = []
     for concurrency in (1, 32):
-        from thoughtgraph.models.sim import SimulatedModel
+        from thoughtgraph.sim.model import SimulatedModel
 
         state, _ = asyncio.run(
             execute(

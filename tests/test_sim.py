@@ -10,8 +10,9 @@ import pytest
 import thoughtgraph
 from thoughtgraph.engine.trace import state_dict
 from thoughtgraph.errors import UnknownNameError
-from thoughtgraph.models.sim import SimulatedModel, apply_fixes, expected_slips
-from thoughtgraph.models.spec import as_model
+from thoughtgraph.modelspec import as_model
+from thoughtgraph.sim.model import SimulatedModel, expected_slips
+from thoughtgraph.sim.sorting import apply_fixes
 from thoughtgraph.tasks.prompts import render
 
 from .conftest import INPUT_32

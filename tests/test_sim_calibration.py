@@ -13,8 +13,8 @@ import pytest
 import thoughtgraph
 from thoughtgraph import schemes
 from thoughtgraph.evaluation.datasets import DATASETS, load_dataset, load_sample
-from thoughtgraph.models.sim import LAWS, SimulatedModel, expected_slips
-from thoughtgraph.models.simulated import read_prompt
+from thoughtgraph.sim.model import LAWS, SimulatedModel, expected_slips
+from thoughtgraph.sim.readers import read_prompt
 from thoughtgraph.tasks import get_task
 from thoughtgraph.tasks.clauses import measures
 from thoughtgraph.tasks.prompts import render

@@ -16,7 +16,7 @@ from thoughtgraph.errors import BudgetExhausted, InputError
 from thoughtgraph.models.base import Completion
 from thoughtgraph.models.cache import CachedModel
 from thoughtgraph.models.limits import RateLimitedModel
-from thoughtgraph.models.sim import SimulatedModel
+from thoughtgraph.sim.model import SimulatedModel
 from thoughtgraph.spend.budget import NOTHING, Amounts, Budget, Meter, share
 from thoughtgraph.spend.ledger import UNMETERED, Attempt, CallLedger, RequestRecorder
 from thoughtgraph.spend.usage import Usage

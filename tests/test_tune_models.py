@@ -13,8 +13,8 @@ import pytest
 import thoughtgraph
 from tests.task_helpers import EXAMPLES, ScriptedServer, play_people
 from thoughtgraph.errors import InputError
-from thoughtgraph.models.sim import SimulatedModel
-from thoughtgraph.models.spec import from_spec
+from thoughtgraph.modelspec import from_spec
+from thoughtgraph.sim.model import SimulatedModel
 
 pytest.importorskip("optuna")
 

@@ -9,8 +9,8 @@ import pytest
 
 from thoughtgraph.engine.context import template_for
 from thoughtgraph.evaluation.prompt_variants import Variants
-from thoughtgraph.models.sim import SimulatedModel
-from thoughtgraph.models.simulated import propose as sim_propose
+from thoughtgraph.sim import propose as sim_propose
+from thoughtgraph.sim.model import SimulatedModel
 from thoughtgraph.tasks import get_task
 from thoughtgraph.tasks.prompts import PromptTemplate
 from thoughtgraph.tuning import propose

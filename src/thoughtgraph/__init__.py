@@ -37,9 +37,9 @@ if TYPE_CHECKING:
     from thoughtgraph.evaluation.session import EvalInterrupted
     from thoughtgraph.events import Event, StopReason
     from thoughtgraph.models.base import Completion, FunctionModel, LanguageModel, WrapperModel
-    from thoughtgraph.models.sim import SimulatedModel
-    from thoughtgraph.models.spec import as_model
+    from thoughtgraph.modelspec import as_model
     from thoughtgraph.schemes import got
+    from thoughtgraph.sim.model import SimulatedModel
     from thoughtgraph.solving.solve import asolve, solve
     from thoughtgraph.spend.usage import Usage
     from thoughtgraph.tasks import BaseTask, ParseError, SortingTask, Task, get_task
@@ -74,8 +74,8 @@ _LAZY = {
     **dict.fromkeys(
         ["Completion", "FunctionModel", "LanguageModel", "WrapperModel"], ".models.base"
     ),
-    "as_model": ".models.spec",
-    "SimulatedModel": ".models.sim",
+    "as_model": ".modelspec",
+    "SimulatedModel": ".sim.model",
     "PromptTemplate": ".tasks.prompts",
     "Result": ".engine.result",
     "got": ".schemes",

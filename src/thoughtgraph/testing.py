@@ -14,7 +14,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from thoughtgraph.models.base import Completion, _tokens
-from thoughtgraph.models.sim import _SECTION, SimulatedModel, _prompt_kind, sort_answer
+from thoughtgraph.sim import sorting
+from thoughtgraph.sim.model import SimulatedModel
 from thoughtgraph.spend.usage import Usage
 
 _FIRST_LINES = {
@@ -44,8 +45,8 @@ def ints(text: str) -> list[int]:
 
 def perfect_sorting_answer(prompt: str) -> list[int]:
     """What a flawless model answers to a sorting prompt (the spec's or the paper-style ones)."""
-    sections = {name: body for name, body in _SECTION.findall(prompt)}
-    answer = sort_answer(_prompt_kind(sections), sections, prompt)
+    sections = {name: body for name, body in sorting.SECTION.findall(prompt)}
+    answer = sorting.sort_answer(sorting.prompt_kind(sections), sections, prompt)
     if answer is None:
         raise ValueError("not a sorting prompt")
     return answer

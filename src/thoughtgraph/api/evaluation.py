@@ -22,7 +22,7 @@ from thoughtgraph.api.sync import run_sync
 from thoughtgraph.evaluation.results import EvalResults, EvalSizes
 from thoughtgraph.evaluation.runner import PairResult
 from thoughtgraph.evaluation.session import EvalEvent, GraphLike, Settings, run
-from thoughtgraph.models.spec import ModelLike
+from thoughtgraph.modelspec import ModelLike
 from thoughtgraph.scale.ray_backend import pair_backend
 
 

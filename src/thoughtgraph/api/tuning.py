@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from thoughtgraph.engine.graph import Graph
-from thoughtgraph.models.spec import ModelLike
+from thoughtgraph.modelspec import ModelLike
 
 
 @dataclass

@@ -274,7 +274,7 @@ def solve(
     from thoughtgraph.engine.graph import Graph
     from thoughtgraph.engine.options import RunOptions
     from thoughtgraph.events import StopReason
-    from thoughtgraph.models.flags import model_from_flags
+    from thoughtgraph.modelspec import model_from_flags
     from thoughtgraph.solving.solve import keep_partial, prepare, run_prepared
     from thoughtgraph.tasks.base import score_name
 

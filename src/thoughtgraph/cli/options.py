@@ -129,7 +129,7 @@ class OpenAIFlags:
     max_response_bytes: int | None = None
 
     def by_flag(self) -> dict[str, Any]:
-        """`{"--base-url": ..., ...}`, as `models.flags.model_from_flags` checks them."""
+        """`{"--base-url": ..., ...}`, as `modelspec.model_from_flags` checks them."""
         from thoughtgraph.models.flags import model_flags
 
         return model_flags(**asdict(self))

@@ -15,7 +15,7 @@ from typing import Protocol
 
 from thoughtgraph.engine.options import RunOptions
 from thoughtgraph.evaluation.runner import EvalPlan, PairRunner
-from thoughtgraph.models.spec import ModelLike
+from thoughtgraph.modelspec import ModelLike
 
 # How one size's pairs run: (plan, model as given, its spec's options, pairs at once, the run
 # options, the folder of traces or None) -> a pair runner, or None: here (`runner.evaluate`).

@@ -35,9 +35,9 @@ from thoughtgraph.evaluation.datasets import DATASETS, Data, Sample, dataset_tas
 from thoughtgraph.events import StopReason
 from thoughtgraph.models.base import LanguageModel, WrapperModel, model_settings
 from thoughtgraph.models.limits import ConcurrencyLimiter
-from thoughtgraph.models.sim import SimulatedModel
-from thoughtgraph.models.spec import ModelLike, as_model
+from thoughtgraph.modelspec import ModelLike, as_model
 from thoughtgraph.schemes import paper_options, variants
+from thoughtgraph.sim.model import SimulatedModel
 from thoughtgraph.solving.solve import prepare, run_prepared
 from thoughtgraph.spend.accounting import consumed
 from thoughtgraph.spend.budget import Meter, requests_cap

@@ -41,7 +41,7 @@ from thoughtgraph.evaluation.runner import (
     sized,
 )
 from thoughtgraph.models.base import LanguageModel, shown_name
-from thoughtgraph.models.spec import ModelLike, as_model, from_spec
+from thoughtgraph.modelspec import ModelLike, as_model, from_spec
 from thoughtgraph.spend.budget import Amounts, Budget, check_whole, requests_cap, share
 
 DEFAULT_SCHEMES = ("io", "cot", "tot", "tot2", "got", "got_paper")

@@ -24,7 +24,6 @@ if TYPE_CHECKING:  # at run time each name loads on first use: importing one mod
     from thoughtgraph.models.cache import CachedModel
     from thoughtgraph.models.limits import RateLimitedModel
     from thoughtgraph.models.openai import OpenAIModel
-    from thoughtgraph.models.spec import as_model, from_spec
     from thoughtgraph.spend.pricing import Price, price_for
 
 _LAZY = {
@@ -40,7 +39,6 @@ _LAZY = {
         ],
         ".base",
     ),
-    **dict.fromkeys(["as_model", "from_spec"], ".spec"),
     "CachedModel": ".cache",
     "RateLimitedModel": ".limits",
     "OpenAIModel": ".openai",
@@ -68,8 +66,6 @@ __all__ = [
     "Price",
     "RateLimitedModel",
     "WrapperModel",
-    "as_model",
-    "from_spec",
     "model_settings",
     "price_for",
     "requests_needed",

@@ -13,7 +13,7 @@ ignores `n` needs n requests), `would_answer(prompt, n)` (a cache knows a call i
 cache keeps the answers of parallel single requests that arrived before a kill -9).
 `WrapperModel` forwards exactly these, so wrappers (cache, rate limits, accounting) compose in any
 order. A plain function `prompt -> str` (sync or async) becomes a model through
-`FunctionModel` (`models/spec.py`'s `as_model` does it for whatever a user hands in).
+`FunctionModel` (`modelspec.py`'s `as_model` does it for whatever a user hands in).
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
-"""The model a command asks for: `--model SPEC` plus the openai flags, checked.
+"""The model flags of a command: `--model SPEC` plus the openai flags, checked.
 
-`thoughtgraph solve`, `eval` and `tune` take the same model flags; all build their model here
-(`model_flags` gathers them, `model_from_flags` checks and builds), so a flag means the same in
-each and is refused the same way. The typer declarations of the flags are the CLI's
-(`cli/options.py`).
+`thoughtgraph solve`, `eval` and `tune` take the same model flags; all check them here
+(`model_flags` gathers them, `model_options` checks them), so a flag means the same in each and
+is refused the same way; `modelspec.model_from_flags` builds the model. The typer declarations
+of the flags are the CLI's (`cli/options.py`).
 """
 
 from __future__ import annotations
@@ -12,8 +12,7 @@ from typing import Any
 
 from thoughtgraph.errors import InputError, shown
 from thoughtgraph.models import secrets
-from thoughtgraph.models.base import LanguageModel
-from thoughtgraph.models.spec import from_spec, normalize_spec
+from thoughtgraph.models.spec import normalize_spec
 
 OPENAI_FLAGS = {
     "--base-url": "base_url",
@@ -24,12 +23,7 @@ OPENAI_FLAGS = {
     "--max-retries": "max_retries",
     "--max-response-bytes": "max_response_bytes",
 }
-"""Each openai flag and the `from_spec` override it sets."""
-
-
-def model_from_flags(spec: str, flags: dict[str, Any]) -> LanguageModel:
-    """The model of `--model`, with the openai flags given (None: not given) over the spec's."""
-    return from_spec(spec, **model_options(spec, flags))
+"""Each openai flag and the `from_spec` override it sets (`modelspec.py`)."""
 
 
 def model_options(spec: str, flags: dict[str, Any]) -> dict[str, Any]:

@@ -1,39 +1,29 @@
-"""Which model a user means: a spec string (`sim`, `openai:gpt-4o-mini`), a model object or a
-plain function, turned into a `LanguageModel`.
+"""Model spec strings (`openai:gpt-4o-mini`, `py:pkg.mod:fn`, `sim:error=0`): their grammar, the
+adapters' forms built here, and the one error for a spec nobody knows.
 
 Why apart from `base.py`: building a model from its spec imports the adapters (`openai.py`,
-`sim.py`), which import the interface from `base.py`; kept there, the interface and its adapters
-would import each other.
+`imported.py`), which import the interface from `base.py`; kept there, the interface and its
+adapters would import each other. The forms of the layers above (the simulated model's `sim`)
+are handed in by the caller (`thoughtgraph/modelspec.py`), so this layer imports none of them.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Mapping
 
-from thoughtgraph.errors import InputError, UnknownNameError, shown
-from thoughtgraph.models.base import FunctionModel, LanguageModel, PromptFunction, parse_options
+from thoughtgraph.errors import UnknownNameError, shown
+from thoughtgraph.models.base import LanguageModel
 
-ModelLike = LanguageModel | PromptFunction | str
-"""What a `model=` argument accepts: a model, a function `prompt -> str`, or a spec string."""
-
-
-def as_model(model: ModelLike | None) -> LanguageModel:
-    """Turn a spec string, a model object or a plain function into a `LanguageModel`."""
-    if model is None or isinstance(model, str):
-        return from_spec(model or "sim")
-    if isinstance(model, LanguageModel):
-        return model
-    if callable(model):
-        return FunctionModel(model)
-    raise InputError(
-        f"not a model: {type(model).__name__} (give a spec string such as 'sim', a "
-        "LanguageModel, or a function prompt -> str)"
-    )
+SpecForm = Callable[[str, str], LanguageModel]
+"""Builds the model of one spec prefix from the text after `prefix:` and the whole spec (errors
+quote it)."""
 
 
-def from_spec(spec: str, **overrides: Any) -> LanguageModel:
-    """Build a model from a spec string such as `sim`, `sim:latency=0.05,error=0,seed=1` or
-    `openai:gpt-4o-mini` (base URL and key from OPENAI_BASE_URL / OPENAI_API_KEY).
+def build_model(
+    spec: str, overrides: Mapping[str, object], forms: Mapping[str, SpecForm]
+) -> LanguageModel:
+    """The model a spec string names: `openai:MODEL`, `py:MODULE:FUNCTION`, or one of `forms`
+    (prefix -> builder, from the layers above: `sim`).
 
     `overrides` are openai options (base_url, api_key_env, temperature, max_tokens, timeout,
     max_retries) that win over the spec's own; None values are ignored.
@@ -41,24 +31,22 @@ def from_spec(spec: str, **overrides: Any) -> LanguageModel:
     given, spec = spec, normalize_spec(spec)
     scheme, _, rest = spec.partition(":")
     scheme = scheme.strip().lower()
-    overrides = {k: v for k, v in overrides.items() if v is not None}
+    options = {k: v for k, v in overrides.items() if v is not None}
     if scheme == "openai":
         from thoughtgraph.models.openai import OpenAIModel
 
-        return OpenAIModel.from_spec(rest, given, **overrides)  # errors quote what was typed
-    if overrides:
+        return OpenAIModel.from_spec(rest, given, **options)  # errors quote what was typed
+    if options:
         raise UnknownNameError(
-            f"{', '.join(overrides)}: only openai:MODEL models take "
-            f"{'this option' if len(overrides) == 1 else 'these options'}"
+            f"{', '.join(options)}: only openai:MODEL models take "
+            f"{'this option' if len(options) == 1 else 'these options'}"
         )
     if scheme in PYTHON_SCHEMES:
         from thoughtgraph.models.imported import ImportedModel
 
         return ImportedModel.from_spec(rest, given)
-    if scheme == "sim":
-        from thoughtgraph.models.sim import SimulatedModel
-
-        return SimulatedModel.from_options(parse_options(rest, spec))
+    if scheme in forms:
+        return forms[scheme](rest, spec)
     raise UnknownNameError(f"unknown model {shown(spec)}{_suggestion(spec)}")
 
 

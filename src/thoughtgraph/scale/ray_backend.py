@@ -32,7 +32,7 @@ from thoughtgraph.evaluation.backend import LOCAL_PAIRS, PairBackend, RunnerFor
 from thoughtgraph.evaluation.datasets import Sample
 from thoughtgraph.evaluation.runner import EvalPlan, PairResult, PairRunner
 from thoughtgraph.models.base import LanguageModel
-from thoughtgraph.models.spec import ModelLike
+from thoughtgraph.modelspec import ModelLike
 from thoughtgraph.scale.shipping import (
     Shipment,
     check_unpack,

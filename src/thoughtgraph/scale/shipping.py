@@ -210,7 +210,7 @@ def _load_task(shipment: Shipment) -> Task:
 def _load_model(shipment: Shipment) -> LanguageModel | None:
     if shipment.pickled_model is None:
         return None
-    from thoughtgraph.models.spec import as_model
+    from thoughtgraph.modelspec import as_model
 
     return as_model(_unpickled(shipment.pickled_model, "model"))
 

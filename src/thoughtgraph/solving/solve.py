@@ -35,7 +35,7 @@ from thoughtgraph.io.bounds import check_items
 from thoughtgraph.models.base import LanguageModel, display_name
 from thoughtgraph.models.cache import CachedModel
 from thoughtgraph.models.limits import ConcurrencyLimiter, RateLimitedModel
-from thoughtgraph.models.spec import ModelLike, as_model
+from thoughtgraph.modelspec import ModelLike, as_model
 from thoughtgraph.spend.accounting import spend, spend_by_kind
 from thoughtgraph.spend.budget import Meter, check_whole, requests_cap
 from thoughtgraph.spend.pricing import Price
@@ -214,7 +214,7 @@ def _check_simulated(model: LanguageModel, task: Task, problem: Any) -> None:
     """The simulated model plays only the built-in tasks: on a user's own task it would answer
     as if asked to sort. A user's task is refused unless its description reads as one of them
     (a from-scratch task that sorts is played)."""
-    from thoughtgraph.models.simulated.jobs import known_task
+    from thoughtgraph.sim.jobs import known_task
     from thoughtgraph.tasks import TASKS
 
     if not getattr(model, "simulated", False) or type(task) in TASKS.values():

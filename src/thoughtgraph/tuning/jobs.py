@@ -35,8 +35,8 @@ from thoughtgraph.evaluation.runner import judged
 from thoughtgraph.events import StopReason
 from thoughtgraph.models.base import LanguageModel
 from thoughtgraph.models.limits import ConcurrencyLimiter
-from thoughtgraph.models.sim import SimulatedModel
-from thoughtgraph.models.spec import from_spec
+from thoughtgraph.modelspec import from_spec
+from thoughtgraph.sim.model import SimulatedModel
 from thoughtgraph.solving.solve import asolve
 from thoughtgraph.spend.budget import Budget
 from thoughtgraph.tasks import get_task

@@ -15,7 +15,7 @@ complete; each round's proposals are a new Optuna categorical (`prompt.SLOT@2`, 
 categorical's choices cannot grow within a study.
 
 The simulated model ignores wording: it answers a meta-prompt with the current template and one
-instruction sentence of a fixed set added (`models/simulated/propose.py`), so on the sim the
+instruction sentence of a fixed set added (`sim/propose.py`), so on the sim the
 feature runs end to end but the texts cannot matter to the scores.
 """
 

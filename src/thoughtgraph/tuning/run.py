@@ -321,8 +321,7 @@ def _model(model: Any, flags: dict[str, Any], backend: JobBackend) -> tuple[Any,
     `LanguageModel`, a function `prompt -> text`) is used as it is, and with `--ray` is sent
     to the workers as a pickled copy made now (`backend.shared`): one that cannot be pickled is
     one line here, before any request."""
-    from thoughtgraph.models.flags import model_from_flags
-    from thoughtgraph.models.spec import as_model
+    from thoughtgraph.modelspec import as_model, model_from_flags
 
     if isinstance(model, str):
         return model_from_flags(model, flags), None

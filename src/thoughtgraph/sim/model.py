@@ -1,6 +1,6 @@
 """The simulated model: an offline stand-in that reads prompts as a model would and slips.
 
-It reads the prompt (`simulated/`: which task, which job, the right answer and its length),
+It reads the prompt (`readers.py`: which task, which job, the right answer and its length),
 draws how many slips to make, and writes the answer with them. The number of slips is Poisson
 with mean
 
@@ -31,11 +31,10 @@ from typing import Any
 from thoughtgraph.errors import UnknownNameError, shown
 from thoughtgraph.io.bounds import MAX_SIM_LATENCY
 from thoughtgraph.models.base import Completion, _tokens
-from thoughtgraph.models.simulated import propose, read_prompt
-from thoughtgraph.models.simulated.jobs import Job, poisson
-from thoughtgraph.models.simulated.sorting import SECTION as _SECTION
-from thoughtgraph.models.simulated.sorting import apply_fixes, slip_list, sort_answer
-from thoughtgraph.models.simulated.sorting import prompt_kind as _prompt_kind
+from thoughtgraph.sim import propose
+from thoughtgraph.sim.jobs import Job, poisson
+from thoughtgraph.sim.readers import read_prompt
+from thoughtgraph.sim.sorting import Item, slip_list
 from thoughtgraph.spend.usage import Usage
 
 # task -> (unit length, {job kind -> (a: mean slips at the unit length, g: growth with length)})
@@ -160,18 +159,7 @@ class SimulatedModel:
         """How many slips this answer makes: a Poisson draw around the job's law."""
         return poisson(expected_slips(job.task, job.kind, job.length, self.error), rng)
 
-    def slip(self, items: list[Any], rng: random.Random) -> list[Any]:
+    def slip(self, items: list[Item], rng: random.Random) -> list[Item]:
         """A list answer of a sorting job, with this model's slips (drop, duplicate, swap)."""
         job = Job("sorting", "solve", len(items), lambda *_: "")
         return slip_list(items, self.slips(job, rng), rng)
-
-
-__all__ = [
-    "LAWS",
-    "_SECTION",
-    "SimulatedModel",
-    "_prompt_kind",
-    "apply_fixes",
-    "expected_slips",
-    "sort_answer",
-]

@@ -9,8 +9,8 @@ from __future__ import annotations
 import random
 import re
 
-from thoughtgraph.models.simulated.jobs import Job, is_cot
-from thoughtgraph.models.simulated.sorting import ints, render_list, render_split
+from thoughtgraph.sim.jobs import Job, is_cot
+from thoughtgraph.sim.sorting import ints, render_list, render_split
 
 _SET = re.compile(r"Set ([12])\s*:\s*\[([^\]]*)\]")
 

@@ -11,7 +11,7 @@ import json
 import random
 import re
 
-from thoughtgraph.models.simulated.jobs import Job, is_cot
+from thoughtgraph.sim.jobs import Job, is_cot
 from thoughtgraph.tasks.base import ParseError
 from thoughtgraph.tasks.countries import COUNTRIES, count_countries
 from thoughtgraph.tasks.keywords import parse_counts, split_sentences

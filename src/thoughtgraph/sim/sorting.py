@@ -8,9 +8,9 @@ from __future__ import annotations
 import json
 import random
 import re
-from typing import Any
+from typing import TypeVar
 
-from thoughtgraph.models.simulated.jobs import Job, is_cot
+from thoughtgraph.sim.jobs import Job, is_cot
 
 SECTION = re.compile(
     r"<(task|part|a|b|result|errors|input|incorrectly_sorted|parts)>"
@@ -120,7 +120,10 @@ def _count(word: str) -> int:
     return _COUNT_WORDS.get(word, int(word) if word.isdigit() else 1)
 
 
-def slip_list(items: list[Any], slips: int, rng: random.Random) -> list[Any]:
+Item = TypeVar("Item")
+
+
+def slip_list(items: list[Item], slips: int, rng: random.Random) -> list[Item]:
     """`slips` slips, each at a random place: drop an item (half of the slips), write one twice,
     or put one a few places away from where it belongs."""
     out = list(items)
@@ -140,7 +143,7 @@ def slip_list(items: list[Any], slips: int, rng: random.Random) -> list[Any]:
     return out
 
 
-def render_split(items: list[Any], parts: int) -> str:
+def render_split(items: list[int], parts: int) -> str:
     size, extra = divmod(len(items), parts)
     chunks, start = {}, 0
     for index in range(parts):
@@ -150,11 +153,11 @@ def render_split(items: list[Any], parts: int) -> str:
     return json.dumps(chunks)
 
 
-def _show(items: list[Any]) -> str:
+def _show(items: list[int]) -> str:
     return "[" + ", ".join(map(str, items)) + "]"
 
 
-def render_list(items: list[Any], rng: random.Random) -> str:
+def render_list(items: list[int], rng: random.Random) -> str:
     """A list as models write it: mostly bare, sometimes after `Output:` or in a code fence."""
     body = _show(items)
     style = rng.random()

@@ -1,20 +1,20 @@
 """How the simulated model reads a prompt: which task, which job, the right answer, its length.
 
 Each task module has `read(prompt, sections) -> Job | None` (`jobs.py`: the `Job` and the helpers
-the readers share). The model (`models/sim.py`) decides how many slips, from the job's task,
+the readers share). The model (`model.py`) decides how many slips, from the job's task,
 kind and length. Readers look only at the prompt text, as a model would: the tagged sections
 (`<input>`, `<part>`, `<a>`, ...) and the instructions around them.
 """
 
 from __future__ import annotations
 
-from thoughtgraph.models.simulated.jobs import Job, known_task, sections
+from thoughtgraph.sim.jobs import Job, known_task, sections
 
 
 def read_prompt(prompt: str) -> Job | None:
     """The job this prompt asks for, or None when no task reads it."""
     # the readers load on the first prompt (keywords and doc-merge read with the tasks' code)
-    from thoughtgraph.models.simulated import docmerge, keywords, sets, sorting
+    from thoughtgraph.sim import docmerge, keywords, sets, sorting
 
     readers = {
         "doc-merge": docmerge.read,

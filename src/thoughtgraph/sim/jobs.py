@@ -1,8 +1,8 @@
 """What the simulated model's prompt readers share: the `Job` they return and how they read.
 
 A `Job` knows the correct answer and how to write it with a given number of slips. Why its own
-module: each reader (`sorting.py`, `sets.py`, ...) imports these, and the package's
-`read_prompt` imports the readers; kept in the package's `__init__` they would import each other.
+module: each reader (`sorting.py`, `sets.py`, ...) imports these, and `readers.py`'s
+`read_prompt` imports the readers; kept in `readers.py` they would import each other.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 import re
 
-from thoughtgraph.models.simulated.jobs import Job, is_cot
+from thoughtgraph.sim.jobs import Job, is_cot
 from thoughtgraph.tasks.clauses import clauses, measures, merge_clauses
 
 SCORE_NOISE = 1.0
