@@ -13,8 +13,9 @@ import pytest
 from tests.task_helpers import ScriptedServer, play_people, solve_example
 from thoughtgraph.errors import InputError
 from thoughtgraph.tasks import get_task
-from thoughtgraph.tasks.base import ParseError, attach_reference
+from thoughtgraph.tasks.base import ParseError
 from thoughtgraph.tasks.filetask import FileTask, parse_string_list
+from thoughtgraph.tasks.reference import attach_reference
 from thoughtgraph.tasks.score import Score
 from thoughtgraph.tasks.taskfile import read_task_file, task_file_schema
 

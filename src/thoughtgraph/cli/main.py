@@ -276,7 +276,6 @@ def solve(
     from thoughtgraph.events import StopReason
     from thoughtgraph.modelspec import model_from_flags
     from thoughtgraph.solving.solve import keep_partial, prepare, run_prepared
-    from thoughtgraph.tasks.base import score_name
 
     user_graph = Graph.load(graph_file) if graph_file is not None else None
     try:
@@ -320,12 +319,11 @@ def solve(
         _check_writable(cache, "cache")
     from thoughtgraph.models.base import shown_name
 
-    unchecked = getattr(prepared.task, "unchecked", None)
-    note = unchecked(prepared.problem) if unchecked is not None else None
+    note = prepared.task.unchecked(prepared.problem)
     if note:
         typer.echo(f"note: {note}", err=True)
     label = shown_name(lm)
-    units = getattr(prepared.task, "unit_names", "items")  # a task file's paragraphs, lines
+    units = prepared.task.unit_names  # a task file's paragraphs, lines
     title = f"thoughtgraph · {prepared.task.name} · {len(prepared.problem)} {units} · {label}"
     live = progress and sys.stderr.isatty() and not verbose and events != "-"
     fatal: FatalModelError | None = None
@@ -365,7 +363,7 @@ def solve(
         typer.echo(json.dumps(as_dict))
     else:
         matched = None if reference is None else _matches(prepared, result, reference)
-        typer.echo(_summary(result, title, matched, score_name(prepared.task)))
+        typer.echo(_summary(result, title, matched, prepared.task.score_name))
     failed_outputs = _report_outputs(trace, result, logs)
     if result.stop_reason == StopReason.INTERRUPTED:
         _fail(_kept(result, cache if not no_cache else None, trace, failed_outputs), 130)

@@ -19,34 +19,40 @@ import contextlib
 import math
 from typing import Any
 
+from thoughtgraph.tasks.base import BaseTask
+from thoughtgraph.tasks.reference import can_check, expected
+
 CAP_FACTOR = 4
 CAP_MARGIN = 256
 CHARS_PER_TOKEN = 3
 
 
-def expected_answer_tokens(task: Any, problem: Any) -> int:
-    """Tokens of the larger of the problem's reference answer (when the task has one) and the
-    problem itself, as the task renders them."""
+def expected_answer_tokens(
+    task: BaseTask[Any, Any], problem: object, reference: object = None
+) -> int:
+    """Tokens of the larger of the problem's reference answer (the given `reference`, else the
+    task's own solver's, when it has one) and the problem itself, as the task renders them."""
     texts = [task.render(problem)]
-    reference = getattr(task, "reference", None)
-    if callable(reference):
+    if can_check(task, reference):
         # a task whose reference cannot be computed for this problem: the input stands
         with contextlib.suppress(Exception):
-            texts.append(task.render(reference(problem)))
+            texts.append(task.render(expected(task, problem, problem, reference)))
     return max(math.ceil(len(text) / CHARS_PER_TOKEN) for text in texts)
 
 
-def default_cap(task: Any, problem: Any) -> int:
+def default_cap(task: BaseTask[Any, Any], problem: object, reference: object = None) -> int:
     """The tokens each answer of a run on `problem` may have when the user set no cap."""
-    return CAP_FACTOR * expected_answer_tokens(task, problem) + CAP_MARGIN
+    return CAP_FACTOR * expected_answer_tokens(task, problem, reference) + CAP_MARGIN
 
 
-def with_default_cap(model: Any, task: Any, problem: Any) -> tuple[Any, int | None]:
+def with_default_cap(
+    model: Any, task: BaseTask[Any, Any], problem: object, reference: object = None
+) -> tuple[Any, int | None]:
     """`model` with the default answer cap when it takes one and the user set none, and the cap
     applied (None: the model's own setting, or no cap, stands)."""
     method = getattr(type(model), "with_default_max_tokens", None)
     if method is None:
         return model, None
-    cap = default_cap(task, problem)
+    cap = default_cap(task, problem, reference)
     capped = method(model, cap)
     return capped, (cap if capped is not model else None)

@@ -11,28 +11,37 @@ from thoughtgraph.engine.gateway import CallGateway
 from thoughtgraph.engine.state import RunState
 from thoughtgraph.engine.thoughts import ThoughtFactory
 from thoughtgraph.errors import GraphError, shown
-from thoughtgraph.tasks.base import Task
+from thoughtgraph.tasks.base import BaseTask, own_prompts
 from thoughtgraph.tasks.prompts import TEMPLATES, PromptTemplate
 
 
 def template_for(
-    task: Task, name: str, graph_prompts: Mapping[str, PromptTemplate] | None = None
+    task: BaseTask[Any, Any], name: str, graph_prompts: Mapping[str, PromptTemplate] | None = None
 ) -> PromptTemplate:
     """The graph's own template of that name, else the task's, else the spec's (part, merge,
     refine, ...). The graph's comes first so a graph file can replace a stock prompt."""
-    graph_prompts = graph_prompts or {}
-    if name in graph_prompts:
-        return graph_prompts[name]
-    # getattr, not isinstance(task, FewShotPrompts): the same test (the attribute exists) at a
-    # fraction of a runtime protocol check's cost, on every prompt rendered
-    own: Mapping[str, PromptTemplate] = getattr(task, "prompts", None) or {}
-    if name in own:
-        return own[name]
+    return pick_template(task.name, name, run_prompts(task, graph_prompts or {}))
+
+
+def run_prompts(
+    task: BaseTask[Any, Any], graph_prompts: Mapping[str, PromptTemplate]
+) -> dict[str, PromptTemplate]:
+    """The templates a run may name beside the spec's: the task's own (`FewShotPrompts`) under
+    the graph's own. Worked out once a run: every prompt rendered looks a name up in it."""
+    return {**own_prompts(task), **graph_prompts}
+
+
+def pick_template(
+    task_name: str, name: str, prompts: Mapping[str, PromptTemplate]
+) -> PromptTemplate:
+    """`prompts` (`run_prompts`) by name, else the spec's; one `GraphError` for neither."""
+    if name in prompts:
+        return prompts[name]
     if name in TEMPLATES:
         return TEMPLATES[name]
-    known = sorted(set(graph_prompts) | set(own) | set(TEMPLATES))
+    known = sorted(set(prompts) | set(TEMPLATES))
     raise GraphError(
-        f"task {shown(task.name)} has no prompt {shown(name)} (known: {', '.join(known)})"
+        f"task {shown(task_name)} has no prompt {shown(name)} (known: {', '.join(known)})"
     )
 
 
@@ -41,12 +50,13 @@ class RunContext:
     """An op's view of the run: it asks the model through `gateway` (for answers it
     parses itself) and makes thoughts through `thoughts` (the factory), which own the rules."""
 
-    task: Task
+    task: BaseTask[Any, Any]
     problem: Any
     state: RunState
     gateway: CallGateway
     thoughts: ThoughtFactory
-    prompts: Mapping[str, PromptTemplate] = field(default_factory=dict)  # the graph's own
+    prompts: Mapping[str, PromptTemplate] = field(default_factory=dict)  # `run_prompts`
+    reference: Any = None  # the problem's given reference (tasks/reference.py), for ground_truth
 
     def render(self, name: str, **values: Any) -> str:
-        return template_for(self.task, name, self.prompts).render(values)
+        return pick_template(self.task.name, name, self.prompts).render(values)

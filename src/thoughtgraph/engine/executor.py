@@ -17,7 +17,7 @@ import logging
 from typing import Any
 
 from thoughtgraph.engine import kinds
-from thoughtgraph.engine.context import RunContext
+from thoughtgraph.engine.context import RunContext, run_prompts
 from thoughtgraph.engine.gateway import CallGateway
 from thoughtgraph.engine.graph import Graph, Op
 from thoughtgraph.engine.state import OpRecord, RunState
@@ -36,14 +36,14 @@ from thoughtgraph.models.base import LanguageModel, display_name
 from thoughtgraph.models.limits import ConcurrencyLimiter
 from thoughtgraph.spend.budget import Budget, Meter
 from thoughtgraph.spend.pricing import Price
-from thoughtgraph.tasks.base import Task
+from thoughtgraph.tasks.base import BaseTask
 
 logger = logging.getLogger("thoughtgraph")
 
 
 async def execute(
     graph: Graph,
-    task: Task,
+    task: BaseTask[Any, Any],
     problem: Any,
     model: LanguageModel,
     *,
@@ -54,6 +54,7 @@ async def execute(
     meter: Meter | None = None,
     limiter: ConcurrencyLimiter | None = None,
     order: str = "auto",
+    reference: Any = None,
 ) -> tuple[RunState, RunContext]:
     """Run every op of `graph`; returns the run state and the context (calls, stop reason).
 
@@ -62,7 +63,8 @@ async def execute(
     reason is in `ctx.gateway.stop_reason` / `ctx.gateway.stop_detail`. `meter`, when given, is a
     budget shared with other runs (an evaluation's): its caps apply instead of `budget`;
     `limiter`, when given, is a cap on calls in flight shared with other runs, instead of
-    `concurrency`. `order` is the scheduler's (module doc). The
+    `concurrency`. `order` is the scheduler's (module doc). `reference` is the problem's given
+    reference, when the task does not carry it in its problem (tasks/reference.py). The
     options come checked (`options.RunOptions`). A cancellation (Ctrl-C) stops it at once:
     stop reason "interrupted", recorded in `run_finished`, and the `CancelledError` carries
     `.run = (state, ctx)` so the caller can still report what was done.
@@ -74,7 +76,8 @@ async def execute(
         model, state, concurrency, budget, price, on_event, shared_meter=meter, limiter=limiter
     )
     thoughts = ThoughtFactory(task, state, gateway)
-    ctx = RunContext(task, problem, state, gateway, thoughts, graph.templates)
+    prompts = run_prompts(task, graph.templates)
+    ctx = RunContext(task, problem, state, gateway, thoughts, prompts, reference)
     if logger.isEnabledFor(logging.INFO):  # a 10,000-op graph's JSON is not built for nothing
         logger.info("graph of operations: %s", json.dumps(state.graph))
     if on_event is not None:

@@ -22,6 +22,7 @@ from thoughtgraph.engine.kinds import OpKind, OpView, Params, register
 from thoughtgraph.engine.thought import Thought
 from thoughtgraph.errors import GraphError, ModelError
 from thoughtgraph.tasks.base import (
+    ComparesAnswers,
     HasReference,
     JoinsAnswers,
     ModelScore,
@@ -31,6 +32,7 @@ from thoughtgraph.tasks.base import (
     check_parts,
     model_split,
 )
+from thoughtgraph.tasks.reference import expected
 from thoughtgraph.tasks.score import Score
 
 if TYPE_CHECKING:  # typing only: the context is built by the executor, above this module
@@ -226,7 +228,7 @@ async def _model_split(
     error = None
     try:
         texts = await ctx.gateway.ask(op, call_id, name, prompt)
-        chunks = model_split(cast(ModelSplit, ctx.task), source.content, texts[0], parts)
+        chunks = model_split(cast(ModelSplit[Any], ctx.task), source.content, texts[0], parts)
     except (ModelError, ParseError) as exc:  # an unusable answer: the code split stands in
         chunks, error = None, f"the model's split could not be used ({exc}); split in code"
     answer = ctx.thoughts.model_answer(
@@ -678,16 +680,20 @@ class GroundTruthParams(Params):
 
 
 async def ground_truth(ctx: RunContext, op: OpView, inputs: list[Thought]) -> list[Thought]:
-    """Record whether each thought equals the reference answer; never changes what is passed on."""
+    """Record whether each thought equals the reference answer; never changes what is passed on.
+
+    The reference is the problem's given one (`ctx.reference`) or the task's own solver's
+    (`tasks.reference.expected`); a task's own comparison (`ComparesAnswers`: case, order, None
+    when it has no reference for the problem) stands instead of equality."""
     out = []
-    matches = getattr(ctx.task, "matches_reference", None)  # a task's own comparison (case,
-    for thought in inputs:  # order), None when it has no reference for the problem
-        if matches is not None:
-            solved = matches(thought.problem, thought.content)
+    own = ctx.task if isinstance(ctx.task, ComparesAnswers) else None
+    for thought in inputs:
+        if own is not None:
+            solved = own.matches_reference(thought.problem, thought.content)
         else:
-            solved = thought.content is not None and thought.content == cast(
-                HasReference, ctx.task
-            ).reference(thought.problem)
+            solved = thought.content is not None and thought.content == expected(
+                ctx.task, thought.problem, ctx.problem, ctx.reference
+            )
         out.append(ctx.state.add(replace(ctx.state.thoughts[thought.id], solved=solved)))
     return out
 

@@ -18,7 +18,7 @@ from thoughtgraph.engine.graph import Graph
 from thoughtgraph.errors import InputError
 from thoughtgraph.spend.budget import Budget, check_priced, check_real, check_whole
 from thoughtgraph.spend.pricing import Price, price_for
-from thoughtgraph.tasks.base import Task
+from thoughtgraph.tasks.base import BaseTask
 
 _WHOLE = {"concurrency": 1}
 """Whole-number options and their least value (the caps are checked by `Budget`)."""
@@ -93,6 +93,7 @@ class RunOptions:
 class PreparedRun(NamedTuple):
     """What `api.prepare` checked and built before any call: run it as it is."""
 
-    task: Task
+    task: BaseTask[Any, Any]
     problem: Any
     graph: Graph
+    reference: Any = None  # the problem's given reference, beside it (tasks/reference.py)

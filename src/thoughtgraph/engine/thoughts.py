@@ -19,14 +19,14 @@ from thoughtgraph.engine.state import OpRef, RunState
 from thoughtgraph.engine.thought import Thought
 from thoughtgraph.errors import ModelError
 from thoughtgraph.events import ThoughtMade
-from thoughtgraph.tasks.base import ModelScore, ParseError, Task, model_score, parse_answer
+from thoughtgraph.tasks.base import BaseTask, ModelScore, ParseError, model_score
 from thoughtgraph.tasks.score import Score
 
 
 class ThoughtFactory:
     """Every thought an op makes is made here, so ids, scores and rounds follow one rule."""
 
-    def __init__(self, task: Task, state: RunState, gateway: CallGateway) -> None:
+    def __init__(self, task: BaseTask[Any, Any], state: RunState, gateway: CallGateway) -> None:
         self.task, self.state, self.gateway = task, state, gateway
         self._end_rounds: dict[str, int] = {}  # the latest model round each op reached
 
@@ -178,7 +178,7 @@ class ThoughtFactory:
         if text is None:
             return None, self.task.score_unparsed(problem, failure), False
         try:
-            content = parse_answer(self.task, text, problem, prompt)
+            content = self.task.parse_reply(text, problem, prompt)
         except ParseError as exc:
             return None, self.task.score_unparsed(problem, str(exc)), False
         except (ValueError, TypeError, OverflowError, RecursionError) as exc:
@@ -221,11 +221,9 @@ class ThoughtFactory:
         return self.state.add(thought.with_score(score))
 
 
-def _display(task: Any, content: Any) -> str:
-    """A code thought's text, for traces and the viewer (prompts render its content anew).
-
-    A task may show some contents shorter there than in prompts (`brief`): a set-intersection
-    part carries the whole first set, and 6,250 parts each holding its full text made
-    splitting 50,000 + 50,000 numbers quadratic in memory before the first request."""
-    brief = getattr(task, "brief", None)
-    return str(brief(content)) if callable(brief) else task.render(content)
+def _display(task: BaseTask[Any, Any], content: object) -> str:
+    """A code thought's text, for traces and the viewer (prompts render its content anew):
+    the task's `brief`. A set-intersection part carries the whole first set, and 6,250 parts
+    each holding its full text made splitting 50,000 + 50,000 numbers quadratic in memory
+    before the first request."""
+    return str(task.brief(content))

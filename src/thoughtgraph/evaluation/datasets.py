@@ -151,9 +151,8 @@ def _check_references(
     answer is checked only as far as code can, so a wrong one scores clean. No reference at all
     is most often a column under another name (`expected`, `answer`); one row without it, a
     row forgotten. Refused before any request, naming the columns or the row."""
-    unchecked = getattr(task, "unchecked", None)
     missing = [s for s in samples if s.reference is None]
-    if not callable(unchecked) or not missing or unchecked(missing[0].input) is None:
+    if not missing or task.unchecked(missing[0].input) is None:
         return
     if len(missing) == len(samples):
         others = [c for c in columns if c not in ("id", "input", "reference")]
@@ -205,9 +204,9 @@ def read_reference(task: Any, problem: Any, value: Any, where: str) -> Any:
 
     from thoughtgraph.errors import ThoughtgraphError
     from thoughtgraph.io.imports import first_line
-    from thoughtgraph.tasks.reference import reads_references
+    from thoughtgraph.tasks.base import TakesReference
 
-    if reads_references(task):  # the task reads it into the problem (a task file)
+    if isinstance(task, TakesReference):  # the task reads it into the problem (a task file)
         try:
             task.with_reference(problem, value)
         except ThoughtgraphError as exc:

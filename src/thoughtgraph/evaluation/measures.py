@@ -16,6 +16,7 @@ from thoughtgraph.errors import ThoughtgraphError
 from thoughtgraph.evaluation.runner import PairResult
 from thoughtgraph.schemes import SCHEMES, paper_options, variants
 from thoughtgraph.tasks import get_task
+from thoughtgraph.tasks.base import BaseTask
 
 
 def measure(result: PairResult, scored: bool) -> float:
@@ -50,18 +51,18 @@ class RatingText:
 
 def rating_text(task: str | None) -> RatingText:
     """The task's own words for its rating (`rating_scale`, `rating_note`, `proxy_name`,
-    `proxy_note`), with plain defaults for a task that gives none."""
-    found: Any = None
+    `proxy_note`); `BaseTask`'s defaults for a task that is not known here."""
+    words: BaseTask[Any, Any] | type[BaseTask[Any, Any]] = BaseTask
     if task:
         with contextlib.suppress(ThoughtgraphError):
-            found = get_task(task)
-    scale = int(getattr(found, "rating_scale", 10))
+            words = get_task(task)
+    scale = words.rating_scale
     return RatingText(
         scale=scale,
         label=f"model score (0-{scale}, higher is better)",
-        note=getattr(found, "rating_note", "the model's rating of the final answer"),
-        proxy_label=getattr(found, "proxy_name", "code check errors"),
-        proxy_note=getattr(found, "proxy_note", "the task's check in code (lower is better)"),
+        note=words.rating_note,
+        proxy_label=words.proxy_name,
+        proxy_note=words.proxy_note,
     )
 
 

@@ -29,7 +29,7 @@ from thoughtgraph.evaluation.runner import EvalPlan
 from thoughtgraph.io.bounds import MAX_TASK_FILE_BYTES, read_file
 from thoughtgraph.io.imports import first_line, is_import_string
 from thoughtgraph.models.base import LanguageModel
-from thoughtgraph.tasks import TASKS, Task, get_task
+from thoughtgraph.tasks import TASKS, BaseTask, get_task
 from thoughtgraph.tasks.loading import TASK_FILE_SUFFIXES, loaded, plugins, remember
 
 
@@ -146,7 +146,7 @@ def _name(model: Any) -> str:
     return str(getattr(model, "name", type(model).__name__))
 
 
-_UNPACKED: dict[str, tuple[Any, LanguageModel | None, Task]] = {}
+_UNPACKED: dict[str, tuple[Any, LanguageModel | None, BaseTask[Any, Any]]] = {}
 """What this worker process unpacked, by shipment key: loaded once, shared by its pairs (a real
 model's concurrency and rate limits then hold across them)."""
 
@@ -175,7 +175,7 @@ def unpack_setup(shipment: Shipment) -> Any:
     return _unpacked(shipment)[0]
 
 
-def _unpacked(shipment: Shipment) -> tuple[Any, LanguageModel | None, Task]:
+def _unpacked(shipment: Shipment) -> tuple[Any, LanguageModel | None, BaseTask[Any, Any]]:
     _add_paths(shipment.paths)
     found = _UNPACKED.get(shipment.key)
     if found is None:
@@ -197,7 +197,7 @@ def _add_paths(paths: tuple[str, ...]) -> None:
             have.add(entry)
 
 
-def _load_task(shipment: Shipment) -> Task:
+def _load_task(shipment: Shipment) -> BaseTask[Any, Any]:
     if shipment.pickled_task is not None:
         return get_task(_unpickled(shipment.pickled_task, f"task {shown(shipment.task)}"))
     if shipment.text is not None and shipment.spec is not None:

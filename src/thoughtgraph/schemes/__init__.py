@@ -345,10 +345,11 @@ MAX_SIZE = MAX_ITEMS  # beyond this a graph takes minutes (and gigabytes) just t
 
 def _part_size(task: str) -> int:
     """Items per part of the spec's `got` for a task (its `part_size`; 8 when unknown)."""
-    from thoughtgraph.tasks import TASKS
+    from thoughtgraph.tasks import TASKS, BaseTask
     from thoughtgraph.tasks.loading import loaded
 
-    return getattr(TASKS.get(task) or loaded(task), "part_size", 8)
+    found = TASKS.get(task) or loaded(task)
+    return BaseTask.part_size if found is None else found.part_size
 
 
 def _loaded_config(task: str) -> dict[int, dict[str, dict[str, Any]]] | None:
@@ -356,8 +357,8 @@ def _loaded_config(task: str) -> dict[int, dict[str, dict[str, Any]]] | None:
     plugin): its schemes' options by size, in the form of PAPER_CONFIG."""
     from thoughtgraph.tasks.loading import loaded
 
-    config = getattr(loaded(task), "paper_config", None)
-    return config if isinstance(config, dict) else None
+    found = loaded(task)
+    return None if found is None else found.paper_config
 
 
 def build(

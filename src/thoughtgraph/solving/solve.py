@@ -40,8 +40,8 @@ from thoughtgraph.spend.accounting import spend, spend_by_kind
 from thoughtgraph.spend.budget import Meter, check_whole, requests_cap
 from thoughtgraph.spend.pricing import Price
 from thoughtgraph.tasks import Task, get_task
-from thoughtgraph.tasks.base import attach_reference, check_parts, lacks
-from thoughtgraph.tasks.reference import with_reference
+from thoughtgraph.tasks.base import BaseTask, HasReference, check_parts, lacks
+from thoughtgraph.tasks.reference import attach_reference, can_check, given_reference
 from thoughtgraph.tasks.score import Score
 
 logger = logging.getLogger("thoughtgraph")
@@ -50,7 +50,7 @@ MOST_RETRIES = 100  # max_regenerations / max_extra_merges / max_refines: the gr
 
 
 async def asolve(
-    task: str | Task,
+    task: str | Task[Any, Any],
     input: Any,
     model: ModelLike | None = "sim",
     *,
@@ -160,7 +160,7 @@ async def _run_prepared(
     limiter: ConcurrencyLimiter | None,
 ) -> Result:
     the_task, problem, graph = prepared.task, prepared.problem, prepared.graph
-    lm, cap = with_default_cap(model, the_task, problem)  # a looping model cannot run on
+    lm, cap = with_default_cap(model, the_task, problem, prepared.reference)  # a looping model
     _check_simulated(lm, the_task, problem)
     price = options.price(display_name(lm))
     if options.rate_limited:
@@ -180,6 +180,7 @@ async def _run_prepared(
             meter=meter,
             limiter=limiter,
             order=options.order,
+            reference=prepared.reference,
         )
     except asyncio.CancelledError as exc:  # Ctrl-C: the run so far rides on the cancellation
         run = getattr(exc, "run", None)
@@ -210,7 +211,7 @@ async def _run_prepared(
     return result
 
 
-def _check_simulated(model: LanguageModel, task: Task, problem: Any) -> None:
+def _check_simulated(model: LanguageModel, task: BaseTask[Any, Any], problem: Any) -> None:
     """The simulated model plays only the built-in tasks: on a user's own task it would answer
     as if asked to sort. A user's task is refused unless its description reads as one of them
     (a from-scratch task that sorts is played)."""
@@ -237,7 +238,7 @@ def _result(
     graph: Graph,
     state: RunState,
     ctx: RunContext,
-    task: Task,
+    task: BaseTask[Any, Any],
     problem: Any,
     model: LanguageModel,
     price: Price | None,
@@ -300,10 +301,10 @@ def _result(
 UNRATED = "the model was asked to rate the final answer and no rating could be read"
 
 
-def rating_scale(graph: Graph, task: Task) -> int | None:
+def rating_scale(graph: Graph, task: BaseTask[Any, Any]) -> int | None:
     """The scale of the model's ratings when the graph rates answers with the model (a score
     op with `scorer="model"`); None when only code scores them."""
-    return int(getattr(task, "rating_scale", 10)) if graph.rates_with_model else None
+    return task.rating_scale if graph.rates_with_model else None
 
 
 def model_rating(final: Thought) -> float | None:
@@ -316,7 +317,7 @@ def model_rating(final: Thought) -> float | None:
 
 
 def prepare(
-    task: str | Task,
+    task: str | Task[Any, Any],
     input: Any,
     graph: Graph | None = None,
     *,
@@ -331,8 +332,8 @@ def prepare(
     before a call, once (the CLI prepares, shows the graph, then runs it with `run_prepared`).
 
     `reference` is the problem's expected answer (a data row's): a task that reads references
-    gets it in its problem, any other task's `ground_truth` op compares with it
-    (`tasks.reference`)."""
+    gets it in its problem, any other task's run carries it beside the problem
+    (`PreparedRun.reference`) for its `ground_truth` op to compare with (`tasks.reference`)."""
     check_whole("parts", parts, 1)
     for name, value in (
         ("max_regenerations", max_regenerations),
@@ -359,7 +360,7 @@ def prepare(
         raise
     except (ValueError, TypeError, OverflowError, RecursionError) as exc:
         raise InputError(f"the input could not be read: {_first_line(exc)}") from None
-    the_task = with_reference(the_task, problem, reference)
+    given = given_reference(the_task, reference)
     if graph is None:
         options = {}
         if scheme == "got":
@@ -374,8 +375,8 @@ def prepare(
         if parts is not None:
             check_parts(parts, len(problem))
         graph = schemes.build(scheme, the_task.name, len(problem), parts=parts, **options)
-    check_graph(graph, the_task, problem)
-    return PreparedRun(the_task, problem, graph)
+    check_graph(graph, the_task, problem, given)
+    return PreparedRun(the_task, problem, graph, given)
 
 
 def _first_line(exc: BaseException) -> str:
@@ -383,14 +384,18 @@ def _first_line(exc: BaseException) -> str:
     return str(exc).split(";")[0].splitlines()[0][:200] if str(exc) else type(exc).__name__
 
 
-def check_graph(graph: Graph, task: Task, problem: Any) -> None:
+def check_graph(
+    graph: Graph, task: BaseTask[Any, Any], problem: Any, reference: Any = None
+) -> None:
     """Refuse, before any call, a graph this task cannot run (unknown prompt, a capability the
-    task lacks, too many parts)."""
+    task lacks, too many parts). A given `reference` stands in for a reference solver."""
     filled: set[tuple[str, str]] = set()  # (kind, prompt) pairs already checked: a big graph
     for op in graph.ops:  # repeats a few
         kind = kinds.get(op.kind)
         try:
             capability = kind.capability(op.params)
+            if capability is HasReference and can_check(task, reference):
+                capability = None
             missing = lacks(task, capability) if capability is not None else None
             if missing:
                 raise GraphError(
@@ -410,7 +415,9 @@ def check_graph(graph: Graph, task: Task, problem: Any) -> None:
             raise GraphError(f"op {shown(op.id)}: {exc}") from None
 
 
-def solve(task: str | Task, input: Any, model: ModelLike | None = "sim", **options: Any) -> Result:
+def solve(
+    task: str | Task[Any, Any], input: Any, model: ModelLike | None = "sim", **options: Any
+) -> Result:
     """Synchronous `asolve`. Inside a running event loop (Jupyter) it runs in a helper thread.
 
     Ctrl-C raises `RunInterrupted` (a `KeyboardInterrupt`) whose `result` is the run so far.
@@ -440,7 +447,9 @@ async def keep_partial(run: Coroutine[Any, Any, Result]) -> Result:
         return partial
 
 
-def _final_thought(graph: Graph, state: RunState, task: Task, problem: Any) -> Thought:
+def _final_thought(
+    graph: Graph, state: RunState, task: BaseTask[Any, Any], problem: Any
+) -> Thought:
     """The output op's best thought; if the run stopped early, the best thought so far.
 
     "Best so far" is judged against the whole problem, so a complete merge beats a lone part.
@@ -460,12 +469,12 @@ def _final_thought(graph: Graph, state: RunState, task: Task, problem: Any) -> T
     return min(answers or [state.thoughts["input"]], key=lambda t: _rank(task, problem, t))
 
 
-def _rank(task: Task, problem: Any, thought: Thought) -> tuple[float, int, str]:
+def _rank(task: BaseTask[Any, Any], problem: Any, thought: Thought) -> tuple[float, int, str]:
     score = _whole_score(task, problem, thought)
     return (math.inf if score is None else score.value, -thought.round, thought.id)
 
 
-def _whole_score(task: Task, problem: Any, thought: Thought) -> Score | None:
+def _whole_score(task: BaseTask[Any, Any], problem: Any, thought: Thought) -> Score | None:
     """The thought's score as an answer to the whole problem; None if it cannot be one."""
     if thought.content is None:
         return None

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
 
 from thoughtgraph.errors import InputError
 from thoughtgraph.tasks.answers import Candidate, choose, labelled
@@ -41,7 +40,7 @@ _PROGRAM = re.compile(
 MAX_LISTED_ERRORS = 20
 
 
-class DocMergeTask(BaseTask):
+class DocMergeTask(BaseTask[tuple[str, ...], str]):
     """Merge several overlapping NDAs into one that keeps everything and says it once."""
 
     name = "doc-merge"
@@ -59,7 +58,7 @@ class DocMergeTask(BaseTask):
     part_size = 2  # documents per part in the spec's `got`
     prompts = PROMPTS
 
-    def parse_input(self, raw: Any) -> tuple[str, ...]:
+    def parse_input(self, raw: object) -> tuple[str, ...]:
         documents = _documents(raw)
         if len(documents) < 1 or not all(d.strip() for d in documents):
             raise InputError("give at least one non-empty document")
@@ -82,7 +81,7 @@ class DocMergeTask(BaseTask):
     def format(self) -> str:
         return "the merged NDA as plain text between the tags <Merged> and </Merged>"
 
-    def render(self, value: Any) -> str:
+    def render(self, value: tuple[str, ...] | str) -> str:
         if isinstance(value, list | tuple):
             return "\n".join(f"<Doc{i}>\n{doc}\n</Doc{i}>" for i, doc in enumerate(value, 1))
         return str(value)
@@ -95,7 +94,7 @@ class DocMergeTask(BaseTask):
     def parse(self, text: str) -> str:
         return parse_document(text, self.format())
 
-    def parse_reply(self, text: str, problem: Any, prompt: str) -> str:
+    def parse_reply(self, text: str, problem: tuple[str, ...] | None, prompt: str) -> str:
         """`parse`, knowing the prompt: a block that only repeats the prompt is an echo."""
         return parse_document(text, prompt or self.format())
 
@@ -133,7 +132,7 @@ class DocMergeTask(BaseTask):
         return Score(harmonic(redundancy, retention), (note,))
 
 
-def _documents(raw: Any) -> list[str]:
+def _documents(raw: object) -> list[str]:
     """A list of documents, {"documents": [...]}, their JSON, <DocN> blocks or `---` lines."""
     if isinstance(raw, str):
         text = raw.strip()

@@ -18,10 +18,10 @@ import math
 import numbers
 import re
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard, cast
 
 from thoughtgraph.errors import InputError
 from thoughtgraph.io.imports import first_line, import_string
@@ -43,6 +43,14 @@ _DEFAULT_FORMATS = {
 }
 
 
+Item = int | str
+"""A unit of an input split by items, or an item of a list answer: a whole number or a string
+(an input split otherwise has texts for units)."""
+FileAnswer = str | Sequence[Item] | dict[str, int]
+"""An answer of a task file, as `answer.type` says: a text, a list of integers or strings, or
+counts (a name -> its count)."""
+
+
 @dataclass(frozen=True, eq=False)  # compared by identity: a reference may be a list
 class FileProblem:
     """A row's problem, or a span of it: its units and, when known, their reference answer.
@@ -51,8 +59,8 @@ class FileProblem:
     is the row's problem), so a merge of every part is recognised as the row again (and gets
     its reference back)."""
 
-    units: tuple[Any, ...]
-    reference: Any = None
+    units: tuple[Item, ...]
+    reference: FileAnswer | None = None
     start: int = 0
     row: FileProblem | None = field(default=None, repr=False)
 
@@ -64,7 +72,7 @@ class FileProblem:
         return self.row or self
 
 
-class FileTask(BaseTask):
+class FileTask(BaseTask[FileProblem, FileAnswer]):
     """A Task declared by a task file. It defines no `parse_split` (no reader for a model's
     split; `BaseTask` gives none either): a graph that splits by the model is refused before any
     call (`check_graph`), instead of paying for a split that the code split replaces."""
@@ -101,10 +109,11 @@ class FileTask(BaseTask):
         # not come from the input: the spec's `got` (driven by code's errors) then never
         # regenerates, merges again or refines, and `tune` does not search those knobs.
         self.checks_in_code = scored_by != "model" or spec.answer.from_input
+        self.unit_names = self._unit_name() + "s"  # the solve header's "4 paragraphs"
         self.paper_config = _paper_config(spec.score.samples if scored_by == "model" else 0)
 
     # --- input --------------------------------------------------------------------------
-    def parse_input(self, raw: Any) -> FileProblem:
+    def parse_input(self, raw: object) -> FileProblem:
         reference = None
         if isinstance(raw, str) and raw.lstrip().startswith("{"):
             raw = _input_object(raw)
@@ -114,14 +123,15 @@ class FileTask(BaseTask):
                 raise InputError(
                     'an input object must be {"input": ..., "reference": ...} (reference optional)'
                 )
-            raw, reference = raw["input"], raw.get("reference")
+            reference = raw.get("reference")
+            raw = raw["input"]
         units = self._units(raw)
         if not units:
             raise InputError("the input is empty: give at least one " + self._unit_name())
         problem = FileProblem(units)
         return problem if reference is None else self.with_reference(problem, reference)
 
-    def with_reference(self, problem: FileProblem, reference: Any) -> FileProblem:
+    def with_reference(self, problem: FileProblem, reference: object) -> FileProblem:
         """The row's problem carrying its reference (a JSON text or the value), checked against
         `answer.type`: an unreadable reference is one `InputError`, before any call."""
         text = isinstance(reference, str) and self.spec.answer.type == "text"
@@ -129,7 +139,7 @@ class FileTask(BaseTask):
             reference = _json(reference, "the reference")
         return FileProblem(problem.units, self._checked_reference(reference))
 
-    def _units(self, raw: Any) -> tuple[Any, ...]:
+    def _units(self, raw: object) -> tuple[Item, ...]:
         by = self.spec.split.by
         if isinstance(raw, list | tuple):
             if by != "items" and not all(isinstance(u, str) for u in raw):
@@ -155,17 +165,12 @@ class FileTask(BaseTask):
             return tuple(p.strip() for p in re.split(r"\n[ \t]*\n", text) if p.strip())
         return tuple(line.strip() for line in text.splitlines() if line.strip())
 
-    @property
-    def unit_names(self) -> str:
-        """What the input's units are called, plural: the solve header's "4 paragraphs"."""
-        return self._unit_name() + "s"
-
     def _unit_name(self) -> str:
         return {"items": "item", "sentences": "sentence", "paragraphs": "paragraph"}.get(
             self.spec.split.by, "line"
         )
 
-    def _checked_reference(self, reference: Any) -> Any:
+    def _checked_reference(self, reference: object) -> FileAnswer:
         kind = self.spec.answer.type
         if kind == "integers" and _list_of(reference, int):
             return list(reference)
@@ -184,13 +189,13 @@ class FileTask(BaseTask):
         raise InputError(f"the reference must be {wanted}; got {given}")
 
     # --- prompts ------------------------------------------------------------------------
-    def describe(self, problem: Any) -> str:
+    def describe(self, problem: FileProblem) -> str:
         return self.spec.description.strip()
 
     def format(self) -> str:
         return (self.spec.format or _DEFAULT_FORMATS[self.spec.answer.type]).strip()
 
-    def render(self, value: Any) -> str:
+    def render(self, value: FileProblem | FileAnswer) -> str:
         if isinstance(value, FileProblem):
             joiner = _JOINERS[self.spec.split.by]
             units = value.units
@@ -239,7 +244,7 @@ class FileTask(BaseTask):
             reference = self._part_reference(row.reference, units)
         return FileProblem(units, reference, start, row)
 
-    def _part_reference(self, reference: Any, units: tuple[Any, ...]) -> Any:
+    def _part_reference(self, reference: FileAnswer, units: tuple[Item, ...]) -> FileAnswer:
         """The row's reference restricted to what `units` hold (answers come from the input)."""
         if self.spec.split.by == "items":
             have = Counter(self._key(u) for u in units)
@@ -257,10 +262,10 @@ class FileTask(BaseTask):
         return [item for item in reference if self._occurrences(item, text)]
 
     # --- answers ------------------------------------------------------------------------
-    def parse(self, text: str) -> Any:
+    def parse(self, text: str) -> FileAnswer:
         return self.parse_reply(text, None, "")
 
-    def parse_reply(self, text: str, problem: Any, prompt: str) -> Any:
+    def parse_reply(self, text: str, problem: FileProblem | None, prompt: str) -> FileAnswer:
         kind = self.spec.answer.type
         if kind == "integers":
             return parse_int_list(text, prompt or self.format())
@@ -270,23 +275,24 @@ class FileTask(BaseTask):
             return parse_count_map(text, prompt or self.format())
         return parse_text(text)
 
-    def join_answers(self, contents: list[Any]) -> Any:
+    def join_answers(self, contents: list[FileAnswer]) -> FileAnswer:
         """Answers joined in code, as `join` says (for a merge whose every attempt failed)."""
         how = self.spec.join
         if how == "add":
             total: Counter[str] = Counter()
             for counts in contents:
-                total.update(counts)
+                total.update(cast(dict[str, int], counts))  # `add` joins counts (taskfile.py)
             return dict(total)
-        if all(isinstance(c, str) for c in contents):
-            return "\n\n".join(contents)
+        texts = [c for c in contents if isinstance(c, str)]
+        if len(texts) == len(contents):
+            return "\n\n".join(texts)
         joined = [item for content in contents for item in content]
         if how == "union":
             return list({self._key(item): item for item in reversed(joined)}.values())[::-1]
         return joined
 
     # --- scores -------------------------------------------------------------------------
-    def score(self, problem: FileProblem, content: Any) -> Score:
+    def score(self, problem: FileProblem, content: FileAnswer) -> Score:
         if self._function is not None:
             return self._scored_by_function(problem, content)
         if self.spec.score.by == "reference" and problem.reference is not None:
@@ -298,11 +304,11 @@ class FileTask(BaseTask):
         size = sum(reference.values()) if isinstance(reference, dict) else len(reference or ())
         return Score(float(max(size, len(problem)) + 1), (reason,))
 
-    def reference(self, problem: FileProblem) -> Any:
+    def reference(self, problem: FileProblem) -> FileAnswer | None:
         """The row's reference answer (None when the row gave none)."""
         return problem.reference
 
-    def matches_reference(self, problem: FileProblem, content: Any) -> bool | None:
+    def matches_reference(self, problem: FileProblem, content: FileAnswer | None) -> bool | None:
         """Is `content` the reference, as this task compares answers (case, order)? None when
         there is no reference (`ground_truth` records it as unknown)."""
         if problem.reference is None:
@@ -355,10 +361,13 @@ class FileTask(BaseTask):
         )
         return Score(score.value, (note,))
 
-    def reference_errors(self, reference: Any, content: Any) -> Score:
+    def reference_errors(self, reference: FileAnswer, content: FileAnswer) -> Score:
         """Missing, extra and (for an ordered answer) out-of-order items, as instructions."""
-        if self.spec.answer.type == "counts":
-            return self._count_errors(reference, content)
+        if self.spec.answer.type == "counts":  # both are counts: the reference checked, the
+            # content parsed as answer.type says
+            return self._count_errors(
+                cast(dict[str, int], reference), cast(dict[str, int], content)
+            )
         want = Counter(self._key(item) for item in reference)
         have = Counter(self._key(item) for item in content)
         shown = {self._key(item): item for item in [*reference, *content]}
@@ -387,10 +396,10 @@ class FileTask(BaseTask):
         return Score(float(total), _listed(errors))
 
     def _count_errors(self, reference: dict[str, int], content: dict[str, int]) -> Score:
-        want = {self._key(k): (k, v) for k, v in reference.items()}
-        have: dict[str, int] = {}
-        for name, count in content.items():
-            have[self._key(name)] = have.get(self._key(name), 0) + count
+        want: dict[Item, tuple[Item, int]] = {self._key(k): (k, v) for k, v in reference.items()}
+        have: dict[Item, int] = {}
+        for named, count in content.items():
+            have[self._key(named)] = have.get(self._key(named), 0) + count
         errors, total = [], 0
         for key in dict.fromkeys([*want, *have]):
             name, count = want.get(key, (key, 0))
@@ -406,7 +415,7 @@ class FileTask(BaseTask):
                 errors.append(f"the count of {_show(name)} is {count}, not {got}")
         return Score(float(total), _listed(errors))
 
-    def input_errors(self, problem: FileProblem, content: Any) -> Score:
+    def input_errors(self, problem: FileProblem, content: FileAnswer) -> Score:
         """What code can check without a reference: with `from_input`, that every item of the
         answer is in the problem (and, for counts of a text, how often it appears there)."""
         if not self.spec.answer.from_input:
@@ -436,7 +445,7 @@ class FileTask(BaseTask):
                     errors.append(f"{_show(item)} does not appear in the text: remove it")
         return Score(float(total), _listed(errors))
 
-    def _scored_by_function(self, problem: FileProblem, content: Any) -> Score:
+    def _scored_by_function(self, problem: FileProblem, content: FileAnswer) -> Score:
         assert self._function is not None
         try:
             value = self._function(content, problem)
@@ -464,13 +473,13 @@ class FileTask(BaseTask):
             )
         return Score(count, errors)
 
-    def _key(self, item: Any) -> Any:
+    def _key(self, item: Item) -> Item:
         if isinstance(item, str):
             item = " ".join(item.split())
             return item if self.spec.answer.case_sensitive else item.casefold()
         return item
 
-    def _occurrences(self, item: Any, text: str) -> int:
+    def _occurrences(self, item: Item, text: str) -> int:
         """How often `item` appears in `text` as whole words."""
         needle = " ".join(str(item).split())
         if not needle:
@@ -739,7 +748,7 @@ def _json(text: str, what: str) -> Any:
         raise InputError(f"{what} is nested too deeply") from None
 
 
-def _json_kind(value: Any) -> str:
+def _json_kind(value: object) -> str:
     """What a value is, in JSON's words (for an error about it)."""
     if isinstance(value, list):
         kinds = sorted({_json_kind(v) for v in value})
@@ -750,7 +759,7 @@ def _json_kind(value: Any) -> str:
     return next((n for t, n in names.items() if isinstance(value, t)), "text")
 
 
-def _check_items(items: list[Any] | tuple[Any, ...]) -> None:
+def _check_items(items: list[object] | tuple[object, ...]) -> None:
     """Items are whole numbers or strings: a null, a fraction, a list or an object among them
     cannot be compared with an answer's items (a nested list crashed the split)."""
     for number, item in enumerate(items, start=1):
@@ -761,29 +770,29 @@ def _check_items(items: list[Any] | tuple[Any, ...]) -> None:
             )
 
 
-def _scalar(item: Any) -> bool:
+def _scalar(item: object) -> TypeGuard[Item]:
     return isinstance(item, str) or (isinstance(item, int) and not isinstance(item, bool))
 
 
-def _list_of(value: Any, kind: type) -> bool:
+def _list_of(value: object, kind: type[Item]) -> TypeGuard[list[Item]]:
     return isinstance(value, list) and all(
         isinstance(v, kind) and not isinstance(v, bool) for v in value
     )
 
 
-def _counts_map(value: Any) -> bool:
+def _counts_map(value: object) -> TypeGuard[dict[str, int]]:
     return isinstance(value, dict) and all(
         isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool) and v >= 0
         for k, v in value.items()
     )
 
 
-def _number(value: Any) -> bool:
+def _number(value: object) -> TypeGuard[numbers.Real]:
     """A real number, numpy's included (`np.int64(2)`), but not a bool."""
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
-def _show(item: Any) -> str:
+def _show(item: object) -> str:
     return json.dumps(item, ensure_ascii=False) if isinstance(item, str) else str(item)
 
 

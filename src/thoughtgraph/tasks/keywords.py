@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
 
 from thoughtgraph.errors import InputError
 from thoughtgraph.tasks.answers import (
@@ -73,14 +72,14 @@ def split_sentences(text: str) -> tuple[str, ...]:
     return tuple(p for p in pieces if p)
 
 
-class KeywordCountingTask(FirstNumberScore, BaseTask):
+class KeywordCountingTask(FirstNumberScore, BaseTask[tuple[str, ...], dict[str, int]]):
     """Count how many times each country is named in a text."""
 
     name = "keyword-counting"
     part_size = 4  # sentences per passage in the spec's `got`
     prompts = PROMPTS
 
-    def parse_input(self, raw: Any) -> tuple[str, ...]:
+    def parse_input(self, raw: object) -> tuple[str, ...]:
         if isinstance(raw, str):
             sentences = split_sentences(raw.strip())
         elif isinstance(raw, list | tuple) and all(isinstance(s, str) for s in raw):
@@ -101,7 +100,7 @@ class KeywordCountingTask(FirstNumberScore, BaseTask):
     def format(self) -> str:
         return 'a JSON object mapping each country to its count, such as {"Peru": 2, "Chile": 1}'
 
-    def render(self, value: Any) -> str:
+    def render(self, value: tuple[str, ...] | dict[str, int]) -> str:
         if isinstance(value, dict):
             return json.dumps(value)
         if isinstance(value, list | tuple):
@@ -111,7 +110,9 @@ class KeywordCountingTask(FirstNumberScore, BaseTask):
     def parse(self, text: str) -> dict[str, int]:
         return parse_counts(text, self.format(), places=True)
 
-    def parse_reply(self, text: str, problem: Any, prompt: str) -> dict[str, int]:
+    def parse_reply(
+        self, text: str, problem: tuple[str, ...] | None, prompt: str
+    ) -> dict[str, int]:
         """`parse`, knowing the prompt: a dictionary that only repeats one of the prompt's
         examples is an echo (tasks/answers.py)."""
         return parse_counts(text, prompt or self.format(), places=True)

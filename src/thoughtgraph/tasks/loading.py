@@ -20,16 +20,17 @@ from __future__ import annotations
 
 from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from thoughtgraph.errors import UnknownNameError, shown
 from thoughtgraph.io.imports import first_line, import_string, is_import_string
-from thoughtgraph.tasks.base import Task, check_task
+from thoughtgraph.tasks.base import BaseTask
+from thoughtgraph.tasks.duck import check_task
 
 ENTRY_POINT_GROUP = "thoughtgraph.tasks"
 TASK_FILE_SUFFIXES = (".yaml", ".yml", ".toml")
 
-_LOADED: dict[str, Task] = {}
+_LOADED: dict[str, BaseTask[Any, Any]] = {}
 """Tasks loaded by this process (files, import strings, plugins), by their name."""
 
 
@@ -46,19 +47,19 @@ def known_names(builtins: dict[str, type]) -> list[str]:
     return sorted({*builtins, *plugins(), *_LOADED})
 
 
-def loaded(name: str) -> Task | None:
+def loaded(name: str) -> BaseTask[Any, Any] | None:
     """A task this process loaded under `name` (not a built-in), or None."""
     return _LOADED.get(name.strip().lower())
 
 
-def remember(task: Task) -> Task:
+def remember(task: BaseTask[Any, Any]) -> BaseTask[Any, Any]:
     """Keep a task loaded elsewhere under its name for the rest of the process, as if this
     process had loaded it (a Ray worker given the task its driver loaded)."""
     _LOADED[task.name.strip().lower()] = task
     return task
 
 
-def load_task(spec: str, builtins: dict[str, type]) -> Task:
+def load_task(spec: str, builtins: dict[str, type]) -> BaseTask[Any, Any]:
     """The task `spec` names, in any of the four forms; one `error:` line when it cannot."""
     text = spec.strip()
     key = text.lower()
@@ -86,7 +87,7 @@ def load_task(spec: str, builtins: dict[str, type]) -> Task:
     )
 
 
-def _from_plugin(entry: EntryPoint) -> Task:
+def _from_plugin(entry: EntryPoint) -> BaseTask[Any, Any]:
     where = f"plugin {shown(entry.name)} ({entry.value})"
     try:
         found = entry.load()
@@ -103,9 +104,9 @@ def _from_plugin(entry: EntryPoint) -> Task:
     return _made(found, where)
 
 
-def _made(found: Any, where: str) -> Task:
+def _made(found: object, where: str) -> BaseTask[Any, Any]:
     """A Task instance as is; a class or a factory called with no arguments."""
-    if isinstance(found, type) or (callable(found) and not _looks_like_task(found)):
+    if isinstance(found, type) or (callable(found) and not isinstance(found, _ParsesAndScores)):
         try:
             found = found()
         except Exception as exc:
@@ -118,11 +119,18 @@ def _made(found: Any, where: str) -> Task:
         raise UnknownNameError(f"{where} is {exc}") from None
 
 
-def _looks_like_task(found: Any) -> bool:
-    return callable(getattr(found, "parse", None)) and callable(getattr(found, "score", None))
+@runtime_checkable
+class _ParsesAndScores(Protocol):
+    """What tells a callable task instance (kept as it is) from a factory (called)."""
+
+    def parse(self, text: str) -> object: ...
+
+    def score(self, problem: object, content: object) -> object: ...
 
 
-def _remember(task: Task, where: str, builtins: dict[str, type]) -> Task:
+def _remember(
+    task: BaseTask[Any, Any], where: str, builtins: dict[str, type]
+) -> BaseTask[Any, Any]:
     name = task.name.strip().lower()
     if name in builtins and type(task) is not builtins[name]:
         raise UnknownNameError(

@@ -181,6 +181,6 @@ TEMPLATES: dict[str, PromptTemplate] = {
 }
 
 
-def render(kind: str, **values: Any) -> str:
+def render(kind: str, **values: object) -> str:
     """Render one of the built-in templates by kind (`part`, `merge`, `refine`)."""
     return TEMPLATES[kind].render(values)

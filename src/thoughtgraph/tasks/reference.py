@@ -1,70 +1,77 @@
-"""A problem's given reference (a data row's `reference`), for one run.
+"""A problem's given reference (a data row's `reference`), passed as a value to what compares.
 
 Two kinds of task take it. A task that reads references itself (`TakesReference`: a task file
-scored against the reference) gets it in its problem (`tasks.base.attach_reference`), checked,
-and its scorer and `matches_reference` use it. For any other task `with_reference` below binds
-it to the task for the run: the `ground_truth` op then compares the answer with the row's
-reference (`solved`) rather than the task's own solver, so a task without a solver can still be
-checked against its data.
+scored against the reference) gets it in its problem (`attach_reference`), checked, and its
+scorer and `matches_reference` use it there. For any other task the reference travels beside
+the problem (`given_reference`: `PreparedRun.reference`, then `RunContext.reference`), and the
+`ground_truth` op compares answers with it (`expected`) rather than with the task's own solver,
+so a task without a solver can still be checked against its data.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from thoughtgraph.tasks.base import TakesReference, Task
+from thoughtgraph.tasks.base import (
+    AnswerT,
+    BaseTask,
+    ComparesAnswers,
+    HasReference,
+    ProblemT,
+    TakesReference,
+)
 
 
-def reads_references(task: Any) -> bool:
-    """Does the task take a reference into its problem (`TakesReference`)?"""
-    return isinstance(task, TakesReference)
+def attach_reference(
+    task: BaseTask[ProblemT, Any], problem: ProblemT, reference: object
+) -> ProblemT:
+    """`problem` carrying a data row's `reference` for a task that reads one (`TakesReference`);
+    any other task's problem unchanged (the built-in tasks compute their own truth)."""
+    if reference is None or not isinstance(task, TakesReference):
+        return problem
+    carried: ProblemT = task.with_reference(problem, reference)
+    return carried
 
 
-class ReferencedTask:
-    """The task, with `reference(problem)` answering the row's reference for the run's problem
-    (any other problem: the task's own solver, if it has one). Everything else is the task's."""
-
-    def __init__(self, task: Task, problem: Any, reference: Any) -> None:
-        self._task = task
-        self._problem = problem
-        self._reference = reference
-
-    @property
-    def name(self) -> str:
-        return self._task.name
-
-    def reference(self, problem: Any) -> Any:
-        if problem is self._problem or problem == self._problem:
-            return self._reference
-        own = getattr(self._task, "reference", None)
-        return None if own is None else own(problem)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._task, name)
-
-    def __repr__(self) -> str:
-        return f"ReferencedTask({self._task!r})"
+def given_reference(task: BaseTask[Any, AnswerT], reference: AnswerT | None) -> AnswerT | None:
+    """The reference a run carries beside its problem: the row's, unless the task took it into
+    the problem (`attach_reference`: then the problem carries it, and the task compares)."""
+    return None if isinstance(task, TakesReference) else reference
 
 
-def with_reference(task: Task, problem: Any, reference: Any) -> Task:
-    """The task to run `problem` with, given its reference (None, or a task that reads
-    references into its problem: the task as it is)."""
-    if reference is None or reads_references(task):
-        return task
-    return ReferencedTask(task, problem, reference)  # type: ignore[return-value]
+def can_check(task: object, reference: object) -> bool:
+    """Can a `ground_truth` op judge this run: a reference given beside the problem, or the
+    task's own solver (`HasReference`)?"""
+    return reference is not None or isinstance(task, HasReference)
+
+
+def expected(
+    task: BaseTask[ProblemT, AnswerT],
+    problem: ProblemT,
+    run_problem: ProblemT,
+    reference: AnswerT | None,
+) -> AnswerT | None:
+    """The exact answer to `problem`: the given `reference` when `problem` is the run's own
+    problem, else the task's own solver's (`HasReference`), else None."""
+    if reference is not None and (problem is run_problem or problem == run_problem):
+        return reference
+    return task.reference(problem) if isinstance(task, HasReference) else None
 
 
 def answer_matches(
-    task: Any, problem: Any, output: Any, verdict: bool | None, reference: Any
+    task: BaseTask[ProblemT, AnswerT],
+    problem: ProblemT,
+    output: AnswerT | None,
+    verdict: bool | None,
+    reference: AnswerT,
 ) -> bool:
     """Does `output` answer the problem's `reference`: the ground_truth op's `verdict` when the
-    graph had one, else the task's own comparison (`matches_reference(problem, output)`: a task
-    file's order and case rules), else equality."""
+    graph had one, else the task's own comparison (`ComparesAnswers`: a task file's order and
+    case rules), else equality."""
     if verdict is not None:
         return bool(verdict)
-    matches = getattr(task, "matches_reference", None)
-    if matches is not None and output is not None:
-        found = matches(problem, output)
+    if isinstance(task, ComparesAnswers) and output is not None:
+        found = task.matches_reference(problem, output)
         if found is not None:
             return bool(found)
     return bool(output == reference)

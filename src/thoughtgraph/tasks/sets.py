@@ -17,11 +17,10 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
 from thoughtgraph.errors import InputError, shown
 from thoughtgraph.tasks.answers import in_code
-from thoughtgraph.tasks.base import BaseTask, FirstNumberScore, ParseError, check_parts
+from thoughtgraph.tasks.base import BaseTask, FirstNumberScore, ParseError, chunks
 from thoughtgraph.tasks.score import Score
 from thoughtgraph.tasks.sets_prompts import PROMPTS
 from thoughtgraph.tasks.sorting import SortingTask, parse_int_list
@@ -67,7 +66,7 @@ class SetProblem:
         return sorted({x for x in self.set2 if x in first})
 
 
-class SetIntersectionTask(FirstNumberScore, BaseTask):
+class SetIntersectionTask(FirstNumberScore, BaseTask[SetProblem, list[int]]):
     """List every number that is in both sets, once."""
 
     name = "set-intersection"
@@ -75,7 +74,7 @@ class SetIntersectionTask(FirstNumberScore, BaseTask):
     part_size = 8
     prompts = PROMPTS
 
-    def parse_input(self, raw: Any) -> SetProblem:
+    def parse_input(self, raw: object) -> SetProblem:
         problem = _as_problem(raw)
         if not problem.set1 or not problem.set2:
             raise InputError("both sets must hold at least one integer")
@@ -91,12 +90,12 @@ class SetIntersectionTask(FirstNumberScore, BaseTask):
     def format(self) -> str:
         return "a list of integers in square brackets, such as [3, 11, 14]"
 
-    def render(self, value: Any) -> str:
+    def render(self, value: SetProblem | list[int]) -> str:
         if isinstance(value, SetProblem):
             return f"Set 1: {value.set1_text()}\nSet 2: {_show(value.set2)}"
         return _show(value)
 
-    def brief(self, value: Any) -> str:
+    def brief(self, value: SetProblem | list[int]) -> str:
         """A part as traces show it: its own second set, and the first set by size only (it
         is the input's, shown once there; the prompts carry it whole)."""
         if isinstance(value, SetProblem) and value.shown1 is not None:
@@ -107,10 +106,7 @@ class SetIntersectionTask(FirstNumberScore, BaseTask):
 
     def split(self, problem: SetProblem, parts: int) -> list[SetProblem]:
         """Contiguous chunks of the second set, each with the whole first set."""
-        check_parts(parts, len(problem.set2))
-        return [
-            problem.with_set2(chunk) for chunk in BaseTask.split(self, list(problem.set2), parts)
-        ]
+        return [problem.with_set2(chunk) for chunk in chunks(problem.set2, parts)]
 
     def join(self, problems: list[SetProblem]) -> SetProblem:
         set2: list[int] = []
@@ -121,10 +117,10 @@ class SetIntersectionTask(FirstNumberScore, BaseTask):
     def parse(self, text: str) -> list[int]:
         return parse_set(text, self.format())
 
-    def parse_reply(self, text: str, problem: Any, prompt: str) -> list[int]:
+    def parse_reply(self, text: str, problem: SetProblem | None, prompt: str) -> list[int]:
         """`parse`, knowing the prompt: a list that only repeats Set 1, Set 2 or an example is
         an echo (tasks/answers.py), except a set that is itself the intersection."""
-        answers = []
+        answers: list[tuple[int, ...]] = []
         if isinstance(problem, SetProblem):
             common = set(problem.set1) & set(problem.set2)
             answers = [s for s in (problem.set1, problem.set2) if set(s) == common]
@@ -143,15 +139,15 @@ class SetIntersectionTask(FirstNumberScore, BaseTask):
         """The model's split of the second set: a JSON object of lists, read as sorting's is."""
         return _LISTS.parse_split(text, parts)
 
-    def parts_from_split(self, problem: SetProblem, pieces: list[Any]) -> list[SetProblem]:
+    def parts_from_split(self, problem: SetProblem, pieces: list[list[int]]) -> list[SetProblem]:
         return [problem.with_set2(piece) for piece in pieces]
 
 
-def _show(items: Any) -> str:
+def _show(items: Iterable[int]) -> str:
     return "[" + ", ".join(str(v) for v in items) + "]"
 
 
-def _as_problem(raw: Any) -> SetProblem:
+def _as_problem(raw: object) -> SetProblem:
     """Accept a SetProblem, {"set1": [...], "set2": [...]}, [[...], [...]] or their JSON."""
     if isinstance(raw, SetProblem):
         return raw
@@ -179,7 +175,7 @@ def _as_problem(raw: Any) -> SetProblem:
     return SetProblem(_ints(first, "set1"), _ints(second, "set2"))
 
 
-def _ints(items: Any, name: str) -> tuple[int, ...]:
+def _ints(items: object, name: str) -> tuple[int, ...]:
     if not isinstance(items, list | tuple):
         raise InputError(f"{name} must be a list of integers, got {type(items).__name__}")
     out = []

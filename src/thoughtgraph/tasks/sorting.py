@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Iterable
 from functools import lru_cache
 from itertools import pairwise
-from typing import Any, cast
+from typing import cast
 
 from thoughtgraph.errors import InputError, shown
 from thoughtgraph.tasks.answers import (
@@ -55,7 +55,7 @@ MAX_LISTED_ORDER_ERRORS = 20
 _PERFECT = Score(0.0, ())
 
 
-class SortingTask(FirstNumberScore, BaseTask):
+class SortingTask(FirstNumberScore, BaseTask[list[int], list[int]]):
     """Sort a list of integers in ascending order, keeping every duplicate."""
 
     name = "sorting"
@@ -63,7 +63,7 @@ class SortingTask(FirstNumberScore, BaseTask):
     part_size = 8
     prompts = PROMPTS
 
-    def parse_input(self, raw: Any) -> list[int]:
+    def parse_input(self, raw: object) -> list[int]:
         items = _input_items(raw)
         if not items:
             raise InputError("the input list is empty: give at least one integer")
@@ -78,17 +78,17 @@ class SortingTask(FirstNumberScore, BaseTask):
     def format(self) -> str:
         return "a list of integers in square brackets, ascending, such as [0, 1, 1, 4, 9]"
 
-    def render(self, value: Any) -> str:
+    def render(self, value: list[int]) -> str:
         return "[" + ", ".join(map(str, value)) + "]"
 
     def parse(self, text: str) -> list[int]:
         return parse_int_list(text, self.format())
 
-    def parse_reply(self, text: str, problem: Any, prompt: str) -> list[int]:
+    def parse_reply(self, text: str, problem: list[int] | None, prompt: str) -> list[int]:
         """`parse`, knowing the prompt: a list that only repeats the prompt is an echo, except
         the input when it is already sorted (then repeating it is the right answer)."""
-        ready = isinstance(problem, list) and problem == sorted(problem)
-        return parse_int_list(text, prompt or self.format(), answers=[problem] if ready else [])
+        ready = [problem] if isinstance(problem, list) and problem == sorted(problem) else []
+        return parse_int_list(text, prompt or self.format(), answers=ready)
 
     def score(self, problem: list[int], content: list[int]) -> Score:
         return error_scope(problem, content)
@@ -114,11 +114,11 @@ class SortingTask(FirstNumberScore, BaseTask):
             raise ParseError(str(exc)) from None
 
 
-def _natural_key(text: str) -> list[Any]:
+def _natural_key(text: str) -> list[int | str]:
     return [int(tok) if tok.isdigit() else tok for tok in re.split(r"(\d+)", text)]
 
 
-def _input_items(raw: Any) -> list[int]:
+def _input_items(raw: object) -> list[int]:
     if isinstance(raw, str):
         text = raw.strip()
         if text.startswith("{"):
@@ -140,7 +140,7 @@ def _input_items(raw: Any) -> list[int]:
     return [_as_int(item, i) for i, item in enumerate(raw)]
 
 
-def _as_int(item: Any, index: int) -> int:
+def _as_int(item: object, index: int) -> int:
     if isinstance(item, int) and not isinstance(item, bool):
         return item
     if isinstance(item, str) and re.fullmatch(r"[+-]?\d+", item.strip()):

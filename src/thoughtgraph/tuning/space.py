@@ -68,8 +68,9 @@ def part_sizes(size: int, task: str | None = None) -> list[int]:
     its problems are often a few paragraphs long, where the built-in sizes leave one choice."""
     if task is None or task in TASKS:
         return [p for p in PART_SIZES if p < size] or [size]
-    own = getattr(loaded(task), "part_size", None)
-    wanted = {*PART_SIZES, *([own] if isinstance(own, int) and own >= 1 else [])}
+    found = loaded(task)
+    own = [found.part_size] if found is not None and found.part_size >= 1 else []
+    wanted = {*PART_SIZES, *own}
     return sorted({p for p in wanted if p < size} | {size})
 
 
@@ -118,7 +119,8 @@ def fixed(scheme: str, task: str) -> dict[str, Any]:
     params lack these: `graph_for` and `describe` get them from here too.)"""
     if scheme != "got" or task in TASKS:
         return {}
-    if getattr(loaded(task), "checks_in_code", True):
+    found = loaded(task)
+    if found is None or found.checks_in_code:
         return {}
     return {f"got.{knob}": 0 for knob in INT_RANGES["got"]}
 
@@ -223,7 +225,7 @@ def baselines(task: Any, size: int, example: Any) -> dict[str, tuple[Graph, str]
 
     from thoughtgraph.solving.solve import prepare
 
-    the_task, problem, got = prepare(task, example, scheme="got")
+    the_task, problem, got, _ = prepare(task, example, scheme="got")
     task = the_task.name  # `task` may be an import string or a task file
     paper = {
         name: p.default
