@@ -94,6 +94,24 @@ def test_every_required_method_is_in_the_protocol() -> None:
     assert check_task(Duck()).name == "duck"
 
 
+def test_a_task_from_scratch_keeps_its_own_hooks_and_gets_the_defaults_for_the_rest() -> None:
+    from thoughtgraph.tasks.base import OPTIONAL_HOOKS, HasReference, ModelSplit
+
+    class Solver(Duck):
+        score_name = "misplaced numbers"
+
+        def reference(self, problem: Any) -> Any:
+            return sorted(problem)
+
+    task = check_task(Solver())
+    assert task.score_name == "misplaced numbers" and task.part_size == 8
+    assert task.unchecked([2, 1]) is None and task.brief([2, 1]) == "[2, 1]"
+    assert isinstance(task, HasReference) and task.reference([2, 1]) == [1, 2]
+    assert not isinstance(task, ModelSplit)  # a capability only when the object has it
+    assert check_task(task) is task  # checked once: a checked task is itself
+    assert {"score_name", "parse_reply", "reference", "matches_reference"} <= set(OPTIONAL_HOOKS)
+
+
 def test_a_task_with_only_the_required_methods_runs_the_spec_pattern() -> None:
     result = thoughtgraph.solve(Duck(), NUMBERS, model="sim:error=0,latency=0")
     assert result.clean and result.output == sorted(NUMBERS)

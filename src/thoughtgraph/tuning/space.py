@@ -225,7 +225,8 @@ def baselines(task: Any, size: int, example: Any) -> dict[str, tuple[Graph, str]
 
     from thoughtgraph.solving.solve import prepare
 
-    the_task, problem, got, _ = prepare(task, example, scheme="got")
+    prepared = prepare(task, example, scheme="got")
+    the_task, problem, got = prepared.task, prepared.problem, prepared.graph
     task = the_task.name  # `task` may be an import string or a task file
     paper = {
         name: p.default
