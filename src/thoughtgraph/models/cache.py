@@ -44,7 +44,7 @@ import uuid
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
-from typing import Any, Self
+from typing import Self, TypeGuard
 
 from thoughtgraph.errors import FatalModelError, ThoughtgraphError, shown
 from thoughtgraph.models.base import (
@@ -373,11 +373,9 @@ class CachedModel(DeliveringModel, WrapperModel):
             ).fetchall()
         return {k: self._row(text, p, c) for k, text, p, c in rows}
 
-    def _row(self, text: Any, prompt_tokens: Any, completion_tokens: Any) -> Completion:
+    def _row(self, text: object, prompt_tokens: object, completion_tokens: object) -> Completion:
         """A stored answer, checked: a damaged row stops the run rather than feed it garbage."""
-        if not isinstance(text, str) or not all(
-            _count(v) for v in (prompt_tokens, completion_tokens)
-        ):
+        if not (isinstance(text, str) and _count(prompt_tokens) and _count(completion_tokens)):
             raise FatalModelError(
                 f"the answer cache at {self.path} is damaged (a row holds "
                 f"{type(text).__name__} text, token counts {shown(prompt_tokens)}, "
@@ -462,7 +460,7 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-def _count(value: object) -> bool:
+def _count(value: object) -> TypeGuard[int]:
     """A token count as stored: a whole number, 0 or more (not text, not a float)."""
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 

@@ -28,7 +28,10 @@ import threading
 import weakref
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from thoughtgraph.models.transport import Client
 
 # (base_url, sha256 of the key, timeout, transport)
 Key = tuple[str, str, float, str]
@@ -43,11 +46,11 @@ built = 0  # clients built in this process (what a test or bench counts)
 
 @dataclass
 class _Entry:
-    client: Any  # transport.LeanClient or transport.SdkClient
+    client: Client  # transport.LeanClient or transport.SdkClient
     closer: AsyncIterator[None]  # parked on the loop: closes the client when the loop shuts down
 
 
-def client_for(base_url: str, api_key: str, timeout: float, transport: str) -> Any:
+def client_for(base_url: str, api_key: str, timeout: float, transport: str) -> Client:
     """The running loop's client for this endpoint, built on first use."""
     loop = asyncio.get_running_loop()
     key: Key = (base_url, hashlib.sha256(api_key.encode()).hexdigest(), timeout, transport)
@@ -110,7 +113,7 @@ def shared_ssl_context() -> ssl.SSLContext:
         return _ssl_context
 
 
-async def _close_at_shutdown(client: Any) -> AsyncIterator[None]:
+async def _close_at_shutdown(client: Client) -> AsyncIterator[None]:
     try:
         yield
     finally:

@@ -11,17 +11,18 @@ the op may retry, reported with its first line.
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from typing import Any
 
 from thoughtgraph.errors import FatalModelError, ModelError, UnknownNameError
 from thoughtgraph.io.imports import first_line, import_string
-from thoughtgraph.models.base import Completion, FunctionModel, LanguageModel
+from thoughtgraph.models.base import Completion, FunctionModel, LanguageModel, PromptFunction
 
 
 class ImportedModel(FunctionModel):
     """A `prompt -> text` function named by an import string (`py:pkg.mod:fn`)."""
 
-    def __init__(self, fn: Any, target: str) -> None:
+    def __init__(self, fn: PromptFunction, target: str) -> None:
         super().__init__(fn, name=f"py:{target}")
         self.target = target
 
@@ -63,7 +64,7 @@ class ImportedModel(FunctionModel):
         return (_rebuild, (self.target,))
 
 
-def _check_takes_the_prompt(fn: Any, given: str) -> None:
+def _check_takes_the_prompt(fn: Callable[..., object], given: str) -> None:
     """Refuse, before any call, a function that cannot be called with the prompt alone
     (`def answer()`, `def answer(prompt, model)`): every call would fail the same way, each
     one reported as a flaky answer and retried."""

@@ -40,6 +40,7 @@ import os
 import random
 import re
 import time
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -54,6 +55,7 @@ from thoughtgraph.errors import (
 from thoughtgraph.models import clients, inflight, secrets, transport
 from thoughtgraph.models.base import AnswerSink, Completion, DeliveringModel, parse_options
 from thoughtgraph.models.singles import gather_singles
+from thoughtgraph.spend.budget import Ticket
 from thoughtgraph.spend.ledger import UNMETERED, Attempt, RequestRecorder
 from thoughtgraph.spend.usage import Usage, count_tokens
 
@@ -137,7 +139,7 @@ class _Ended:
         self.attempt = Attempt("cancelled", prompt_tokens=None, completion_tokens=None)
         self.sent = True  # False: no connection was ever made, nothing to count
 
-    def report(self, recorder: RequestRecorder, ticket: Any) -> None:
+    def report(self, recorder: RequestRecorder, ticket: Ticket) -> None:
         if self.sent:
             recorder.record(ticket, self.attempt)
         else:
@@ -209,7 +211,7 @@ class OpenAIModel(DeliveringModel):
             self.endpoint.set_limit(max_in_flight)
 
     @classmethod
-    def from_spec(cls, rest: str, spec: str, **overrides: Any) -> OpenAIModel:
+    def from_spec(cls, rest: str, spec: str, **overrides: object) -> OpenAIModel:
         """`MODEL[,key=value...]` with keys base_url, api_key_env, temperature, max_tokens,
         timeout, max_retries, max_in_flight, max_response_bytes, transport (lean or sdk).
         (No api_key option: keys do not belong in command lines.)
@@ -458,25 +460,26 @@ class OpenAIModel(DeliveringModel):
             kwargs["max_tokens"] = self.max_tokens
         return kwargs
 
-    def _client(self) -> Any:
+    def _client(self) -> transport.Client:
         """The endpoint's shared client on this loop (`clients`: one per process and loop)."""
         return clients.client_for(self.base_url, self._key.reveal(), self.timeout, self.transport)
 
-    def _parse(self, data: Any, prompt: str) -> list[Completion]:
+    def _parse(self, data: object, prompt: str) -> list[Completion]:
         """The answers of a chat-completions body; a malformed one is a retryable failure."""
         if data is None:
             raise ModelError(f"{self._where()} sent a body that is not JSON")
         choices = data.get("choices") if isinstance(data, dict) else None
-        if not isinstance(choices, list) or not choices:
+        if not isinstance(data, dict) or not isinstance(choices, list) or not choices:
             raise ModelError(f"{self._where()} sent an answer with no choices")
         choices = sorted(choices, key=_choice_index)
         texts = [_content(c) for c in choices]
         if any(t is None for t in texts):
             raise ModelError(f"{self._where()} sent a choice with no text content")
-        usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+        usage = data.get("usage")
         # An endpoint may echo the request headers into its answer (a debugging proxy, a
         # hostile server): the key must not reach the trace, the JSON output or the cache.
-        return _with_usage([self._key.scrub(t) for t in texts if t is not None], usage, prompt)
+        scrubbed = [self._key.scrub(t) for t in texts if t is not None]
+        return _with_usage(scrubbed, usage if isinstance(usage, dict) else {}, prompt)
 
     def _where(self) -> str:
         return f"the endpoint at {self.url}"
@@ -537,14 +540,14 @@ def _host_suffix(base_url: str) -> str:
     return f"@{host}:{parts.port}" if parts.port else f"@{host}"
 
 
-def _choice_index(choice: Any) -> float:
+def _choice_index(choice: object) -> float:
     """Where a choice goes: its `index` when that is a whole number, else after those that have
     one (a hostile server's "a" or null must not stop the answers from being read)."""
     index = choice.get("index") if isinstance(choice, dict) else None
     return index if isinstance(index, int) and not isinstance(index, bool) else math.inf
 
 
-def _content(choice: Any) -> str | None:
+def _content(choice: object) -> str | None:
     """The choice's text; lone surrogates (which no file or cache can store) become U+FFFD."""
     message = choice.get("message") if isinstance(choice, dict) else None
     content = message.get("content") if isinstance(message, dict) else None
@@ -553,7 +556,7 @@ def _content(choice: Any) -> str | None:
     return content.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
 
 
-def _with_usage(texts: list[str], usage: dict[str, Any], prompt: str) -> list[Completion]:
+def _with_usage(texts: list[str], usage: Mapping[str, object], prompt: str) -> list[Completion]:
     """Spread the response's usage over its choices so that their sum is what was billed:
     prompt tokens evenly, completion tokens in proportion to each answer's length. A response
     that reports no usage (many local servers) is counted from the texts (`count_tokens`), and
@@ -583,7 +586,7 @@ def _sum_usage(answers: list[Completion]) -> Usage:
     )
 
 
-def _body_usage(data: Any) -> Usage | None:
+def _body_usage(data: object) -> Usage | None:
     """The usage a response reported even though its answers were unusable (None: unknown)."""
     usage = data.get("usage") if isinstance(data, dict) else None
     if not isinstance(usage, dict):
@@ -598,13 +601,13 @@ class _Status:
     def __init__(self, reply: transport.Reply) -> None:
         self.status_code = reply.status
         text = reply.body.decode("utf-8", "replace").strip()
-        body: Any = text
+        body: object = text
         with contextlib.suppress(ValueError):
             body = transport.loads(text) if text else text
         self.message = (
             f"Error code: {reply.status} - {body}" if text else f"Error code: {reply.status}"
         )
-        self.body = body.get("error", body) if isinstance(body, dict) else body
+        self.body: object = body.get("error", body) if isinstance(body, dict) else body
         self.param = self.body.get("param") if isinstance(self.body, dict) else None
 
     def refuses_n(self) -> bool:
@@ -633,7 +636,7 @@ def _backoff(retry: int, retry_after: float | None) -> float:
     return delay * (1 - 0.25 * random.random())
 
 
-def _retry_after(headers: Any) -> float | None:
+def _retry_after(headers: Mapping[str, str]) -> float | None:
     """Retry-After-Ms or Retry-After (seconds or an HTTP date) of an error response."""
     try:
         milliseconds = headers.get("retry-after-ms")
@@ -658,7 +661,7 @@ def _spread(total: int, weights: list[int]) -> list[int]:
     return shares
 
 
-def _int(value: Any) -> int:
+def _int(value: object) -> int:
     """A reported token count; an absurd one is held at `_TOKENS_MAX` (still far past any cap)
     so that the answer it came with can be stored in the cache (orjson reads an integer past
     64 bits as a float)."""
@@ -667,30 +670,31 @@ def _int(value: Any) -> int:
     return min(value, _TOKENS_MAX) if isinstance(value, int) and value >= 0 else 0
 
 
-def _mentions_n(exc: Any, reason: str) -> bool:
-    if getattr(exc, "param", None) == "n":
+def _mentions_n(status: _Status, reason: str) -> bool:
+    if status.param == "n":
         return True
     return re.search(r"(?<![\w-])n(?![\w-])", reason) is not None
 
 
-def _reason(exc: Any, limit: int = _REASON_CHARS) -> str:
+def _reason(status: _Status, limit: int = _REASON_CHARS) -> str:
     """The server's own short explanation, on one line."""
-    body = getattr(exc, "body", None)
+    body = status.body
     text = body.get("message") if isinstance(body, dict) else body
     if not isinstance(text, str) or not text.strip():
-        text = getattr(exc, "message", "") or type(exc).__name__
+        text = status.message or type(status).__name__
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _code(exc: Any) -> str | None:
-    body = getattr(exc, "body", None)
+def _code(status: _Status) -> object:
+    """The error's `code` (else its `type`) as the body gives it (a server may send any JSON)."""
+    body = status.body
     if isinstance(body, dict):
         return body.get("code") or body.get("type")
     return None
 
 
-def _check_transport(name: Any) -> None:
+def _check_transport(name: str) -> None:
     """Refuse an unknown transport, or one whose libraries are missing, in one line."""
     if name not in transport.TRANSPORTS:
         raise UnknownNameError(

@@ -24,7 +24,6 @@ import logging
 import re
 import threading
 import unicodedata
-from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 MIN_SECRET_CHARS = 12
@@ -210,7 +209,7 @@ def install_log_masking() -> None:
         _factory_installed = True
     previous = logging.getLogRecordFactory()
 
-    def factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
+    def factory(*args: object, **kwargs: object) -> logging.LogRecord:
         record = previous(*args, **kwargs)
         _clean_record(record)
         return record

@@ -28,9 +28,14 @@ from __future__ import annotations
 import asyncio
 import base64
 import logging
-from collections.abc import Mapping
+import ssl
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    import aiohttp
+    from yarl import URL
 
 DEFAULT_MAX_RESPONSE_BYTES = 8 * 2**20
 """The largest response body read (8 MiB: thousands of times a long answer)."""
@@ -83,7 +88,23 @@ class TooLarge(TransportError):
         self.limit = limit
 
 
-def dumps(payload: Any) -> bytes:
+class Client(Protocol):
+    """What `OpenAIModel` and `clients` need of a transport's client (`LeanClient`,
+    `SdkClient`): one endpoint's connection pool on one event loop."""
+
+    timeout: float
+
+    def is_closed(self) -> bool: ...
+
+    async def close(self) -> None: ...
+
+    async def post(self, path: str, payload: Mapping[str, object], max_bytes: int) -> Reply:
+        """The whole response to POST `payload` (JSON); raises a `TransportError`."""
+        ...
+
+
+def dumps(payload: object) -> bytes:
+    """JSON bytes of anything orjson writes (the request body)."""
     import orjson
 
     return orjson.dumps(payload)
@@ -106,7 +127,7 @@ class LeanClient:
     """aiohttp + orjson: POST a JSON body to `base_url + path` and read the whole answer."""
 
     def __init__(
-        self, base_url: str, api_key: str, timeout: float, ssl_context: Any = None
+        self, base_url: str, api_key: str, timeout: float, ssl_context: ssl.SSLContext | None = None
     ) -> None:
         import aiohttp
         from yarl import URL
@@ -142,9 +163,9 @@ class LeanClient:
             auto_decompress=True,
             trust_env=True,  # HTTP(S)_PROXY and NO_PROXY, as the SDK's httpx client honours them
         )
-        self._urls: dict[str, Any] = {}
+        self._urls: dict[str, URL] = {}
 
-    def _url(self, path: str) -> Any:
+    def _url(self, path: str) -> URL:
         url = self._urls.get(path)
         if url is None:
             base = self._base
@@ -158,7 +179,7 @@ class LeanClient:
     async def close(self) -> None:
         await self._session.close()
 
-    async def post(self, path: str, payload: Any, max_bytes: int) -> Reply:
+    async def post(self, path: str, payload: Mapping[str, object], max_bytes: int) -> Reply:
         """The whole response to POST `payload` (JSON); raises a `TransportError`."""
         import aiohttp
 
@@ -193,7 +214,7 @@ class LeanClient:
         return Reply(response.status, response.headers, body)
 
 
-async def _read(response: Any, max_bytes: int) -> bytes:
+async def _read(response: aiohttp.ClientResponse, max_bytes: int) -> bytes:
     """The body, never more than `max_bytes` of it: a declared length past the cap fails before
     reading; an undeclared one (chunked, or until close) or a compressed one (a small gzip body
     may inflate to gigabytes) is read in chunks, decompressed, up to the cap."""
@@ -219,7 +240,7 @@ class SdkClient:
     goes by the SDK's request path, its body is streamed so the same caps hold."""
 
     def __init__(
-        self, base_url: str, api_key: str, timeout: float, ssl_context: Any = None
+        self, base_url: str, api_key: str, timeout: float, ssl_context: ssl.SSLContext | None = None
     ) -> None:
         from openai import AsyncOpenAI, DefaultAsyncHttpxClient
 
@@ -241,7 +262,7 @@ class SdkClient:
     async def close(self) -> None:
         await self.sdk.close()
 
-    async def post(self, path: str, payload: Any, max_bytes: int) -> Reply:
+    async def post(self, path: str, payload: Mapping[str, object], max_bytes: int) -> Reply:
         import openai
         from openai._response import AsyncAPIResponse
 
@@ -305,7 +326,7 @@ def _never_connected(exc: BaseException) -> bool:
     return _in_chain(exc, lambda e: False, "ConnectTimeout")
 
 
-def _in_chain(exc: BaseException, test: Any, name: str) -> bool:
+def _in_chain(exc: BaseException, test: Callable[[BaseException], bool], name: str) -> bool:
     seen: BaseException | None = exc
     for _ in range(10):  # the chain is short; the bound only guards against cycles
         if seen is None:
