@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from thoughtgraph.engine.graph import Graph
+from thoughtgraph.engine.result import Result
 from thoughtgraph.errors import FatalModelError, ThoughtgraphError, UnknownNameError
 from thoughtgraph.evaluation.runner import judged
 from thoughtgraph.events import StopReason
@@ -40,6 +41,7 @@ from thoughtgraph.sim.model import SimulatedModel
 from thoughtgraph.solving.solve import asolve
 from thoughtgraph.spend.budget import Budget
 from thoughtgraph.tasks import get_task
+from thoughtgraph.tasks.base import Task
 from thoughtgraph.tasks.reference import answer_matches
 
 COST_METRICS = ("completions", "tokens", "usd")
@@ -60,13 +62,19 @@ class Setup:
     price_out: float | None = None
     rpm: float | None = None
     tpm: float | None = None
-    task_spec: Any = None  # the task as given, when not a built-in name (import string, file)
+    task_spec: str | Task[Any, Any] | None = None  # the task as given, when not a built-in name
+    # (an import string, a file, a task object)
     model: LanguageModel | None = None  # a model object given from Python (`tune(model=...)`),
     # shared by every pair of a process; None: built from `model_spec`
     rating_scale: int | None = None  # a model-scored task: the model rates answers 0..scale
     # and the error is the shortfall `scale - rating`; None: the code's error count
     from_data: bool = False  # the rows are a user's --data: errors are not clipped at `size`
     # (a row's count of units bounds nothing its errors count), as eval does not clip them
+
+    @property
+    def spec(self) -> str | Task[Any, Any]:
+        """The task as a run resolves it: as given, else the built-in name."""
+        return self.task if self.task_spec is None else self.task_spec
 
     @property
     def simulated(self) -> bool:
@@ -79,7 +87,7 @@ class Setup:
 class Job:
     key: str  # e.g. "trial-7" or "holdout:got (default)"
     graph_json: str
-    samples: tuple[tuple[int, Any, Any], ...]  # (id, input, reference)
+    samples: tuple[tuple[int | str, object, object], ...]  # (id, input, reference)
     allowance: Budget = field(default_factory=Budget)  # the most each (graph, sample) pair
     # may pay: its share of what the tune has left (`spend.budget.share`)
 
@@ -214,7 +222,7 @@ def cache_for(setup: Setup, graph_json: str) -> str | None:
 async def _run_sample(
     setup: Setup,
     graph: Graph,
-    sample: tuple[int, Any, Any],
+    sample: tuple[int | str, object, object],
     allowance: Budget,
     cache: str | None,
     limiter: ConcurrencyLimiter,
@@ -222,7 +230,7 @@ async def _run_sample(
     _id, problem, reference = sample
     try:
         result = await asolve(
-            setup.task if setup.task_spec is None else setup.task_spec,
+            setup.spec,
             problem,
             model_for(setup),
             graph=graph,
@@ -248,7 +256,7 @@ async def _run_sample(
     return _measure(setup, result, reference)
 
 
-def _measure(setup: Setup, result: Any, reference: Any) -> dict[str, Any]:
+def _measure(setup: Setup, result: Result, reference: object) -> dict[str, Any]:
     spend = result.spend
     objective = {
         "completions": float(result.completions),
@@ -276,13 +284,13 @@ def _measure(setup: Setup, result: Any, reference: Any) -> dict[str, Any]:
     }
 
 
-def _matches(setup: Setup, result: Any, reference: Any) -> bool:
+def _matches(setup: Setup, result: Result, reference: object) -> bool:
     """Does the run's output answer the reference, compared as eval compares it (the
     ground_truth verdict, else the task's own rules: a task file's order and case)?"""
     try:  # by name: loaded on the driver, registered on a Ray worker by its shipment
         task = get_task(setup.task)
     except UnknownNameError:
-        task = get_task(setup.task_spec)
+        task = get_task(setup.spec)
     problem = result.state.thoughts["input"].problem
     return answer_matches(task, problem, result.output, result.final.solved, reference)
 

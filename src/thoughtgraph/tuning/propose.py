@@ -25,7 +25,6 @@ import asyncio
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from thoughtgraph.engine.context import template_for
 from thoughtgraph.engine.gateway import CallGateway
@@ -33,12 +32,14 @@ from thoughtgraph.engine.graph import Op
 from thoughtgraph.engine.state import RunState
 from thoughtgraph.errors import BudgetExhausted, InputError, ModelError, ThoughtgraphError
 from thoughtgraph.evaluation.prompt_variants import Variants
+from thoughtgraph.events import StopReason
 from thoughtgraph.models.base import LanguageModel
 from thoughtgraph.spend.accounting import spend
 from thoughtgraph.spend.budget import Budget
 from thoughtgraph.spend.pricing import Price
 from thoughtgraph.tasks import get_task
 from thoughtgraph.tasks.prompts import PromptTemplate, TemplateError
+from thoughtgraph.tuning.study import Ledger, Study, Trial, completed, record_report_run
 
 # What each step does, for the meta-prompt (a slot not listed gets a generic line).
 JOBS = {
@@ -127,9 +128,9 @@ class Round:
     """One round's outcome: the kept rewrites per slot, what it paid, and what was dropped."""
 
     proposals: dict[str, list[str]]
-    paid: dict[str, Any]
+    paid: dict[str, float]  # requests, tokens, cost: as the study records a payment
     dropped: int
-    stop: str | None = None  # why it ended early (budget, model error)
+    stop: str | None = None  # why it ended early (the budget, a model error), in one line
 
 
 def current_text(task: str, slot: str, variants: Variants | None) -> str:
@@ -164,7 +165,7 @@ async def propose_round(
         try:
             answers = await gateway.ask(op, f"propose-{slot}", "propose", prompt, n=n)
         except BudgetExhausted as exc:
-            stop = f"budget exhausted ({exc})"
+            stop = f"{StopReason.BUDGET} ({exc})"
             break
         except (ModelError, ThoughtgraphError) as exc:
             stop = f"the model failed: {exc}"
@@ -189,17 +190,13 @@ def _texts(variants: Variants | None, slot: str) -> list[str]:
     return [] if variants is None else list(variants.slots.get(slot, {}).values())
 
 
-def run_round(*args: Any) -> Round:
-    return asyncio.run(propose_round(*args))
-
-
 def check_count(n: int) -> None:
     if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= 20:
         raise InputError(f"--propose must be a whole number from 0 to 20, got {n!r}")
 
 
 def history_of(
-    trials: Sequence[Any], variants: Variants, task: str
+    trials: Sequence[Trial], variants: Variants, task: str
 ) -> dict[str, list[tuple[str, float, str]]]:
     """Per slot, the best and the worst variant so far by the mean tuning error of the complete
     trials that chose it (each as (label, error, text)); the built-in is one of them."""
@@ -237,11 +234,11 @@ class Proposer:
     price: Price | None
     rating_scale: int | None = None  # a model-scored task: trial values are rating shortfalls
 
-    def round(self, study: Any, number: int, variants: Variants | None, ledger: Any) -> Variants:
+    def round(
+        self, study: Study, number: int, variants: Variants | None, ledger: Ledger
+    ) -> Variants:
         """The variants with round `number`'s proposals added: from the study when an earlier
         run of this tune made them, else asked of the model now under the ledger's remainder."""
-        from thoughtgraph.tuning.study import completed, record_report_run
-
         base = variants or Variants({}, "")
         stored = dict(study.user_attrs.get("proposals", {}))
         if str(number) in stored:
@@ -252,16 +249,18 @@ class Proposer:
             return base.with_proposals(number, {})
         history = history_of(completed(study), base, self.task) if number > 1 else {}
         record_report_run(study, allowance, 1, None)  # a kill mid-round counts it all spent
-        outcome = run_round(
-            self.model,
-            self.task,
-            self.slots,
-            self.n,
-            base,
-            history,
-            allowance,
-            self.price,
-            self.rating_scale,
+        outcome = asyncio.run(
+            propose_round(
+                self.model,
+                self.task,
+                self.slots,
+                self.n,
+                base,
+                history,
+                allowance,
+                self.price,
+                self.rating_scale,
+            )
         )
         record_report_run(study, allowance, 1, outcome.paid)
         study.set_user_attr("proposals", stored | {str(number): outcome.proposals})

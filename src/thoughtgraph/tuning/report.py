@@ -18,9 +18,11 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TypeVar
 
 from thoughtgraph.engine.graph import Graph
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -110,10 +112,10 @@ class Row:
     holdout_unrated: int | None = None  # ... and on the held-out split
 
 
-def pareto(points: Sequence[tuple[float, float, Any]]) -> list[tuple[float, float, Any]]:
+def pareto(points: Sequence[tuple[float, float, T]]) -> list[tuple[float, float, T]]:
     """The non-dominated points (lower error, lower cost), cheapest first; ties keep the first."""
     ordered = sorted(points, key=lambda p: (p[1], p[0]))
-    front: list[tuple[float, float, Any]] = []
+    front: list[tuple[float, float, T]] = []
     best_error = math.inf
     for error, cost, item in ordered:
         if error < best_error:
@@ -122,7 +124,7 @@ def pareto(points: Sequence[tuple[float, float, Any]]) -> list[tuple[float, floa
     return front
 
 
-def spread(front: Sequence[Any], most: int) -> list[Any]:
+def spread(front: Sequence[T], most: int) -> list[T]:
     """At most `most` points of a front, evenly spread from cheapest to most accurate."""
     if len(front) <= most:
         return list(front)
@@ -186,7 +188,7 @@ def table_csv(rows: Sequence[Row], objective: Objective = ERRORS) -> str:
     writer.writerow(objective.columns())
     for r in rows:
 
-        def blank(value: Any) -> Any:
+        def blank(value: float | None) -> float | str:
             return "" if value is None else value
 
         if objective.rated:

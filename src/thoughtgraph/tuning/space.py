@@ -24,6 +24,7 @@ from thoughtgraph.engine import kinds
 from thoughtgraph.engine.graph import Graph
 from thoughtgraph.errors import InputError, shown
 from thoughtgraph.tasks import TASKS
+from thoughtgraph.tasks.base import Task
 from thoughtgraph.tasks.loading import loaded
 
 if TYPE_CHECKING:
@@ -217,7 +218,9 @@ def describe(params: dict[str, Any], size: int) -> str:
     return " ".join(part for part in (scheme, text, chosen) if part)
 
 
-def baselines(task: Any, size: int, example: Any) -> dict[str, tuple[Graph, str]]:
+def baselines(
+    task: str | Task[Any, Any], size: int, example: object
+) -> dict[str, tuple[Graph, str]]:
     """The graphs every tune is compared with, and their settings in one line: what
     `solve --scheme got` builds by default (the task's part size, caps 2/1/2) and the paper's
     `got_paper` configuration at this size."""

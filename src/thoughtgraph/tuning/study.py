@@ -18,12 +18,14 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import Any, Protocol
 
 from thoughtgraph.errors import InputError
+from thoughtgraph.evaluation.datasets import Sample
 from thoughtgraph.evaluation.prompt_variants import Variants
 from thoughtgraph.events import StopReason
 from thoughtgraph.models.limits import ConcurrencyLimiter
@@ -40,13 +42,63 @@ STUDY_NAME = "thoughtgraph-tune"
 Backend = Callable[[Setup, Sequence[Job]], list[Outcome]]
 
 
+class Trial(Protocol):
+    """What the tune reads of an Optuna trial (a `FrozenTrial` of the study, or one asked)."""
+
+    @property
+    def number(self) -> int: ...
+
+    @property
+    def params(self) -> dict[str, Any]: ...
+
+    @property
+    def values(self) -> list[float]: ...
+
+    @property
+    def user_attrs(self) -> dict[str, Any]: ...
+
+
+class AskedTrial(Trial, space.Suggester, Protocol):
+    """A trial being run (`optuna.Trial`): it suggests the settings and records what they did."""
+
+    @property
+    def study(self) -> Study: ...
+
+    def set_user_attr(self, key: str, value: object) -> None: ...
+
+
+class Study(Protocol):
+    """The part of `optuna.Study` the tune uses (so the rest of tuning/ is typed without it)."""
+
+    @property
+    def user_attrs(self) -> dict[str, Any]: ...
+
+    def set_user_attr(self, key: str, value: object) -> None: ...
+
+    def get_trials(
+        self, deepcopy: bool = ..., states: Sequence[object] | None = ...
+    ) -> list[Trial]: ...
+
+    def ask(self) -> AskedTrial: ...
+
+    def tell(
+        self, trial: AskedTrial | int, values: Sequence[float] | None = ..., state: object = ...
+    ) -> object: ...
+
+    def enqueue_trial(
+        self, params: dict[str, Any], user_attrs: dict[str, Any] | None = ...
+    ) -> None: ...
+
+    def set_metric_names(self, metric_names: list[str]) -> None: ...
+
+
 def run_unique(backend: Backend, setup: Setup, jobs: list[Job]) -> list[Outcome]:
     """Run each distinct (graph, samples) once, so no two runs share a cache file at once."""
     distinct, index = unique(jobs)
     return spread_back(jobs, backend(setup, distinct), index)
 
 
-def import_optuna() -> Any:
+def import_optuna() -> ModuleType:
     """`optuna`, or one clear line saying what to install."""
     try:
         import optuna
@@ -71,7 +123,7 @@ def local_backend(setup: Setup, jobs: Sequence[Job]) -> list[Outcome]:
 class Ledger:
     """What the whole tune may still pay, read from the study (so it survives a restart)."""
 
-    def __init__(self, study: Any, limits: Budget) -> None:
+    def __init__(self, study: Study, limits: Budget) -> None:
         self.study, self.limits = study, limits
 
     def spent(self) -> Amounts:
@@ -103,7 +155,7 @@ def _spent_of(attrs: dict[str, Any]) -> Amounts:
     return Amounts(requests or 0, paid.get("tokens") or 0, paid.get("cost") or 0.0)
 
 
-def open_study(folder: Path, manifest: dict[str, Any], seed: int, startup: int) -> Any:
+def open_study(folder: Path, manifest: dict[str, object], seed: int, startup: int) -> Study:
     """Create the study in `folder/study.db`, or reopen it if it tunes the same thing."""
     optuna = import_optuna()
     url = f"sqlite:///{(folder / STUDY_FILE).resolve()}"
@@ -112,7 +164,7 @@ def open_study(folder: Path, manifest: dict[str, Any], seed: int, startup: int) 
     # A resumed tune seeds its sampler past the trials it has, so it does not redraw them.
     sampler = optuna.samplers.TPESampler(seed=(seed + ran) % 2**32, n_startup_trials=startup)
     try:
-        study = optuna.create_study(
+        study: Study = optuna.create_study(
             study_name=STUDY_NAME,
             storage=storage,
             directions=["minimize", "minimize"],
@@ -138,7 +190,7 @@ def open_study(folder: Path, manifest: dict[str, Any], seed: int, startup: int) 
     return study
 
 
-def _name_objectives(study: Any, error: str, cost: str) -> None:
+def _name_objectives(study: Study, error: str, cost: str) -> None:
     """optuna-dashboard then labels the axes "error" (or "model rating shortfall") and
     "cost (...)", not "Objective 0/1"."""
     import warnings
@@ -148,14 +200,14 @@ def _name_objectives(study: Any, error: str, cost: str) -> None:
         study.set_metric_names([error, cost])
 
 
-def _storage(optuna: Any, url: str, folder: Path) -> Any:
+def _storage(optuna: ModuleType, url: str, folder: Path) -> object:
     try:
         return optuna.storages.RDBStorage(url, engine_kwargs={"connect_args": {"timeout": 60}})
     except Exception as exc:  # a corrupt or foreign SQLite file
         raise InputError(f"cannot open the study {folder / STUDY_FILE}: {exc}") from None
 
 
-def _trials_so_far(optuna: Any, storage: Any) -> int:
+def _trials_so_far(optuna: ModuleType, storage: object) -> int:
     try:
         study = optuna.load_study(study_name=STUDY_NAME, storage=storage)
     except KeyError:
@@ -163,7 +215,7 @@ def _trials_so_far(optuna: Any, storage: Any) -> int:
     return len(study.get_trials(deepcopy=False))
 
 
-def recover(study: Any) -> list[int]:
+def recover(study: Study) -> list[int]:
     """Trials a killed tune left running: mark them failed and ask their params again first."""
     optuna = import_optuna()
     stale = study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.RUNNING,))
@@ -173,29 +225,28 @@ def recover(study: Any) -> list[int]:
     return [t.number for t in stale]
 
 
-def completed(study: Any) -> list[Any]:
+def completed(study: Study) -> list[Trial]:
     optuna = import_optuna()
-    trials: list[Any] = study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
-    return trials
+    return study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
 
 
 @dataclass(frozen=True)
 class LoopResult:
     ran: int
-    stop: str | None  # why it stopped before reaching the trials asked for (a `StopReason`
-    # or a failed trial's one line)
+    stop: StopReason | str | None  # why it stopped before reaching the trials asked for: the
+    # budget, or a failed trial's one line
 
 
 def tune_loop(
-    study: Any,
+    study: Study,
     setup: Setup,
-    samples: Sequence[Any],
+    samples: Sequence[Sample],
     trials: int,
     parallel: int,
     schemes: Sequence[str],
     ledger: Ledger,
     backend: Backend,
-    on_trial: Callable[[Any, Outcome], None] | None = None,
+    on_trial: Callable[[AskedTrial, Outcome], None] | None = None,
     variants: Variants | None = None,
 ) -> LoopResult:
     """Run trials until `trials` are complete (counting those of earlier runs) or a stop;
@@ -222,7 +273,7 @@ def tune_loop(
                 (trial, Job(f"trial-{trial.number}", job_graph(setup, graph), data, allowance))
             )
         outcomes = run_unique(backend, setup, [job for _, job in asked])
-        stop = None
+        stop: StopReason | str | None = None
         for (trial, _job), outcome in zip(asked, outcomes, strict=True):
             trial.set_user_attr("paid", paid([outcome]))
             trial.set_user_attr("solved", outcome.solved)
@@ -247,7 +298,7 @@ def tune_loop(
     return LoopResult(ran, None)
 
 
-def scaled(allowance: Budget, pairs: int) -> dict[str, Any]:
+def scaled(allowance: Budget, pairs: int) -> dict[str, float | None]:
     """The most `pairs` pairs with this allowance each can pay together."""
     caps = {
         "requests": allowance.max_requests,
@@ -257,7 +308,7 @@ def scaled(allowance: Budget, pairs: int) -> dict[str, Any]:
     return {k: None if v is None else v * pairs for k, v in caps.items()}
 
 
-def paid(outcomes: Sequence[Outcome]) -> dict[str, Any]:
+def paid(outcomes: Sequence[Outcome]) -> dict[str, float]:
     """What these outcomes paid, as the study records it."""
     return {
         "requests": sum(o.paid_requests for o in outcomes),
@@ -267,7 +318,7 @@ def paid(outcomes: Sequence[Outcome]) -> dict[str, Any]:
 
 
 def record_report_run(
-    study: Any, allowance: Budget, jobs: int, paid: dict[str, Any] | None
+    study: Study, allowance: Budget, jobs: int, paid: Mapping[str, float] | None
 ) -> None:
     """Note what a report phase may pay (before it runs) and what it paid (after)."""
     runs = list(study.user_attrs.get("report_runs", []))
