@@ -138,7 +138,6 @@ def test_the_study_names_its_objectives_for_optuna_dashboard(tmp_path, capsys):
 
 def test_a_baseline_the_budget_cut_short_is_marked_and_not_the_pick_s_target(tmp_path):
     from thoughtgraph.tuning import report, space
-    from thoughtgraph.tuning.run import _write
 
     def row(name, error, cost, mark="front", **extra):
         graph = space.graph_for({"scheme": "got"}, "sorting", 32)
@@ -149,8 +148,9 @@ def test_a_baseline_the_budget_cut_short_is_marked_and_not_the_pick_s_target(tmp
         row("trial 2", 2.0, 10.0),
         row("got (default)", 3.0, 5.0, "baseline", tune_stopped=True),  # cut: error too high
     ]
-    plan = SimpleNamespace(task="sorting", dataset="sorting_032")
-    _write(tmp_path, 32, rows, [(0.0, 40.0), (2.0, 10.0)], plan, "m", True, "completions", None, "")
+    about = report.About("tune sorting on sorting_032: model m", "completions", 32, True)
+    chosen = report.choose(rows, None)
+    report.write(tmp_path, about, chosen, [(0.0, 40.0), (2.0, 10.0)], "")
     md = (tmp_path / "front.md").read_text()
     assert "tuning error at most 0 (no measured default got" in md
     assert "| **got (default)** (baseline) |  | 3 (budget cut) |" in md

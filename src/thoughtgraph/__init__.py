@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     # what the names below are; at run time each loads on first use
     from thoughtgraph import schemes, testing
     from thoughtgraph.api.evaluation import aevaluate, evaluate
-    from thoughtgraph.api.tuning import TuneResults, atune, tune
+    from thoughtgraph.api.tuning import atune, tune
     from thoughtgraph.engine.graph import Graph, Op
     from thoughtgraph.engine.result import Result
     from thoughtgraph.engine.state import Call, RunState
@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from thoughtgraph.tasks import BaseTask, ParseError, SortingTask, Task, get_task
     from thoughtgraph.tasks.prompts import PromptTemplate
     from thoughtgraph.tasks.score import Score
+    from thoughtgraph.tuning.results import TuneResults
 
 # name -> module that defines it: `import thoughtgraph` loads none of them (pydantic, the
 # engine and the tasks load on first use), so the command line and scripts start fast
@@ -54,7 +55,8 @@ _LAZY = {
     **dict.fromkeys(["aevaluate", "evaluate"], ".api.evaluation"),
     **dict.fromkeys(["EvalResults", "EvalSizes"], ".evaluation.results"),
     "EvalInterrupted": ".evaluation.session",
-    **dict.fromkeys(["TuneResults", "atune", "tune"], ".api.tuning"),
+    **dict.fromkeys(["atune", "tune"], ".api.tuning"),
+    "TuneResults": ".tuning.results",
     **dict.fromkeys(["asolve", "solve"], ".solving.solve"),
     **dict.fromkeys(
         [

@@ -1,133 +1,91 @@
-"""`thoughtgraph.tune(...)` and `atune(...)`: the graph search from Python (notebooks).
+"""`thoughtgraph.tune(...)` and `atune(...)`: the graph search from Python (notebooks), and
+what `thoughtgraph tune` calls.
 
-The same search `thoughtgraph tune` runs (`tuning.run.run_tune`), returning a `TuneResults`: the
-report's rows (the front, the pick, the baselines) with `to_pandas()`, the picked graph as a
-`Graph` (`best`, ready for `solve(..., graph=...)` or `evaluate(..., graphs=[...])`), and the
-folder holding the files the CLI writes (study.db, front.md/csv, best.yaml, front-NN.yaml,
-pareto.png). Without `out` the study lives in a temporary folder that is removed at the end.
+The keywords become one `TuneConfig` here (`tune_config`, which the command calls with its
+flags), `ray=` becomes what runs the jobs (scale/'s Ray backend, else this process), and the
+tune runs them (`tuning.run.run_tune`), returning a `TuneResults`: the report's rows (the
+front, the pick, the baselines) with `to_pandas()`, the picked graph as a `Graph` (`best`, ready
+for `solve(..., graph=...)` or `evaluate(..., graphs=[...])`), and the folder holding the files
+the CLI writes (study.db, front.md/csv, best.yaml, front-NN.yaml, pareto.png). Without `out`
+the study lives in a temporary folder that is removed at the end.
 """
 
 from __future__ import annotations
 
 import asyncio
-import html
 import tempfile
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
-from thoughtgraph.engine.graph import Graph
+from typing_extensions import Unpack
+
+from thoughtgraph.api.sync import run_sync
+from thoughtgraph.engine.options import RunOptions
+from thoughtgraph.errors import InputError
+from thoughtgraph.evaluation.datasets import DATASETS
 from thoughtgraph.modelspec import ModelLike
+from thoughtgraph.scale.ray_backend import job_backend
+from thoughtgraph.spend.budget import requests_cap
+from thoughtgraph.tuning.backend import JobBackend
+from thoughtgraph.tuning.config import MODEL_OPTIONS, ModelOption, TuneConfig
+from thoughtgraph.tuning.jobs import TaskSpec
+from thoughtgraph.tuning.plan import TuneData
+from thoughtgraph.tuning.results import TuneResults
+from thoughtgraph.tuning.run import run_tune
 
 
-@dataclass
-class TuneResults:
-    """What a tune found: `rows` (tune.report.Row: name, settings, graph, errors and costs on
-    both splits), `best` (the picked graph), `text` (front.md), `folder` and `files` (None and
-    [] without `out`), and `stop` (why it stopped before its trials, if it did).
-    `rating_scale` is set for a model-scored task: the rows' errors are then rating shortfalls
-    (`scale - rating`), and `to_pandas()` gives the ratings."""
+class TuneOptions(TypedDict, total=False):
+    """The keyword options of `tune` / `atune` (each documented at `atune`)."""
 
-    rows: list[Any]
-    best: Graph
-    text: str
-    folder: Path | None = None
-    files: list[Path] = field(default_factory=list)
-    stop: str | None = None
-    trials: int = 0
-    rating_scale: int | None = None
-
-    @property
-    def front(self) -> list[Graph]:
-        """The front's graphs, as front-NN.yaml holds them (the pick among them)."""
-        return [
-            r.graph.model_copy(update={"size": self.best.size})
-            for r in self.rows
-            if r.mark in ("front", "pick")
-        ]
-
-    def to_pandas(self) -> Any:
-        """A DataFrame of the report table (the columns of front.csv), plus each row's mark."""
-        import csv
-        import io
-
-        from thoughtgraph.evaluation.results import import_pandas
-        from thoughtgraph.tuning.report import Objective, table_csv
-
-        pandas = import_pandas()
-        text = table_csv(self.rows, Objective(self.rating_scale))
-        frame = pandas.DataFrame(list(csv.DictReader(io.StringIO(text))))
-        frame["mark"] = [r.mark for r in self.rows]
-        return frame
-
-    def _repr_markdown_(self) -> str:
-        return self.text
-
-    def _repr_html_(self) -> str:
-        import csv
-        import io
-
-        from thoughtgraph.tuning.report import Objective, table_csv
-
-        lines = list(csv.reader(io.StringIO(table_csv(self.rows, Objective(self.rating_scale)))))
-        head = "".join(f"<th>{html.escape(c)}</th>" for c in [*lines[0], "mark"])
-        body = "".join(
-            "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in [*line, row.mark]) + "</tr>"
-            for line, row in zip(lines[1:], self.rows, strict=True)
-        )
-        title = self.text.splitlines()[0].removeprefix("# ") if self.text else "tune"
-        return (
-            f"<div><strong>{html.escape(title)}</strong>"
-            f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
-        )
-
-    def __repr__(self) -> str:
-        return f"TuneResults(rows={len(self.rows)}, trials={self.trials}, stop={self.stop!r})"
+    schemes: str
+    model: ModelLike
+    trials: int
+    pilot: int
+    holdout: int
+    cost: str
+    size: int | None
+    dataset: str | None
+    input_column: str
+    target: float | None
+    parallel: int
+    concurrency: int
+    report_max: int
+    seed: int
+    out: str | Path | None
+    cache_dir: str | Path | None
+    max_requests: int | None
+    max_calls: int | None
+    max_tokens: int | None
+    max_cost: float | None
+    price_in: float | None
+    price_out: float | None
+    rpm: float | None
+    tpm: float | None
+    prompts: str | Path | None
+    propose: int
+    ray: str | None
+    quiet: bool
+    model_options: Mapping[str, ModelOption] | None
+    base_url: str | None
+    api_key_env: str | None
+    temperature: float | None
+    max_completion_tokens: int | None
+    timeout: float | None
+    max_retries: int | None
+    max_response_bytes: int | None
 
 
-def tune(task: Any, data: Any = None, **options: Any) -> TuneResults:
+def tune(
+    task: TaskSpec, data: TuneData | None = None, **options: Unpack[TuneOptions]
+) -> TuneResults:
     """Search graph settings of `task` on `data`; the keywords are `atune`'s."""
-    from thoughtgraph.api.sync import run_sync
-
-    results: TuneResults = run_sync(atune(task, data, **options))
-    return results
+    return run_sync(atune(task, data, **options))
 
 
 async def atune(
-    task: Any,
-    data: Any = None,
-    *,
-    schemes: str = "got,got_paper",
-    model: ModelLike = "sim",
-    trials: int = 30,
-    pilot: int = 10,
-    holdout: int = 20,
-    cost: str = "completions",
-    size: int | None = None,
-    dataset: str | None = None,
-    input_column: str = "input",
-    target: float | None = None,
-    parallel: int = 4,
-    concurrency: int = 16,
-    report_max: int = 6,
-    seed: int = 0,
-    out: str | Path | None = None,
-    cache_dir: str | Path | None = None,
-    max_requests: int | None = None,
-    max_calls: int | None = None,
-    max_tokens: int | None = None,
-    max_cost: float | None = None,
-    price_in: float | None = None,
-    price_out: float | None = None,
-    rpm: float | None = None,
-    tpm: float | None = None,
-    prompts: str | Path | None = None,
-    propose: int = 0,
-    ray: str | None = None,
-    quiet: bool = True,
-    model_options: Mapping[str, Any] | None = None,
-    **openai: Any,
+    task: TaskSpec, data: TuneData | None = None, **options: Unpack[TuneOptions]
 ) -> TuneResults:
     """`thoughtgraph tune` from Python: the same options (keywords for the flags). `data` is
     None (the built-in dataset at `size`), a built-in dataset name, or a data file (one problem
@@ -142,59 +100,85 @@ async def atune(
     `timeout`, `max_retries`, `api_key_env`, `max_response_bytes`), with a spec string only.
     `quiet=False` prints each trial's line to stderr as the CLI does. The search runs in a
     worker thread, so awaiting it leaves the event loop free."""
-    from thoughtgraph.errors import InputError
-    from thoughtgraph.evaluation.datasets import DATASETS
-    from thoughtgraph.scale.ray_backend import job_backend
-    from thoughtgraph.spend.budget import requests_cap
-    from thoughtgraph.tuning.run import run_tune
+    data, config = tune_config(data, options)
+    backend = job_backend(options.get("ray"))
+    return await asyncio.to_thread(_kept_or_scratch, task, data, config, backend)
 
-    model_options = {**(model_options or {}), **openai}
-    known = {"base_url", "api_key_env", "temperature", "max_completion_tokens", "timeout"}
-    known |= {"max_retries", "max_response_bytes"}
-    unknown = sorted(set(model_options) - known)
+
+def tune_config(data: TuneData | None, options: TuneOptions) -> tuple[TuneData | None, TuneConfig]:
+    """The keywords as one checked `TuneConfig` (the one place they are read; `ray` is read by
+    `tune`/`atune`, as the jobs' backend), and the data: a built-in dataset's name given as
+    `data` is the `dataset`."""
+    known = set(TuneOptions.__annotations__)
+    unknown = sorted(set(options) - known)
     if unknown:
         raise InputError(f"tune() got an unknown option {unknown[0]!r}")
+    keywords: dict[str, ModelOption] = {
+        "base_url": options.get("base_url"),
+        "api_key_env": options.get("api_key_env"),
+        "temperature": options.get("temperature"),
+        "max_completion_tokens": options.get("max_completion_tokens"),
+        "timeout": options.get("timeout"),
+        "max_retries": options.get("max_retries"),
+        "max_response_bytes": options.get("max_response_bytes"),
+    }
+    model_options = dict(options.get("model_options") or {})
+    model_options |= {name: keywords[name] for name in MODEL_OPTIONS if name in options}
+    dataset = options.get("dataset")
     if isinstance(data, str) and data in DATASETS:
         dataset, data = data, None
+    default = TuneConfig()  # the defaults, declared once (by the config)
+    run = RunOptions(
+        concurrency=options.get("concurrency", default.run.concurrency),
+        max_requests=requests_cap(options.get("max_requests"), options.get("max_calls")),
+        max_tokens=options.get("max_tokens"),
+        max_cost=options.get("max_cost"),
+        price_in=options.get("price_in"),
+        price_out=options.get("price_out"),
+        rpm=options.get("rpm"),
+        tpm=options.get("tpm"),
+        flags=True,
+    )
+    config = TuneConfig(
+        run=run,
+        model=options.get("model", default.model),
+        model_options=model_options,
+        schemes=tuple(options["schemes"].split(",")) if "schemes" in options else default.schemes,
+        dataset=dataset,
+        size=options.get("size"),
+        input_column=options.get("input_column", default.input_column),
+        trials=options.get("trials", default.trials),
+        pilot=options.get("pilot", default.pilot),
+        holdout=options.get("holdout", default.holdout),
+        cost=options.get("cost", default.cost),
+        target=options.get("target"),
+        parallel=options.get("parallel", default.parallel),
+        report_max=options.get("report_max", default.report_max),
+        seed=options.get("seed", default.seed),
+        out=_path(options.get("out")),
+        cache_dir=_path(options.get("cache_dir")),
+        prompts=_path(options.get("prompts")),
+        propose=options.get("propose", default.propose),
+        note=None if not options.get("quiet", True) else _quiet,
+    )
+    return data, config
 
-    def run(folder: Path) -> Any:
-        return run_tune(
-            task=task, dataset=dataset, size=size, model=model, trials=trials,
-            schemes=schemes, cost=cost, pilot=pilot, holdout=holdout, target=target,
-            parallel=parallel, concurrency=concurrency, report_max=report_max, seed=seed,
-            out=folder, cache_dir=None if cache_dir is None else Path(cache_dir),
-            max_requests=requests_cap(max_requests, max_calls), max_tokens=max_tokens,
-            max_cost=max_cost, price_in=price_in,
-            price_out=price_out, rpm=rpm, tpm=tpm,
-            base_url=model_options.get("base_url"),
-            api_key_env=model_options.get("api_key_env"),
-            temperature=model_options.get("temperature"),
-            max_completion_tokens=model_options.get("max_completion_tokens"),
-            timeout=model_options.get("timeout"),
-            max_retries=model_options.get("max_retries"),
-            max_response_bytes=model_options.get("max_response_bytes"),
-            backend=job_backend(ray), propose=propose,
-            prompts=None if prompts is None else Path(prompts),
-            data=None if data is None else data, input_column=input_column,
-            note=None if not quiet else (lambda _line: None),
-        )  # fmt: skip
 
-    def finished(outcome: Any, kept: Path | None) -> TuneResults:
-        best = Graph.load(outcome.folder / "best.yaml")
-        return TuneResults(
-            outcome.rows,
-            best,
-            outcome.text,
-            kept,
-            outcome.files if kept else [],
-            outcome.stop,
-            outcome.trials,
-            outcome.rating_scale,
-        )
-
-    if out is not None:
-        outcome = await asyncio.to_thread(run, Path(out))
-        return finished(outcome, Path(out))
+def _kept_or_scratch(
+    task: TaskSpec, data: TuneData | None, config: TuneConfig, backend: JobBackend
+) -> TuneResults:
+    """The tune in `config.out`, or without one in a scratch folder removed at the end (the
+    results then name no folder and no files)."""
+    if config.out is not None:
+        return run_tune(task, data, config, backend)
     with tempfile.TemporaryDirectory(prefix="thoughtgraph-tune-") as folder:
-        outcome = await asyncio.to_thread(run, Path(folder))
-        return finished(outcome, None)
+        found = run_tune(task, data, replace(config, out=Path(folder)), backend)
+    return replace(found, folder=None, files=[])
+
+
+def _path(value: str | Path | None) -> Path | None:
+    return None if value is None else Path(value)
+
+
+def _quiet(_line: str) -> None:
+    """`quiet=True`: progress lines go nowhere."""

@@ -1,7 +1,9 @@
 """`thoughtgraph tune`: search a scheme's settings with Optuna for the best error-vs-cost graphs.
 
-Only the options live here: the work is in `tune.command`, loaded when the command runs (so
-`thoughtgraph --help` stays light), and Optuna (and Ray, for `--ray`) are extras imported there.
+Only the options live here: they become the Python API's `TuneConfig` (`api/tuning.py`
+`tune_config`) and `--ray` what runs the jobs, and the tune runs them (`tuning/run.py`), all
+loaded when the command runs (so `thoughtgraph --help` stays light); Optuna (and Ray, for
+`--ray`) are extras imported there.
 """
 
 from __future__ import annotations
@@ -103,40 +105,43 @@ def tune_command(
     ] = None,
 ) -> None:
     """Search graph settings on a tuning split; report the Pareto front on a held-out split."""
+    from thoughtgraph.api.tuning import TuneOptions, tune_config
     from thoughtgraph.scale.ray_backend import job_backend
     from thoughtgraph.tuning.run import run_tune
 
-    outcome = run_tune(
-        task=task,
-        dataset=dataset,
-        size=size,
-        model=model,
-        trials=trials,
-        schemes=schemes,
-        cost=cost,
-        pilot=pilot,
-        holdout=holdout,
-        target=target,
-        parallel=parallel,
-        concurrency=concurrency,
-        report_max=report_max,
-        seed=seed,
-        out=out,
-        cache_dir=cache_dir,
-        max_requests=max_requests,
-        max_tokens=max_tokens,
-        max_cost=max_cost,
-        price_in=price_in,
-        price_out=price_out,
-        rpm=rpm,
-        tpm=tpm,
-        **asdict(openai),
-        backend=job_backend(ray),
-        prompts=prompts,
-        data=data,
-        input_column=input_column,
-        propose=propose,
+    data_given, config = tune_config(
+        data,
+        TuneOptions(
+            schemes=schemes,
+            model=model,
+            trials=trials,
+            pilot=pilot,
+            holdout=holdout,
+            cost=cost,
+            size=size,
+            dataset=dataset,
+            input_column=input_column,
+            target=target,
+            parallel=parallel,
+            concurrency=concurrency,
+            report_max=report_max,
+            seed=seed,
+            out=out,
+            cache_dir=cache_dir,
+            max_requests=max_requests,
+            max_tokens=max_tokens,
+            max_cost=max_cost,
+            price_in=price_in,
+            price_out=price_out,
+            rpm=rpm,
+            tpm=tpm,
+            prompts=prompts,
+            propose=propose,
+            quiet=False,
+            model_options=asdict(openai),
+        ),
     )
+    outcome = run_tune(task, data_given, config, job_backend(ray))
     typer.echo(outcome.text)
     typer.echo("wrote " + ", ".join(str(p) for p in outcome.files))
     if not outcome.plotted:

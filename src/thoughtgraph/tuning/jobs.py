@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from thoughtgraph.engine.graph import Graph
+from thoughtgraph.engine.options import RunOptions
 from thoughtgraph.engine.result import Result
 from thoughtgraph.errors import FatalModelError, ThoughtgraphError, UnknownNameError
 from thoughtgraph.evaluation.runner import judged
@@ -46,23 +47,23 @@ from thoughtgraph.tasks.reference import answer_matches
 
 COST_METRICS = ("completions", "tokens", "usd")
 
+TaskSpec = str | Task[Any, Any]
+"""A task as a tune is given it: a built-in name, a task file, an import string, a task object."""
+
 
 @dataclass(frozen=True)
 class Setup:
-    """What every job of one tune shares: task, model recipe, run options."""
+    """What every job of one tune shares: task, model recipe, run options (`run`: of every
+    pair, without caps: each job's `allowance` is its pairs' share of the tune's)."""
 
     task: str
     size: int
     model_spec: str
     model_options: tuple[tuple[str, Any], ...] = ()  # openai flags (base_url, temperature, ...)
-    concurrency: int = 16
+    run: RunOptions = field(default_factory=RunOptions)
     cost_metric: str = "completions"
     cache_dir: str | None = None  # one answer-cache file per graph in here (see `cache_for`)
-    price_in: float | None = None
-    price_out: float | None = None
-    rpm: float | None = None
-    tpm: float | None = None
-    task_spec: str | Task[Any, Any] | None = None  # the task as given, when not a built-in name
+    task_spec: TaskSpec | None = None  # the task as given, when not a built-in name
     # (an import string, a file, a task object)
     model: LanguageModel | None = None  # a model object given from Python (`tune(model=...)`),
     # shared by every pair of a process; None: built from `model_spec`
@@ -72,7 +73,7 @@ class Setup:
     # (a row's count of units bounds nothing its errors count), as eval does not clip them
 
     @property
-    def spec(self) -> str | Task[Any, Any]:
+    def spec(self) -> TaskSpec:
         """The task as a run resolves it: as given, else the built-in name."""
         return self.task if self.task_spec is None else self.task_spec
 
@@ -135,10 +136,10 @@ def model_from_recipe(spec: str, options: tuple[tuple[str, Any], ...] = ()) -> L
 async def run_job(setup: Setup, job: Job, limiter: ConcurrencyLimiter | None = None) -> Outcome:
     """Every sample of the job concurrently; a sample stopped by its allowance marks the job.
     `limiter` is the cap on calls in flight shared with the other jobs running beside this
-    one (None: the job's own, of `setup.concurrency`)."""
+    one (None: the job's own, of `setup.run.concurrency`)."""
     graph = Graph.from_json(job.graph_json)
     cache = cache_for(setup, job.graph_json)
-    limiter = limiter or ConcurrencyLimiter(setup.concurrency)
+    limiter = limiter or ConcurrencyLimiter(setup.run.concurrency)
     runs = await asyncio.gather(
         *(
             _run_sample(setup, graph, sample, job.allowance, cache, limiter)
@@ -234,15 +235,15 @@ async def _run_sample(
             problem,
             model_for(setup),
             graph=graph,
-            concurrency=setup.concurrency,
+            concurrency=setup.run.concurrency,
             max_requests=allowance.max_requests,
             max_tokens=allowance.max_tokens,
             max_cost=allowance.max_cost,
-            price_in=setup.price_in,
-            price_out=setup.price_out,
+            price_in=setup.run.price_in,
+            price_out=setup.run.price_out,
             cache=cache,
-            rpm=setup.rpm,
-            tpm=setup.tpm,
+            rpm=setup.run.rpm,
+            tpm=setup.run.tpm,
             reference=reference,
             limiter=limiter,
         )

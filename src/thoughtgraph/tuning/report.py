@@ -16,7 +16,7 @@ import csv
 import io
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TypeVar
 
@@ -212,6 +212,118 @@ def table_csv(rows: Sequence[Row], objective: Objective = ERRORS) -> str:
     return buffer.getvalue()
 
 
+def front_file(number: int) -> str:
+    """The graph file of the front's `number`-th graph (from 1): `front-01.yaml`."""
+    return f"front-{number:02d}.yaml"
+
+
+@dataclass(frozen=True)
+class Pick:
+    """The graph a tune recommends, and the report's rows as the files show them: the pick
+    marked among the front, each front graph with its file (the pick's also `best.yaml`).
+    `goal` is the minimised value it had to meet and `source` where that came from."""
+
+    row: Row
+    rows: tuple[Row, ...]
+    goal: float
+    source: str
+
+
+def choose(rows: Sequence[Row], target: float | None, objective: Objective = ERRORS) -> Pick:
+    """The cheapest front graph whose tuning error meets the goal: `--target`, else the default
+    `got`'s tuning error (unless the budget cut its run short: then 0)."""
+    front = [r for r in rows if r.mark == "front"]
+    default = next((r for r in rows if r.name == "got (default)" and r.tune_cost), None)
+    if default is not None and default.tune_stopped:
+        default = None  # cut short by the budget: its error is of a partial run, not a target
+    given = objective.goal(target)
+    goal = given if given is not None else (default.tune_error if default else 0.0)
+    chosen = pick(front, goal)
+    source = (
+        "--target"
+        if target is not None
+        else "the default got on the tuning split"
+        if default is not None
+        else "no measured default got: its tuning run did not finish"
+    )
+    shown, number = [], 0
+    for row in rows:
+        if row is chosen:
+            row = replace(row, mark="pick")
+        if row.mark in ("front", "pick"):
+            number += 1
+            name = front_file(number)
+            row = replace(row, file=f"{name}, best.yaml" if row.mark == "pick" else name)
+        shown.append(row)
+    best = next(r for r in shown if r.mark == "pick")
+    return Pick(best, tuple(shown), goal, source)
+
+
+@dataclass(frozen=True)
+class About:
+    """What the report says of the tune: its title, the cost measured (`completions`, `tokens`,
+    `usd`), the problem size its graphs are built for, whether the model is the simulated one."""
+
+    title: str
+    metric: str
+    size: int
+    simulated: bool
+    objective: Objective = ERRORS
+
+
+@dataclass(frozen=True)
+class Written:
+    """front.md's text, the files written (front.md, front.csv, the graph files, the plot) and
+    whether a plot was drawn."""
+
+    text: str
+    files: list[Path]
+    plotted: bool
+
+
+def write(
+    folder: Path,
+    about: About,
+    chosen: Pick,
+    points: Sequence[tuple[float, float]],
+    note: str,
+) -> Written:
+    """front.md, front.csv, the graph files and the plot, from the pick's rows; `note` (what
+    failed or was left out) ends the text above the table."""
+    rows, objective = chosen.rows, about.objective
+    written = write_graphs(rows, folder, chosen.row, about.size, objective)
+    how = (
+        f"Pick: the cheapest front graph with tuning error at most {chosen.goal:g} "
+        f"({chosen.source})."
+    )
+    if objective.scale is not None:
+        how = (
+            f"Objective: the model's rating of the final answer (0-{objective.scale}, higher "
+            f"is better), judged as eval judges it; the tune minimises the rating shortfall "
+            f"{objective.scale} - rating, and an answer whose rating could not be read counts "
+            f"as 0 and as unrated. Pick: the cheapest front graph with a tuning rating of at "
+            f"least {fmt(objective.scale - chosen.goal)} ({chosen.source})."
+        )
+    if any(r.tune_stopped or r.stopped for r in rows):
+        how += (
+            " Runs marked (budget cut) were stopped by the budget: their figures are of partial "
+            "runs, left out of the plot and of the pick."
+        )
+    sim = (
+        " Figures from the simulated model: they show how the search behaves on the sim's "
+        "error laws, not how any real model does (docs/tuning.md)."
+        if about.simulated
+        else ""
+    )
+    text = table_markdown(
+        rows, about.metric, about.title, how + sim + (f" Note: {note}." if note else ""), objective
+    )
+    (folder / "front.md").write_text(text)
+    (folder / "front.csv").write_text(table_csv(rows, objective))
+    plots = plot(rows, points, about.metric, about.title, folder, objective)
+    return Written(text, [folder / "front.md", folder / "front.csv", *written, *plots], bool(plots))
+
+
 def write_graphs(
     rows: Sequence[Row],
     folder: Path,
@@ -223,13 +335,11 @@ def write_graphs(
     `eval --graph FILE` run them as they are. Each says the `size` it was built for."""
     written = []
     for number, row in enumerate((r for r in rows if r.mark in ("front", "pick")), start=1):
-        path = folder / f"front-{number:02d}.yaml"
+        path = folder / front_file(number)
         path.write_text(_graph_text(row, size, objective))
-        row.file = path.name
         written.append(path)
     best = folder / "best.yaml"
     best.write_text(_graph_text(chosen, size, objective))
-    chosen.file = f"{chosen.file}, best.yaml" if chosen.file else "best.yaml"
     return [*written, best]
 
 

@@ -112,7 +112,7 @@ def import_optuna() -> ModuleType:
 def local_backend(setup: Setup, jobs: Sequence[Job]) -> list[Outcome]:
     """Every job concurrently in this process, under one cap on calls in flight; outcomes in
     the jobs' order."""
-    limiter = ConcurrencyLimiter(setup.concurrency)
+    limiter = ConcurrencyLimiter(setup.run.concurrency)
 
     async def run_all() -> list[Outcome]:
         return list(await asyncio.gather(*(run_job(setup, job, limiter) for job in jobs)))
