@@ -10,13 +10,19 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypedDict
 
 from thoughtgraph.engine.graph import Graph
 from thoughtgraph.errors import InputError
-from thoughtgraph.spend.budget import Budget, check_priced, check_real, check_whole
+from thoughtgraph.spend.budget import (
+    Budget,
+    check_priced,
+    check_real,
+    check_whole,
+    requests_cap,
+)
 from thoughtgraph.spend.pricing import Price, price_for
 from thoughtgraph.tasks.base import BaseTask
 
@@ -83,11 +89,53 @@ class RunOptions:
     def rate_limited(self) -> bool:
         return self.rpm is not None or self.tpm is not None
 
+    def within(self, caps: Budget) -> RunOptions:
+        """These options under other caps: a share of a budget (a size's, a Ray pair's)."""
+        return replace(
+            self, max_requests=caps.max_requests, max_tokens=caps.max_tokens, max_cost=caps.max_cost
+        )
+
     def price(self, model_name: str) -> Price | None:
         """The price of `model_name` (given, or the built-in table's); a cost cap needs one."""
         price = price_for(model_name, self.price_in, self.price_out)
         check_priced(self.budget, price, model_name)
         return price
+
+
+class RunKeywords(TypedDict, total=False):
+    """`RunOptions` as the public functions take them, one keyword each (`solve`, `asolve`,
+    `evaluate` document them); `run_options` makes the one `RunOptions` of them. `max_calls` is
+    the older name of `max_requests`."""
+
+    concurrency: int
+    max_requests: int | None
+    max_calls: int | None
+    max_tokens: int | None
+    max_cost: float | None
+    price_in: float | None
+    price_out: float | None
+    cache: str | Path | None
+    rpm: float | None
+    tpm: float | None
+    order: str
+
+
+def run_options(keywords: RunKeywords, *, flags: bool = False) -> RunOptions:
+    """The checked `RunOptions` of a public function's keywords: where they become options (an
+    omitted one takes `RunOptions`'s default)."""
+    return RunOptions(
+        concurrency=keywords.get("concurrency", RunOptions.concurrency),
+        max_requests=requests_cap(keywords.get("max_requests"), keywords.get("max_calls")),
+        max_tokens=keywords.get("max_tokens"),
+        max_cost=keywords.get("max_cost"),
+        price_in=keywords.get("price_in"),
+        price_out=keywords.get("price_out"),
+        cache=keywords.get("cache"),
+        rpm=keywords.get("rpm"),
+        tpm=keywords.get("tpm"),
+        flags=flags,
+        order=keywords.get("order", RunOptions.order),
+    )
 
 
 class PreparedRun(NamedTuple):

@@ -8,8 +8,9 @@ import logging
 import math
 import time
 from collections.abc import Coroutine
-from pathlib import Path
 from typing import Any
+
+from typing_extensions import Unpack
 
 from thoughtgraph import schemes
 from thoughtgraph.engine import kinds
@@ -18,7 +19,7 @@ from thoughtgraph.engine.context import RunContext, template_for
 from thoughtgraph.engine.executor import execute
 from thoughtgraph.engine.gcpause import fewer_collections
 from thoughtgraph.engine.graph import Graph
-from thoughtgraph.engine.options import PreparedRun, RunOptions
+from thoughtgraph.engine.options import PreparedRun, RunKeywords, RunOptions, run_options
 from thoughtgraph.engine.result import Result, count_calls
 from thoughtgraph.engine.state import RunState
 from thoughtgraph.engine.thought import Thought
@@ -37,7 +38,7 @@ from thoughtgraph.models.cache import CachedModel
 from thoughtgraph.models.limits import ConcurrencyLimiter, RateLimitedModel
 from thoughtgraph.modelspec import ModelLike, as_model
 from thoughtgraph.spend.accounting import spend, spend_by_kind
-from thoughtgraph.spend.budget import Meter, check_whole, requests_cap
+from thoughtgraph.spend.budget import Meter, check_whole
 from thoughtgraph.spend.pricing import Price
 from thoughtgraph.tasks import Task, get_task
 from thoughtgraph.tasks.base import BaseTask, HasReference, check_parts, lacks
@@ -49,32 +50,37 @@ logger = logging.getLogger("thoughtgraph")
 MOST_RETRIES = 100  # max_regenerations / max_extra_merges / max_refines: the graph schema's bound
 
 
+class SolveKeywords(RunKeywords, total=False):
+    """The keywords of `solve`: `asolve`'s, each documented there."""
+
+    parts: int | None
+    max_regenerations: int
+    max_extra_merges: int
+    max_refines: int
+    scheme: str | None
+    graph: Graph | None
+    on_event: EventHandler | None
+    meter: Meter | None
+    reference: object
+    limiter: ConcurrencyLimiter | None
+
+
 async def asolve(
     task: str | Task[Any, Any],
-    input: Any,
+    input: object,
     model: ModelLike | None = "sim",
     *,
     parts: int | None = None,
     max_regenerations: int = 2,
     max_extra_merges: int = 1,
     max_refines: int = 2,
-    concurrency: int = 16,
-    max_requests: int | None = None,
-    max_tokens: int | None = None,
-    max_cost: float | None = None,
-    price_in: float | None = None,
-    price_out: float | None = None,
-    cache: str | Path | None = None,
-    rpm: float | None = None,
-    tpm: float | None = None,
     scheme: str | None = None,
     graph: Graph | None = None,
     on_event: EventHandler | None = None,
     meter: Meter | None = None,
-    reference: Any = None,
+    reference: object = None,
     limiter: ConcurrencyLimiter | None = None,
-    order: str = "auto",
-    max_calls: int | None = None,
+    **options: Unpack[RunKeywords],
 ) -> Result:
     """Solve one problem with the spec's GoT pattern (or your own `graph`). Awaitable anywhere.
 
@@ -102,18 +108,7 @@ async def asolve(
     one: the `ground_truth` op records whether the output equals it (`solved`), and a task that
     scores against a reference is given it.
     """
-    options = RunOptions(
-        concurrency=concurrency,
-        max_requests=requests_cap(max_requests, max_calls),
-        max_tokens=max_tokens,
-        max_cost=max_cost,
-        price_in=price_in,
-        price_out=price_out,
-        cache=cache,
-        rpm=rpm,
-        tpm=tpm,
-        order=order,
-    )
+    checked = run_options(options)
     if on_event is not None and not callable(on_event):
         raise InputError(f"on_event must be a function of one event, got {type(on_event).__name__}")
     with fewer_collections():  # the graph build too: a 10,000-op graph is 10,000 pydantic ops
@@ -129,7 +124,7 @@ async def asolve(
             reference=reference,
         )
         return await run_prepared(
-            prepared, as_model(model), options, on_event=on_event, meter=meter, limiter=limiter
+            prepared, as_model(model), checked, on_event=on_event, meter=meter, limiter=limiter
         )
 
 
@@ -211,7 +206,7 @@ async def _run_prepared(
     return result
 
 
-def _check_simulated(model: LanguageModel, task: BaseTask[Any, Any], problem: Any) -> None:
+def _check_simulated(model: LanguageModel, task: BaseTask[Any, Any], problem: object) -> None:
     """The simulated model plays only the built-in tasks: on a user's own task it would answer
     as if asked to sort. A user's task is refused unless its description reads as one of them
     (a from-scratch task that sorts is played)."""
@@ -239,7 +234,7 @@ def _result(
     state: RunState,
     ctx: RunContext,
     task: BaseTask[Any, Any],
-    problem: Any,
+    problem: object,
     model: LanguageModel,
     price: Price | None,
     wall: float,
@@ -318,7 +313,7 @@ def model_rating(final: Thought) -> float | None:
 
 def prepare(
     task: str | Task[Any, Any],
-    input: Any,
+    input: object,
     graph: Graph | None = None,
     *,
     scheme: str | None = None,
@@ -326,7 +321,7 @@ def prepare(
     max_regenerations: int = 2,
     max_extra_merges: int = 1,
     max_refines: int = 2,
-    reference: Any = None,
+    reference: object = None,
 ) -> PreparedRun:
     """Check the input and the graph's options and build the graph: everything that happens
     before a call, once (the CLI prepares, shows the graph, then runs it with `run_prepared`).
@@ -385,7 +380,7 @@ def _first_line(exc: BaseException) -> str:
 
 
 def check_graph(
-    graph: Graph, task: BaseTask[Any, Any], problem: Any, reference: Any = None
+    graph: Graph, task: BaseTask[Any, Any], problem: object, reference: object = None
 ) -> None:
     """Refuse, before any call, a graph this task cannot run (unknown prompt, a capability the
     task lacks, too many parts). A given `reference` stands in for a reference solver."""
@@ -416,7 +411,10 @@ def check_graph(
 
 
 def solve(
-    task: str | Task[Any, Any], input: Any, model: ModelLike | None = "sim", **options: Any
+    task: str | Task[Any, Any],
+    input: object,
+    model: ModelLike | None = "sim",
+    **options: Unpack[SolveKeywords],
 ) -> Result:
     """Synchronous `asolve`. Inside a running event loop (Jupyter) it runs in a helper thread.
 
@@ -448,7 +446,7 @@ async def keep_partial(run: Coroutine[Any, Any, Result]) -> Result:
 
 
 def _final_thought(
-    graph: Graph, state: RunState, task: BaseTask[Any, Any], problem: Any
+    graph: Graph, state: RunState, task: BaseTask[Any, Any], problem: object
 ) -> Thought:
     """The output op's best thought; if the run stopped early, the best thought so far.
 
@@ -469,12 +467,12 @@ def _final_thought(
     return min(answers or [state.thoughts["input"]], key=lambda t: _rank(task, problem, t))
 
 
-def _rank(task: BaseTask[Any, Any], problem: Any, thought: Thought) -> tuple[float, int, str]:
+def _rank(task: BaseTask[Any, Any], problem: object, thought: Thought) -> tuple[float, int, str]:
     score = _whole_score(task, problem, thought)
     return (math.inf if score is None else score.value, -thought.round, thought.id)
 
 
-def _whole_score(task: BaseTask[Any, Any], problem: Any, thought: Thought) -> Score | None:
+def _whole_score(task: BaseTask[Any, Any], problem: object, thought: Thought) -> Score | None:
     """The thought's score as an answer to the whole problem; None if it cannot be one."""
     if thought.content is None:
         return None
