@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/eval_inflight.py [--latency 0.3] [--samples 16] [--concurrency 64]
 
-`evaluate` (what `thoughtgraph eval` runs) on sorting 32 with the default schemes, against a
+`run_pairs` (what `thoughtgraph eval` runs) on sorting 32 with the default schemes, against a
 scripted model (`thoughtgraph.testing.ScriptedModel`: perfect answers) answering every request
 after `--latency` seconds and counting the requests in flight. Three settings in one run: the
 default (`--parallel` not given: pairs follow `--concurrency`), `--parallel 8` (the old default)
@@ -20,10 +20,10 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 from thoughtgraph.cli.eval import DEFAULT_SCHEMES
-from thoughtgraph.evaluation.runner import evaluate, plan
+from thoughtgraph.engine.options import RunOptions
+from thoughtgraph.evaluation.runner import plan, run_pairs
 from thoughtgraph.testing import ScriptedModel
 
 
@@ -32,12 +32,12 @@ def run(
 ) -> tuple[int, float, int]:
     model = ScriptedModel(delay=latency)  # perfect answers, after `latency` s
     the_plan = plan("sorting", 32, DEFAULT_SCHEMES.split(","), samples)
-    options: dict[str, Any] = {"concurrency": concurrency}
-    if parallel is not None:
-        options["parallel"] = parallel
+    options = RunOptions(concurrency=concurrency)
     with tempfile.TemporaryDirectory() as folder:
         started = time.perf_counter()
-        results = asyncio.run(evaluate(the_plan, model, Path(folder) / "ev", **options))
+        results = asyncio.run(
+            run_pairs(the_plan, model, Path(folder) / "ev", options, parallel=parallel)
+        )
         wall = time.perf_counter() - started
     return model.max_in_flight, len(results) / wall, len(results)
 

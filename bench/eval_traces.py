@@ -16,7 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from thoughtgraph.evaluation.runner import evaluate, plan
+from thoughtgraph.evaluation.runner import plan, run_pairs
 
 SCHEMES = ("io", "cot", "tot", "tot2", "got_paper", "got")
 
@@ -24,7 +24,7 @@ SCHEMES = ("io", "cot", "tot", "tot2", "got_paper", "got")
 def timed(samples: int, size: int, out: Path, traces: bool) -> float:
     the_plan = plan("sorting", size, SCHEMES, samples)
     started = time.perf_counter()
-    asyncio.run(evaluate(the_plan, "sim", out, traces=traces))
+    asyncio.run(run_pairs(the_plan, "sim", out, traces=traces))
     return time.perf_counter() - started
 
 

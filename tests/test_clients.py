@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import thoughtgraph
-from thoughtgraph.evaluation.runner import evaluate, plan
+from thoughtgraph.evaluation.runner import plan, run_pairs
 from thoughtgraph.models import clients, inflight
 from thoughtgraph.models.openai import OpenAIModel
 
@@ -51,7 +51,7 @@ def test_models_and_solves_on_one_loop_share_one_client(server: FakeOpenAI) -> N
 def test_eval_pairs_share_one_client(server: FakeOpenAI, tmp_path: Path) -> None:
     before = clients.built
     spec = f"openai:gpt-4o-mini,base_url={server.base_url},max_retries=0"
-    results = asyncio.run(evaluate(plan("sorting", 32, ["io", "cot"], 2), spec, tmp_path / "ev"))
+    results = asyncio.run(run_pairs(plan("sorting", 32, ["io", "cot"], 2), spec, tmp_path / "ev"))
     assert len(results) == 4 and len(server.requests) >= 4
     assert clients.built - before == 1
 

@@ -11,7 +11,7 @@ import pytest
 
 from thoughtgraph.evaluation import compare as comparing
 from thoughtgraph.evaluation import statistics as st
-from thoughtgraph.evaluation.runner import evaluate, plan
+from thoughtgraph.evaluation.runner import plan, run_pairs
 
 from .conftest import run_cli
 
@@ -21,7 +21,7 @@ SCHEMES = ("io", "got")
 
 def eval_into(out, model="sim", samples=5, size=32, schemes=SCHEMES, task="sorting"):
     the_plan = plan(task, size, schemes, samples)
-    return asyncio.run(evaluate(the_plan, model, out))
+    return asyncio.run(run_pairs(the_plan, model, out))
 
 
 @pytest.fixture(scope="module")

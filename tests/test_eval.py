@@ -10,16 +10,17 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
+from thoughtgraph.engine.options import RunOptions
 from thoughtgraph.evaluation.report import summarise, write_reports
-from thoughtgraph.evaluation.runner import PairResult, evaluate, load_results, plan
+from thoughtgraph.evaluation.runner import PairResult, load_results, plan, run_pairs
 from thoughtgraph.testing import ScriptedModel
 
 SCHEMES = ("io", "got")
 
 
-def run(out, model="sim", samples=3, **options):
+def run(out, model="sim", samples=3, parallel=None, **options):
     the_plan = plan("sorting", 32, SCHEMES, samples)
-    return asyncio.run(evaluate(the_plan, model, out, **options))
+    return asyncio.run(run_pairs(the_plan, model, out, RunOptions(**options), parallel=parallel))
 
 
 @pytest.mark.slow
@@ -264,8 +265,8 @@ def test_parallel_pairs_sharing_a_cache_never_pay_twice_for_one_answer(tmp_path,
     with FakeOpenAI(honour_n=honour_n) as server:
         the_plan = plan("sorting", 32, ("io", "tot", "got", "got_paper"), 2)
         model = f"openai:m,base_url={server.base_url},max_retries=0"
-        options = {"cache": str(cache)}
-        asyncio.run(evaluate(the_plan, model, tmp_path / "out", parallel=8, solve_options=options))
+        options = RunOptions(cache=str(cache))
+        asyncio.run(run_pairs(the_plan, model, tmp_path / "out", options, parallel=8))
     inflight.forget_endpoints()
     with sqlite3.connect(cache) as db:
         rows = db.execute("SELECT count(*) FROM answers").fetchone()[0]
@@ -318,7 +319,7 @@ def test_a_cap_holds_across_a_rerun_after_pairs_were_cut_short(tmp_path):
 
     async def interrupted(server: FakeOpenAI) -> None:
         model = f"openai:m,base_url={server.base_url},max_retries=0"
-        run = asyncio.ensure_future(evaluate(the_plan, model, out, max_requests=cap))
+        run = asyncio.ensure_future(run_pairs(the_plan, model, out, RunOptions(max_requests=cap)))
         while len(server.requests) < 8:  # both pairs' 4 parts are in flight
             await asyncio.sleep(0.01)
         run.cancel()
@@ -329,7 +330,7 @@ def test_a_cap_holds_across_a_rerun_after_pairs_were_cut_short(tmp_path):
         asyncio.run(interrupted(server))
         assert load_results(out) == [] and len(server.requests) == 8
         model = f"openai:m,base_url={server.base_url},max_retries=0"
-        results = asyncio.run(evaluate(the_plan, model, out, max_requests=cap))
+        results = asyncio.run(run_pairs(the_plan, model, out, RunOptions(max_requests=cap)))
     inflight.forget_endpoints()
     assert len(server.requests) == cap
     assert sum(r.requests for r in results) == cap - 8

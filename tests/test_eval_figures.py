@@ -16,7 +16,7 @@ from thoughtgraph.cli.main import main
 from thoughtgraph.evaluation.figures import Panel, figure
 from thoughtgraph.evaluation.measures import label
 from thoughtgraph.evaluation.report import summarise
-from thoughtgraph.evaluation.runner import PairResult, evaluate, judged, load_results, plan
+from thoughtgraph.evaluation.runner import PairResult, judged, load_results, plan, run_pairs
 from thoughtgraph.schemes import build
 
 SCHEMES = ("io", "cot", "tot", "tot2", "got_paper", "got")
@@ -235,7 +235,7 @@ def test_every_doc_merge_scheme_is_measured_by_the_model_score(tmp_path):
     assert judged(build("io", "doc-merge", 4), "doc-merge") == build("io", "doc-merge", 4)
     assert judged(build("got", "sorting", 32), "sorting") == build("got", "sorting", 32)
     the_plan = plan("doc-merge", 4, ["io", "got"], 2)
-    results = asyncio.run(evaluate(the_plan, "sim", tmp_path))
+    results = asyncio.run(run_pairs(the_plan, "sim", tmp_path))
     for r in results:
         assert r.solved is None  # there is no reference merge
         assert r.final_score is not None and 0 <= r.final_score <= 10

@@ -5,17 +5,19 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
 
-from thoughtgraph.evaluation.runner import evaluate, plan
+from thoughtgraph.engine.options import RunOptions
+from thoughtgraph.evaluation.runner import plan, run_pairs
 from thoughtgraph.testing import ScriptedModel
 
 
-def peak(tmp_path: Path, concurrency: int, **options: Any) -> int:
+def peak(tmp_path: Path, concurrency: int, parallel: int | None = None) -> int:
     model = ScriptedModel(delay=0.5)  # long enough for every pair of a wave to start its call
     the_plan = plan("sorting", 32, ["io"], 24)  # io: one call per pair, one at a time
     results = asyncio.run(
-        evaluate(the_plan, model, tmp_path / "ev", concurrency=concurrency, **options)
+        run_pairs(
+            the_plan, model, tmp_path / "ev", RunOptions(concurrency=concurrency), parallel=parallel
+        )
     )
     assert len(results) == 24 and all(r.status == "clean" for r in results)
     return model.max_in_flight

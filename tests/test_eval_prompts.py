@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 
-from thoughtgraph.evaluation.runner import evaluate, load_results, plan
+from thoughtgraph.evaluation.runner import load_results, plan, run_pairs
 from thoughtgraph.testing import ScriptedModel
 
 from .conftest import run_cli
@@ -26,7 +26,7 @@ def prompts_file(tmp_path, part=PART, name="p.yaml"):
 def test_the_file_s_texts_are_sent_and_their_hash_is_in_every_row(tmp_path):
     the_plan = plan("sorting", 32, ("io", "got"), 2, prompts={"part": PART})
     model = ScriptedModel()
-    asyncio.run(evaluate(the_plan, model, tmp_path / "out"))
+    asyncio.run(run_pairs(the_plan, model, tmp_path / "out"))
     parts = [p for p in model.prompts if "<part>" in p and "Sort this part" in p]
     assert parts and all(p.startswith("MARKER-PART") for p in parts)
     assert not any("MARKER" in p for p in model.prompts if "<part>" not in p)  # io: built-in
@@ -71,7 +71,7 @@ def test_two_runs_differing_only_in_prompts_compare_cleanly(tmp_path, capsys):
     pytest.importorskip("scipy")
     for name, prompts in (("a", None), ("b", {"io": IO})):
         the_plan = plan("sorting", 32, ("io", "cot"), 4, prompts=prompts)
-        asyncio.run(evaluate(the_plan, "sim", tmp_path / name))
+        asyncio.run(run_pairs(the_plan, "sim", tmp_path / name))
     code, out, err = run_cli(capsys, "compare", str(tmp_path / "a"), str(tmp_path / "b"))
     assert code == 0, err
     digest = plan("sorting", 32, ("io",), 1, prompts={"io": IO}).prompts_hash

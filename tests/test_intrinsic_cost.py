@@ -7,9 +7,10 @@ import csv
 
 import pytest
 
+from thoughtgraph.engine.options import RunOptions
 from thoughtgraph.engine.state import Call
 from thoughtgraph.evaluation.report import summarise, write_reports
-from thoughtgraph.evaluation.runner import evaluate, load_results, plan
+from thoughtgraph.evaluation.runner import load_results, plan, run_pairs
 from thoughtgraph.spend.accounting import consumed
 from thoughtgraph.spend.pricing import Price
 from thoughtgraph.spend.usage import Usage
@@ -18,10 +19,11 @@ SCHEMES = ("io", "tot", "tot2", "got")
 PRICED = {"price_in": 1.0, "price_out": 2.0}
 
 
-def run(out, cache, samples=3, **options):
+def run(out, cache, samples=3, parallel=None, **options):
     the_plan = plan("sorting", 32, SCHEMES, samples)
     solve_options = {**PRICED, "cache": str(cache)} if cache else dict(PRICED)
-    return asyncio.run(evaluate(the_plan, "sim", out, solve_options=solve_options, **options))
+    checked = RunOptions(**solve_options, **options)
+    return asyncio.run(run_pairs(the_plan, "sim", out, checked, parallel=parallel))
 
 
 def per_scheme(results):
@@ -67,11 +69,11 @@ def test_schemes_that_share_answers_through_the_cache_are_not_cheaper_for_it(tmp
     cache = tmp_path / "answers.sqlite"
     together = run(tmp_path / "together", cache, parallel=1)
     alone = asyncio.run(
-        evaluate(
+        run_pairs(
             plan("sorting", 32, ("tot2",), 3),
             "sim",
             tmp_path / "alone",
-            solve_options={**PRICED, "cache": str(tmp_path / "own.sqlite")},
+            RunOptions(**PRICED, cache=str(tmp_path / "own.sqlite")),
         )
     )
     tot2 = [r for r in together if r.scheme == "tot2"]
@@ -82,7 +84,7 @@ def test_schemes_that_share_answers_through_the_cache_are_not_cheaper_for_it(tmp
 def test_a_resumed_run_reports_what_its_pairs_consumed_not_what_the_rerun_paid(tmp_path):
     cache = tmp_path / "answers.sqlite"
     out = tmp_path / "out"
-    first = run(out, cache, max_calls=40)
+    first = run(out, cache, max_requests=40)
     assert any(r.stop_reason == "budget exhausted" for r in first) or len(first) < 12
     resumed = run(out, cache)
     warm = run(tmp_path / "warm", cache)

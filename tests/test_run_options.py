@@ -107,13 +107,14 @@ def test_run_options_are_keyword_only() -> None:
     "loose",
     [{"concurrency": 4}, {"max_calls": 3}, {"max_cost": 1.0}, {"solve_options": {"rpm": 60}}],
 )
-def test_evaluate_takes_options_or_loose_caps_never_both(tmp_path, loose) -> None:
+def test_the_pair_runner_takes_options_never_loose_caps(tmp_path, loose) -> None:
+    """One way in: `run_pairs` takes a checked `RunOptions`; a loose cap is no keyword of it."""
     import asyncio
 
-    from thoughtgraph.evaluation.runner import evaluate, plan
+    from thoughtgraph.evaluation.runner import plan, run_pairs
 
     the_plan = plan("sorting", 32, ["io"], 1)
     options = RunOptions(concurrency=2)
-    with pytest.raises(InputError, match=r"evaluate takes options= or \w+, not both"):
-        asyncio.run(evaluate(the_plan, "sim", tmp_path / "out", options=options, **loose))
+    with pytest.raises(TypeError, match=r"unexpected keyword argument"):
+        asyncio.run(run_pairs(the_plan, "sim", tmp_path / "out", options, **loose))
     assert not (tmp_path / "out").exists()  # refused before anything was written

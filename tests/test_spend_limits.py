@@ -11,8 +11,9 @@ import pytest
 
 import thoughtgraph
 from thoughtgraph.engine.executor import execute
+from thoughtgraph.engine.options import RunOptions
 from thoughtgraph.errors import InputError
-from thoughtgraph.evaluation.runner import evaluate, plan
+from thoughtgraph.evaluation.runner import plan, run_pairs
 from thoughtgraph.events import Event, OpFinished, OpStarted
 from thoughtgraph.models.limits import ConcurrencyLimiter
 from thoughtgraph.schemes import got
@@ -50,7 +51,7 @@ def test_runs_with_their_own_limiters_do_not_share_a_cap() -> None:
 def test_an_evaluation_shares_one_limiter_across_its_pairs(tmp_path: Path) -> None:
     model = ScriptedModel(delay=0.02)
     the_plan = plan("sorting", 32, ["io", "got"], 2)
-    asyncio.run(evaluate(the_plan, model, tmp_path, parallel=4, concurrency=2))
+    asyncio.run(run_pairs(the_plan, model, tmp_path, RunOptions(concurrency=2), parallel=4))
     assert model.max_in_flight == 2
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from thoughtgraph.evaluation import statistics as st
 from thoughtgraph.evaluation.report import summarise, write_reports
-from thoughtgraph.evaluation.runner import evaluate, plan
+from thoughtgraph.evaluation.runner import plan, run_pairs
 
 from .conftest import run_cli
 
@@ -50,7 +50,7 @@ def test_a_paired_comparison_is_scipy_s_wilcoxon_with_rank_biserial_effect():
 def repeated(tmp_path_factory):
     out = tmp_path_factory.mktemp("rep")
     the_plan = plan("sorting", 32, ("io", "cot", "got"), 6, repeats=2)
-    results = asyncio.run(evaluate(the_plan, "sim", out))
+    results = asyncio.run(run_pairs(the_plan, "sim", out))
     write_reports(results, the_plan.schemes, 32, "t", "n", out, task="sorting")
     return out, results
 

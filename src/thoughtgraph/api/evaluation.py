@@ -14,25 +14,29 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypedDict, overload
+from typing import Any, overload
 
 from typing_extensions import Unpack
 
 from thoughtgraph.api.sync import run_sync
+from thoughtgraph.engine.options import RunKeywords, run_options
+from thoughtgraph.evaluation.backend import LOCAL_PAIRS, PairBackend
 from thoughtgraph.evaluation.results import EvalResults, EvalSizes
 from thoughtgraph.evaluation.runner import PairResult
-from thoughtgraph.evaluation.session import EvalEvent, GraphLike, Settings, run
+from thoughtgraph.evaluation.session import EvalConfig, EvalEvent, GraphLike, run
 from thoughtgraph.modelspec import ModelLike
-from thoughtgraph.scale.ray_backend import pair_backend
+from thoughtgraph.tasks import Task
 
 
-class EvalOptions(TypedDict, total=False):
-    """The keyword options of `evaluate` / `aevaluate` (each documented at `aevaluate`)."""
+class EvalOptions(RunKeywords, total=False):
+    """The keyword options of `evaluate` / `aevaluate` (each documented at `aevaluate`): the run's
+    (`RunKeywords`: concurrency, order, the caps, the price, cache, rpm, tpm) and the
+    evaluation's own."""
 
     schemes: str | Sequence[str]
     graphs: Sequence[GraphLike] | Mapping[str, GraphLike]
     model: ModelLike
-    model_options: Mapping[str, Any] | None
+    model_options: Mapping[str, object] | None
     size: int | None
     dataset: str | None
     samples: int
@@ -41,27 +45,42 @@ class EvalOptions(TypedDict, total=False):
     input_column: str
     out: str | Path | None
     parallel: int | None
-    concurrency: int
-    order: str
-    max_requests: int | None
-    max_tokens: int | None
-    max_cost: float | None
-    price_in: float | None
-    price_out: float | None
-    cache: str | Path | None
-    rpm: float | None
-    tpm: float | None
     traces: bool
     on_result: Callable[[PairResult], None] | None
     on_event: Callable[[EvalEvent], None] | None
-    max_calls: int | None
     flags: bool
+
+
+def eval_config(sizes: Sequence[int] | None, options: EvalOptions) -> EvalConfig:
+    """The one place `evaluate`'s keywords become its checked config (an omitted one takes
+    `EvalConfig`'s default)."""
+    flags = options.get("flags", EvalConfig.flags)
+    return EvalConfig(
+        run=run_options(options, flags=flags),
+        sizes=sizes,
+        size=options.get("size"),
+        schemes=options.get("schemes", EvalConfig.schemes),
+        graphs=options.get("graphs", EvalConfig.graphs),
+        model=options.get("model", EvalConfig.model),
+        model_options=options.get("model_options"),
+        dataset=options.get("dataset"),
+        samples=options.get("samples", EvalConfig.samples),
+        repeats=options.get("repeats", EvalConfig.repeats),
+        prompts=options.get("prompts"),
+        input_column=options.get("input_column", EvalConfig.input_column),
+        out=options.get("out"),
+        parallel=options.get("parallel"),
+        traces=options.get("traces", EvalConfig.traces),
+        on_result=options.get("on_result"),
+        on_event=options.get("on_event"),
+        flags=flags,
+    )
 
 
 @overload
 async def aevaluate(
-    task: Any,
-    data: Any = None,
+    task: str | Task[Any, Any],
+    data: object = None,
     *,
     sizes: None = None,
     ray: str | None = None,
@@ -71,8 +90,8 @@ async def aevaluate(
 
 @overload
 async def aevaluate(
-    task: Any,
-    data: Any = None,
+    task: str | Task[Any, Any],
+    data: object = None,
     *,
     sizes: Sequence[int],
     ray: str | None = None,
@@ -81,8 +100,8 @@ async def aevaluate(
 
 
 async def aevaluate(
-    task: Any,
-    data: Any = None,
+    task: str | Task[Any, Any],
+    data: object = None,
     *,
     sizes: Sequence[int] | None = None,
     ray: str | None = None,
@@ -133,8 +152,8 @@ async def aevaluate(
 
 @overload
 def evaluate(
-    task: Any,
-    data: Any = None,
+    task: str | Task[Any, Any],
+    data: object = None,
     *,
     sizes: None = None,
     ray: str | None = None,
@@ -144,8 +163,8 @@ def evaluate(
 
 @overload
 def evaluate(
-    task: Any,
-    data: Any = None,
+    task: str | Task[Any, Any],
+    data: object = None,
     *,
     sizes: Sequence[int],
     ray: str | None = None,
@@ -154,8 +173,8 @@ def evaluate(
 
 
 def evaluate(
-    task: Any,
-    data: Any = None,
+    task: str | Task[Any, Any],
+    data: object = None,
     *,
     sizes: Sequence[int] | None = None,
     ray: str | None = None,
@@ -167,12 +186,26 @@ def evaluate(
 
 
 async def _evaluated(
-    task: Any, data: Any, sizes: Sequence[int] | None, ray: str | None, options: EvalOptions
+    task: str | Task[Any, Any],
+    data: object,
+    sizes: Sequence[int] | None,
+    ray: str | None,
+    options: EvalOptions,
 ) -> EvalResults | EvalSizes:
-    ran = await run(task, data, sizes, Settings(**options), pair_backend(ray))
+    ran = await run(task, data, eval_config(sizes, options), pair_backend(ray))
     if sizes is None:
         return ran.sizes[0]
     return EvalSizes(ran.sizes, ran.folder or ran.sizes[0].folder, ran.files)
 
 
-__all__ = ["EvalOptions", "aevaluate", "evaluate"]
+def pair_backend(ray: str | None) -> PairBackend:
+    """What runs the pairs: Ray tasks on the cluster at `ray` (scale/, loaded only then), else
+    this process."""
+    if ray is None:
+        return LOCAL_PAIRS
+    from thoughtgraph.scale.ray_backend import RayPairs
+
+    return RayPairs(ray)
+
+
+__all__ = ["EvalOptions", "aevaluate", "eval_config", "evaluate"]

@@ -18,7 +18,7 @@ from thoughtgraph.evaluation.runner import EvalPlan, PairRunner
 from thoughtgraph.modelspec import ModelLike
 
 # How one size's pairs run: (plan, model as given, its spec's options, pairs at once, the run
-# options, the folder of traces or None) -> a pair runner, or None: here (`runner.evaluate`).
+# options, the folder of traces or None) -> a pair runner, or None: here (`runner.run_pairs`).
 RunnerFor = Callable[
     [EvalPlan, ModelLike, Mapping[str, object], int, RunOptions, Path | None], PairRunner | None
 ]
@@ -39,7 +39,7 @@ def _here(*_work: object) -> PairRunner | None:
 
 
 class LocalPairs:
-    """Every pair in this process (`runner.evaluate`'s own solver)."""
+    """Every pair in this process (`runner.run_pairs`'s own solver)."""
 
     def check(self) -> None:
         return None

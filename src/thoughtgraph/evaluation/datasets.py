@@ -15,9 +15,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from thoughtgraph.errors import InputError, UnknownNameError, shown
+
+if TYPE_CHECKING:
+    from thoughtgraph.tasks.base import BaseTask, Task
 
 DATASETS = {
     "sorting_008": "sorting",  # the first 8 numbers of each sorting_032 sample
@@ -118,7 +121,7 @@ def load_sample(name: str, sample: int) -> Sample:
     )
 
 
-def load_data(path: Any, task: Any, input_column: str = "input") -> Data:
+def load_data(path: object, task: str | Task[Any, Any], input_column: str = "input") -> Data:
     """A data file (`io.datafile`) read as problems of `task`: each row's input parsed by the
     task, its reference read as an answer and checked, before anything runs. One `InputError`
     line names the file and row of the first bad one. `path` may also be a list of rows (dicts)
@@ -144,7 +147,7 @@ def load_data(path: Any, task: Any, input_column: str = "input") -> Data:
 
 
 def _check_references(
-    task: Any, samples: list[Sample], name: str, columns: tuple[str, ...]
+    task: BaseTask[Any, Any], samples: list[Sample], name: str, columns: tuple[str, ...]
 ) -> None:
     """A task that scores against each row's reference (a task file `score.by: reference`:
     `unchecked` says what goes unchecked without one) needs it on every row: without it an
@@ -172,7 +175,7 @@ def _check_references(
     )
 
 
-def read_problem(task: Any, raw: Any, where: str) -> Any:
+def read_problem(task: BaseTask[Any, Any], raw: object, where: str) -> Any:
     """A row's input as the task's problem, or one line saying why it cannot be."""
     from thoughtgraph.errors import ThoughtgraphError
     from thoughtgraph.io.bounds import check_items
@@ -189,7 +192,7 @@ def read_problem(task: Any, raw: Any, where: str) -> Any:
     return problem
 
 
-def read_reference(task: Any, problem: Any, value: Any, where: str) -> Any:
+def read_reference(task: BaseTask[Any, Any], problem: object, value: object, where: str) -> Any:
     """A row's reference as an answer of the task (None: the row has none).
 
     A task that reads references itself (`with_reference(problem, reference)`) checks it;
@@ -228,7 +231,7 @@ def read_reference(task: Any, problem: Any, value: Any, where: str) -> Any:
     return reference
 
 
-def exact_check(task: Any) -> bool:
+def exact_check(task: BaseTask[Any, Any]) -> bool:
     """Does the task's code score say exactly what is right (the built-in tasks but document
     merging, whose quality the model scores)?"""
     from thoughtgraph.schemes import paper_options

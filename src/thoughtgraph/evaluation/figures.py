@@ -18,7 +18,7 @@ import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from thoughtgraph.errors import InputError
 from thoughtgraph.evaluation.measures import label, measured, plotted, rating_text, used
@@ -26,6 +26,9 @@ from thoughtgraph.evaluation.runner import PairResult, model_scored
 from thoughtgraph.evaluation.statistics import available as stats_available
 from thoughtgraph.evaluation.statistics import scheme_stats
 from thoughtgraph.schemes import SCHEMES
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 INSTALL_HINT = "pip install 'thoughtgraph[plot]'; from a clone: pip install -e '.[plot]'"
 PALETTE = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3")
@@ -119,7 +122,7 @@ def _mine(panel: Panel, scheme: str) -> list[PairResult]:
 
 
 def _panel(
-    ax: Any,
+    ax: Axes,
     panel: Panel,
     schemes: Sequence[str],
     task: str | None,
@@ -176,7 +179,7 @@ def _panel(
     ax.patch.set_visible(False)
 
 
-def _intervals(ax: Any, panel: Panel, present: list[str], scored: bool, top: float) -> None:
+def _intervals(ax: Axes, panel: Panel, present: list[str], scored: bool, top: float) -> None:
     """The 95% bootstrap CI of each scheme's median, a black whisker right of its box (clipped
     at the size, as the boxes are)."""
     for x, scheme in enumerate(present, start=1):
@@ -188,7 +191,7 @@ def _intervals(ax: Any, panel: Panel, present: list[str], scored: bool, top: flo
 
 
 def _solved_counts(
-    ax: Any, panel: Panel, present: list[str], values: list[list[float]], top: float
+    ax: Axes, panel: Panel, present: list[str], values: list[list[float]], top: float
 ) -> None:
     """The number of runs that equal the reference, above each box (the paper's labels)."""
     for x, (scheme, data) in enumerate(zip(present, values, strict=True), start=1):

@@ -100,8 +100,9 @@ def _decode(text: str, path: Path) -> Any:
         raise InputError("invalid YAML" + (f" at line {mark.line + 1}" if mark else "")) from None
 
 
-def parse(data: Any, slots: Mapping[str, frozenset[str]]) -> Variants:
-    """The variants of decoded file data (see the module docstring for the format)."""
+def parse(data: object, slots: Mapping[str, frozenset[str]]) -> Variants:
+    """The variants of decoded file data, its shape checked here (see the module docstring for
+    the format)."""
     if not isinstance(data, dict) or not data:
         raise InputError("must map prompt slots (e.g. part) to lists of variant templates")
     found: dict[str, dict[str, str]] = {}
@@ -125,7 +126,7 @@ def parse(data: Any, slots: Mapping[str, frozenset[str]]) -> Variants:
     return Variants(found, hashlib.sha256(canonical.encode()).hexdigest()[:16])
 
 
-def _variant(slot: str, index: int, item: Any) -> tuple[str, str]:
+def _variant(slot: str, index: int, item: object) -> tuple[str, str]:
     """(name, template) of one list item: a string (named SLOT_N) or {name, template}."""
     if isinstance(item, str):
         return f"{slot}_{index}", item

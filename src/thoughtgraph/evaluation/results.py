@@ -18,6 +18,7 @@ from typing import Any
 from thoughtgraph.errors import InputError
 from thoughtgraph.evaluation.combined import title
 from thoughtgraph.evaluation.runner import EvalPlan, PairResult, complete, incomplete, no_answer
+from thoughtgraph.models.base import LanguageModel
 
 PANDAS_HINT = "to_pandas() needs pandas: pip install 'thoughtgraph[pandas]'"
 
@@ -54,7 +55,7 @@ class EvalResults:
     def of(
         cls,
         the_plan: EvalPlan,
-        model: Any,
+        model: LanguageModel,
         results: list[PairResult],
         folder: Path | None,
         files: list[Path],

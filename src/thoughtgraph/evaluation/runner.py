@@ -15,13 +15,14 @@ import json
 import math
 import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from thoughtgraph.engine import kinds
 from thoughtgraph.engine.graph import Graph, Op
 from thoughtgraph.engine.options import RunOptions
+from thoughtgraph.engine.result import Result
 from thoughtgraph.engine.trace import trace_dict
 from thoughtgraph.errors import (
     BudgetExhausted,
@@ -40,8 +41,8 @@ from thoughtgraph.schemes import paper_options, variants
 from thoughtgraph.sim.model import SimulatedModel
 from thoughtgraph.solving.solve import prepare, run_prepared
 from thoughtgraph.spend.accounting import consumed
-from thoughtgraph.spend.budget import Meter, requests_cap
-from thoughtgraph.tasks import get_task
+from thoughtgraph.spend.budget import Meter
+from thoughtgraph.tasks import BaseTask, Task, get_task
 from thoughtgraph.tasks.reference import answer_matches
 
 RESULTS = "results.jsonl"
@@ -49,6 +50,7 @@ RESULTS = "results.jsonl"
 # ledger) -> its result. It must keep to the ledger's caps and record there what the pair paid,
 # and write the pair's trace into the folder when the evaluation writes traces.
 PairRunner = Callable[[str, Sample, int, Meter], Awaitable["PairResult"]]
+DEFAULT_OPTIONS = RunOptions()
 MANIFEST = "eval.json"
 # What runs of this evaluation paid for that no line of results.jsonl holds: the requests of
 # pairs cut short by Ctrl-C or a fatal model error. Carried into the budget of every rerun.
@@ -107,13 +109,25 @@ class EvalPlan:
     samples: tuple[Sample, ...]
     graphs: tuple[tuple[str, Graph], ...] = ()  # (row name, graph): `eval --graph FILE`
     data_sha256: str | None = None  # `--data FILE`: a rerun refuses the folder if it changed
-    spec: Any = None  # the task as given (a name, an import string, a file, a Task object)
+    spec: str | Task[Any, Any] | None = None  # the task as given when not a built-in name (an
+    # import string, a task file, a Task object): how a Ray worker loads it again
     repeats: int = 1  # runs of every (scheme, sample), each with its own seed (`for_repeat`)
     prompts: tuple[tuple[str, str], ...] = ()  # (slot, template) sent instead of the built-in
+    resolved: BaseTask[Any, Any] | None = field(default=None, compare=False, repr=False)  # the
+    # task object, resolved once by `plan`; None only in a Ray shipment's payload, until a worker
+    # loads it
 
     @property
-    def task_spec(self) -> Any:
+    def task_spec(self) -> str | Task[Any, Any]:
+        """The task as given (its name for a built-in one)."""
         return self.task if self.spec is None else self.spec
+
+    @property
+    def the_task(self) -> BaseTask[Any, Any]:
+        """The task object every pair runs: resolved once (a task file is read once)."""
+        if self.resolved is None:
+            raise RuntimeError(f"the plan of {self.task} holds no task object (a shipment's?)")
+        return self.resolved
 
     @property
     def from_data(self) -> bool:
@@ -152,7 +166,7 @@ def dataset_for(task: str, size: int) -> str:
 
 
 def plan(
-    task: Any,
+    task: str | Task[Any, Any],
     size: int,
     schemes: Sequence[str],
     samples: int,
@@ -163,12 +177,15 @@ def plan(
     check: bool = True,
     repeats: int = 1,
     prompts: dict[str, str] | None = None,
+    given: str | Task[Any, Any] | None = None,
 ) -> EvalPlan:
     """Check every name, and (with `check`) build every row's graph for every problem size, before
     anything runs: a scheme, variant or graph file that cannot run on a sample is one line now.
 
     `data` (a data file, `datasets.load_data`) stands in place of a built-in dataset; `graphs`
-    are (row name, graph) pairs run beside the schemes."""
+    are (row name, graph) pairs run beside the schemes. `task` is resolved here, once, and the
+    plan carries the object; `given` is the task as the user gave it when `task` is already the
+    object (kept for Ray's workers, which load it the way it was given)."""
     the_task = get_task(task)
     rows = list(dict.fromkeys(variants.parse(s, the_task.name).name for s in schemes))
     names = [n for n, _g in graphs]
@@ -193,35 +210,28 @@ def plan(
             f"dataset {dataset} is for task {shown(dataset_task(dataset))}, "
             f"not {shown(the_task.name)}"
         )
-    spec = None if isinstance(task, str) and task.strip().lower() == the_task.name else task
+    as_given = task if given is None else given
+    builtin = isinstance(as_given, str) and as_given.strip().lower() == the_task.name
+    spec = None if builtin else as_given
     if data is not None:
         chosen = data.samples[:samples]
-        the_plan = EvalPlan(
-            the_task.name,
-            max(len(s.input) for s in chosen),
-            tuple([*rows, *names]),
-            data.name,
-            chosen,
-            tuple(graphs),
-            data.sha256,
-            spec,
-            repeats,
-            tuple(sorted((prompts or {}).items())),
-        )
+        name, problem_size, sha256 = data.name, max(len(s.input) for s in chosen), data.sha256
     else:
         name = dataset or dataset_for(the_task.name, size)
-        the_plan = EvalPlan(
-            the_task.name,
-            dataset_size(name, size),
-            tuple([*rows, *names]),
-            name,
-            load_dataset(name)[:samples],
-            tuple(graphs),
-            None,
-            spec,
-            repeats,
-            tuple(sorted((prompts or {}).items())),
-        )
+        chosen, problem_size, sha256 = load_dataset(name)[:samples], dataset_size(name, size), None
+    the_plan = EvalPlan(
+        the_task.name,
+        problem_size,
+        tuple([*rows, *names]),
+        name,
+        chosen,
+        tuple(graphs),
+        sha256,
+        spec,
+        repeats,
+        tuple(sorted((prompts or {}).items())),
+        resolved=the_task,
+    )
     if check:
         check_rows(the_plan)
     return the_plan
@@ -253,7 +263,7 @@ def check_rows(the_plan: EvalPlan) -> None:
             try:
                 built = the_plan.graph_for(row, size)
                 prepare(
-                    the_plan.task_spec,
+                    the_plan.the_task,
                     sample.given,
                     judged(built, the_plan.task),
                     reference=sample.reference if sample.row is not None else None,
@@ -404,67 +414,34 @@ def load_results(out: Path) -> list[PairResult]:
     return results
 
 
-async def evaluate(
+async def run_pairs(
     the_plan: EvalPlan,
     model: ModelLike,
     out: Path,
+    options: RunOptions = DEFAULT_OPTIONS,
     *,
     parallel: int | None = None,
-    concurrency: int | None = None,
-    max_requests: int | None = None,
-    max_tokens: int | None = None,
-    max_cost: float | None = None,
-    max_calls: int | None = None,
-    on_result: Callable[[PairResult], None] | None = None,
-    solve_options: dict[str, Any] | None = None,
-    options: RunOptions | None = None,
     traces: bool = False,
     pair_runner: PairRunner | None = None,
+    on_result: Callable[[PairResult], None] | None = None,
 ) -> list[PairResult]:
     """Run every pair not yet in `out/results.jsonl`; returns the plan's results (old and new).
 
     A simulated model gets a fresh instance per pair, so its seeded answers do not depend on
     which pairs happen to run first. The budget is one ledger shared by every pair, counting the
-    pairs already in `out` too: `max_requests` (older name `max_calls`) caps the HTTP requests
-    of the whole evaluation,
-    `max_tokens` its tokens and `max_cost` its USD (at the price in `solve_options` or the
-    built-in table). Each request of each pair is reserved against it before it is sent, so
+    pairs already in `out` too: `options.max_requests` caps the HTTP requests of the whole
+    evaluation, `max_tokens` its tokens and `max_cost` its USD (at the options' price or the
+    built-in table's). Each request of each pair is reserved against it before it is sent, so
     pairs running side by side can never go past a cap together; once it is reached, the pairs
     running stop with their best thought so far (stop_reason "budget exhausted") and no further
-    pair starts. `concurrency` is the cap on calls in flight, shared by all pairs (not per
-    pair), and it is what decides: `parallel`, the most pairs running at once, defaults to it,
-    so the calls in flight reach `concurrency` whatever each pair's own parallelism (a pair
+    pair starts. `options.concurrency` is the cap on calls in flight, shared by all pairs (not
+    per pair), and it is what decides: `parallel`, the most pairs running at once, defaults to
+    it, so the calls in flight reach `concurrency` whatever each pair's own parallelism (a pair
     waiting for a call slot holds only its small graph state). `out` must be new or hold an
     evaluation of the same task, dataset, size and model (`check_folder`); its manifest is
-    written before the first pair runs. `options`, when given, are the checked options (what
-    `thoughtgraph eval` passes) and stand for all of `concurrency` (default 16), the caps and
-    `solve_options` (cache, rpm, tpm, price_in, price_out): give one or the other, never both
-    (an `InputError` says so).
-    `pair_runner` runs each pair somewhere else (`evaluate.ray_backend`) under the same ledger;
-    results are written here all the same.
+    written before the first pair runs. `pair_runner` runs each pair somewhere else (scale/'s
+    Ray backend) under the same ledger; results are written here all the same.
     """
-    loose = {
-        "concurrency": concurrency,
-        "max_requests": max_requests,
-        "max_calls": max_calls,
-        "max_tokens": max_tokens,
-        "max_cost": max_cost,
-        "solve_options": solve_options or None,
-    }
-    given = [name for name, value in loose.items() if value is not None]
-    if options is None:
-        options = RunOptions(
-            concurrency=16 if concurrency is None else concurrency,
-            max_requests=requests_cap(max_requests, max_calls),
-            max_tokens=max_tokens,
-            max_cost=max_cost,
-            **dict(solve_options or {}),
-        )
-    elif given:
-        raise InputError(
-            f"evaluate takes options= or {', '.join(given)}, not both: put "
-            f"{'it' if len(given) == 1 else 'them'} in the RunOptions"
-        )
     shared = None if isinstance(model, str) and model.startswith("sim") else as_model(model)
     model_name = (shared or as_model(model)).name
     meter = shared_meter(model_name, options)
@@ -508,7 +485,7 @@ async def evaluate(
                 pair = await (
                     pair_runner(scheme, sample, repeat, meter)
                     if pair_runner is not None
-                    else _solve_pair(
+                    else solve_pair(
                         the_plan,
                         scheme,
                         sample,
@@ -656,7 +633,7 @@ def _rewrite(path: Path, results: list[PairResult]) -> None:
         path.write_text("".join(json.dumps(asdict(r)) + "\n" for r in results))
 
 
-async def _solve_pair(
+async def solve_pair(
     the_plan: EvalPlan,
     scheme: str,
     sample: Sample,
@@ -671,7 +648,7 @@ async def _solve_pair(
     graph = judged(with_prompts(built, dict(the_plan.prompts)), the_plan.task)
     started = time.perf_counter()
     reference = None if sample.row is None else sample.reference  # a data row's, for ground_truth
-    prepared = prepare(the_plan.task_spec, sample.given, graph, reference=reference)
+    prepared = prepare(the_plan.the_task, sample.given, graph, reference=reference)
     result = await run_prepared(prepared, model, options, meter=meter, limiter=limiter)
     solved = None if sample.reference is None else result.output == sample.reference
     if sample.row is not None and sample.reference is not None:
@@ -715,7 +692,7 @@ async def _solve_pair(
     )
 
 
-def _final_score(result: Any) -> float | None:
+def _final_score(result: Result) -> float | None:
     """The model's rating when the graph rates with the model (None: unread), else the final
     thought's own score."""
     if result.rating_scale is not None:
@@ -781,7 +758,9 @@ def trace_name(scheme: str, sample: int | str, repeat: int = 0) -> str:
     return f"{TRACES}/{safe}-{shown}{f'-r{repeat}' if repeat else ''}.json"
 
 
-def write_trace(folder: Path, scheme: str, sample: int | str, result: Any, repeat: int = 0) -> str:
+def write_trace(
+    folder: Path, scheme: str, sample: int | str, result: Result, repeat: int = 0
+) -> str:
     """The pair's trace (the file `solve --trace` writes); returns its path within `folder`."""
     name = trace_name(scheme, sample, repeat)
     path = folder / name

@@ -38,11 +38,13 @@ from thoughtgraph.evaluation.runner import (
     PairRunner,
     check_folder,
     plan,
+    run_pairs,
     sized,
 )
 from thoughtgraph.models.base import LanguageModel, shown_name
 from thoughtgraph.modelspec import ModelLike, as_model, from_spec
-from thoughtgraph.spend.budget import Amounts, Budget, check_whole, requests_cap, share
+from thoughtgraph.spend.budget import Amounts, check_whole, share
+from thoughtgraph.tasks import BaseTask, Task, get_task
 
 DEFAULT_SCHEMES = ("io", "cot", "tot", "tot2", "got", "got_paper")
 DEFAULT_SIZE = 32
@@ -93,15 +95,20 @@ class EvalInterrupted(ThoughtgraphError):
         self.total = total
 
 
-@dataclass(frozen=True)
-class Settings:
-    """Every option of an evaluation (`thoughtgraph.evaluate` documents each)."""
+@dataclass(frozen=True, kw_only=True)
+class EvalConfig:
+    """One evaluation's options, checked once: the `RunOptions` every pair runs under (its caps
+    the whole evaluation's) and the evaluation's own settings (`thoughtgraph.evaluate`
+    documents each). `sizes` (several, each into its own folder) or `size` (one) pick the
+    built-in datasets; neither: one, at the default size."""
 
+    run: RunOptions
     schemes: str | Sequence[str] = DEFAULT_SCHEMES
     graphs: Sequence[GraphLike] | Mapping[str, GraphLike] = ()
     model: ModelLike = "sim"
-    model_options: Mapping[str, Any] | None = None
+    model_options: Mapping[str, object] | None = None
     size: int | None = None
+    sizes: Sequence[int] | None = None
     dataset: str | None = None
     samples: int = 100
     repeats: int = 1
@@ -109,21 +116,35 @@ class Settings:
     input_column: str = "input"
     out: str | Path | None = None
     parallel: int | None = None
-    concurrency: int = 16
-    order: str = "auto"
-    max_requests: int | None = None
-    max_tokens: int | None = None
-    max_cost: float | None = None
-    price_in: float | None = None
-    price_out: float | None = None
-    cache: str | Path | None = None
-    rpm: float | None = None
-    tpm: float | None = None
     traces: bool = False
     on_result: Callable[[PairResult], None] | None = None
     on_event: Callable[[EvalEvent], None] | None = None
-    max_calls: int | None = None
     flags: bool = False  # name the command line's flags in errors (`thoughtgraph eval`)
+
+    def __post_init__(self) -> None:
+        self.wanted  # noqa: B018 (the sizes checked now, each mistake one line)
+        check_whole(self.word("parallel"), self.parallel, 1, flags=self.flags)
+
+    @property
+    def wanted(self) -> list[int | None]:
+        """The sizes to run, each once, in the order given (None: the default size)."""
+        if self.sizes is None:
+            return [self.size]
+        if self.size is not None:
+            raise InputError("give size or sizes, not both")
+        if isinstance(self.sizes, str | int) or not self.sizes:
+            raise InputError(f"sizes must be a list of whole numbers, got {shown(self.sizes)}")
+        for size in self.sizes:
+            if isinstance(size, bool) or not isinstance(size, int):
+                raise InputError(f"sizes must be whole numbers, got {shown(size)}")
+            if size < 1:
+                raise InputError(f"{self.word('size')} must be at least 1, got {size}")
+        return list(dict.fromkeys(self.sizes))
+
+    @property
+    def pairs(self) -> int:
+        """The most pairs running at once: `parallel`, else the calls in flight."""
+        return self.run.concurrency if self.parallel is None else self.parallel
 
     def say(self, event: EvalEvent) -> None:
         if self.on_event is not None:
@@ -145,98 +166,69 @@ class Ran:
 
 
 async def run(
-    task: Any,
-    data: Any,
-    sizes: Sequence[int] | None,
-    settings: Settings,
+    task: str | Task[Any, Any],
+    data: object,
+    config: EvalConfig,
     backend: PairBackend = LOCAL_PAIRS,
 ) -> Ran:
-    """The evaluation of `task` on `data` at `sizes` (None: one, `settings.size`), its pairs run
-    by `backend` (here, by default)."""
-    s = settings
-    wanted = _sizes(sizes, s)
-    dataset, rows = _data(task, data, s)
-    plans = _plans(task, wanted, dataset, rows, s)
-    pairs = s.concurrency if s.parallel is None else s.parallel
+    """The evaluation of `task` on `data` (None: the built-in datasets at `config`'s sizes), its
+    pairs run by `backend` (here, by default). The task is resolved once, here: every plan,
+    pair and worker uses that object (a task file is read once)."""
+    the_task = get_task(task)
+    dataset, rows = _data(the_task, data, config)
+    plans = _plans(task, the_task, dataset, rows, config)
     backend.check()  # one line naming the extra or the bad address, before anything runs
-    options = RunOptions(
-        concurrency=s.concurrency,
-        max_requests=requests_cap(s.max_requests, s.max_calls),
-        max_tokens=s.max_tokens,
-        max_cost=s.max_cost,
-        price_in=s.price_in,
-        price_out=s.price_out,
-        cache=s.cache,
-        rpm=s.rpm,
-        tpm=s.tpm,
-        flags=s.flags,
-        order=s.order,
-    )
-    lm = _model(s)
-    options.price(lm.name)  # a cost cap without a price: refused before anything runs
-    with _root(s.out) as (root, keep):
+    lm = _model(config)
+    config.run.price(lm.name)  # a cost cap without a price: refused before anything runs
+    with _root(config.out) as (root, keep):
         folders = [root] if len(plans) == 1 else [root / f"size-{p.size}" for p in plans]
         done = _claim(plans, folders, root, lm, keep)
-        available = len(plans[0].samples)
-        if s.samples > available and rows is None:  # a data file's rows all run by default
-            s.say(
-                Note(
-                    f"dataset {plans[0].dataset} has {available} samples; "
-                    f"{s.word('samples')} {s.samples} clipped to {available}"
-                )
-            )
-        outcomes: list[Outcome] = []
+        if rows is None:  # a data file's rows all run by default
+            _note_clipped(plans[0], config)
         measured: list[EvalResults] = []
+        outcomes: list[Outcome] = []
         with backend.joined() as runner_for:
             for the_plan, folder, done_before in zip(plans, folders, done, strict=True):
-                size_options = replace(options, **_left(options.budget, outcomes))
+                size = _Size(the_plan, folder, done_before, _left(config.run, outcomes))
                 runner = runner_for(
                     the_plan,
-                    s.model,
-                    dict(s.model_options or {}),
-                    pairs,
-                    size_options,
-                    folder if s.traces else None,
+                    config.model,
+                    dict(config.model_options or {}),
+                    config.pairs,
+                    size.options,
+                    folder if config.traces else None,
                 )
-                s.say(SizeStarting(the_plan, folder, done_before, shown_name(lm)))
-                if s.traces and done_before:
-                    s.say(
-                        Note(
-                            f"{s.word('traces')} writes the traces of the pairs run now; the "
-                            f"{done_before} pairs already done keep none (a new "
-                            f"{s.word('out')} traces every pair)"
-                        )
-                    )
-                results = await _run_size(the_plan, folder, lm, size_options, pairs, runner, s)
-                files = _write_reports(the_plan, lm, results, folder) if keep else []
-                outcomes.append((the_plan, folder, results))
-                one = EvalResults.of(the_plan, lm, results, folder if keep else None, files)
+                one = await _run_size(size, lm, runner, keep, config)
                 measured.append(one)
-                s.say(SizeDone(one))
-        files = []
-        if len(plans) > 1 and keep:
-            simulated = _simulated(lm)
-            heading = title(plans[0], lm.name, simulated, several=True)
-            files = write_combined(outcomes, heading, model_note(lm.name, simulated), root)
-        return Ran(measured, root if keep and len(plans) > 1 else None, files)
+                outcomes.append((the_plan, folder, one.results))
+        several = len(plans) > 1 and keep
+        files = _write_combined(outcomes, lm, root) if several else []
+        return Ran(measured, root if several else None, files)
 
 
-def _sizes(sizes: Sequence[int] | None, s: Settings) -> list[int | None]:
-    if sizes is None:
-        return [s.size]
-    if s.size is not None:
-        raise InputError("give size or sizes, not both")
-    if isinstance(sizes, str | int) or not sizes:
-        raise InputError(f"sizes must be a list of whole numbers, got {shown(sizes)}")
-    for size in sizes:
-        if isinstance(size, bool) or not isinstance(size, int):
-            raise InputError(f"sizes must be whole numbers, got {shown(size)}")
-        if size < 1:
-            raise InputError(f"{s.word('size')} must be at least 1, got {size}")
-    return list(dict.fromkeys(sizes))
+@dataclass(frozen=True)
+class _Size:
+    """One size of the evaluation: its plan, its folder (the pairs already `done` there) and
+    the options its pairs run under (what the evaluation's caps leave for it)."""
+
+    plan: EvalPlan
+    folder: Path
+    done: int
+    options: RunOptions
 
 
-def _data(task: Any, data: Any, s: Settings) -> tuple[str | None, Data | None]:
+def _note_clipped(first: EvalPlan, config: EvalConfig) -> None:
+    available = len(first.samples)
+    if config.samples > available:
+        config.say(
+            Note(
+                f"dataset {first.dataset} has {available} samples; "
+                f"{config.word('samples')} {config.samples} clipped to {available}"
+            )
+        )
+
+
+def _data(task: BaseTask[Any, Any], data: object, s: EvalConfig) -> tuple[str | None, Data | None]:
     """(the built-in dataset, None) or (None, the rows of `data` read for the task)."""
     dataset, rows = resolve_data(task, data, s.input_column)
     if s.dataset is not None:
@@ -252,26 +244,30 @@ def _data(task: Any, data: Any, s: Settings) -> tuple[str | None, Data | None]:
 
 
 def resolve_data(
-    task: Any, data: Any, input_column: str = "input"
+    task: BaseTask[Any, Any], data: object, input_column: str = "input"
 ) -> tuple[str | None, Data | None]:
-    """`data` as (built-in dataset name, None) or (None, the rows read for the task)."""
+    """`data` as (built-in dataset name, None) or (None, the rows read for the task): a data
+    file, rows in memory or a pandas DataFrame."""
     if data is None:
         return None, None
     if isinstance(data, str) and data in DATASETS:
         return data, None
-    if hasattr(data, "to_dict") and hasattr(data, "columns"):  # a pandas DataFrame
-        data = data.to_dict("records")
+    to_dict = getattr(data, "to_dict", None)
+    if callable(to_dict) and hasattr(data, "columns"):  # a pandas DataFrame
+        data = to_dict("records")
     return None, load_data(data, task, input_column)
 
 
 def _plans(
-    task: Any,
-    wanted: list[int | None],
+    given: str | Task[Any, Any],
+    task: BaseTask[Any, Any],
     dataset: str | None,
     rows: Data | None,
-    s: Settings,
+    s: EvalConfig,
 ) -> list[EvalPlan]:
-    """A checked plan per size: every row's graph built for every problem size."""
+    """A checked plan per size: every row's graph built for every problem size. Each plan
+    carries the resolved `task` (and the task as `given`, for Ray's workers to load)."""
+    wanted = s.wanted
     several = len(wanted) > 1
     if several and dataset is not None:
         raise InputError(
@@ -297,6 +293,7 @@ def _plans(
             data=rows,
             graphs=graphs,
             repeats=s.repeats,
+            given=given,
         )
         for size in wanted
     ]
@@ -311,7 +308,6 @@ def _plans(
             )
     if len({p.dataset for p in plans}) < len(plans):
         raise InputError(f"{plans[0].task} has one dataset: give one {s.word('size')} at most")
-    check_whole(s.word("parallel"), s.parallel, 1, flags=s.flags)
     return plans
 
 
@@ -354,7 +350,7 @@ def schemes_list(schemes: str | Sequence[str]) -> list[str]:
 
 
 def _prompt_texts(
-    prompts: str | Path | Mapping[str, str], plans: list[EvalPlan], s: Settings
+    prompts: str | Path | Mapping[str, str], plans: list[EvalPlan], s: EvalConfig
 ) -> dict[str, str]:
     """The texts to send instead of the built-in prompts: a mapping slot -> text as given, or a
     prompts file (tune's format), checked against every prompt the plans' graphs send; a slot
@@ -387,7 +383,7 @@ def _prompt_texts(
     return {slot: next(iter(named.values())) for slot, named in variants.slots.items()}
 
 
-def _model(s: Settings) -> LanguageModel:
+def _model(s: EvalConfig) -> LanguageModel:
     options = dict(s.model_options or {})
     if not options:
         return as_model(s.model)
@@ -429,37 +425,40 @@ def _claim(
     return [check_folder(f, p, lm.name) for f, p in zip(folders, plans, strict=True)]
 
 
-def _left(budget: Budget, outcomes: list[Outcome]) -> dict[str, Any]:
-    """What the whole evaluation's caps leave for the next size (the sizes run so far spent the
-    rest; each size's own folder is counted by `runner.evaluate`): `spend.budget.share` with
-    one slot."""
+def _left(options: RunOptions, outcomes: list[Outcome]) -> RunOptions:
+    """The options of the next size: under what the whole evaluation's caps leave it (the sizes
+    run so far spent the rest; each size's own folder is counted by `runner.run_pairs`),
+    `spend.budget.share` with one slot."""
     ran = [r for _p, _f, rs in outcomes for r in rs]
     spent = Amounts(
         sum(r.requests for r in ran), sum(r.tokens for r in ran), sum(r.cost for r in ran)
     )
-    return share(budget, spent).to_dict()
+    return options.within(share(options.budget, spent))
 
 
 async def _run_size(
-    the_plan: EvalPlan,
-    folder: Path,
-    lm: LanguageModel,
-    options: RunOptions,
-    pairs: int,
-    runner: PairRunner | None,
-    s: Settings,
-) -> list[PairResult]:
-    """One size's pairs; Ctrl-C is `EvalInterrupted` (the finished pairs are on disk)."""
-    from thoughtgraph.evaluation.runner import evaluate
-
+    size: _Size, lm: LanguageModel, runner: PairRunner | None, keep: bool, s: EvalConfig
+) -> EvalResults:
+    """One size's pairs, then (in the user's folder) its reports; Ctrl-C is `EvalInterrupted`
+    (the finished pairs are on disk)."""
+    the_plan, folder = size.plan, size.folder
+    s.say(SizeStarting(the_plan, folder, size.done, shown_name(lm)))
+    if s.traces and size.done:
+        s.say(
+            Note(
+                f"{s.word('traces')} writes the traces of the pairs run now; the "
+                f"{size.done} pairs already done keep none (a new "
+                f"{s.word('out')} traces every pair)"
+            )
+        )
     simulated = _simulated(lm) and isinstance(s.model, str)
     try:
-        return await evaluate(
+        results = await run_pairs(
             the_plan,
             s.model if simulated else lm,  # a spec: a fresh simulated model per pair
             folder,
-            parallel=pairs,
-            options=options,
+            size.options,
+            parallel=s.pairs,
             traces=s.traces,
             pair_runner=runner,
             on_result=s.on_result,
@@ -468,6 +467,17 @@ async def _run_size(
         kept = check_folder(folder, the_plan, lm.name)
         total = len(the_plan.schemes) * len(the_plan.samples) * the_plan.repeats
         raise EvalInterrupted(folder / "results.jsonl", kept, total) from None
+    files = _write_reports(the_plan, lm, results, folder) if keep else []
+    one = EvalResults.of(the_plan, lm, results, folder if keep else None, files)
+    s.say(SizeDone(one))
+    return one
+
+
+def _write_combined(outcomes: list[Outcome], lm: LanguageModel, root: Path) -> list[Path]:
+    """The combined reports of several sizes, in the evaluation's folder."""
+    simulated = _simulated(lm)
+    heading = title(outcomes[0][0], lm.name, simulated, several=True)
+    return write_combined(outcomes, heading, model_note(lm.name, simulated), root)
 
 
 def _write_reports(

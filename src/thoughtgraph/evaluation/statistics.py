@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from types import ModuleType
+from typing import Any, SupportsInt
 
 from thoughtgraph.evaluation.measures import measure, measured
 from thoughtgraph.evaluation.runner import PairResult
@@ -47,7 +48,7 @@ def available() -> bool:
     return True
 
 
-def _libraries() -> tuple[Any, Any]:
+def _libraries() -> tuple[Any, ModuleType]:
     try:
         import numpy
         import scipy.stats
@@ -82,7 +83,7 @@ def bootstrap(groups: Sequence[Sequence[float]], statistic: Callable[..., Any]) 
     else:
         index = np.arange(len(arrays))
 
-        def by_group(chosen: Any) -> float:
+        def by_group(chosen: Iterable[SupportsInt]) -> float:
             return float(statistic(np.concatenate([arrays[int(i)] for i in chosen])))
 
         result = _bootstrap(stats, (index,), by_group, vectorized=False)
@@ -90,7 +91,9 @@ def bootstrap(groups: Sequence[Sequence[float]], statistic: Callable[..., Any]) 
     return Interval(value, _finite(low, value), _finite(high, value))
 
 
-def _bootstrap(stats: Any, data: tuple[Any, ...], fn: Any, vectorized: bool = True) -> Any:
+def _bootstrap(
+    stats: ModuleType, data: tuple[Any, ...], fn: Callable[..., object], vectorized: bool = True
+) -> Any:
     np, _ = _libraries()
     with warnings.catch_warnings():  # a degenerate resample warns; its interval is still right
         warnings.simplefilter("ignore")

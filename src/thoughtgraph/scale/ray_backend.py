@@ -22,15 +22,23 @@ import itertools
 import logging
 import socket
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from thoughtgraph.engine.options import RunOptions
 from thoughtgraph.errors import InputError, ThoughtgraphError, shown
-from thoughtgraph.evaluation.backend import LOCAL_PAIRS, PairBackend, RunnerFor
+from thoughtgraph.evaluation.backend import RunnerFor
 from thoughtgraph.evaluation.datasets import Sample
-from thoughtgraph.evaluation.runner import EvalPlan, PairResult, PairRunner
+from thoughtgraph.evaluation.runner import (
+    EvalPlan,
+    PairResult,
+    PairRunner,
+    for_repeat,
+    shared_meter,
+    solve_pair,
+)
 from thoughtgraph.models.base import LanguageModel
 from thoughtgraph.modelspec import ModelLike
 from thoughtgraph.scale.shipping import (
@@ -46,7 +54,7 @@ from thoughtgraph.scale.shipping import (
 )
 from thoughtgraph.spend.budget import NOTHING, Amounts, Budget, Meter, share
 from thoughtgraph.tuning.backend import LOCAL_JOBS, JobBackend
-from thoughtgraph.tuning.jobs import Job, Outcome, Setup
+from thoughtgraph.tuning.jobs import Job, Outcome, Setup, run_job_sync
 from thoughtgraph.tuning.study import Backend
 
 INSTALL_HINT = (
@@ -55,7 +63,7 @@ INSTALL_HINT = (
 LOCAL = "local"
 
 
-def import_ray() -> Any:
+def import_ray() -> ModuleType:
     """`ray`, or one clear line saying what to install."""
     try:
         import ray
@@ -64,14 +72,14 @@ def import_ray() -> Any:
     return ray
 
 
-def connect(address: str, num_cpus: int | None = None) -> Any:
+def connect(address: str, num_cpus: int | None = None) -> ModuleType:
     """Join the cluster at `address` (`auto`, `HOST:PORT`, `ray://HOST:10001`), or with `local`
     start a private one on this machine (loopback only). Returns the `ray` module."""
     ray = import_ray()
     if ray.is_initialized():
         return ray
     _reachable(address)
-    options: dict[str, Any] = {
+    options: dict[str, object] = {
         "logging_level": logging.ERROR,
         "log_to_driver": False,
         "configure_logging": False,
@@ -112,7 +120,7 @@ def _reachable(address: str, seconds: float = 5.0) -> None:
         raise InputError(f"--ray {address}: no Ray cluster answers there ({reason})") from None
 
 
-def disconnect(ray: Any, started_here: bool) -> None:
+def disconnect(ray: ModuleType, started_here: bool) -> None:
     if started_here and ray.is_initialized():
         ray.shutdown()
 
@@ -120,14 +128,14 @@ def disconnect(ray: Any, started_here: bool) -> None:
 IO_TASK_CPUS = 0.1  # a pair waiting on a model server barely uses a CPU
 
 
-def _remote(ray: Any, fn: Any, simulated: bool) -> Any:
+def _remote(ray: ModuleType, fn: Callable[..., object], simulated: bool) -> Any:
     """A Ray task of `fn`. The simulated model computes (one CPU a task); a real model's pair
     mostly waits on the server, so ten share a CPU and a node keeps many requests in flight.
     No Ray-level retries: a retried pair could pay twice; the answer cache makes reruns free."""
     return ray.remote(num_cpus=1 if simulated else IO_TASK_CPUS, max_retries=0)(fn)
 
 
-def run_jobs(ray: Any, setup: Any, jobs: Sequence[Any]) -> list[Any]:
+def run_jobs(ray: ModuleType, setup: Setup, jobs: Sequence[Job]) -> list[Outcome]:
     """Tuning jobs as Ray tasks; results in the jobs' order (as a local run returns them). The
     setup travels as a `shipping.Shipment`, so a user's task (a task file, an import string, a
     plugin) loads in the workers as it did here; the first batch probes that it does."""
@@ -146,10 +154,8 @@ _PROBED: set[str] = set()
 """The shipments a probe task loaded on this cluster (one probe per tune, not per batch)."""
 
 
-def _run_job_shipped(shipment: Shipment, job: Any) -> Any:
+def _run_job_shipped(shipment: Shipment, job: Job) -> Outcome:
     """One tuning job in a worker, with the setup and task the driver shipped."""
-    from thoughtgraph.tuning.jobs import run_job_sync
-
     return run_job_sync(unpack_setup(shipment), job)
 
 
@@ -159,27 +165,19 @@ def _solve_pair_sync(
     sample: Sample,
     repeat: int,
     allowance: Budget,
-    options: Any,
+    options: RunOptions,
     traces: bool,
-) -> tuple[Any, str | None]:
+) -> tuple[PairResult, str | None]:
     """One pair in a worker, under its own ledger holding the pair's share of the budget: its
     result and, when the evaluation writes traces, the trace's text (the driver writes it:
     its folder need not be on the worker's machine)."""
-    from thoughtgraph.evaluation.runner import _solve_pair, for_repeat, shared_meter
-
     the_plan = unpack_plan(shipment)
     model = for_repeat(unpack_model(shipment), repeat)  # as a local run: seed + repeat
-    mine = dataclasses.replace(
-        options,
-        max_requests=allowance.max_requests,
-        max_tokens=allowance.max_tokens,
-        max_cost=allowance.max_cost,
-    )
-    meter = shared_meter(model.name, mine)
+    meter = shared_meter(model.name, options.within(allowance))
     with tempfile.TemporaryDirectory(prefix="thoughtgraph-trace-") as scratch:
         folder = Path(scratch) if traces else None
         pair = asyncio.run(
-            _solve_pair(the_plan, scheme, sample, model, meter, options, folder, None, repeat)
+            solve_pair(the_plan, scheme, sample, model, meter, options, folder, None, repeat)
         )
         return pair, (Path(scratch) / pair.trace).read_text() if pair.trace else None
 
@@ -216,7 +214,7 @@ class _Shares:
 
 
 def pair_runner(
-    ray: Any,
+    ray: ModuleType,
     shipment: Shipment,
     parallel: int,
     options: RunOptions,
@@ -259,7 +257,7 @@ def _write_trace(path: Path, text: str) -> None:
         raise InputError(f"cannot write trace {path}: {exc.strerror or exc}") from None
 
 
-def check_worker(ray: Any, shipment: Shipment, what: str = "evaluation") -> None:
+def check_worker(ray: ModuleType, shipment: Shipment, what: str = "evaluation") -> None:
     """One probe task loads the task and the model in a worker, before any pair runs: what a
     worker cannot load (a module on the driver's machine only, a dependency missing there) is
     one line now, with no request sent."""
@@ -270,12 +268,9 @@ def check_worker(ray: Any, shipment: Shipment, what: str = "evaluation") -> None
 
 
 @contextlib.contextmanager
-def cluster(address: str | None) -> Iterator[Any]:
-    """The `ray` module joined to the cluster at `address` while inside (None without one); a
-    cluster started here (`local`) stops at the end, one joined is left running."""
-    if address is None:
-        yield None
-        return
+def cluster(address: str) -> Iterator[ModuleType]:
+    """The `ray` module joined to the cluster at `address` while inside; a cluster started here
+    (`local`) stops at the end, one joined is left running."""
     started_here = not import_ray().is_initialized()
     ray = connect(address)
     try:
@@ -285,10 +280,10 @@ def cluster(address: str | None) -> Iterator[Any]:
 
 
 def runner_for(
-    ray: Any,
-    the_plan: Any,
-    model: Any,
-    model_options: dict[str, Any],
+    ray: ModuleType,
+    the_plan: EvalPlan,
+    model: ModelLike,
+    model_options: dict[str, object],
     parallel: int,
     options: RunOptions,
     trace_folder: Path | None = None,
@@ -355,11 +350,6 @@ class RayJobs:
                 return run_jobs(ray, setup, jobs)
 
             yield run
-
-
-def pair_backend(ray: str | None) -> PairBackend:
-    """What runs an evaluation's pairs: Ray tasks at the address `ray`, else this process."""
-    return LOCAL_PAIRS if ray is None else RayPairs(ray)
 
 
 def job_backend(ray: str | None) -> JobBackend:

@@ -20,17 +20,21 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from thoughtgraph.errors import InputError, ThoughtgraphError, shown
 from thoughtgraph.evaluation.runner import EvalPlan
 from thoughtgraph.io.bounds import MAX_TASK_FILE_BYTES, read_file
 from thoughtgraph.io.imports import first_line, is_import_string
 from thoughtgraph.models.base import LanguageModel
-from thoughtgraph.tasks import TASKS, BaseTask, get_task
+from thoughtgraph.modelspec import ModelLike, as_model
+from thoughtgraph.tasks import TASKS, BaseTask, Task, get_task
+from thoughtgraph.tasks.filetask import load_task_file
 from thoughtgraph.tasks.loading import TASK_FILE_SUFFIXES, loaded, plugins, remember
+from thoughtgraph.tuning.jobs import Setup, model_from_recipe
 
 
 @dataclass(frozen=True)
@@ -41,7 +45,8 @@ class Shipment:
     # task object, pickled: it may hold a user's types, so it is unpickled only once the
     # driver's path is in place
     task: str  # the task's name (the plan's `task`)
-    task_field: str = "spec"  # the payload's field the loaded task goes into
+    task_fields: tuple[str, ...] = ("spec", "resolved")  # the payload's fields the loaded task
+    # goes into (a plan's task as given and its task object; a tune setup's `task_spec`)
     spec: str | None = None  # an import string, a plugin's name or a task file's path, as given
     text: str | None = None  # the task file's text, read by the driver
     pickled_task: bytes | None = None  # a task object (the Python API, or a name only loaded here)
@@ -67,12 +72,16 @@ class Shipment:
         return digest.hexdigest()
 
 
-def pack(the_plan: EvalPlan, model: Any, model_options: dict[str, Any] | None = None) -> Shipment:
+def pack(
+    the_plan: EvalPlan, model: ModelLike, model_options: Mapping[str, object] | None = None
+) -> Shipment:
     """The shipment of a plan, its task and its model (a spec string, or a model object); one
     `InputError` line for what cannot be sent to a worker."""
     options = tuple(sorted((k, v) for k, v in (model_options or {}).items() if v is not None))
     shipment = Shipment(
-        payload=pickled(replace(the_plan, spec=None), f"evaluation of {shown(the_plan.task)}"),
+        payload=pickled(
+            replace(the_plan, spec=None, resolved=None), f"evaluation of {shown(the_plan.task)}"
+        ),
         task=the_plan.task,
         remembered=loaded(the_plan.task) is not None,
         paths=_driver_paths(),
@@ -84,13 +93,13 @@ def pack(the_plan: EvalPlan, model: Any, model_options: dict[str, Any] | None = 
     return replace(shipment, pickled_model=pickled(model, f"model {shown(_name(model))}"))
 
 
-def pack_setup(setup: Any) -> Shipment:
+def pack_setup(setup: Setup) -> Shipment:
     """The shipment of a tune's `Setup` (tuning/jobs.py): its task as given (`task_spec`, or
     the built-in `task`) travels as an evaluation's does; its model stays in the setup."""
     shipment = Shipment(
         payload=pickled(replace(setup, task_spec=None), f"tune of {shown(setup.task)}"),
         task=setup.task,
-        task_field="task_spec",
+        task_fields=("task_spec",),
         remembered=loaded(setup.task) is not None,
         paths=_driver_paths(),
     )
@@ -98,7 +107,15 @@ def pack_setup(setup: Any) -> Shipment:
     return replace(shipment, **_task_fields(spec, setup.task))
 
 
-def _task_fields(task_spec: Any, task: str) -> dict[str, Any]:
+class _TaskFields(TypedDict, total=False):
+    """How a shipment carries its task (the `Shipment` fields of the same names)."""
+
+    spec: str
+    text: str
+    pickled_task: bytes
+
+
+def _task_fields(task_spec: str | Task[Any, Any], task: str) -> _TaskFields:
     if not isinstance(task_spec, str):  # a task object
         return {"pickled_task": pickled(task_spec, f"task {shown(task)}")}
     text = task_spec.strip()
@@ -123,7 +140,7 @@ def _driver_paths() -> tuple[str, ...]:
     return tuple(dict.fromkeys(entries))
 
 
-def pickled(thing: Any, what: str) -> bytes:
+def pickled(thing: object, what: str) -> bytes:
     """`thing` by cloudpickle (functions and classes of `__main__` by value), or one line
     saying why it cannot go to a worker."""
     try:
@@ -142,7 +159,7 @@ def ray_cloudpickle() -> Any:
     return cloudpickle
 
 
-def _name(model: Any) -> str:
+def _name(model: object) -> str:
     return str(getattr(model, "name", type(model).__name__))
 
 
@@ -161,8 +178,6 @@ def unpack_plan(shipment: Shipment) -> EvalPlan:
 def unpack_model(shipment: Shipment) -> LanguageModel:
     """In a worker: the model of a pair (a fresh simulated model each time, as a local run
     builds one per pair; one real model per process)."""
-    from thoughtgraph.tuning.jobs import model_from_recipe
-
     if shipment.model_spec is not None:
         return model_from_recipe(shipment.model_spec, shipment.model_options)
     model = _unpacked(shipment)[1]
@@ -170,9 +185,10 @@ def unpack_model(shipment: Shipment) -> LanguageModel:
     return model
 
 
-def unpack_setup(shipment: Shipment) -> Any:
+def unpack_setup(shipment: Shipment) -> Setup:
     """In a worker: a tune's `Setup`, its task loaded as the driver loaded it (`pack_setup`)."""
-    return _unpacked(shipment)[0]
+    setup: Setup = _unpacked(shipment)[0]
+    return setup
 
 
 def _unpacked(shipment: Shipment) -> tuple[Any, LanguageModel | None, BaseTask[Any, Any]]:
@@ -181,7 +197,8 @@ def _unpacked(shipment: Shipment) -> tuple[Any, LanguageModel | None, BaseTask[A
     if found is None:
         task = _load_task(shipment)
         payload = _unpickled(shipment.payload, f"work on {shown(shipment.task)}")
-        found = (replace(payload, **{shipment.task_field: task}), _load_model(shipment), task)
+        loaded = replace(payload, **dict.fromkeys(shipment.task_fields, task))
+        found = (loaded, _load_model(shipment), task)
         _UNPACKED[shipment.key] = found
     if shipment.remembered:  # the schemes find it by name (its part size, paper configuration)
         remember(found[2])
@@ -201,8 +218,6 @@ def _load_task(shipment: Shipment) -> BaseTask[Any, Any]:
     if shipment.pickled_task is not None:
         return get_task(_unpickled(shipment.pickled_task, f"task {shown(shipment.task)}"))
     if shipment.text is not None and shipment.spec is not None:
-        from thoughtgraph.tasks.filetask import load_task_file
-
         return get_task(load_task_file(Path(shipment.spec), shipment.text))
     return get_task(shipment.spec or shipment.task)
 
@@ -210,8 +225,6 @@ def _load_task(shipment: Shipment) -> BaseTask[Any, Any]:
 def _load_model(shipment: Shipment) -> LanguageModel | None:
     if shipment.pickled_model is None:
         return None
-    from thoughtgraph.modelspec import as_model
-
     return as_model(_unpickled(shipment.pickled_model, "model"))
 
 
