@@ -57,7 +57,7 @@ from thoughtgraph.models.base import AnswerSink, Completion, DeliveringModel, pa
 from thoughtgraph.models.singles import gather_singles
 from thoughtgraph.spend.budget import Ticket
 from thoughtgraph.spend.ledger import UNMETERED, Attempt, RequestRecorder
-from thoughtgraph.spend.usage import Usage, count_tokens
+from thoughtgraph.spend.usage import Usage, counted_usage, spread
 
 logger = logging.getLogger(__name__)
 
@@ -562,17 +562,16 @@ def _with_usage(texts: list[str], usage: Mapping[str, object], prompt: str) -> l
     that reports no usage (many local servers) is counted from the texts (`count_tokens`), and
     its answers are marked `estimated`, so the caps still hold and every report says so."""
     if "prompt_tokens" not in usage and "completion_tokens" not in usage:
-        shares = _spread(count_tokens(prompt), [1] * len(texts))
         return [
-            Completion(text, Usage(p, count_tokens(text)), estimated=True)
-            for text, p in zip(texts, shares, strict=True)
+            Completion(text, counted, estimated=True)
+            for text, counted in zip(texts, counted_usage(prompt, texts), strict=True)
         ]
     prompt_tokens = _int(usage.get("prompt_tokens"))
     completion = _int(usage.get("completion_tokens"))
     if len(texts) == 1:  # the usual request: nothing to spread
         return [Completion(texts[0], Usage(prompt_tokens, completion))]
-    prompt_shares = _spread(prompt_tokens, [1] * len(texts))
-    completion_shares = _spread(completion, [max(1, len(t)) for t in texts])
+    prompt_shares = spread(prompt_tokens, [1] * len(texts))
+    completion_shares = spread(completion, [max(1, len(t)) for t in texts])
     return [
         Completion(text, Usage(p, c))
         for text, p, c in zip(texts, prompt_shares, completion_shares, strict=True)
@@ -652,13 +651,6 @@ def _retry_after(headers: Mapping[str, str]) -> float | None:
             return when.timestamp() - time.time()
     except (TypeError, ValueError, OverflowError):
         return None
-
-
-def _spread(total: int, weights: list[int]) -> list[int]:
-    shares = [total * w // sum(weights) for w in weights]
-    for i in range(total - sum(shares)):  # integer remainders go to the first answers
-        shares[i % len(shares)] += 1
-    return shares
 
 
 def _int(value: object) -> int:

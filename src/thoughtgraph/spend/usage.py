@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -63,6 +64,23 @@ def _encoder() -> Any:
         return tiktoken.get_encoding(TOKENIZER_ENCODING)
     except Exception:  # not installed, or its data cannot be fetched (offline)
         return None
+
+
+def counted_usage(prompt: str, texts: Sequence[str]) -> list[Usage]:
+    """The tokens of each answer of one request whose response said none, counted from the
+    texts (`count_tokens`): the prompt's spread evenly over the answers, so that their sum
+    counts it once, as a server would have billed it."""
+    shares = spread(count_tokens(prompt), [1] * len(texts))
+    return [Usage(share, count_tokens(text)) for text, share in zip(texts, shares, strict=True)]
+
+
+def spread(total: int, weights: list[int]) -> list[int]:
+    """`total` split in proportion to `weights`, in whole numbers that sum to it (integer
+    remainders go to the first shares)."""
+    shares = [total * w // sum(weights) for w in weights]
+    for i in range(total - sum(shares)):
+        shares[i % len(shares)] += 1
+    return shares
 
 
 def tokenizer() -> str:
