@@ -21,6 +21,7 @@ from typing import Any
 
 from thoughtgraph.engine import kinds
 from thoughtgraph.engine.graph import Graph, Op
+from thoughtgraph.engine.ops import BranchParams, ScoreParams
 from thoughtgraph.engine.options import RunOptions
 from thoughtgraph.engine.result import Result
 from thoughtgraph.engine.trace import trace_dict
@@ -34,14 +35,24 @@ from thoughtgraph.errors import (
 )
 from thoughtgraph.evaluation.datasets import DATASETS, Data, Sample, dataset_task, load_dataset
 from thoughtgraph.events import StopReason
-from thoughtgraph.models.base import LanguageModel, WrapperModel, model_settings
+from thoughtgraph.models.base import (
+    AnswerSink,
+    Completion,
+    LanguageModel,
+    WrapperModel,
+    complete_delivering,
+    complete_with,
+    model_settings,
+)
 from thoughtgraph.models.limits import ConcurrencyLimiter
+from thoughtgraph.models.samples import repeat_numbering
 from thoughtgraph.modelspec import ModelLike, as_model
 from thoughtgraph.schemes import paper_options, variants
 from thoughtgraph.sim.model import SimulatedModel
 from thoughtgraph.solving.solve import prepare, run_prepared
 from thoughtgraph.spend.accounting import consumed
 from thoughtgraph.spend.budget import Meter
+from thoughtgraph.spend.ledger import RequestRecorder
 from thoughtgraph.tasks import BaseTask, Task, get_task
 from thoughtgraph.tasks.reference import answer_matches
 
@@ -274,6 +285,30 @@ def check_rows(the_plan: EvalPlan) -> None:
                 raise GraphError(
                     f"{what} cannot run on {where} ({size} items): {message}"
                 ) from None
+
+
+def sampled_rows(the_plan: EvalPlan) -> list[str]:
+    """The rows whose graph asks one prompt for several answers (tot's k, cot_sc's and
+    got_paper's samples, a rating asked several times): a model that answers a prompt alike
+    whatever the sample gives them one answer, repeated."""
+    size = len(the_plan.samples[0].input) if the_plan.samples else the_plan.size
+    return [
+        row
+        for row in the_plan.schemes
+        if any(
+            _answers_per_prompt(op) > 1
+            for op in judged(the_plan.graph_for(row, size), the_plan.task).ops
+        )
+    ]
+
+
+def _answers_per_prompt(op: Op) -> int:
+    """How many answers the op asks of each prompt it sends."""
+    if isinstance(op.params, BranchParams):
+        return op.params.n * op.params.repeat
+    if isinstance(op.params, ScoreParams):
+        return op.params.samples
+    return 1
 
 
 def dataset_size(name: str, size: int) -> int:
@@ -530,7 +565,9 @@ def for_repeat(model: LanguageModel, repeat: int) -> LanguageModel:
     """The model of the `repeat`-th run of every pair: repeat 0 is the model as given. The
     simulated model draws from another seed (seed + repeat); another model is asked the same
     prompts again under a `repeat` setting, which keeps repeats apart in the answer cache, so
-    each is a fresh sample at the model's temperature."""
+    each is a fresh sample at the model's temperature; a model that takes samples (a user's
+    function with a keyword `sample`) is asked for the repeat's own samples
+    (`models.samples.repeat_numbering`)."""
     if repeat == 0:
         return model
     if isinstance(model, SimulatedModel):
@@ -540,7 +577,7 @@ def for_repeat(model: LanguageModel, repeat: int) -> LanguageModel:
 
 class Repeated(WrapperModel):
     """`model` asked again: the same requests, with `repeat` among its answer-relevant settings
-    (so the answer cache holds each repeat's answers apart)."""
+    (so the answer cache holds each repeat's answers apart), for the repeat's own samples."""
 
     def __init__(self, inner: LanguageModel, repeat: int) -> None:
         super().__init__(inner)
@@ -549,6 +586,23 @@ class Repeated(WrapperModel):
     @property
     def settings(self) -> dict[str, Any]:
         return {**model_settings(self.inner), "repeat": self.repeat}
+
+    async def complete(
+        self, prompt: str, n: int = 1, *, recorder: RequestRecorder | None = None
+    ) -> list[Completion]:
+        with repeat_numbering(self.repeat, n):
+            return await complete_with(self.inner, prompt, n, recorder)
+
+    async def complete_delivering(
+        self,
+        prompt: str,
+        n: int,
+        deliver: AnswerSink,
+        *,
+        recorder: RequestRecorder | None = None,
+    ) -> list[Completion]:
+        with repeat_numbering(self.repeat, n):
+            return await complete_delivering(self.inner, prompt, n, deliver, recorder)
 
 
 def _unrecorded(out: Path) -> tuple[int, int, float]:

@@ -39,9 +39,11 @@ from thoughtgraph.evaluation.runner import (
     check_folder,
     plan,
     run_pairs,
+    sampled_rows,
     sized,
 )
 from thoughtgraph.models.base import LanguageModel, shown_name
+from thoughtgraph.models.samples import ignores_samples
 from thoughtgraph.modelspec import ModelLike, as_model, from_spec
 from thoughtgraph.spend.budget import Amounts, check_whole, share
 from thoughtgraph.tasks import BaseTask, Task, get_task
@@ -180,6 +182,7 @@ async def run(
     backend.check()  # one line naming the extra or the bad address, before anything runs
     lm = _model(config)
     config.run.price(lm.name)  # a cost cap without a price: refused before anything runs
+    _note_unsampled(plans[0], lm, config)
     with _root(config.out) as (root, keep):
         folders = [root] if len(plans) == 1 else [root / f"size-{p.size}" for p in plans]
         done = _claim(plans, folders, root, lm, keep)
@@ -390,6 +393,26 @@ def _model(s: EvalConfig) -> LanguageModel:
     if not isinstance(s.model, str):
         raise InputError("model_options are for a model spec string (openai:MODEL), not an object")
     return from_spec(s.model, **options)
+
+
+def _note_unsampled(the_plan: EvalPlan, lm: LanguageModel, config: EvalConfig) -> None:
+    """One note when the rows (or the repeats) ask a prompt for several answers and the model
+    is a user's code that cannot tell them apart: those figures are then one answer's."""
+    if not ignores_samples(lm):
+        return
+    repeats = [f"{config.word('repeats')} {the_plan.repeats}"] if the_plan.repeats > 1 else []
+    asked = sampled_rows(the_plan) + repeats
+    if not asked:
+        return
+    who = " and ".join([", ".join(asked[:-1]), asked[-1]] if len(asked) > 1 else asked)
+    config.say(
+        Note(
+            f"{lm.name} takes no keyword sample, so the several answers {who} "
+            f"{'asks' if len(asked) == 1 else 'ask'} of one prompt are that prompt sent again: "
+            "they differ only if it draws at random itself (give it a keyword sample to vary "
+            "them: docs/models.md)"
+        )
+    )
 
 
 def _simulated(lm: LanguageModel) -> bool:

@@ -14,17 +14,25 @@ cache keeps the answers of parallel single requests that arrived before a kill -
 `WrapperModel` forwards exactly these, so wrappers (cache, rate limits, accounting) compose in any
 order. A plain function `prompt -> str` (sync or async) becomes a model through
 `FunctionModel` (`modelspec.py`'s `as_model` does it for whatever a user hands in).
+
+A model whose answers depend on which sample of its prompt they are (`TakesSamples`: a user's
+function with a keyword `sample`) reads the index of each answer a call asks for with
+`asked_samples`; the layer that numbers a run's answers (the answer cache, else
+`samples.NumberedModel`) says them with `asking`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
 import inspect
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeGuard, runtime_checkable
+from typing import Any, Protocol, TypeGuard, TypeVar, runtime_checkable
 
 from thoughtgraph.errors import ModelError, UnknownNameError, shown
 from thoughtgraph.spend.ledger import RequestRecorder
@@ -151,6 +159,55 @@ def would_answer(model: object, prompt: str, n: int = 1) -> bool:
     return bool(model.would_answer(prompt, n)) if foresees(model) else False
 
 
+class TakesSamples(Protocol):
+    """A model whose answers depend on which sample of its prompt they are: a user's function
+    (or `py:` object) with a keyword `sample`. Asked for the same sample again it may give the
+    same answer, so every run numbers the answers to each prompt for it (`asking`)."""
+
+    takes_samples: bool  # True
+
+
+def takes_samples(model: object) -> bool:
+    """True when `model` reads the index of the samples it answers (`TakesSamples`)."""
+    return bool(getattr(model, "takes_samples", False))
+
+
+# The sample indices of the call in progress. A context variable because the layer that numbers
+# a run's answers (the answer cache, or `samples.NumberedModel`) is the outermost and the one
+# that reads them (a user's function) the innermost, with rate limits, repeats and caps between
+# that pass the call on unchanged; and because it is scoped to the asyncio task of one call,
+# parallel calls never see each other's.
+_ASKED: ContextVar[tuple[int, ...] | None] = ContextVar("thoughtgraph_asked", default=None)
+
+
+def asked_samples(n: int) -> list[int]:
+    """The sample index of each of the `n` answers the call in progress asks for: as the layer
+    numbering the run's answers said (`asking`), else 0..n-1."""
+    given = _ASKED.get()
+    return list(given) if given is not None and len(given) == n else list(range(n))
+
+
+@contextlib.contextmanager
+def asking(samples: Sequence[int]) -> Iterator[None]:
+    """Within this block, the model called is asked for `samples` (`asked_samples`)."""
+    token = _ASKED.set(tuple(samples))
+    try:
+        yield
+    finally:
+        _ASKED.reset(token)
+
+
+def has_keyword(fn: Callable[..., object], name: str) -> bool:
+    """Whether `fn` declares a parameter `name` that can be passed by keyword (a `**options`
+    catch-all does not count: a function must ask for the sample index by name)."""
+    try:
+        parameter = inspect.signature(fn).parameters.get(name)
+    except (TypeError, ValueError):  # a builtin or C callable without a signature
+        return False
+    keyword = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    return parameter is not None and parameter.kind in keyword
+
+
 def ignore_answer(answer: Completion) -> None:
     """An `AnswerSink` for a caller that needs the answers only when the call returns."""
 
@@ -212,10 +269,10 @@ class WrapperModel:
     """A model that wraps another and forwards what the protocols name.
 
     `LanguageModel` (`name`, `simulated`, `complete` with its `recorder`), `reports_requests`,
-    `complete_delivering` (`Delivers`) and the three optional capabilities (`HasSettings`,
-    `CountsRequests`, `Foresees`) go to `inner` unless a subclass overrides them; nothing else
-    does (a wrapper's own attributes, such as a cache's `hits`, are read on the wrapper that has
-    them). So
+    `complete_delivering` (`Delivers`), `takes_samples` and the three optional capabilities
+    (`HasSettings`, `CountsRequests`, `Foresees`) go to `inner` unless a subclass overrides
+    them; nothing else does (a wrapper's own attributes, such as a cache's `hits`, are read on
+    the wrapper that has them). So
     `CachedModel(RateLimitedModel(m))` and `RateLimitedModel(CachedModel(m))` both keep `m`'s
     name and settings, and cache hits stay free of budget and rate limits either way.
     """
@@ -230,6 +287,10 @@ class WrapperModel:
     @property
     def simulated(self) -> bool:
         return bool(self.inner.simulated)
+
+    @property
+    def takes_samples(self) -> bool:
+        return takes_samples(self.inner)
 
     @property
     def settings(self) -> dict[str, Any]:
@@ -271,13 +332,45 @@ class WrapperModel:
         return f"{type(self).__name__}({self.inner!r})"
 
 
-PromptFunction = Callable[[str], str] | Callable[[str], Awaitable[str]]
+class SampledPromptFunction(Protocol):
+    """A function `prompt -> text` that is told which sample of the prompt it answers."""
+
+    def __call__(self, prompt: str, *, sample: int) -> str | Awaitable[str]: ...
+
+
+PromptFunction = Callable[[str], str] | Callable[[str], Awaitable[str]] | SampledPromptFunction
+
+T = TypeVar("T")
+
+
+class Threads:
+    """A private thread pool for a user's blocking code, made on first use, so that a blocking
+    client still gets parallel calls (asyncio's default pool has a handful of threads)."""
+
+    def __init__(self, max_threads: int = 64) -> None:
+        self.max_threads = max_threads
+        self._pool: ThreadPoolExecutor | None = None
+
+    async def run(self, call: Callable[[], T]) -> T:
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(self.max_threads, thread_name_prefix="tg-model")
+        return await asyncio.get_running_loop().run_in_executor(self._pool, call)
+
+
+def is_async(fn: object) -> bool:
+    """Whether calling `fn` gives an awaitable: an `async def`, or an object whose `__call__`
+    is one."""
+    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(
+        getattr(type(fn), "__call__", None)  # noqa: B004 - objects with async __call__
+    )
 
 
 class FunctionModel:
     """Adapts a plain `prompt -> str` function (sync or async) to `LanguageModel`.
 
     Sync functions run in a private thread pool, so a blocking client still gets parallel calls.
+    A function with a keyword `sample` (`takes_samples`) is passed the index of the sample each
+    call answers (`asked_samples`); one without is called n times with the same prompt.
     """
 
     simulated = False
@@ -285,24 +378,24 @@ class FunctionModel:
     def __init__(self, fn: PromptFunction, name: str | None = None, max_threads: int = 64) -> None:
         self.fn = fn
         self.name = name or f"function:{getattr(fn, '__name__', type(fn).__name__)}"
-        self._is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(
-            getattr(type(fn), "__call__", None)  # noqa: B004 - objects with async __call__
-        )
-        self._max_threads = max_threads
-        self._pool: ThreadPoolExecutor | None = None
+        self.takes_samples = has_keyword(fn, "sample")
+        self._is_async = is_async(fn)
+        self._threads = Threads(max_threads)
 
     async def complete(self, prompt: str, n: int = 1) -> list[Completion]:
-        return list(await asyncio.gather(*(self._one(prompt) for _ in range(n))))
+        if not self.takes_samples:
+            return list(await asyncio.gather(*(self._one(prompt) for _ in range(n))))
+        return list(await asyncio.gather(*(self._one(prompt, s) for s in asked_samples(n))))
 
-    async def _one(self, prompt: str) -> Completion:
-        if self._is_async:
-            text = await self.fn(prompt)  # type: ignore[misc]
-        else:
-            if self._pool is None:
-                self._pool = ThreadPoolExecutor(self._max_threads, thread_name_prefix="tg-model")
-            loop = asyncio.get_running_loop()
-            text = await loop.run_in_executor(self._pool, self.fn, prompt)
-        if inspect.isawaitable(text):  # a sync callable that returned a coroutine
+    async def _one(self, prompt: str, sample: int | None = None) -> Completion:
+        fn: Callable[..., object] = self.fn
+        call = (
+            functools.partial(fn, prompt)
+            if sample is None
+            else functools.partial(fn, prompt, sample=sample)
+        )
+        text = call() if self._is_async else await self._threads.run(call)
+        if inspect.isawaitable(text):  # an async function, or a sync one returning a coroutine
             text = await text
         if not isinstance(text, str):
             raise self._not_text(text)

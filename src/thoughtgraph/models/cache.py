@@ -16,13 +16,12 @@ Within one process, models on one file also wait for each other without polling 
 
 Keys are the SHA-256 of the canonical request: model name, prompt, the inner model's answer-
 relevant `settings` (e.g. temperature, max_tokens) and the *sample index*. The sample index
-counts the answers this `CachedModel` has handed out for that prompt so far: `complete(p, n=3)`
-is samples 0, 1, 2; asking `p` again in the same run gives samples 3, 4, ... (so k samples or a
-retry of the same prompt stay different answers, as they would from the live model), while a
-rerun (a new `CachedModel` on the same file) replays samples 0, 1, 2, ... identically. The index
-is taken when a call starts, before any await, so it follows the executor's deterministic call
-order, not completion order; a call that fails gives its indices back to the next call of that
-prompt, so the answers recorded line up with a rerun in which that call succeeds.
+counts the answers this `CachedModel` has handed out for that prompt so far (`samples.py`):
+`complete(p, n=3)` is samples 0, 1, 2; asking `p` again in the same run gives samples 3, 4, ...
+(so k samples or a retry of the same prompt stay different answers, as they would from the live
+model), while a rerun (a new `CachedModel` on the same file) replays samples 0, 1, 2, ...
+identically. The inner model is told which samples it is asked for (`base.asking`), so a model
+that takes them (a user's function with a keyword `sample`) answers sample i under key i.
 
 The cache may sit on either side of `RateLimitedModel` (both are `WrapperModel`s): hits cost
 neither rate limit nor budget either way.
@@ -33,7 +32,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
-import heapq
 import json
 import os
 import socket
@@ -41,7 +39,6 @@ import sqlite3
 import threading
 import time
 import uuid
-from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Self, TypeGuard
@@ -53,8 +50,10 @@ from thoughtgraph.models.base import (
     DeliveringModel,
     LanguageModel,
     WrapperModel,
+    asking,
     complete_delivering,
 )
+from thoughtgraph.models.samples import SampleCounter
 from thoughtgraph.spend.ledger import RequestRecorder
 from thoughtgraph.spend.usage import Usage
 
@@ -145,8 +144,7 @@ class CachedModel(DeliveringModel, WrapperModel):
         self.path = Path(path)
         self.hits = 0
         self.misses = 0
-        self._asked: Counter[str] = Counter()  # sample indices handed out per prompt
-        self._free: dict[str, list[int]] = {}  # indices released by failed calls (heaps)
+        self._samples = SampleCounter()
         self._lock = threading.Lock()
         self._holder = uuid.uuid4().hex  # names this model's claims in the file
         self._db = _open(self.path)
@@ -166,7 +164,7 @@ class CachedModel(DeliveringModel, WrapperModel):
         to `deliver` (see `base.Delivers`)."""
         if n < 1:
             raise ValueError(f"n must be at least 1, got {n}")
-        samples = self._claim(prompt, n)  # before any await: follows the call order
+        samples = self._samples.claim(prompt, n)  # before any await: follows the call order
         keys = [self.key(prompt, s) for s in samples]
         found = self._load(keys)
         if len(found) < n:
@@ -183,7 +181,7 @@ class CachedModel(DeliveringModel, WrapperModel):
                         prompt, samples, keys, found, deliver, recorder
                     )
             except BaseException:
-                self._release(prompt, waiting)  # cancelled while waiting
+                self._samples.release(prompt, waiting)  # cancelled while waiting
                 raise
         self.hits += n
         answers = [found[key] for key in keys]
@@ -225,11 +223,12 @@ class CachedModel(DeliveringModel, WrapperModel):
 
         try:
             if missing:
-                await complete_delivering(self.inner, prompt, len(missing), keep, recorder)
+                with asking([samples[i] for i in missing]):
+                    await complete_delivering(self.inner, prompt, len(missing), keep, recorder)
         finally:
             # Fewer answers than asked (some parallel singles failed, or the call was
             # cancelled): the samples left over go back to the next call of this prompt.
-            self._release(prompt, [samples[i] for i in missing if i not in arrived])
+            self._samples.release(prompt, [samples[i] for i in missing if i not in arrived])
         if failed:
             raise failed[0]
         return [
@@ -244,30 +243,8 @@ class CachedModel(DeliveringModel, WrapperModel):
         Exact when nothing else calls `complete` in between (the executor asks right before
         calling, with no await between): that is how cache hits skip the budget check.
         """
-        keys = [self.key(prompt, s) for s in self._next_samples(prompt, n)]
+        keys = [self.key(prompt, s) for s in self._samples.peek(prompt, n)]
         return len(self._load(keys)) == n
-
-    def _next_samples(self, prompt: str, n: int) -> list[int]:
-        with self._lock:
-            reused = sorted(self._free.get(prompt, []))[:n]
-            start = self._asked[prompt]
-        return sorted(reused + list(range(start, start + n - len(reused))))
-
-    def _claim(self, prompt: str, n: int) -> list[int]:
-        """The next n sample indices of this prompt, reusing those of failed calls first."""
-        with self._lock:
-            free = self._free.setdefault(prompt, [])
-            reused = [heapq.heappop(free) for _ in range(min(n, len(free)))]
-            start = self._asked[prompt]
-            self._asked[prompt] += n - len(reused)
-        return sorted(reused + list(range(start, start + n - len(reused))))
-
-    def _release(self, prompt: str, samples: list[int]) -> None:
-        """A failed call got no answer: its indices go to the next call, so that a rerun, which
-        may not fail there, still lines up with the answers recorded."""
-        with self._lock:
-            for sample in samples:
-                heapq.heappush(self._free.setdefault(prompt, []), sample)
 
     def key(self, prompt: str, sample: int) -> str:
         """SHA-256 of the canonical request (what determines this answer)."""

@@ -36,6 +36,7 @@ from thoughtgraph.io.bounds import check_items
 from thoughtgraph.models.base import LanguageModel, display_name
 from thoughtgraph.models.cache import CachedModel
 from thoughtgraph.models.limits import ConcurrencyLimiter, RateLimitedModel
+from thoughtgraph.models.samples import numbered
 from thoughtgraph.modelspec import ModelLike, as_model
 from thoughtgraph.spend.accounting import spend, spend_by_kind
 from thoughtgraph.spend.budget import Meter, check_whole
@@ -160,6 +161,8 @@ async def _run_prepared(
     price = options.price(display_name(lm))
     if options.rate_limited:
         lm = _rate_limited(lm, options.rpm, options.tpm)
+    # The cache numbers the samples of each prompt; without one, a model that takes samples
+    # has them numbered for this run all the same (models/samples.py).
     cached = CachedModel(lm, options.cache) if options.cache is not None else None
     started = time.perf_counter()
     try:
@@ -167,7 +170,7 @@ async def _run_prepared(
             graph,
             the_task,
             problem,
-            cached or lm,
+            cached or numbered(lm),
             concurrency=options.concurrency,
             budget=options.budget,
             price=price,
