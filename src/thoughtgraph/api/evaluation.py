@@ -123,7 +123,8 @@ async def aevaluate(
       string (default: io, cot, tot, tot2, got, got_paper); `graphs`: graph files or `Graph`
       objects run beside them as rows (a mapping names them).
     - `repeats` (default 1): runs of every pair, each with its own seed (the simulated model's
-      seed + repeat; another model's fresh sample at its temperature).
+      seed + repeat; another model's fresh sample at its temperature; a function taking
+      `sample` is asked for the repeat's own samples, docs/models.md).
     - `prompts`: texts sent instead of the built-in prompts, a mapping slot -> template or a
       file in tune's `--prompts` format (each slot's first variant).
 
