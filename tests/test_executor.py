@@ -90,7 +90,7 @@ def _spy(graph: Graph, concurrency: int) -> tuple[list[str], dict]:
         if isinstance(event, OpStarted):
             started.append(event.op_id)
 
-    state, _ = asyncio.run(
+    state = asyncio.run(
         execute(
             graph,
             SortingTask(),
@@ -99,7 +99,7 @@ def _spy(graph: Graph, concurrency: int) -> tuple[list[str], dict]:
             concurrency=concurrency,
             on_event=on_event,
         )
-    )
+    ).state
     return started, state_dict(state)
 
 
@@ -119,11 +119,11 @@ def test_run_state_is_identical_whatever_the_concurrency_and_completion_order():
         def delay(prompt: str, jitter=jitter) -> float:
             return (hash(prompt) % 7) * 0.002 * jitter  # completion order varies with jitter
 
-        state, _ = asyncio.run(
+        state = asyncio.run(
             execute(
                 graph, SortingTask(), problem, ScriptedModel(delay=delay), concurrency=concurrency
             )
-        )
+        ).state
         data = state_dict(state)
         for call in data["calls"]:
             call.pop("started"), call.pop("ended"), call.pop("latency")
@@ -218,7 +218,7 @@ def test_the_run_states_graph_data_is_the_graphs_and_its_op_order_the_graphs():
     from thoughtgraph.engine.state import RunState
 
     graph = got(parts=4)
-    state, _ = asyncio.run(execute(graph, SortingTask(), INPUT_32, ScriptedModel()))
+    state = asyncio.run(execute(graph, SortingTask(), INPUT_32, ScriptedModel())).state
     assert state.op_ids() == [op.id for op in graph.ops]
     assert [op["id"] for op in state_dict(state)["ops"]] == [op.id for op in graph.ops]
     assert state.graph == graph.to_dict() and state_dict(state)["graph"] == graph.to_dict()

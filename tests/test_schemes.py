@@ -110,7 +110,7 @@ def test_run_state_is_identical_at_concurrency_1_and_32(name):
     for concurrency in (1, 32):
         from thoughtgraph.sim.model import SimulatedModel
 
-        state, _ = asyncio.run(
+        state = asyncio.run(
             execute(
                 graph,
                 SortingTask(),
@@ -118,7 +118,7 @@ def test_run_state_is_identical_at_concurrency_1_and_32(name):
                 SimulatedModel(error=1, seed=5),
                 concurrency=concurrency,
             )
-        )
+        ).state
         data = state_dict(state)
         for call in data["calls"]:
             call.pop("started"), call.pop("ended"), call.pop("latency")

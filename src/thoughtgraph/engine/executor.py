@@ -20,6 +20,7 @@ from thoughtgraph.engine import kinds
 from thoughtgraph.engine.context import RunContext, run_prompts
 from thoughtgraph.engine.gateway import CallGateway
 from thoughtgraph.engine.graph import Graph, Op
+from thoughtgraph.engine.outcome import RunOutcome, Stop
 from thoughtgraph.engine.state import OpRecord, RunState
 from thoughtgraph.engine.thought import Thought
 from thoughtgraph.engine.thoughts import ThoughtFactory
@@ -34,6 +35,7 @@ from thoughtgraph.events import (
 )
 from thoughtgraph.models.base import LanguageModel, display_name
 from thoughtgraph.models.limits import ConcurrencyLimiter
+from thoughtgraph.spend.accounting import spend
 from thoughtgraph.spend.budget import Budget, Meter
 from thoughtgraph.spend.pricing import Price
 from thoughtgraph.tasks.base import BaseTask
@@ -55,19 +57,19 @@ async def execute(
     limiter: ConcurrencyLimiter | None = None,
     order: str = "auto",
     reference: Any = None,
-) -> tuple[RunState, RunContext]:
-    """Run every op of `graph`; returns the run state and the context (calls, stop reason).
+) -> RunOutcome:
+    """Run every op of `graph`; returns its outcome: the run state, the stop, the spend.
 
     A budget cap or a fatal model error stops the run the same way: the op that met it stops,
     no further op or paid call starts, the calls in flight finish and are recorded, and the
-    reason is in `ctx.gateway.stop_reason` / `ctx.gateway.stop_detail`. `meter`, when given, is a
+    reason is the outcome's `stop`. `meter`, when given, is a
     budget shared with other runs (an evaluation's): its caps apply instead of `budget`;
     `limiter`, when given, is a cap on calls in flight shared with other runs, instead of
     `concurrency`. `order` is the scheduler's (module doc). `reference` is the problem's given
     reference, when the task does not carry it in its problem (tasks/reference.py). The
     options come checked (`options.RunOptions`). A cancellation (Ctrl-C) stops it at once:
     stop reason "interrupted", recorded in `run_finished`, and the `CancelledError` carries
-    `.run = (state, ctx)` so the caller can still report what was done.
+    `.run`, the outcome so far, so the caller can still report what was done.
     """
     budget = meter.budget if meter is not None else budget or Budget()
     state = RunState(graph)  # the graph's JSON-able data is built if a trace asks for it
@@ -92,6 +94,7 @@ async def execute(
     )
     state.add(source)
     runner = _Runner(graph, ctx, source)
+    stop: Stop | None = None
     try:
         if order == "bfs" or (order == "auto" and concurrency == 1):
             await runner.run_in_order()
@@ -99,15 +102,20 @@ async def execute(
             await runner.run_concurrently()
         await gateway.drain()
     except asyncio.CancelledError as exc:  # Ctrl-C (or a cancelled task): keep what was done
-        if gateway.stop_reason is None:
-            gateway.stop_reason, gateway.stop_detail = StopReason.INTERRUPTED, "cancelled (Ctrl-C)"
-        exc.run = (state, ctx)  # type: ignore[attr-defined]  # asolve builds the partial result
-        raise
+        stop = gateway.stop or Stop(StopReason.INTERRUPTED, "cancelled (Ctrl-C)")
+        exc.run = _outcome(state, stop, price, budget)  # type: ignore[attr-defined]  # asolve
+        raise  # builds the partial result from it
     finally:
         gateway.closed = True
-        gateway.emit(RunFinished(gateway.now(), len(state.calls), gateway.stop_reason, state.cost))
+        stop = stop or gateway.stop
+        reason = None if stop is None else stop.reason
+        gateway.emit(RunFinished(gateway.now(), len(state.calls), reason, state.cost))
         logger.info("run finished: %d model calls", len(state.calls))
-    return state, ctx
+    return _outcome(state, stop, price, budget)
+
+
+def _outcome(state: RunState, stop: Stop | None, price: Price | None, budget: Budget) -> RunOutcome:
+    return RunOutcome(state, stop, spend(state.calls.values(), price), budget)
 
 
 class _Runner:

@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
+from thoughtgraph.engine.outcome import Stop
 from thoughtgraph.engine.state import Call, OpRef, RunState
 from thoughtgraph.errors import BudgetExhausted, FatalModelError, ModelError
 from thoughtgraph.events import CallFinished, CallStarted, Event, EventHandler, StopReason
@@ -45,8 +46,8 @@ class CallGateway:
     price: Price | None = None
     on_event: EventHandler | None = None
     started: float = field(default_factory=time.perf_counter)
-    stop_reason: StopReason | None = None
-    stop_detail: str | None = None  # the one-line why, e.g. "max_requests=5 reached (...)"
+    stop: Stop | None = None  # the first reason to stop met (a fatal error outranks a cap);
+    # the executor hands it on in the run's outcome
     shared_meter: Meter | None = None  # an evaluation's, shared by all its runs (so that its
     # caps bound them together); None: a fresh one for this run's budget
     meter: Meter = field(init=False)
@@ -225,8 +226,8 @@ class CallGateway:
 
     def _check_open(self) -> None:
         """After a fatal error no call starts; after the run's end none at all."""
-        if self.stop_reason == StopReason.FATAL:
-            raise FatalModelError(self.stop_detail or "the model failed")
+        if self.stop is not None and self.stop.reason == StopReason.FATAL:
+            raise FatalModelError(self.stop.detail or "the model failed")
         if self.closed:
             raise BudgetExhausted("the run has ended")
 
@@ -245,11 +246,11 @@ class CallGateway:
 
     def _stop(self, reason: StopReason, detail: str) -> None:
         """The first reason to stop is the one reported."""
-        if self.stop_reason is None:
-            self.stop_reason, self.stop_detail = reason, detail
+        if self.stop is None:
+            self.stop = Stop(reason, detail)
             logger.info("run stopping: %s (%s)", reason, detail)
-        elif reason == StopReason.FATAL and self.stop_reason != reason:
-            self.stop_reason, self.stop_detail = reason, detail  # a fatal error outranks a budget
+        elif reason == StopReason.FATAL and self.stop.reason != reason:
+            self.stop = Stop(reason, detail)  # a fatal error outranks a budget
 
     async def drain(self) -> None:
         """Wait for the calls still in flight (their answers are paid for), then admit no more."""

@@ -15,11 +15,12 @@ from typing_extensions import Unpack
 from thoughtgraph import schemes
 from thoughtgraph.engine import kinds
 from thoughtgraph.engine.answer_cap import with_default_cap
-from thoughtgraph.engine.context import RunContext, template_for
+from thoughtgraph.engine.context import template_for
 from thoughtgraph.engine.executor import execute
 from thoughtgraph.engine.gcpause import fewer_collections
 from thoughtgraph.engine.graph import Graph
 from thoughtgraph.engine.options import PreparedRun, RunKeywords, RunOptions, run_options
+from thoughtgraph.engine.outcome import RunOutcome
 from thoughtgraph.engine.result import Result, count_calls
 from thoughtgraph.engine.state import RunState
 from thoughtgraph.engine.thought import Thought
@@ -38,7 +39,7 @@ from thoughtgraph.models.cache import CachedModel
 from thoughtgraph.models.limits import ConcurrencyLimiter, RateLimitedModel
 from thoughtgraph.models.samples import numbered
 from thoughtgraph.modelspec import ModelLike, as_model
-from thoughtgraph.spend.accounting import spend, spend_by_kind
+from thoughtgraph.spend.accounting import spend_by_kind
 from thoughtgraph.spend.budget import Meter, check_whole
 from thoughtgraph.spend.pricing import Price
 from thoughtgraph.tasks import Task, get_task
@@ -166,7 +167,7 @@ async def _run_prepared(
     cached = CachedModel(lm, options.cache) if options.cache is not None else None
     started = time.perf_counter()
     try:
-        state, ctx = await execute(
+        outcome = await execute(
             graph,
             the_task,
             problem,
@@ -181,18 +182,17 @@ async def _run_prepared(
             reference=prepared.reference,
         )
     except asyncio.CancelledError as exc:  # Ctrl-C: the run so far rides on the cancellation
-        run = getattr(exc, "run", None)
-        if run is not None:
-            so_far, so_far_ctx = run
+        so_far = getattr(exc, "run", None)
+        if isinstance(so_far, RunOutcome):
             wall = time.perf_counter() - started
-            partial = _result(graph, so_far, so_far_ctx, the_task, problem, lm, price, wall)
+            partial = _result(graph, so_far, the_task, problem, lm, price, wall)
             partial.completion_cap = cap
             exc.result = partial  # type: ignore[attr-defined]
         raise
     finally:
         if cached is not None:
             cached.close()
-    result = _result(graph, state, ctx, the_task, problem, lm, price, time.perf_counter() - started)
+    result = _result(graph, outcome, the_task, problem, lm, price, time.perf_counter() - started)
     result.completion_cap = cap
     logger.info(
         "%d model calls (%s); %s tokens paid%s; status %s",
@@ -202,8 +202,8 @@ async def _run_prepared(
         f", ${result.cost:.4f}" if price else "",
         result.status,
     )
-    if ctx.gateway.stop_reason == StopReason.FATAL:
-        error = FatalModelError(ctx.gateway.stop_detail or "the model failed")
+    if outcome.stop_reason == StopReason.FATAL:
+        error = FatalModelError(outcome.stop_detail or "the model failed")
         error.result = result
         raise error
     return result
@@ -234,14 +234,14 @@ def _rate_limited(model: LanguageModel, rpm: float | None, tpm: float | None) ->
 
 def _result(
     graph: Graph,
-    state: RunState,
-    ctx: RunContext,
+    outcome: RunOutcome,
     task: BaseTask[Any, Any],
     problem: object,
     model: LanguageModel,
     price: Price | None,
     wall: float,
 ) -> Result:
+    state = outcome.state
     final = _final_thought(graph, state, task, problem)
     score = _whole_score(task, problem, final)
     output = final.content
@@ -254,7 +254,6 @@ def _result(
         score = task.score_unparsed(problem, reason)
         output = None  # the input of most tasks is not an answer
     metrics = state.metrics_of(final.id)
-    total = spend(state.calls.values(), price)
     scale = rating_scale(graph, task)
     rating = model_rating(final)
     errors = list(score.errors)
@@ -268,9 +267,7 @@ def _result(
         errors=errors,
         # the spec: a run stopped by its budget (or a fatal error) is "not clean", whatever it
         # holds; so is an answer the graph meant the model to rate and no rating was read
-        status="clean"
-        if score.perfect and ctx.gateway.stop_reason is None and not unread
-        else "not clean",
+        status="clean" if score.perfect and outcome.stop is None and not unread else "not clean",
         calls=len(state.calls),
         completions=sum(len(c.texts) for c in state.calls.values()),
         calls_by_kind=count_calls(state),
@@ -284,12 +281,12 @@ def _result(
         simulated=bool(getattr(model, "simulated", False)),
         task=task.name,
         final=final,
-        stop_reason=ctx.gateway.stop_reason,
-        stop_detail=ctx.gateway.stop_detail,
-        tokens=total.tokens,
-        spend=total,
+        stop_reason=outcome.stop_reason,
+        stop_detail=outcome.stop_detail,
+        tokens=outcome.spend.tokens,
+        spend=outcome.spend,
         spend_by_kind=spend_by_kind(state.calls.values(), price),
-        budget=ctx.gateway.budget,
+        budget=outcome.budget,
         price=price,
         rating=rating,
         rating_scale=scale,
