@@ -1,4 +1,5 @@
-"""The run vocabulary: why a run stopped (`StopReason`) and what it reports as it goes (events).
+"""The run vocabulary: why a run stopped (`StopReason`), how far an op got (`OpStatus`) and what
+a run reports as it goes (events).
 
 Why typed records rather than `(kind: str, data: dict)`: a consumer (the live view, the events
 file, OpenTelemetry spans, a test) dispatches on the record's type, so a misspelt event or field
@@ -23,6 +24,17 @@ class StopReason(StrEnum):
     BUDGET = "budget exhausted"  # a cap (requests, tokens, cost) forbade the next request
     FATAL = "fatal model error"  # the model refused for good (a rejected key, unreachable)
     INTERRUPTED = "interrupted"  # cancelled mid-way (Ctrl-C)
+
+
+class OpStatus(StrEnum):
+    """How far one op of a run got: the words of a trace's `ops[].status` and of `op_finished`
+    (a str, so those files keep them)."""
+
+    PENDING = "pending"  # its inputs are not done yet (or the run stopped first)
+    RUNNING = "running"
+    DONE = "done"
+    STOPPED = "stopped"  # a budget cap or a fatal model error stopped it
+    FAILED = "failed"  # it raised
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +98,7 @@ class OpFinished:
     time: float
     op_id: str
     kind: str
-    status: str  # done, stopped or failed
+    status: OpStatus  # done, stopped or failed
     name: ClassVar[str] = "op_finished"
 
 

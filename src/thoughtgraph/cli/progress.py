@@ -19,16 +19,24 @@ from thoughtgraph.events import (
     Event,
     OpFinished,
     OpStarted,
+    OpStatus,
     ThoughtMade,
 )
 
 MAX_ROWS = 24
+SHOWN = {OpStatus.PENDING: "waiting"}  # the live view's word for an op not started
+STYLES = {
+    OpStatus.RUNNING: "yellow",
+    OpStatus.DONE: "green",
+    OpStatus.STOPPED: "red",
+    OpStatus.FAILED: "red",
+}
 
 
 @dataclass
 class _OpView:
     kind: str
-    status: str = "waiting"
+    status: OpStatus = OpStatus.PENDING
     calls: int = 0
     in_flight: int = 0
     best: float | None = None
@@ -64,7 +72,7 @@ class LiveView:
             return
         match event:
             case OpStarted():
-                view.status = "running"
+                view.status = OpStatus.RUNNING
             case OpFinished(status=status):
                 view.status = status
             case CallStarted():
@@ -88,19 +96,19 @@ class LiveView:
         # plumbing (select) is counted, as the summary counts it, but has no work to show
         rows = [r for r in self.ops.items() if not kinds.get(r[1].kind).plumbing]
         if len(rows) > MAX_ROWS:
-            rows = [r for r in rows if r[1].status == "running"][:MAX_ROWS]
+            rows = [r for r in rows if r[1].status == OpStatus.RUNNING][:MAX_ROWS]
         for op_id, view in rows:
-            style = {"running": "yellow", "done": "green", "stopped": "red", "failed": "red"}
-            status = view.status + (f" ({view.in_flight} in flight)" if view.in_flight else "")
+            shown = SHOWN.get(view.status, view.status)
+            status = shown + (f" ({view.in_flight} in flight)" if view.in_flight else "")
             best = "" if view.best is None else f"{view.best:g}"
             table.add_row(
                 op_id,
                 view.kind,
-                Text(status, style=style.get(view.status, "dim")),
+                Text(status, style=STYLES.get(view.status, "dim")),
                 str(view.calls),
                 best,
             )
-        done = sum(v.status == "done" for v in self.ops.values())
+        done = sum(v.status == OpStatus.DONE for v in self.ops.values())
         footer = Text(
             f"{done}/{len(self.ops)} ops done · {self.calls} calls · {self.in_flight} in flight · "
             f"{time.perf_counter() - self.started:.1f} s",

@@ -29,6 +29,7 @@ from thoughtgraph.events import (
     EventHandler,
     OpFinished,
     OpStarted,
+    OpStatus,
     RunFinished,
     RunStarted,
     StopReason,
@@ -197,21 +198,21 @@ class _Runner:
         stay in the state)."""
         record = self.ctx.state.ops[op.id]
         inputs = self._inputs(op)
-        record.status, record.started = "running", (started := self.ctx.gateway.now())
+        record.status, record.started = OpStatus.RUNNING, (started := self.ctx.gateway.now())
         if self.ctx.gateway.on_event is not None:
             self.ctx.gateway.emit(OpStarted(started, op.id, op.kind))
         try:
             outputs = await kinds.get(op.kind).run(self.ctx, op, inputs)
         except (BudgetExhausted, FatalModelError):
-            record.status = "stopped"
+            record.status = OpStatus.STOPPED
             self._finish(op, record)
             return False
         except BaseException:
-            record.status = "failed"
+            record.status = OpStatus.FAILED
             self._finish(op, record)
             raise
         record.outputs = [t.id for t in outputs]
-        record.status = "done"
+        record.status = OpStatus.DONE
         self._finish(op, record)
         return True
 

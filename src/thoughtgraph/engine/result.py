@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from thoughtgraph.engine.graph import Graph
@@ -15,7 +16,15 @@ from thoughtgraph.spend.accounting import CALL_KINDS, Spend
 from thoughtgraph.spend.budget import Budget
 from thoughtgraph.spend.pricing import Price
 
-__all__ = ["CALL_KINDS", "Result", "calls_by_op", "count_calls"]
+__all__ = ["CALL_KINDS", "Result", "ResultStatus", "calls_by_op", "count_calls"]
+
+
+class ResultStatus(StrEnum):
+    """A run's verdict (a str, so `result.status == "clean"` holds and the JSON files, the
+    results of an evaluation, keep their words)."""
+
+    CLEAN = "clean"  # the final thought scores perfectly and the run went to its end
+    NOT_CLEAN = "not clean"  # errors left, stopped early, or a rating meant and not read
 
 
 @dataclass(repr=False)
@@ -26,7 +35,7 @@ class Result:
     text: str
     error_count: float
     errors: list[str]
-    status: str
+    status: ResultStatus
     calls: int  # model calls the graph made (one prompt each, asking for n answers)
     completions: int  # answers the run got, from the model or the answer cache
     calls_by_kind: dict[str, int]
@@ -63,13 +72,13 @@ class Result:
 
     @property
     def clean(self) -> bool:
-        return self.status == "clean"
+        return self.status == ResultStatus.CLEAN
 
     def __repr__(self) -> str:
         # short on purpose: asyncio may repr a finished task's result, and the full state of a
         # large run takes seconds to print
         return (
-            f"Result(status={self.status!r}, error_count={self.error_count:g}, "
+            f"Result(status={self.status.value!r}, error_count={self.error_count:g}, "
             f"calls={self.calls}, requests={self.requests}, output={shown(self.output)})"
         )
 

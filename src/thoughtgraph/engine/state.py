@@ -16,6 +16,7 @@ from typing import Any, Protocol
 from thoughtgraph.engine.metrics import ThoughtMetrics, metrics_of, thought_metrics
 from thoughtgraph.engine.thought import Thought
 from thoughtgraph.errors import InputError
+from thoughtgraph.events import OpStatus
 from thoughtgraph.io.bounds import clip_text
 from thoughtgraph.io.tracefile import read_trace, upgrade
 from thoughtgraph.spend.usage import Usage
@@ -110,11 +111,18 @@ class OpRecord:
 
     id: str
     kind: str
-    status: str = "pending"  # pending, running, done, stopped (budget or fatal error), failed
+    status: OpStatus = OpStatus.PENDING
     outputs: list[str] = field(default_factory=list)  # ids of the thoughts passed on
     end_round: int = 0
     started: float | None = None
     ended: float | None = None
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> OpRecord:
+        """An op of a trace (its status read back as an `OpStatus`)."""
+        record = cls(**data)
+        record.status = OpStatus(record.status)
+        return record
 
 
 class RunState:
@@ -205,7 +213,7 @@ class RunState:
         data = upgrade(data, where)
         try:
             state = cls(graph=data["graph"], cost=data.get("cost", 0.0))
-            state.ops = {op["id"]: OpRecord(**op) for op in data.get("ops", [])}
+            state.ops = {op["id"]: OpRecord.from_dict(op) for op in data.get("ops", [])}
             state.thoughts = {t["id"]: Thought.from_dict(t) for t in data["thoughts"]}
             state.calls = {c["id"]: Call.from_dict(c) for c in data.get("calls", [])}
         except (KeyError, TypeError, ValueError) as exc:

@@ -23,6 +23,7 @@ from thoughtgraph.events import (
     Event,
     OpFinished,
     OpStarted,
+    OpStatus,
     RunFinished,
     RunStarted,
     ThoughtMade,
@@ -173,8 +174,8 @@ class SpanHandler:
         span = self._ops.pop(event.op_id, None)
         if span is None:
             return
-        span.set_attribute("thoughtgraph.op.status", event.status)
-        if event.status != "done":
+        span.set_attribute("thoughtgraph.op.status", str(event.status))
+        if event.status != OpStatus.DONE:
             span.set_status(self._trace.Status(self._trace.StatusCode.ERROR, f"op {event.status}"))
         span.end()
 

@@ -21,7 +21,7 @@ from thoughtgraph.engine.gcpause import fewer_collections
 from thoughtgraph.engine.graph import Graph
 from thoughtgraph.engine.options import PreparedRun, RunKeywords, RunOptions, run_options
 from thoughtgraph.engine.outcome import RunOutcome
-from thoughtgraph.engine.result import Result, count_calls
+from thoughtgraph.engine.result import Result, ResultStatus, count_calls
 from thoughtgraph.engine.state import RunState
 from thoughtgraph.engine.thought import Thought
 from thoughtgraph.errors import (
@@ -32,7 +32,7 @@ from thoughtgraph.errors import (
     ThoughtgraphError,
     shown,
 )
-from thoughtgraph.events import EventHandler, StopReason
+from thoughtgraph.events import EventHandler, OpStatus, StopReason
 from thoughtgraph.io.bounds import check_items
 from thoughtgraph.models.base import LanguageModel, display_name
 from thoughtgraph.models.cache import CachedModel
@@ -267,7 +267,9 @@ def _result(
         errors=errors,
         # the spec: a run stopped by its budget (or a fatal error) is "not clean", whatever it
         # holds; so is an answer the graph meant the model to rate and no rating was read
-        status="clean" if score.perfect and outcome.stop is None and not unread else "not clean",
+        status=ResultStatus.CLEAN
+        if score.perfect and outcome.stop is None and not unread
+        else ResultStatus.NOT_CLEAN,
         calls=len(state.calls),
         completions=sum(len(c.texts) for c in state.calls.values()),
         calls_by_kind=count_calls(state),
@@ -454,7 +456,8 @@ def _final_thought(
     With no usable answer at all the input thought comes back, unscorable as an answer for most
     tasks (output None), always "not clean".
     """
-    outputs = state.outputs(graph.output.id) if state.ops[graph.output.id].status == "done" else []
+    done = state.ops[graph.output.id].status == OpStatus.DONE
+    outputs = state.outputs(graph.output.id) if done else []
     if outputs:
         return min(outputs, key=lambda t: _rank(task, problem, t))
     not_answers = {op.id for op in graph.ops if not kinds.get(op.kind).makes_answers}
