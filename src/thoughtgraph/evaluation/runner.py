@@ -15,7 +15,7 @@ import json
 import math
 import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,7 @@ from thoughtgraph.engine import kinds
 from thoughtgraph.engine.graph import Graph, Op
 from thoughtgraph.engine.ops import BranchParams, ScoreParams
 from thoughtgraph.engine.options import RunOptions
-from thoughtgraph.engine.result import Result
+from thoughtgraph.engine.result import Result, ResultStatus
 from thoughtgraph.engine.trace import trace_dict
 from thoughtgraph.errors import (
     BudgetExhausted,
@@ -79,7 +79,7 @@ class PairResult:
     error: float
     clipped_error: float  # min(error, size), as the paper plots it (a --data row: the error)
     solved: bool | None  # output equals the dataset's reference; None: the task has none
-    status: str
+    status: ResultStatus
     requests: int  # HTTP requests sent (retries and parallel singles included)
     completions: int  # answers the pair got (from the model or the answer cache)
     tokens: int
@@ -89,7 +89,7 @@ class PairResult:
     volume: int
     model: str
     simulated: bool
-    stop_reason: str | None = None
+    stop_reason: StopReason | None = None  # None: the run went to its end
     final_score: float | None = None  # the final thought's own score; on a model-scored task
     # the model's rating of the final answer (doc-merge: the harmonic mean of redundancy and
     # retention, 0-10; a task file: its rubric's 0-scale), None when no rating could be read
@@ -106,6 +106,14 @@ class PairResult:
     # the built-in prompts
     unrated: bool = False  # the graph asked the model to rate the final answer and no rating
     # was read: no measurement, counted apart (never as a 0) in summaries and figures
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> PairResult:
+        """One line of results.jsonl: its words read back as the enums they name (an unknown
+        one is a ValueError, a line that is not a result's)."""
+        read = cls(**data)
+        stop = None if read.stop_reason is None else StopReason(read.stop_reason)
+        return replace(read, status=ResultStatus(read.status), stop_reason=stop)
 
 
 @dataclass(frozen=True)
@@ -441,8 +449,8 @@ def load_results(out: Path) -> list[PairResult]:
         if not line.strip():
             continue
         try:
-            results.append(PairResult(**json.loads(line)))
-        except (json.JSONDecodeError, TypeError):
+            results.append(PairResult.from_dict(json.loads(line)))
+        except (ValueError, TypeError):  # not JSON, or not a result's fields and words
             if number == len(lines):
                 continue  # a line cut short by an interruption: that pair runs again
             raise InputError(f"{path}: line {number} is not a result line") from None

@@ -25,6 +25,7 @@ import asyncio
 import hashlib
 import math
 import statistics
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -105,9 +106,15 @@ class Outcome:
     paid_requests: int  # HTTP requests, the unit of every cap and ledger
     paid_tokens: int
     paid_cost: float
-    budget_stopped: bool
+    stop_reason: StopReason | None  # why a sample of it stopped early (BUDGET when one ran out
+    # of its allowance, the stop the tune acts on); None: every sample ran to its end
     failure: str | None = None  # a fatal model error or a refused graph: the trial failed
     unrated: int = 0  # samples whose final answer got no readable rating (counted as `scale`)
+
+    @property
+    def budget_stopped(self) -> bool:
+        """A sample ran out of its allowance: the trial's figures are of a partial run."""
+        return self.stop_reason == StopReason.BUDGET
 
 
 _SHARED: dict[tuple[str, tuple[tuple[str, Any], ...]], LanguageModel] = {}
@@ -157,10 +164,17 @@ async def run_job(setup: Setup, job: Job, limiter: ConcurrencyLimiter | None = N
         paid_requests=sum(r["paid_requests"] for r in runs),
         paid_tokens=sum(r["paid_tokens"] for r in runs),
         paid_cost=sum(r["paid_cost"] for r in runs),
-        budget_stopped=any(r["stopped"] for r in runs),
+        stop_reason=_first_stop(r["stop_reason"] for r in runs),
         failure=failure,
         unrated=sum(1 for r in runs if r["unrated"]),
     )
+
+
+def _first_stop(reasons: Iterable[StopReason | None]) -> StopReason | None:
+    """The job's stop reason from its samples': a budget stop first (the one a tune acts on;
+    a failed sample is the outcome's `failure`), else the first other one."""
+    stops = [reason for reason in reasons if reason is not None]
+    return StopReason.BUDGET if StopReason.BUDGET in stops else next(iter(stops), None)
 
 
 def job_graph(setup: Setup, graph: Graph) -> str:
@@ -280,7 +294,7 @@ def _measure(setup: Setup, result: Result, reference: object) -> dict[str, Any]:
         "paid_requests": spend.requests,
         "paid_tokens": spend.tokens,
         "paid_cost": spend.cost,
-        "stopped": result.stop_reason == StopReason.BUDGET,
+        "stop_reason": result.stop_reason,
         "failure": None,
     }
 
@@ -305,6 +319,6 @@ def _failed(reason: str) -> dict[str, Any]:
         "paid_requests": 0,
         "paid_tokens": 0,
         "paid_cost": 0.0,
-        "stopped": False,
+        "stop_reason": None,
         "failure": reason,
     }

@@ -22,6 +22,7 @@ from thoughtgraph.tuning.study import (
     AskedTrial,
     Backend,
     Ledger,
+    LoopResult,
     Study,
     Trial,
     completed,
@@ -47,12 +48,12 @@ class TuneRun:
 
 @dataclass(frozen=True)
 class Searched:
-    """The search's end: every complete trial (earlier runs' too), why it stopped before the
-    trials asked for (None: it did not), and the prompt variants its trials chose among (with
-    `--propose`, each round's rewrites added)."""
+    """The search's end: every complete trial (earlier runs' too), how its last loop ended (why
+    it stopped before the trials asked for, if it did), and the prompt variants its trials
+    chose among (with `--propose`, each round's rewrites added)."""
 
     trials: list[Trial]
-    stop: StopReason | str | None
+    end: LoopResult
     variants: Variants | None
 
 
@@ -86,14 +87,14 @@ def search(run: TuneRun) -> Searched:
         if config.propose
         else [(0, config.trials)]
     )
-    stop: StopReason | str | None = None
+    end = LoopResult(0)
     for number, wanted in rounds:
         if number:
             proposer = Proposer(
                 plan.model, plan.task, plan.slots, config.propose, plan.price, plan.objective.scale
             )
             variants = proposer.round(run.study, number, variants, run.ledger)
-        loop = tune_loop(
+        end = tune_loop(
             run.study,
             plan.setup,
             plan.tune_split,
@@ -107,10 +108,9 @@ def search(run: TuneRun) -> Searched:
             ),
             variants=variants,
         )
-        stop = loop.stop
-        if stop:
+        if end.why:
             break
-    return Searched(completed(run.study), stop, variants)
+    return Searched(completed(run.study), end, variants)
 
 
 def front_of(plan: TunePlan, searched: Searched) -> Front:

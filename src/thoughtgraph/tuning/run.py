@@ -71,7 +71,7 @@ def _run(
         text=written.text,
         folder=plan.folder,
         files=written.files,
-        stop=searched.stop,
+        stop=searched.end.why,
         trials=len(searched.trials),
         rating_scale=plan.objective.scale,
         plotted=written.plotted,

@@ -232,9 +232,18 @@ def completed(study: Study) -> list[Trial]:
 
 @dataclass(frozen=True)
 class LoopResult:
+    """How the search loop ended: the trials it ran and, when it stopped before reaching the
+    trials asked for, why: the budget (`stop`) or a failed trial (`failure`, its one line),
+    whichever came first."""
+
     ran: int
-    stop: StopReason | str | None  # why it stopped before reaching the trials asked for: the
-    # budget, or a failed trial's one line
+    stop: StopReason | None = None
+    failure: str | None = None
+
+    @property
+    def why(self) -> str | None:
+        """Why it stopped early, in one line (None: it ran the trials asked for)."""
+        return f"a trial failed: {self.failure}" if self.failure is not None else self.stop
 
 
 def tune_loop(
@@ -261,7 +270,7 @@ def tune_loop(
             batch -= 1
             allowance = ledger.share(batch * len(samples))
         if allowance is None:
-            return LoopResult(ran, StopReason.BUDGET)
+            return LoopResult(ran, stop=StopReason.BUDGET)
         asked = []
         for _ in range(batch):
             trial = study.ask()
@@ -273,7 +282,8 @@ def tune_loop(
                 (trial, Job(f"trial-{trial.number}", job_graph(setup, graph), data, allowance))
             )
         outcomes = run_unique(backend, setup, [job for _, job in asked])
-        stop: StopReason | str | None = None
+        stop: StopReason | None = None  # the batch's first reason to stop: one of these two
+        failure: str | None = None
         for (trial, _job), outcome in zip(asked, outcomes, strict=True):
             trial.set_user_attr("paid", paid([outcome]))
             trial.set_user_attr("solved", outcome.solved)
@@ -283,19 +293,21 @@ def tune_loop(
             if outcome.failure:
                 trial.set_user_attr("failure", outcome.failure[:300])
                 study.tell(trial, state=optuna.trial.TrialState.FAIL)
-                stop = stop or f"a trial failed: {outcome.failure[:200]}"
+                if stop is None:
+                    failure = failure or outcome.failure[:200]
             elif outcome.budget_stopped:
                 trial.set_user_attr("failure", StopReason.BUDGET)
                 study.tell(trial, state=optuna.trial.TrialState.FAIL)
-                stop = stop or StopReason.BUDGET
+                if failure is None:
+                    stop = StopReason.BUDGET
             else:
                 study.tell(trial, [outcome.error, outcome.cost])
                 ran += 1
             if on_trial:
                 on_trial(trial, outcome)
-        if stop:
-            return LoopResult(ran, stop)
-    return LoopResult(ran, None)
+        if stop is not None or failure is not None:
+            return LoopResult(ran, stop, failure)
+    return LoopResult(ran)
 
 
 def scaled(allowance: Budget, pairs: int) -> dict[str, float | None]:
