@@ -5,9 +5,11 @@
 Each run is made once to warm up (imports, first-use caches), then again under a profiler hook
 that records the file of every Python function called: the second run's files are the path of
 one run (docs/architecture.md draws them). The solve: 32 numbers, the spec's `got`, the
-simulated model without slips. The eval row: `evaluate` of sorting at size 32, one sample, the
-`got` scheme, into a temporary folder (reports and figure included). `-v` lists the files.
-Prints figures; asserts nothing.
+simulated model without slips. The eval: `evaluate` of sorting at size 32, one sample, the `got`
+scheme, into a temporary folder (plan, folder, reports and figure included); its row is what one
+pair runs, from `solve_pair` called to its `PairResult` returned. The simulated model's own files
+(`sim/`) are counted apart: they stand for the model a real run calls over HTTP. `-v` lists the
+files. Prints figures; asserts nothing.
 """
 
 from __future__ import annotations
@@ -20,24 +22,53 @@ from types import FrameType
 from typing import Any
 
 import thoughtgraph
+from thoughtgraph.evaluation import runner
 
 ROOT = Path(thoughtgraph.__file__).resolve().parent
+
+
+def _tracer(seen: set[str]) -> Callable[[FrameType, str, Any], None]:
+    def tracer(frame: FrameType, event: str, _arg: Any) -> None:
+        if event == "call":
+            seen.add(frame.f_code.co_filename)
+
+    return tracer
+
+
+def _ours(seen: set[str]) -> set[str]:
+    return {str(Path(f).resolve().relative_to(ROOT)) for f in seen if f.startswith(str(ROOT))}
 
 
 def files_run_by(work: Callable[[], object]) -> set[str]:
     work()  # warm up: imports and first-use caches are not the path of a run
     seen: set[str] = set()
-
-    def tracer(frame: FrameType, event: str, _arg: Any) -> None:
-        if event == "call":
-            seen.add(frame.f_code.co_filename)
-
-    sys.setprofile(tracer)
+    sys.setprofile(_tracer(seen))
     try:
         work()
     finally:
         sys.setprofile(None)
-    return {str(Path(f).resolve().relative_to(ROOT)) for f in seen if f.startswith(str(ROOT))}
+    return _ours(seen)
+
+
+def files_of_one_pair() -> set[str]:
+    """The files one eval row passes through: profiled from `solve_pair` called to returned."""
+    eval_row()  # warm up
+    seen: set[str] = set()
+    real = runner.solve_pair
+
+    async def profiled(*args: Any, **kwargs: Any) -> runner.PairResult:
+        sys.setprofile(_tracer(seen))
+        try:
+            return await real(*args, **kwargs)
+        finally:
+            sys.setprofile(None)
+
+    runner.solve_pair = profiled  # type: ignore[assignment]
+    try:
+        eval_row()
+    finally:
+        runner.solve_pair = real  # type: ignore[assignment]
+    return _ours(seen)
 
 
 def solve() -> object:
@@ -51,14 +82,22 @@ def eval_row() -> object:
         )
 
 
+def report(name: str, found: set[str]) -> None:
+    model = sorted(f for f in found if f.startswith("sim/"))
+    files = sorted(found - set(model))
+    engine = [f for f in files if f.startswith("engine/")]
+    print(
+        f"{name}: {len(files)} files ({len(engine)} in engine/, {len(files) - len(engine)} "
+        f"outside), and {len(model)} of the simulated model's"
+    )
+    if "-v" in sys.argv:
+        print("  " + "\n  ".join(files + model))
+
+
 def main() -> None:
-    for name, work in (("solve", solve), ("eval row", eval_row)):
-        files = sorted(files_run_by(work))
-        engine = [f for f in files if f.startswith("engine/")]
-        outside = len(files) - len(engine)
-        print(f"{name}: {len(files)} files ({len(engine)} in engine/, {outside} outside)")
-        if "-v" in sys.argv:
-            print("  " + "\n  ".join(files))
+    report("solve", files_run_by(solve))
+    report("eval", files_run_by(eval_row))
+    report("eval row (one pair)", files_of_one_pair())
 
 
 if __name__ == "__main__":

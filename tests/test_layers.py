@@ -240,3 +240,54 @@ def test_the_architecture_doc_lists_every_module() -> None:
     assert sorted(expected - set(listed)) == [], "modules missing from docs/architecture.md"
     assert sorted(set(listed) - expected) == [], "docs/architecture.md lists no such module"
     assert len(listed) == len(set(listed)), "a module is listed twice"
+
+
+def package(module: str) -> str:
+    """A module's package below the root (`thoughtgraph.engine.graph` -> `thoughtgraph.engine`);
+    a top-level module (`thoughtgraph.errors`) is its own."""
+    return ".".join(module.split(".")[:2])
+
+
+def test_no_two_packages_import_each_other() -> None:
+    edges = {
+        (package(module), package(target))
+        for module, targets in imports().items()
+        for target in targets
+        if package(module) != package(target)
+    }
+    assert sorted((a, b) for a, b in edges if a < b and (b, a) in edges) == []
+
+
+def _functions() -> list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
+    """Every function and method outside cli/ (typer commands take one parameter an option)."""
+    found = []
+    for name, path in modules().items():
+        if name.startswith("thoughtgraph.cli"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                found.append((f"{name}:{node.lineno} {node.name}", node))
+    return found
+
+
+def _parameters(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.arg]:
+    a = node.args
+    every = [*a.posonlyargs, *a.args, *a.kwonlyargs, *filter(None, (a.vararg, a.kwarg))]
+    return [arg for arg in every if arg.arg not in ("self", "cls")]
+
+
+def test_no_function_outside_the_cli_takes_more_than_16_parameters() -> None:
+    """Options travel as one options object per level, not as loose parameters."""
+    wide = [f"{where} ({n})" for where, node in _functions() if (n := len(_parameters(node))) > 16]
+    assert wide == []
+
+
+def test_at_most_40_parameters_outside_the_cli_are_typed_bare_any() -> None:
+    """`Any` turns the type checker off for that value: kept for what really is anything."""
+    bare = [
+        f"{where} {arg.arg}"
+        for where, node in _functions()
+        for arg in _parameters(node)
+        if isinstance(arg.annotation, ast.Name) and arg.annotation.id == "Any"
+    ]
+    assert len(bare) <= 40, "\n".join(bare)

@@ -1,47 +1,18 @@
 """A task written from scratch, checked once and given the contract's defaults once.
 
 docs/tasks.md promises that any object with the `Task` protocol's methods is a task, whether or
-not it subclasses `BaseTask`. The engine, though, reads every optional hook directly (`task.
-score_name`, `task.parse_reply(...)`), which only a `BaseTask` has. So `check_task`, where
-every task object enters (`get_task`), refuses an incomplete one with one line and wraps one
-that is not a `BaseTask` in a `DuckTask`: the object's own required methods, its own optional
-hooks where it has them (read here, once) and `BaseTask`'s defaults for the others.
+not it subclasses `BaseTask`. The engine, though, reads every optional hook directly
+(`task.score_name`, `task.parse_reply(...)`), which only a `BaseTask` has. So `check_task`
+(tasks/loading.py), where every task object enters (`get_task`), refuses an incomplete one
+with one line and wraps one that is not a `BaseTask` in a `DuckTask` (this module): the
+object's own required methods, its own optional hooks where it has them (read here, once) and
+`BaseTask`'s defaults for the others.
 """
 
 from __future__ import annotations
 
-from typing import Any, cast
-
-from thoughtgraph.errors import UnknownNameError
-from thoughtgraph.tasks.base import (
-    OPTIONAL_HOOKS,
-    REQUIRED_METHODS,
-    AnswerT,
-    BaseTask,
-    ProblemT,
-    Task,
-)
+from thoughtgraph.tasks.base import OPTIONAL_HOOKS, AnswerT, BaseTask, ProblemT, Task
 from thoughtgraph.tasks.score import Score
-
-
-def check_task(task: object) -> BaseTask[Any, Any]:
-    """`task` as a `BaseTask` (itself, or a `DuckTask` around it), or one `UnknownNameError`
-    line naming every missing method.
-
-    Checked once, before any call, so that a user's task never fails half-way through a paid run
-    with a raw `AttributeError`.
-    """
-    missing = [m for m in REQUIRED_METHODS if not callable(getattr(task, m, None))]
-    if not isinstance(getattr(task, "name", None), str):
-        missing.insert(0, "name")
-    if missing:
-        raise UnknownNameError(
-            f"not a task: {type(task).__name__} lacks {', '.join(missing)} "
-            "(give a task name or a Task object; subclass thoughtgraph.BaseTask for defaults)"
-        )
-    if isinstance(task, BaseTask):
-        return task
-    return DuckTask(cast(Task[Any, Any], task))
 
 
 class DuckTask(BaseTask[ProblemT, AnswerT]):

@@ -1,7 +1,8 @@
-"""A task from anywhere: a built-in name, an import string, an installed plugin or a task file.
+"""A task from anywhere: a built-in name, an import string, an installed plugin, a task file,
+or a task object checked once (`get_task`, where every task enters).
 
-`get_task` (tasks/__init__.py) calls `load_task` for every string, so `solve`, `eval`, `tune`,
-`graph` and the Python API accept the same four forms, checked before any model call:
+`get_task` calls `load_task` for every string, so `solve`, `eval`, `tune`, `graph` and the
+Python API accept the same four forms, checked before any model call:
 
 - a built-in name (`sorting`);
 - a task file path ending in .yaml, .yml or .toml (tasks/taskfile.py);
@@ -20,18 +21,60 @@ from __future__ import annotations
 
 from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, cast, runtime_checkable
 
 from thoughtgraph.errors import UnknownNameError, shown
 from thoughtgraph.io.imports import first_line, import_string, is_import_string
-from thoughtgraph.tasks.base import BaseTask
-from thoughtgraph.tasks.duck import check_task
+from thoughtgraph.tasks.base import REQUIRED_METHODS, BaseTask, Task
+from thoughtgraph.tasks.docmerge import DocMergeTask
+from thoughtgraph.tasks.duck import DuckTask
+from thoughtgraph.tasks.keywords import KeywordCountingTask
+from thoughtgraph.tasks.sets import SetIntersectionTask
+from thoughtgraph.tasks.sorting import SortingTask
 
 ENTRY_POINT_GROUP = "thoughtgraph.tasks"
 TASK_FILE_SUFFIXES = (".yaml", ".yml", ".toml")
 
+TASKS: dict[str, type[BaseTask[Any, Any]]] = {
+    "sorting": SortingTask,
+    "set-intersection": SetIntersectionTask,
+    "keyword-counting": KeywordCountingTask,
+    "doc-merge": DocMergeTask,
+}
+"""The built-in tasks by name."""
+
 _LOADED: dict[str, BaseTask[Any, Any]] = {}
 """Tasks loaded by this process (files, import strings, plugins), by their name."""
+
+
+def get_task(task: str | Task[Any, Any]) -> BaseTask[Any, Any]:
+    """A task by built-in name, task file path, `package.module:Class` import string or
+    installed plugin name, or the task object itself once `check_task` found it complete (one
+    written from scratch with `BaseTask`'s defaults, tasks/duck.py). Every way it can fail is
+    one `UnknownNameError` line."""
+    if not isinstance(task, str):
+        return check_task(task)
+    return load_task(task, TASKS)
+
+
+def check_task(task: object) -> BaseTask[Any, Any]:
+    """`task` as a `BaseTask` (itself, or a `DuckTask` around it), or one `UnknownNameError`
+    line naming every missing method.
+
+    Checked once, before any call, so that a user's task never fails half-way through a paid run
+    with a raw `AttributeError`.
+    """
+    missing = [m for m in REQUIRED_METHODS if not callable(getattr(task, m, None))]
+    if not isinstance(getattr(task, "name", None), str):
+        missing.insert(0, "name")
+    if missing:
+        raise UnknownNameError(
+            f"not a task: {type(task).__name__} lacks {', '.join(missing)} "
+            "(give a task name or a Task object; subclass thoughtgraph.BaseTask for defaults)"
+        )
+    if isinstance(task, BaseTask):
+        return task
+    return DuckTask(cast(Task[Any, Any], task))
 
 
 def plugins() -> dict[str, EntryPoint]:
