@@ -19,6 +19,7 @@ import contextlib
 import math
 from typing import Any
 
+from thoughtgraph.models.base import LanguageModel
 from thoughtgraph.tasks.base import BaseTask
 from thoughtgraph.tasks.reference import can_check, expected
 
@@ -46,8 +47,8 @@ def default_cap(task: BaseTask[Any, Any], problem: object, reference: object = N
 
 
 def with_default_cap(
-    model: Any, task: BaseTask[Any, Any], problem: object, reference: object = None
-) -> tuple[Any, int | None]:
+    model: LanguageModel, task: BaseTask[Any, Any], problem: object, reference: object = None
+) -> tuple[LanguageModel, int | None]:
     """`model` with the default answer cap when it takes one and the user set none, and the cap
     applied (None: the model's own setting, or no cap, stands)."""
     method = getattr(type(model), "with_default_max_tokens", None)

@@ -51,12 +51,12 @@ class RunContext:
     parses itself) and makes thoughts through `thoughts` (the factory), which own the rules."""
 
     task: BaseTask[Any, Any]
-    problem: Any
+    problem: object
     state: RunState
     gateway: CallGateway
     thoughts: ThoughtFactory
     prompts: Mapping[str, PromptTemplate] = field(default_factory=dict)  # `run_prompts`
-    reference: Any = None  # the problem's given reference (tasks/reference.py), for ground_truth
+    reference: object = None  # the problem's given reference (tasks/reference.py), for ground_truth
 
-    def render(self, name: str, **values: Any) -> str:
+    def render(self, name: str, **values: object) -> str:
         return pick_template(self.task.name, name, self.prompts).render(values)

@@ -47,7 +47,7 @@ logger = logging.getLogger("thoughtgraph")
 async def execute(
     graph: Graph,
     task: BaseTask[Any, Any],
-    problem: Any,
+    problem: object,
     model: LanguageModel,
     *,
     concurrency: int = 16,
@@ -57,7 +57,7 @@ async def execute(
     meter: Meter | None = None,
     limiter: ConcurrencyLimiter | None = None,
     order: str = "auto",
-    reference: Any = None,
+    reference: object = None,
 ) -> RunOutcome:
     """Run every op of `graph`; returns its outcome: the run state, the stop, the spend.
 

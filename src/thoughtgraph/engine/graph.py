@@ -69,11 +69,11 @@ class Op(BaseModel):
 
     @field_validator("params", mode="before")
     @classmethod
-    def _valid_params(cls, params: Any, info: ValidationInfo) -> Any:
+    def _valid_params(cls, params: object, info: ValidationInfo) -> Params:
         kind = info.data.get("kind")
         if not isinstance(kind, str) or kind not in kinds.all_kinds():
             return Params()  # the kind's own error is reported
-        model = kinds.get(kind).params
+        model: type[Params] = kinds.get(kind).params
         if isinstance(params, Params):  # already checked (a copy of an op, a scheme's)
             if type(params) is not model:
                 raise ValueError(f"params: {type(params).__name__} is not {model.__name__}")
@@ -104,7 +104,7 @@ class Op(BaseModel):
         return self.params.prompt_of()
 
 
-def _params_key(model: Any, params: dict[str, Any]) -> tuple[Any, ...] | None:
+def _params_key(model: type[Params], params: dict[str, Any]) -> tuple[object, ...] | None:
     """The cache key of a params set: the params model (a kind may be registered again), and
     each value's type too (1, 1.0 and True are equal keys but not equally valid values); None
     when a value is unhashable (validated every time)."""
@@ -175,7 +175,7 @@ class Graph(BaseModel):
     _templates: dict[str, PromptTemplate] = PrivateAttr(default_factory=dict)
     _output: Op | None = PrivateAttr(default=None)
 
-    def model_post_init(self, _context: Any) -> None:
+    def model_post_init(self, _context: object) -> None:
         _validate(self.ops)
         self._index = {op.id: op for op in self.ops}
         self._templates = _parse_prompts(self.prompts, self.ops)
@@ -247,7 +247,7 @@ class Graph(BaseModel):
         return json.dumps(self.to_dict(), indent=indent)
 
     @classmethod
-    def from_dict(cls, data: Any) -> Graph:
+    def from_dict(cls, data: object) -> Graph:
         """Build and validate a graph; any problem becomes one `GraphError` line."""
         if not isinstance(data, dict) or not isinstance(data.get("ops"), list):
             raise GraphError('a graph must be an object with a list "ops"')

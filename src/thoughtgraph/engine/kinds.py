@@ -109,7 +109,7 @@ class OpKind(Generic[P]):
         """The task capability an op of this kind with these params needs, if any."""
         return self.needs(self._own(params)) if self.needs is not None else None
 
-    def check_problem(self, params: Params, problem: Any) -> None:
+    def check_problem(self, params: Params, problem: object) -> None:
         if self.check is not None:
             self.check(self._own(params), problem)
 

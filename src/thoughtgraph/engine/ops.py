@@ -76,11 +76,11 @@ _ONE_THOUGHT = frozenset(
 """The template values `_values` fills about one thought (generate, refine, score, ...)."""
 
 
-def _values(ctx: RunContext, thought: Thought, **extra: Any) -> dict[str, Any]:
+def _values(ctx: RunContext, thought: Thought, **extra: object) -> dict[str, object]:
     """Every value a template may use about one thought (templates take what they need)."""
     problem = thought.problem
     shown = _shown(ctx, thought)  # one rendering, under the names the templates use
-    values: dict[str, Any] = {
+    values: dict[str, object] = {
         "task": ctx.task.describe(ctx.problem),
         "format": ctx.task.format(),
         "part": shown,
@@ -109,7 +109,7 @@ async def _until_good(
     kind: str,
     tries: int,
     bar: float,
-    problem: Any,
+    problem: object,
     parents: list[Thought],
     make_prompt: Callable[[Thought | None], str],
 ) -> Thought:
@@ -151,7 +151,7 @@ async def _branches(
     item: int,
     kind: str,
     prompt: str,
-    problem: Any,
+    problem: object,
     parents: list[Thought],
 ) -> list[Thought]:
     """`repeat` concurrent requests of `n` answers each; every answer is passed on."""
@@ -427,7 +427,7 @@ async def aggregate(ctx: RunContext, op: OpView, inputs: list[Thought]) -> list[
 
 
 def _joined_in_code(
-    ctx: RunContext, op: OpView, inputs: list[Thought], problem: Any
+    ctx: RunContext, op: OpView, inputs: list[Thought], problem: object
 ) -> Thought | None:
     """Every merge attempt failed: rather than pass on an empty answer (and lose the parts),
     pass on the inputs joined in code, scored as an answer to the merge's problem, so its

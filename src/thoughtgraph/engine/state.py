@@ -9,6 +9,7 @@ Its JSON export, the trace, is written by `engine/trace.py` and read back by `Ru
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -105,6 +106,16 @@ class OpRef(Protocol):
     def inputs(self) -> tuple[str, ...]: ...
 
 
+class GraphSource(Protocol):
+    """What the run state reads of the graph it is handed: its ops, and its JSON-able data when
+    a trace asks for it (the engine's `Graph`; the state never imports the graph)."""
+
+    @property
+    def ops(self) -> Sequence[OpRef]: ...
+
+    def to_dict(self) -> dict[str, Any]: ...
+
+
 @dataclass(slots=True)
 class OpRecord:
     """What happened to one op during a run."""
@@ -128,13 +139,13 @@ class OpRecord:
 class RunState:
     """Every thought, op and call of one run. Export order is deterministic (graph order, ids).
 
-    `graph` is the graph as JSON-able data. A run hands in the `Graph` itself (anything with
-    `to_dict()` and `ops`), turned into data on first use: for a 10,000-op graph that data is a
+    `graph` is the graph as JSON-able data. A run hands in the `Graph` itself (a
+    `GraphSource`), turned into data on first use: for a 10,000-op graph that data is a
     sixth of the run's memory and a few percent of its time, and most runs write no trace."""
 
     def __init__(
         self,
-        graph: Any,
+        graph: GraphSource | dict[str, Any],
         ops: dict[str, OpRecord] | None = None,
         thoughts: dict[str, Thought] | None = None,
         calls: dict[str, Call] | None = None,

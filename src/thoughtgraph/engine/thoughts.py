@@ -51,7 +51,7 @@ class ThoughtFactory:
         thought_ids: Sequence[str],
         kind: str,
         prompt: str | Callable[[], str],
-        problem: Any,
+        problem: object,
         parents: Sequence[Thought],
         previous: Thought | None = None,
         attempt: int = 1,
@@ -115,11 +115,31 @@ class ThoughtFactory:
                 )
         return made
 
-    async def model_thought(self, op: OpRef, *, thought_id: str, **kwargs: Any) -> Thought:
+    async def model_thought(
+        self,
+        op: OpRef,
+        *,
+        thought_id: str,
+        kind: str,
+        prompt: str | Callable[[], str],
+        problem: object,
+        parents: Sequence[Thought],
+        previous: Thought | None = None,
+        attempt: int = 1,
+    ) -> Thought:
         """One request for one answer; the call shares the thought's id."""
-        return (
-            await self.model_thoughts(op, call_id=thought_id, thought_ids=[thought_id], **kwargs)
-        )[0]
+        made = await self.model_thoughts(
+            op,
+            call_id=thought_id,
+            thought_ids=[thought_id],
+            kind=kind,
+            prompt=prompt,
+            problem=problem,
+            parents=parents,
+            previous=previous,
+            attempt=attempt,
+        )
+        return made[0]
 
     def model_answer(
         self,
@@ -129,8 +149,8 @@ class ThoughtFactory:
         kind: str,
         prompt: str,
         text: str,
-        content: Any,
-        problem: Any,
+        content: object,
+        problem: object,
         parents: Sequence[Thought],
         score: Score,
     ) -> Thought:
@@ -172,8 +192,8 @@ class ThoughtFactory:
         return f"the model gave fewer answers than asked for{reason}"
 
     def judge(
-        self, problem: Any, text: str | None, failure: str, prompt: str = ""
-    ) -> tuple[Any, Score | None, bool]:
+        self, problem: object, text: str | None, failure: str, prompt: str = ""
+    ) -> tuple[object, Score | None, bool]:
         """Parse and score one answer in code: (content, score, valid)."""
         if text is None:
             return None, self.task.score_unparsed(problem, failure), False
@@ -194,7 +214,12 @@ class ThoughtFactory:
 
     # --- thoughts from code -----------------------------------------------------------------
     def code_thought(
-        self, op: OpRef, thought_id: str, content: Any, problem: Any, parents: Sequence[Thought]
+        self,
+        op: OpRef,
+        thought_id: str,
+        content: object,
+        problem: object,
+        parents: Sequence[Thought],
     ) -> Thought:
         """A thought made in code (a part of a split, inputs joined): no round of its own."""
         own = [p.round for p in parents if p.op_id == op.id]
