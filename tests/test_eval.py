@@ -296,9 +296,9 @@ def test_pairs_whose_every_request_failed_are_an_error_then_retried(tmp_path, ca
     inflight.forget_endpoints()
     assert code == 2 and "Traceback" not in err
     assert err.splitlines()[-1] == (
-        "error: 2 of 2 pairs got no answer from the model (every request failed), so their "
-        "figures measure the endpoint, not the model: io#0, io#1 (run the same command again "
-        "to retry them)"
+        "error: 2 of 2 pairs got no answer from the model (every request failed or raised), so "
+        "they are counted apart (no_answer), left out of the medians, intervals, pairs and the "
+        "figure, and not solved: io#0, io#1 (run the same command again to retry them)"
     )
     assert again == 0 and "error" not in err_again
     rows = load_results(out)

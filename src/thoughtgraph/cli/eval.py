@@ -342,7 +342,8 @@ def _finish(parts: list[EvalResults], caps: dict[str, Any]) -> None:
     if unanswered:
         typer.echo(
             f"error: {len(unanswered)} of {len(results)} pairs got no answer from the model "
-            f"(every request failed), so their figures measure the endpoint, not the model: "
+            "(every request failed or raised), so they are counted apart (no_answer), left out "
+            "of the medians, intervals, pairs and the figure, and not solved: "
             f"{which(unanswered)} (run the same command again to retry them)",
             err=True,
         )

@@ -6,8 +6,9 @@ Each run is an `eval` output folder: one size (`results.jsonl` at its top) or se
 scheme and size, on the samples both ran (a sample's repeats averaged first): both medians, the
 median of the per-sample differences (run - baseline) with its 95% bootstrap CI, the Wilcoxon
 signed-rank p-value and the rank-biserial effect size (`statistics.paired`), the solved counts
-and what each scheme consumed per sample. Runs of different tasks or datasets are refused: their
-samples are not the same problems.
+and what each scheme consumed per sample. Runs the model never answered are left out of the
+measures (each side's count is shown) and are not solved. Runs of different tasks or datasets
+are refused: their samples are not the same problems.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from thoughtgraph.errors import InputError
-from thoughtgraph.evaluation.measures import used
+from thoughtgraph.evaluation.measures import measured, solved, unanswered, used
 from thoughtgraph.evaluation.runner import (
     MANIFEST,
     RESULTS,
@@ -125,6 +126,8 @@ class Row:
     tokens_run: float
     cost_baseline: float
     cost_run: float
+    no_answer_baseline: int = 0  # runs of the samples both have that the model never answered
+    no_answer_run: int = 0
 
 
 def compare(runs: Sequence[Run]) -> list[Row]:
@@ -147,6 +150,8 @@ def compare(runs: Sequence[Run]) -> list[Row]:
                 )
                 if not shared:
                     continue
+                both = {r.sample for r in a} & {r.sample for r in b}
+                missing = [len(unanswered([r for r in x if r.sample in both])) for x in (a, b)]
                 a = [r for r in a if r.sample in shared]
                 b = [r for r in b if r.sample in shared]
                 means_a, means_b = per_sample_means(a, scored), per_sample_means(b, scored)
@@ -168,6 +173,7 @@ def compare(runs: Sequence[Run]) -> list[Row]:
                         _mean([used(r)[1] for r in b]),
                         _mean([used(r)[2] for r in a]),
                         _mean([used(r)[2] for r in b]),
+                        *missing,
                     )
                 )
     return rows
@@ -180,7 +186,7 @@ def ordered(schemes: set[str]) -> list[str]:
 
 
 def _solved(results: Sequence[PairResult], scored: bool) -> int | None:
-    known = [r.solved for r in results if r.solved is not None]
+    known = [s for s in map(solved, results) if s is not None]
     return None if scored or not known else sum(known)
 
 
@@ -207,6 +213,8 @@ COLUMNS = (
     "tokens_run",
     "cost_baseline",
     "cost_run",
+    "no_answer_baseline",
+    "no_answer_run",
 )
 
 
@@ -288,6 +296,18 @@ def to_markdown(rows: Sequence[Row], runs: Sequence[Run]) -> str:
         )
     other = "each other run" if several else "the second"
     lines += ["", f"A is the baseline (the first run), B {other}."]
+    missing = [r for r in rows if r.no_answer_baseline or r.no_answer_run]
+    if missing:
+        which = ", ".join(
+            f"{r.scheme} at {r.size}"
+            + (f" ({r.run})" if several else "")
+            + f": A {r.no_answer_baseline}, B {r.no_answer_run}"
+            for r in missing
+        )
+        lines += [
+            "",
+            f"Runs left out because the model never answered them (not solved): {which}.",
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -319,8 +339,9 @@ def write_figure(runs: Sequence[Run], path: Path) -> Path:
     for ax, size in zip(axes[0], sizes, strict=True):
         schemes = ordered({r.scheme for r in runs[0].sizes[size][1]})
         for j, run in enumerate(runs):
+            answered = measured(run.sizes[size][1], scored)
             data = [
-                [plotted(r, scored) for r in run.sizes[size][1] if r.scheme == s] or [float("nan")]
+                [plotted(r, scored) for r in answered if r.scheme == s] or [float("nan")]
                 for s in schemes
             ]
             positions = [i + 1 + (j - (len(runs) - 1) / 2) * width for i in range(len(schemes))]

@@ -3,10 +3,12 @@
 One figure per task, one panel per problem size side by side; in each panel one box per scheme
 (coloured per scheme, a thick black median line) with its solved count above it, the 95%
 bootstrap CI of its median as a whisker beside the box (with scipy), and the scheme's total cost
-(what it consumed, answers from the cache included) as a bar on a second axis. Document merging
-plots the model's score (0-10, higher is better) and has no solved count. Every artist a reader
-(or a test) looks for carries an SVG id: `box-SCHEME-SIZE`, `solved-SCHEME-SIZE`,
-`ci-SCHEME-SIZE`, `cost-SCHEME-SIZE`.
+(what it consumed, answers from the cache included) as a bar on a second axis. A box is of the
+runs the model answered: when it left some unanswered, "N of M answered" is written under the box
+(a scheme it never answered has its place, that line and no box). Document merging plots the
+model's score (0-10, higher is better) and has no solved count. Every artist a reader (or a test)
+looks for carries an SVG id: `box-SCHEME-SIZE`, `solved-SCHEME-SIZE`, `ci-SCHEME-SIZE`,
+`cost-SCHEME-SIZE`, `answered-SCHEME-SIZE`.
 
 Needs matplotlib (`pip install 'thoughtgraph[plot]'`); without it `FigureMissing` is raised.
 """
@@ -21,7 +23,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from thoughtgraph.errors import InputError
-from thoughtgraph.evaluation.measures import label, measured, plotted, rating_text, used
+from thoughtgraph.evaluation.measures import (
+    label,
+    measured,
+    plotted,
+    rating_text,
+    solved,
+    unanswered,
+    used,
+)
 from thoughtgraph.evaluation.runner import PairResult, model_scored
 from thoughtgraph.evaluation.statistics import available as stats_available
 from thoughtgraph.evaluation.statistics import scheme_stats
@@ -129,25 +139,31 @@ def _panel(
     scored: bool,
     tokens_instead: bool,
 ) -> None:
-    present = [s for s in schemes if measured(_mine(panel, s), scored)]  # unrated: no box
+    # a scheme whose runs are all unrated has no place; one the model never answered has its
+    # place, without a box, and says so under it
+    present = [
+        s for s in schemes if measured(_mine(panel, s), scored) or unanswered(_mine(panel, s))
+    ]
     values = [[plotted(r, scored) for r in measured(_mine(panel, s), scored)] for s in present]
     if not present:  # every run of the panel is unrated: nothing to draw a box of
         ax.text(0.5, 0.5, "no rated runs", ha="center", va="center", transform=ax.transAxes)
         ax.set_title(panel.name or f"P = {panel.size}", fontsize=10)
         return
     positions = list(range(1, len(present) + 1))
-    boxes = ax.boxplot(
-        values,
-        positions=positions,
-        widths=0.55,
-        patch_artist=True,
-        medianprops={"color": "black", "linewidth": 2.2},
-        flierprops={"markersize": 3},
-    )
-    for scheme, box in zip(present, boxes["boxes"], strict=True):
-        box.set_facecolor(colour(scheme))
-        box.set_alpha(0.85)
-        box.set_gid(f"box-{scheme}-{panel.size}")
+    drawn = [i for i, v in enumerate(values) if v]
+    if drawn:  # (boxplot reads no data at all as one empty box)
+        boxes = ax.boxplot(
+            [values[i] for i in drawn],
+            positions=[positions[i] for i in drawn],
+            widths=0.55,
+            patch_artist=True,
+            medianprops={"color": "black", "linewidth": 2.2},
+            flierprops={"markersize": 3},
+        )
+        for i, box in zip(drawn, boxes["boxes"], strict=True):
+            box.set_facecolor(colour(present[i]))
+            box.set_alpha(0.85)
+            box.set_gid(f"box-{present[i]}-{panel.size}")
     ax.set_xticks(positions)
     ax.set_xticklabels([label(s, task, panel.size) for s in present], rotation=30, ha="right")
     ax.tick_params(axis="x", labelsize=8)
@@ -160,12 +176,15 @@ def _panel(
     else:
         top = float(panel.size)
         ax.set_ylabel(f"#errors (clipped at {panel.size}); lower is better")
-    ax.set_ylim(-0.02 * top, top * 1.12)
+    missing = any(unanswered(_mine(panel, s)) for s in present)
+    ax.set_ylim(-(0.12 if missing else 0.02) * top, top * 1.12)
     ax.set_title(panel.name or f"P = {panel.size}", fontsize=10)
     if not scored:
         _solved_counts(ax, panel, present, values, top)
     if stats_available():
         _intervals(ax, panel, present, scored, top)
+    if missing:
+        _answered_counts(ax, panel, present, top)
     cost_axis = ax.twinx()
     for x, scheme in zip(positions, present, strict=True):
         mine = _mine(panel, scheme)
@@ -181,8 +200,10 @@ def _panel(
 
 def _intervals(ax: Axes, panel: Panel, present: list[str], scored: bool, top: float) -> None:
     """The 95% bootstrap CI of each scheme's median, a black whisker right of its box (clipped
-    at the size, as the boxes are)."""
+    at the size, as the boxes are); none beside a scheme without a box."""
     for x, scheme in enumerate(present, start=1):
+        if not measured(_mine(panel, scheme), scored):
+            continue
         ci = scheme_stats(_mine(panel, scheme), scored).median
         low, high = (ci.low, ci.high) if scored else (min(ci.low, top), min(ci.high, top))
         line = ax.vlines(x + 0.36, low, high, colors="black", linewidth=1.4)
@@ -190,16 +211,37 @@ def _intervals(ax: Axes, panel: Panel, present: list[str], scored: bool, top: fl
         ax.hlines([low, high], x + 0.31, x + 0.41, colors="black", linewidth=1.0)
 
 
+def _answered_counts(ax: Axes, panel: Panel, present: list[str], top: float) -> None:
+    """Under each box of a scheme the model left runs of unanswered: how many it answered
+    (the box is of those only)."""
+    for x, scheme in enumerate(present, start=1):
+        mine = _mine(panel, scheme)
+        missing = len(unanswered(mine))
+        if not missing:
+            continue
+        text = ax.text(
+            x,
+            -0.07 * top,
+            f"{len(mine) - missing} of {len(mine)}\nanswered",
+            ha="center",
+            va="center",
+            fontsize=6.5,
+            color="#c44e52",
+        )
+        text.set_gid(f"answered-{scheme}-{panel.size}")
+
+
 def _solved_counts(
     ax: Axes, panel: Panel, present: list[str], values: list[list[float]], top: float
 ) -> None:
-    """The number of runs that equal the reference, above each box (the paper's labels)."""
+    """The number of runs that equal the reference, above each box (the paper's labels); a run
+    the model never answered is not solved."""
     for x, (scheme, data) in enumerate(zip(present, values, strict=True), start=1):
-        solved = [r.solved for r in _mine(panel, scheme) if r.solved is not None]
-        if not solved:
+        known = [s for s in map(solved, _mine(panel, scheme)) if s is not None]
+        if not known:
             continue
-        y = min(max(data) + 0.03 * top, top * 1.05)
-        text = ax.text(x, y, str(sum(solved)), ha="center", va="bottom", fontsize=8)
+        y = min(max(data, default=0.0) + 0.03 * top, top * 1.05)
+        text = ax.text(x, y, str(sum(known)), ha="center", va="bottom", fontsize=8)
         text.set_gid(f"solved-{scheme}-{panel.size}")
     ax.text(
         0.01,

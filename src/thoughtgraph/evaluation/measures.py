@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from thoughtgraph.errors import ThoughtgraphError
-from thoughtgraph.evaluation.runner import PairResult
+from thoughtgraph.evaluation.runner import PairResult, no_answer
 from thoughtgraph.schemes import SCHEMES, paper_options, variants
 from thoughtgraph.tasks import get_task
 from thoughtgraph.tasks.base import BaseTask
@@ -27,15 +27,38 @@ def measure(result: PairResult, scored: bool) -> float:
     return result.error
 
 
+def answered(result: PairResult) -> bool:
+    """Did the model answer this run at all? One whose every request failed or raised
+    (`runner.no_answer`) holds the placeholder's errors, not the model's: it is counted apart
+    (`no_answer`), never as an error count, and is not solved."""
+    return not no_answer(result)
+
+
 def rated(result: PairResult, scored: bool) -> bool:
-    """Is this run a measurement? On a model-scored task only when the model's rating of its
-    final answer was read: an unrated run is counted apart, never as a 0."""
+    """Is this run a measurement? Only when the model answered; on a model-scored task only
+    when the model's rating of its final answer was read too: an unrated run is counted apart,
+    never as a 0."""
+    if not answered(result):
+        return False
     return not scored or (not result.unrated and result.final_score is not None)
 
 
 def measured(results: Sequence[PairResult], scored: bool) -> list[PairResult]:
     """The runs that are measurements (`rated`): what medians, tests and boxes are made of."""
     return [r for r in results if rated(r, scored)]
+
+
+def unanswered(results: Sequence[PairResult]) -> list[PairResult]:
+    """The runs the model never answered (`answered`): the `no_answer` counts."""
+    return [r for r in results if not answered(r)]
+
+
+def solved(result: PairResult) -> bool | None:
+    """Did the run solve its problem? None when there is no reference; a run the model never
+    answered is not solved, whatever its placeholder output happens to equal."""
+    if result.solved is None:
+        return None
+    return result.solved and answered(result)
 
 
 @dataclass(frozen=True)

@@ -18,11 +18,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from thoughtgraph.evaluation.measures import (
+    answered,
     measure,
     measured,
     rated,
     rating_text,
     settings,
+    solved,
+    unanswered,
     used,
 )
 from thoughtgraph.evaluation.runner import PairResult, complete, incomplete, model_scored
@@ -62,13 +65,15 @@ PAIR_COLUMNS = (
     "a_higher",
     "b_higher",
     "ties",
+    "no_answer_a",
+    "no_answer_b",
 )
 
 
 @dataclass(frozen=True)
 class SchemeSummary:
     """One scheme's row: `median`/`q1`/`q3` are of the task's measure (error or model score),
-    over the runs that are measurements (NaN when none is: every run unrated)."""
+    over the runs that are measurements (NaN when none is: every run unrated or unanswered)."""
 
     scheme: str
     samples: int
@@ -85,6 +90,7 @@ class SchemeSummary:
     repeats: int = 1  # runs of each sample (`--repeats`); `samples` counts samples
     stats: SchemeStats | None = None  # intervals and spread (None: scipy is not installed)
     unrated: int = 0  # model-scored tasks: runs whose final answer got no readable rating
+    no_answer: int = 0  # runs the model never answered (every request failed or raised)
 
 
 def quartiles(values: Sequence[float]) -> tuple[float, float, float]:
@@ -121,7 +127,8 @@ def summarise(
         q1, median, q3 = quartiles([measure(r, scored) for r in counted]) if counted else NONE
         n = len(mine)
         repeats = len({r.repeat for r in mine})
-        solved = [r.solved for r in mine if r.solved is not None]
+        known = [s for s in map(solved, mine) if s is not None]
+        missing = len(unanswered(mine))
         rows.append(
             SchemeSummary(
                 scheme,
@@ -129,7 +136,7 @@ def summarise(
                 median,
                 q1,
                 q3,
-                sum(solved) if solved and not scored else None,
+                sum(known) if known and not scored else None,
                 sum(used(r)[0] for r in mine) / n,
                 sum(r.completions for r in mine) / n,
                 sum(used(r)[1] for r in mine) / n,
@@ -137,8 +144,9 @@ def summarise(
                 statistics.median(r.error for r in mine) if scored else None,
                 worst(mine, scored).trace,
                 repeats,
-                scheme_stats(counted, scored) if counted and stats_available() else None,
-                len(mine) - len(counted),
+                scheme_stats(mine, scored) if stats_available() else None,
+                n - len(counted) - missing,
+                missing,
             )
         )
     return rows
@@ -152,6 +160,7 @@ def columns(scored: bool) -> tuple[str, ...]:
         "scheme",
         "settings",
         "samples",
+        "no_answer",
         *measured,
         *CI_COLUMNS,
         *rates,
@@ -230,16 +239,22 @@ def to_markdown(
     task: str | None = None,
     size: int = 0,
 ) -> str:
-    """The summary table: one row per scheme, the worst run's trace linked from each row."""
+    """The summary table: one row per scheme, the worst run's trace linked from each row. A
+    `no answer` column is there when some run got no answer."""
     scored = task is not None and model_scored(task)
     words = rating_text(task)
+    missing = any(r.no_answer for r in rows)
+    samples_head = "samples | no answer |" if missing else "samples |"
     if scored:
-        head = f"| scheme | settings | samples | median {words.label} | 95% CI | Q1-Q3 | unrated | "
+        head = (
+            f"| scheme | settings | {samples_head} median {words.label} | 95% CI | Q1-Q3 | "
+            "unrated | "
+        )
         tail = f" {words.proxy_label} (median) | worst run |"
     else:
-        head = "| scheme | settings | samples | median error | 95% CI | Q1-Q3 | solved | "
+        head = f"| scheme | settings | {samples_head} median error | 95% CI | Q1-Q3 | solved | "
         tail = " worst run |"
-    rule = "|---|---|" + "---:|" * (10 if scored else 9) + "---|"
+    rule = "|---|---|" + "---:|" * ((10 if scored else 9) + missing) + "---|"
     lines = [
         f"# {title}",
         "",
@@ -260,6 +275,7 @@ def to_markdown(
         proxy = f" {r.median_proxy_errors:g} |" if scored else ""
         link = f" [trace]({r.worst_trace}) |" if r.worst_trace else " |"
         samples = f"{r.samples}" + (f" x {r.repeats}" if r.repeats > 1 else "")
+        samples += f" | {r.no_answer}" if missing else ""
         lines.append(
             f"| {r.scheme} | {settings(r.scheme, task, size)} | {samples} | {shown} "
             f"{r.mean_requests:.1f} | {r.mean_completions:.1f} | {r.mean_tokens:,.0f} | "
@@ -279,6 +295,14 @@ def to_markdown(
         "answers from the answer cache counted as if fetched (requests: the graph's model calls), "
         "so they do not depend on what ran before; what the runs paid is under Totals.",
     ]
+    if missing:
+        lines += [
+            "",
+            "No answer: runs whose every model request failed or raised, so no answer of the "
+            "model was measured; they are left out of the median, its interval, the quartiles, "
+            "the pairs and the figure (never counted as the placeholder's errors) and are not "
+            "solved.",
+        ]
     if scored:
         lines += [
             "",
@@ -324,6 +348,8 @@ def runs_section(
 
 
 def _measure_shown(result: PairResult, scored: bool) -> str:
+    if not answered(result):
+        return "no answer"
     return f"{measure(result, scored):.3g}" if rated(result, scored) else "unrated"
 
 
@@ -353,7 +379,7 @@ def pair_rows(
     if not stats_available():
         return []
     scored = task is not None and model_scored(task)
-    return scheme_pairs(measured(results, scored), schemes, scored)
+    return scheme_pairs(results, schemes, scored)
 
 
 def pairs_section(pairs: Sequence[Pair], task: str | None, where: str = "") -> str:
@@ -384,6 +410,10 @@ def pairs_section(pairs: Sequence[Pair], task: str | None, where: str = "") -> s
             f"{t.difference.value:+.3g} | {t.difference.low:+.3g}, {t.difference.high:+.3g} | "
             f"{_p(t.p)} | {t.effect:+.2f} | {a_better} | {b_better} | {t.ties} |"
         )
+    missing = {p.a: p.no_answer_a for p in pairs} | {p.b: p.no_answer_b for p in pairs}
+    if any(missing.values()):
+        which = ", ".join(f"{scheme} {n}" for scheme, n in missing.items() if n)
+        lines += ["", f"Runs left out because the model never answered them: {which}."]
     return "\n".join(lines) + "\n"
 
 
@@ -399,7 +429,7 @@ def pairs_csv(pairs: Sequence[Pair], size: int | None = None) -> str:
         t = p.test
         row: tuple[object, ...] = (p.a, p.b, t.samples, p.median_a, p.median_b)
         row += (t.difference.value, t.difference.low, t.difference.high, t.p, t.effect)
-        row += (t.a_higher, t.b_higher, t.ties)
+        row += (t.a_higher, t.b_higher, t.ties, p.no_answer_a, p.no_answer_b)
         writer.writerow(((size,) if size is not None else ()) + tuple(_cell(v) for v in row))
     return buffer.getvalue()
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, SupportsInt
 
-from thoughtgraph.evaluation.measures import measure, measured
+from thoughtgraph.evaluation.measures import measure, measured, solved, unanswered
 from thoughtgraph.evaluation.runner import PairResult
 
 CONFIDENCE = 0.95
@@ -110,6 +110,10 @@ def _bootstrap(
 
 def _finite(x: float, fallback: float) -> float:
     return fallback if x is None or not math.isfinite(float(x)) else float(x)
+
+
+NO_INTERVAL = Interval(math.nan, math.nan, math.nan)
+"""The median of no measurement (every run unrated or unanswered)."""
 
 
 def median_interval(groups: Sequence[Sequence[float]]) -> Interval:
@@ -209,30 +213,37 @@ class SchemeStats:
 
 
 def scheme_stats(results: Sequence[PairResult], scored: bool) -> SchemeStats:
+    """The median's interval over the runs that are measurements (`measured`; NaN when none
+    is); the solved rate's over every run, one the model never answered counting as not
+    solved."""
     groups = by_sample(results, scored)
-    solved: dict[int | str, list[bool]] = {}
+    solved_by: dict[int | str, list[bool]] = {}
     for r in results:
-        if r.solved is not None:
-            solved.setdefault(r.sample, []).append(r.solved)
+        done = solved(r)
+        if done is not None:
+            solved_by.setdefault(r.sample, []).append(done)
     by_repeat: dict[int | str, list[float]] = {}
     for r in measured(results, scored):
         by_repeat.setdefault(r.repeat, []).append(measure(r, scored))
     return SchemeStats(
-        median_interval(list(groups.values())),
-        rate_interval(list(solved.values())) if solved and not scored else None,
+        median_interval(list(groups.values())) if groups else NO_INTERVAL,
+        rate_interval(list(solved_by.values())) if solved_by and not scored else None,
         spread(by_repeat, groups) if len(by_repeat) > 1 else None,
     )
 
 
 @dataclass(frozen=True)
 class Pair:
-    """Two schemes on the samples both ran (a sample's repeats averaged first)."""
+    """Two schemes on the samples both ran (a sample's repeats averaged first), the runs the
+    model never answered left out (`no_answer_a`, `no_answer_b` count them)."""
 
     a: str
     b: str
     median_a: float
     median_b: float
     test: Paired
+    no_answer_a: int = 0
+    no_answer_b: int = 0
 
 
 def per_sample_means(results: Sequence[PairResult], scored: bool) -> dict[int | str, float]:
@@ -249,9 +260,12 @@ def compare_measures(
 
 
 def scheme_pairs(results: Sequence[PairResult], schemes: Sequence[str], scored: bool) -> list[Pair]:
-    """Every two schemes (in the order given) compared on their shared samples."""
+    """Every two schemes (in the order given) compared on their shared samples, over the runs
+    that are measurements (`measured`)."""
     np, _ = _libraries()
-    means = {s: per_sample_means([r for r in results if r.scheme == s], scored) for s in schemes}
+    mine = {s: [r for r in results if r.scheme == s] for s in schemes}
+    means = {s: per_sample_means(mine[s], scored) for s in schemes}
+    missing = {s: len(unanswered(mine[s])) for s in schemes}
     present = [s for s in schemes if means[s]]
     pairs = []
     for i, a in enumerate(present):
@@ -266,6 +280,8 @@ def scheme_pairs(results: Sequence[PairResult], schemes: Sequence[str], scored: 
                     float(np.median([means[a][s] for s in shared])),
                     float(np.median([means[b][s] for s in shared])),
                     test,
+                    missing[a],
+                    missing[b],
                 )
             )
     return pairs
