@@ -13,8 +13,7 @@ import pytest
 
 import thoughtgraph as tg
 from thoughtgraph.cli.main import main
-from thoughtgraph.models.spec import normalize_spec
-from thoughtgraph.modelspec import from_spec
+from thoughtgraph.modelspec import from_spec, normalize_spec
 from thoughtgraph.schemes import build
 from thoughtgraph.viewer.drawing import inline_svg
 from thoughtgraph.viewer.jupyter import result_html, result_markdown, result_rows

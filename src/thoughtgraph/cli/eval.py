@@ -145,7 +145,7 @@ def eval_command(
     from thoughtgraph.api.evaluation import evaluate
     from thoughtgraph.evaluation.results import EvalSizes
     from thoughtgraph.evaluation.session import EvalInterrupted
-    from thoughtgraph.models.flags import model_options
+    from thoughtgraph.modelspec import model_options
 
     sizes = parse_sizes(size)
     checked = model_options(model, openai.by_flag())  # the flags' own errors name the flags

@@ -130,7 +130,7 @@ class OpenAIFlags:
 
     def by_flag(self) -> dict[str, Any]:
         """`{"--base-url": ..., ...}`, as `modelspec.model_from_flags` checks them."""
-        from thoughtgraph.models.flags import model_flags
+        from thoughtgraph.modelspec import model_flags
 
         return model_flags(**asdict(self))
 

@@ -49,7 +49,7 @@ from thoughtgraph.models.samples import repeat_numbering
 from thoughtgraph.modelspec import ModelLike, as_model
 from thoughtgraph.schemes import paper_options, variants
 from thoughtgraph.sim.model import SimulatedModel
-from thoughtgraph.solving.solve import prepare, run_prepared
+from thoughtgraph.solving.solve import prepare, prepare_resolved, run_prepared
 from thoughtgraph.spend.accounting import consumed
 from thoughtgraph.spend.budget import Meter
 from thoughtgraph.spend.ledger import RequestRecorder
@@ -710,7 +710,7 @@ async def solve_pair(
     graph = judged(with_prompts(built, dict(the_plan.prompts)), the_plan.task)
     started = time.perf_counter()
     reference = None if sample.row is None else sample.reference  # a data row's, for ground_truth
-    prepared = prepare(the_plan.the_task, sample.given, graph, reference=reference)
+    prepared = prepare_resolved(the_plan.the_task, sample.given, graph, reference=reference)
     result = await run_prepared(prepared, model, options, meter=meter, limiter=limiter)
     solved = None if sample.reference is None else result.output == sample.reference
     if sample.row is not None and sample.reference is not None:

@@ -331,12 +331,25 @@ def prepare(
     `reference` is the problem's expected answer (a data row's): a task that reads references
     gets it in its problem, any other task's run carries it beside the problem
     (`PreparedRun.reference`) for its `ground_truth` op to compare with (`tasks.reference`)."""
+    retries = (max_regenerations, max_extra_merges, max_refines)
+    _check_options(graph, scheme, parts, retries)  # before the task: its errors come first
+    return prepare_resolved(
+        get_task(task),
+        input,
+        graph,
+        scheme=scheme,
+        parts=parts,
+        retries=retries,
+        reference=reference,
+    )
+
+
+def _check_options(
+    graph: Graph | None, scheme: str | None, parts: int | None, retries: tuple[int, int, int]
+) -> None:
     check_whole("parts", parts, 1)
-    for name, value in (
-        ("max_regenerations", max_regenerations),
-        ("max_extra_merges", max_extra_merges),
-        ("max_refines", max_refines),
-    ):
+    names = ("max_regenerations", "max_extra_merges", "max_refines")
+    for name, value in zip(names, retries, strict=True):
         check_whole(name, value, 0, most=MOST_RETRIES, required=True)
     if graph is not None and not isinstance(graph, Graph):
         raise InputError(
@@ -347,17 +360,34 @@ def prepare(
         raise InputError("give either a scheme or a graph, not both")
     if graph is not None and parts is not None:
         raise InputError("parts applies to a built-in scheme; a graph sets its own parts")
+
+
+def prepare_resolved(
+    the_task: BaseTask[Any, Any],
+    input: object,
+    graph: Graph | None = None,
+    *,
+    scheme: str | None = None,
+    parts: int | None = None,
+    retries: tuple[int, int, int] = (2, 1, 2),
+    reference: object = None,
+) -> PreparedRun:
+    """`prepare` for a task already resolved (`get_task`'s): an evaluation resolves its task
+    once and prepares every pair with the object, which is not resolved again."""
+    _check_options(graph, scheme, parts, retries)
+    max_regenerations, max_extra_merges, max_refines = retries
     scheme = "got" if scheme is None else scheme  # '' is an unknown scheme, not the default
-    the_task = get_task(task)
     try:
-        problem = attach_reference(the_task, the_task.parse_input(input), reference)
+        problem = the_task.parse_input(input)
+        if reference is not None:  # a data row's: carried in the problem or beside it
+            problem = attach_reference(the_task, problem, reference)
         check_items(len(problem))  # before a graph is built for it
         the_task.render(problem)  # a prompt must be able to show it (a 10^5000 int cannot)
     except ThoughtgraphError:
         raise
     except (ValueError, TypeError, OverflowError, RecursionError) as exc:
         raise InputError(f"the input could not be read: {_first_line(exc)}") from None
-    given = given_reference(the_task, reference)
+    given = None if reference is None else given_reference(the_task, reference)
     if graph is None:
         options = {}
         if scheme == "got":

@@ -234,7 +234,7 @@ def _setup(
 ) -> Setup:
     """What every job shares (and a Ray worker gets): the task as given, the model's recipe,
     the pairs' run options (their caps are each job's allowance, not these)."""
-    from thoughtgraph.models.flags import OPENAI_FLAGS
+    from thoughtgraph.modelspec import OPENAI_FLAGS
 
     return Setup(
         task=the_plan.task,
