@@ -13,7 +13,9 @@ import pytest
 import thoughtgraph
 from thoughtgraph import schemes
 from thoughtgraph.evaluation.datasets import DATASETS, load_dataset, load_sample
-from thoughtgraph.sim.model import LAWS, SimulatedModel, expected_slips
+from thoughtgraph.sim.laws import PowerLaw
+from thoughtgraph.sim.model import SimulatedModel, expected_slips
+from thoughtgraph.sim.profiles import DEFAULT, shipped
 from thoughtgraph.sim.readers import read_prompt
 from thoughtgraph.tasks import get_task
 from thoughtgraph.tasks.clauses import measures
@@ -25,14 +27,15 @@ def ask(model: SimulatedModel, prompt: str) -> str:
 
 
 def test_every_law_grows_with_the_length_of_the_output():
-    for task, (unit, laws) in LAWS.items():
-        for kind, (a, _g) in laws.items():
-            if a:
-                assert (
-                    expected_slips(task, kind, unit // 2)
-                    < expected_slips(task, kind, unit)
-                    < expected_slips(task, kind, 2 * unit)
-                ), (task, kind)
+    for (task, kind), law in shipped(DEFAULT).laws.items():
+        assert isinstance(law, PowerLaw)
+        unit = int(law.unit)
+        if law.a:
+            assert (
+                expected_slips(task, kind, unit // 2)
+                < expected_slips(task, kind, unit)
+                < expected_slips(task, kind, 2 * unit)
+            ), (task, kind)
     assert expected_slips("sorting", "solve", 32, error=0) == 0
 
 

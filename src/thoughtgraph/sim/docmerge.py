@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 import re
 
-from thoughtgraph.sim.jobs import Job, is_cot
+from thoughtgraph.sim.jobs import Job, Slips, is_cot
 from thoughtgraph.tasks.clauses import clauses, measures, merge_clauses
 
 SCORE_NOISE = 1.0
@@ -53,7 +53,7 @@ def _merge(kind: str, texts: list[str]) -> Job:
 
 
 def _job(kind: str, truth: list[str], steps: bool = False) -> Job:
-    def write(slips: int, rng: random.Random, _error: float) -> str:
+    def write(slips: Slips, rng: random.Random, _error: float) -> str:
         body = "\n".join(slip_clauses(truth, slips, rng))
         lead = (
             "I grouped the clauses that say the same thing and kept one of each.\n"
@@ -67,15 +67,16 @@ def _job(kind: str, truth: list[str], steps: bool = False) -> Job:
     return Job("doc-merge", kind, len(truth), write)
 
 
-def slip_clauses(truth: list[str], slips: int, rng: random.Random) -> list[str]:
+def slip_clauses(truth: list[str], slips: Slips, rng: random.Random) -> list[str]:
     out = list(truth)
-    for _ in range(slips):
+    for _ in range(slips.count):
         if not out:
             break
         i = rng.randrange(len(out))
-        if rng.random() < 0.6:
+        move = slips.mix.pick(rng, ("drop", "repeat"))
+        if move == "drop":
             out.pop(i)
-        else:
+        elif move == "repeat":
             out.insert(rng.randrange(i, len(out)) + 1, out[i])  # said again, later
     return out
 
@@ -83,7 +84,7 @@ def slip_clauses(truth: list[str], slips: int, rng: random.Random) -> list[str]:
 def _score(docs: list[str], merged: str) -> Job:
     redundancy, retention = measures(docs, _text(merged))
 
-    def write(_slips: int, rng: random.Random, error: float) -> str:
+    def write(_slips: Slips, rng: random.Random, error: float) -> str:
         noisy = [
             min(10, max(0, round(v + rng.gauss(0, SCORE_NOISE * error))))
             for v in (redundancy, retention)

@@ -1,8 +1,9 @@
 """What the simulated model's prompt readers share: the `Job` they return and how they read.
 
-A `Job` knows the correct answer and how to write it with a given number of slips. Why its own
-module: each reader (`sorting.py`, `sets.py`, ...) imports these, and `readers.py`'s
-`read_prompt` imports the readers; kept in `readers.py` they would import each other.
+A `Job` knows the correct answer and how to write it with given slips (how many, and the mix
+their kinds are drawn from). Why its own module: each reader (`sorting.py`, `sets.py`, ...)
+imports these, and `readers.py`'s `read_prompt` imports the readers; kept in `readers.py` they
+would import each other.
 """
 
 from __future__ import annotations
@@ -13,24 +14,41 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from thoughtgraph.sim.laws import Mix
+
 # the innermost <tag>...</tag> (instructions may name a tag before the tagged data); runs of
 # text without '<' are taken whole (atomic), not tested char by char: prompts can be long
 SECTION = re.compile(r"<(\w+)>((?:(?>[^<]+)|<(?!\1>))*?)</\1>", re.DOTALL)
 _NDA = re.compile(r"\bNDA")
 _COUNTRY = re.compile(r"(?i)\bcountr(?:y|ies)\b")
 
-Writer = Callable[[int, random.Random, float], str]
+
+@dataclass(frozen=True)
+class Slips:
+    """The slips of one answer: how many, and the mix each one's kind is drawn from (when the
+    answer makes it: the draws interleave with where each slip lands, in the writer)."""
+
+    count: int
+    mix: Mix
+
+
+Writer = Callable[[Slips, random.Random, float], str]
 
 
 @dataclass(frozen=True)
 class Job:
-    """One answer to write. `write(slips, rng, error)` returns the answer text with that many
+    """One answer to write. `write(slips, rng, error)` returns the answer text with those
     slips (`error` scales anything else that is noisy, such as a scorer's numbers)."""
 
     task: str
     kind: str  # solve, cot, part, merge, refine, fix, split, score
     length: int  # units of output the answer must get right
     write: Writer
+    reads: int | None = None  # units of input it reads, when a law measures those (both sets)
+
+    def measure(self, which: str) -> int:
+        """The length a law reads: `output` (what it writes) or `input` (what it reads)."""
+        return self.reads if which == "input" and self.reads is not None else self.length
 
 
 def sections(prompt: str) -> dict[str, str]:

@@ -1,8 +1,10 @@
 """The simulated model on keyword-counting prompts.
 
-Slips on a count dictionary: count a country once too few or once too often, forget a country,
-or name one the text does not. Slips on a split: drop a sentence or copy one twice. The length
-of a count is the number of mentions it stands for; of a split, its sentences.
+Slips on a count dictionary: count a country once too few (`under`: a country named once is
+then left out; `undercount`: only one named twice or more, so it stays in) or once too often,
+forget a country, or name one the text does not; the profile's mix says how often each. Slips
+on a split: drop a sentence or copy one twice. The length of a count is the number of mentions
+it stands for; of a split, its sentences.
 """
 
 from __future__ import annotations
@@ -11,12 +13,13 @@ import json
 import random
 import re
 
-from thoughtgraph.sim.jobs import Job, is_cot
+from thoughtgraph.sim.jobs import Job, Slips, is_cot
 from thoughtgraph.tasks.base import ParseError
 from thoughtgraph.tasks.countries import COUNTRIES, count_countries
 from thoughtgraph.tasks.keywords import parse_counts, split_sentences
 
-_WEIGHTS = (("under", 0.35), ("over", 0.25), ("forget", 0.2), ("invent", 0.2))
+_MOVES = ("under", "over", "forget", "invent")
+_WITH_UNDERCOUNT = (*_MOVES, "undercount")
 
 
 def read(prompt: str, found: dict[str, str]) -> Job | None:
@@ -56,22 +59,26 @@ def _count(kind: str, text: str) -> Job:
 
 
 def _job(kind: str, truth: dict[str, int]) -> Job:
-    def write(slips: int, rng: random.Random, _error: float) -> str:
+    def write(slips: Slips, rng: random.Random, _error: float) -> str:
         counts = slip_counts(truth, slips, rng)
         return render_counts(counts, rng, output_line=kind in ("cot", "fix"))
 
     return Job("keyword-counting", kind, sum(truth.values()), write)
 
 
-def slip_counts(truth: dict[str, int], slips: int, rng: random.Random) -> dict[str, int]:
+def slip_counts(truth: dict[str, int], slips: Slips, rng: random.Random) -> dict[str, int]:
     counts = dict(truth)
-    moves = [move for move, _ in _WEIGHTS]
-    weights = [weight for _, weight in _WEIGHTS]
-    for _ in range(slips):
-        move = rng.choices(moves, weights)[0]
+    for _ in range(slips.count):
+        several = any(n > 1 for n in counts.values())
+        move = slips.mix.pick(rng, _WITH_UNDERCOUNT if several else _MOVES)
+        if move is None:
+            continue
         if move == "invent" or not counts:
             stranger = rng.choice([c for c in COUNTRIES if c not in counts][:60])
             counts[stranger] = 1
+            continue
+        if move == "undercount":
+            counts[rng.choice(sorted(c for c, n in counts.items() if n > 1))] -= 1
             continue
         country = rng.choice(sorted(counts))
         if move == "over":
@@ -97,13 +104,14 @@ def render_counts(counts: dict[str, int], rng: random.Random, output_line: bool)
 def _split(text: str, parts: int) -> Job:
     sentences = list(split_sentences(text))
 
-    def write(slips: int, rng: random.Random, _error: float) -> str:
+    def write(slips: Slips, rng: random.Random, _error: float) -> str:
         kept = list(sentences)
-        for _ in range(slips):
+        for _ in range(slips.count):
             i = rng.randrange(len(kept))
-            if rng.random() < 0.7 and len(kept) > parts:
+            move = slips.mix.pick(rng, ("drop", "copy"))
+            if move == "drop" and len(kept) > parts:
                 kept.pop(i)
-            else:
+            elif move is not None:
                 kept.insert(i, kept[i])
         size, extra = divmod(len(kept), parts)
         passages, start = {}, 0

@@ -2,17 +2,12 @@
 
 It reads the prompt (`readers.py`: which task, which job, the right answer and its length),
 draws how many slips to make, and writes the answer with them. The number of slips is Poisson
-with mean
-
-    error * a * (length / unit) ** g
-
-where `length` is the size of the output the job must get right (numbers for sorting and set
-intersection, country mentions or sentences for keyword counting, clauses for document merging)
-and `(a, g)` depend on the task and the kind of prompt (`LAWS`): `a` is the mean number of slips
-at the task's `unit` length, `g` how fast it grows with length. A long answer therefore goes
-wrong far more often than a short one, and a step-by-step (CoT), fix or merge prompt has its
-own factor. The defaults are calibrated so that the paper's configurations land near its
-GPT-3.5 figures on its datasets (docs/simulated-model.md, bench/calibrate.py).
+with the mean its profile's law gives for the job's task, kind and length, times `error`; the
+law's mix says which kind each slip is (`profiles.py`, `laws.py`). The default profile,
+`gpt-3.5-paper`, is calibrated so that the paper's configurations land near its GPT-3.5 figures
+on its datasets (docs/simulated-model.md, bench/calibrate.py); `llama-3-70b` and
+`gpt-3.5-turbo` are fitted call by call to real replies (scripts/fit_profiles.py), and a
+profile file of one's own works the same way.
 
 Randomness is drawn per call from (seed, prompt, how many times this prompt was asked before),
 so answers do not depend on the order in which concurrent calls complete. It is always labelled
@@ -26,86 +21,39 @@ import hashlib
 import math
 import random
 from collections import Counter
-from typing import Any
 
 from thoughtgraph.errors import UnknownNameError, shown
 from thoughtgraph.io.bounds import MAX_SIM_LATENCY
 from thoughtgraph.models.base import Completion, _tokens
 from thoughtgraph.sim import propose
-from thoughtgraph.sim.jobs import Job, poisson
+from thoughtgraph.sim.jobs import Job, Slips, poisson
+from thoughtgraph.sim.profiles import DEFAULT, Profile, load_profile, shipped
 from thoughtgraph.sim.readers import read_prompt
 from thoughtgraph.sim.sorting import Item, slip_list
 from thoughtgraph.spend.usage import Usage
 
-# task -> (unit length, {job kind -> (a: mean slips at the unit length, g: growth with length)})
-# Calibrated with bench/calibrate.py against the paper's GPT-3.5 figures (sorting, keyword
-# counting); set intersection and document merging have no target and are only plausible.
-LAWS: dict[str, tuple[int, dict[str, tuple[float, float]]]] = {
-    "sorting": (
-        32,
-        {
-            "solve": (6.5, 3.94),
-            "cot": (4.5, 3.15),
-            "fix": (6.5, 3.2),
-            "merge": (4.0, 2.0),
-            "split": (0.1, 1.0),
-            "part": (1.5, 2.0),
-            "refine": (0.5, 1.5),
-        },
-    ),
-    "set-intersection": (
-        16,
-        {
-            "solve": (1.0, 1.5),
-            "cot": (0.8, 1.5),
-            "fix": (1.0, 1.5),
-            "merge": (0.1, 1.0),
-            "split": (0.05, 1.0),
-            "part": (1.0, 1.5),
-            "refine": (0.2, 1.0),
-        },
-    ),
-    "keyword-counting": (
-        32,
-        {
-            "solve": (17.0, 1.5),
-            "cot": (17.0, 1.5),
-            "fix": (14.0, 1.5),
-            "merge": (0.3, 1.5),
-            "split": (3.0, 1.0),
-            "part": (17.0, 1.5),
-            "refine": (0.5, 1.0),
-        },
-    ),
-    "doc-merge": (
-        40,
-        {
-            "solve": (20.0, 1.5),
-            "cot": (18.0, 1.5),
-            "fix": (14.0, 1.5),
-            "merge": (12.0, 1.5),
-            "split": (0.1, 1.0),
-            "part": (3.0, 1.5),
-            "refine": (0.5, 1.0),
-            "score": (0.0, 1.0),
-        },
-    ),
-}
 
-
-def expected_slips(task: str, kind: str, length: int, error: float = 1.0) -> float:
-    """The mean number of slips of a job (before the draw)."""
-    unit, laws = LAWS[task]
-    a, g = laws.get(kind, laws["solve"])
-    return error * a * (length / unit) ** g if length > 0 else 0.0
+def expected_slips(
+    task: str, kind: str, length: float, error: float = 1.0, profile: str = DEFAULT
+) -> float:
+    """The mean number of slips of a job (before the draw), at the length its law measures."""
+    return shipped(profile).law(task, kind).expected(length, error)
 
 
 class SimulatedModel:
-    """`sim`, `sim:latency=0.05,error=0,seed=1`. error: slip scale (0 never wrong)."""
+    """`sim`, `sim:latency=0.05,error=0,seed=1`, `sim:profile=llama-3-70b`. error: slip scale
+    (0 never wrong); profile: a shipped profile's name, a profile file or a `Profile`
+    (`profiles.py`)."""
 
     simulated = True
 
-    def __init__(self, error: float = 1.0, latency: float = 0.0, seed: int = 0) -> None:
+    def __init__(
+        self,
+        error: float = 1.0,
+        latency: float = 0.0,
+        seed: int = 0,
+        profile: str | Profile = DEFAULT,
+    ) -> None:
         if error < 0 or latency < 0:
             raise UnknownNameError("sim options error and latency must be 0 or more")
         if latency > MAX_SIM_LATENCY:  # 1e12 would sleep for ever with no error
@@ -113,27 +61,41 @@ class SimulatedModel:
                 f"sim option latency is at most {MAX_SIM_LATENCY:g} seconds, got {latency:g}"
             )
         self.error, self.latency, self.seed = error, latency, seed
+        self.profile_spec = profile
+        self.profile: Profile = load_profile(profile)
         self._seen: Counter[str] = Counter()
         self.name = f"sim:latency={latency:g},error={error:g},seed={seed}"
 
     @classmethod
     def from_options(cls, options: dict[str, str]) -> SimulatedModel:
-        known = {"error": float, "latency": float, "seed": int}
-        values: dict[str, Any] = {}
+        known: dict[str, type[float] | type[int]] = {"error": float, "latency": float, "seed": int}
+        numbers: dict[str, float | int] = {}
         for key, text in options.items():
+            if key == "profile":
+                continue
             if key not in known:
                 raise UnknownNameError(
-                    f"unknown sim option {shown(key)} (known: error, latency, seed)"
+                    f"unknown sim option {shown(key)} (known: error, latency, seed, profile)"
                 )
-            if key in values:
-                raise UnknownNameError(f"sim option {shown(key)} is given twice")
             try:
-                values[key] = known[key](text)
+                numbers[key] = known[key](text)
             except ValueError:
                 raise UnknownNameError(f"sim option {key}={shown(text)} is not a number") from None
-            if not math.isfinite(values[key]):
+            if not math.isfinite(numbers[key]):
                 raise UnknownNameError(f"sim option {key}={shown(text)} is not a finite number")
-        return cls(**values)
+        profile = options.get("profile", DEFAULT)
+        if not profile:
+            raise UnknownNameError("sim option profile= needs a profile name or file")
+        return cls(
+            error=float(numbers.get("error", 1.0)),
+            latency=float(numbers.get("latency", 0.0)),
+            seed=int(numbers.get("seed", 0)),
+            profile=profile,
+        )
+
+    def with_seed(self, seed: int) -> SimulatedModel:
+        """A fresh copy (nothing asked yet) with another seed, the same profile and options."""
+        return SimulatedModel(self.error, self.latency, seed, self.profile_spec)
 
     async def complete(self, prompt: str, n: int = 1) -> list[Completion]:
         first = self._seen[prompt]
@@ -155,9 +117,12 @@ class SimulatedModel:
             return "I could not find anything to work on in this prompt."
         return job.write(self.slips(job, rng), rng, self.error)
 
-    def slips(self, job: Job, rng: random.Random) -> int:
-        """How many slips this answer makes: a Poisson draw around the job's law."""
-        return poisson(expected_slips(job.task, job.kind, job.length, self.error), rng)
+    def slips(self, job: Job, rng: random.Random) -> Slips:
+        """How many slips this answer makes (a Poisson draw around the job's law) and the mix
+        their kinds are drawn from, at the length the law measures."""
+        law = self.profile.law(job.task, job.kind)
+        length = job.measure(law.measure)
+        return Slips(poisson(law.expected(length, self.error), rng), law.mix_at(length))
 
     def slip(self, items: list[Item], rng: random.Random) -> list[Item]:
         """A list answer of a sorting job, with this model's slips (drop, duplicate, swap)."""

@@ -1,7 +1,8 @@
 """The simulated model on set-intersection prompts.
 
 Slips on an intersection: lose a common number, list one twice, or add a stray number that is
-in only one of the sets (merges, which see no sets, only lose or repeat numbers).
+in only one of the sets (merges, which see no sets, only lose or repeat numbers); the profile's
+mix says how often each, and a stray can land in an empty intersection too.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 import random
 import re
 
-from thoughtgraph.sim.jobs import Job, is_cot
+from thoughtgraph.sim.jobs import Job, Slips, is_cot
 from thoughtgraph.sim.sorting import ints, render_list, render_split
 
 _SET = re.compile(r"Set ([12])\s*:\s*\[([^\]]*)\]")
@@ -19,10 +20,11 @@ def read(prompt: str, found: dict[str, str]) -> Job | None:
     if "part" in found:
         return _intersect("part", found["part"])
     if "a" in found and "b" in found:
-        merged = list(dict.fromkeys(ints(found["a"]) + ints(found["b"])))
+        appended = ints(found["a"]) + ints(found["b"])
+        merged = list(dict.fromkeys(appended))
         if "task" not in found:  # the paper's merge: append b to a, as asked
-            merged = ints(found["a"]) + ints(found["b"])
-        return _job("merge", merged, [])
+            merged = appended
+        return _job("merge", merged, [], reads=len(appended))
     if "result" in found:
         return _job("refine", apply_fixes(ints(found["result"]), found.get("errors", "")), [])
     if "input" not in found:
@@ -33,7 +35,7 @@ def read(prompt: str, found: dict[str, str]) -> Job | None:
             return None
         second = sets[1]
 
-        def write_split(slips: int, rng: random.Random, _error: float) -> str:
+        def write_split(slips: Slips, rng: random.Random, _error: float) -> str:
             return render_split(_slip(second, slips, [], rng), int(found["parts"]))
 
         return Job("set-intersection", "split", len(second), write_split)
@@ -55,11 +57,13 @@ def _intersect(kind: str, text: str) -> Job | None:
     first, second = sets
     common = [x for x in second if x in set(first)]
     strays = sorted(set(first) ^ set(second))
-    return _job(kind, common, strays, steps=kind == "cot")
+    return _job(kind, common, strays, steps=kind == "cot", reads=len(first) + len(second))
 
 
-def _job(kind: str, truth: list[int], strays: list[int], steps: bool = False) -> Job:
-    def write(slips: int, rng: random.Random, _error: float) -> str:
+def _job(
+    kind: str, truth: list[int], strays: list[int], steps: bool = False, reads: int | None = None
+) -> Job:
+    def write(slips: Slips, rng: random.Random, _error: float) -> str:
         items = _slip(truth, slips, strays, rng)
         if steps:
             return (
@@ -68,19 +72,19 @@ def _job(kind: str, truth: list[int], strays: list[int], steps: bool = False) ->
             )
         return render_list(items, rng)
 
-    return Job("set-intersection", kind, len(truth), write)
+    return Job("set-intersection", kind, len(truth), write, reads)
 
 
-def _slip(items: list[int], slips: int, strays: list[int], rng: random.Random) -> list[int]:
+def _slip(items: list[int], slips: Slips, strays: list[int], rng: random.Random) -> list[int]:
     out = list(items)
-    for _ in range(slips):
+    for _ in range(slips.count):
         moves = ["drop", "duplicate"] + (["stray"] if strays else [])
-        move = rng.choice(moves)
+        move = slips.mix.pick(rng, moves)
         if move == "stray":
             out.insert(rng.randrange(len(out) + 1), rng.choice(strays))
         elif out and move == "drop":
             out.pop(rng.randrange(len(out)))
-        elif out:
+        elif out and move == "duplicate":
             i = rng.randrange(len(out))
             out.insert(rng.randrange(len(out) + 1), out[i])
     return out

@@ -1,16 +1,19 @@
 """The simulated model on sorting prompts: the spec's Part/Merge/Refine and the paper-style ones.
 
-Slips on a list: drop an item, write one twice, or swap two neighbours.
+Slips on a list: drop an item, write one twice, put one a few places from where it belongs, or
+write a number the input does not hold (the profile's mix says how often each).
 """
 
 from __future__ import annotations
 
+import bisect
 import json
 import random
 import re
+from collections.abc import Callable
 from typing import TypeVar
 
-from thoughtgraph.sim.jobs import Job, is_cot
+from thoughtgraph.sim.jobs import Job, Slips, is_cot
 
 SECTION = re.compile(
     r"<(task|part|a|b|result|errors|input|incorrectly_sorted|parts)>"
@@ -25,7 +28,7 @@ _COUNT_WORDS = {
         ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
     )
 }
-_MOVES, _MOVE_WEIGHTS, _REACH = ("drop", "duplicate", "misplace"), (0.5, 0.2, 0.3), 8
+_MOVES, _REACH = ("drop", "duplicate", "misplace"), 8
 # the job kind of each prompt kind, for the error law
 _LAW_KIND = {
     "part": "part",
@@ -48,8 +51,8 @@ def read(prompt: str, _sections: dict[str, str]) -> Job | None:
     if truth is None:
         return None
 
-    def write(slips: int, rng: random.Random, _error: float) -> str:
-        items = slip_list(truth, slips, rng)
+    def write(slips: Slips, rng: random.Random, _error: float) -> str:
+        items = slip_list(truth, slips, rng, stray=strays_for(truth))
         if kind == "split":
             return render_split(items, int(found["parts"]))
         if kind == "cot":
@@ -123,24 +126,47 @@ def _count(word: str) -> int:
 Item = TypeVar("Item")
 
 
-def slip_list(items: list[Item], slips: int, rng: random.Random) -> list[Item]:
-    """`slips` slips, each at a random place: drop an item (half of the slips), write one twice,
-    or put one a few places away from where it belongs."""
+Stray = Callable[[list[Item], random.Random], tuple[int, Item]]
+
+
+def slip_list(
+    items: list[Item], slips: Slips, rng: random.Random, stray: Stray[Item] | None = None
+) -> list[Item]:
+    """The slips, each at a random place, of the kind the mix draws: drop an item, write one
+    twice, put one a few places away from where it belongs, or (given `stray`: where and what)
+    write one the input does not hold."""
     out = list(items)
-    for _ in range(slips):
+    moves = _MOVES if stray is None else (*_MOVES, "stray")
+    for _ in range(slips.count):
         if not out:
             break
         i = rng.randrange(len(out))
-        move = rng.choices(_MOVES, _MOVE_WEIGHTS)[0]
+        move = slips.mix.pick(rng, moves)
         if move == "drop":
             out.pop(i)
         elif move == "duplicate":
             out.insert(i, out[i])
-        else:
+        elif move == "misplace":
             item = out.pop(i)
             j = i + rng.choice((-1, 1)) * rng.randint(1, _REACH)
             out.insert(min(len(out), max(0, j)), item)
+        elif move == "stray" and stray is not None:
+            at, value = stray(out, rng)
+            out.insert(at, value)
     return out
+
+
+def strays_for(truth: list[int]) -> Stray[int]:
+    """A number near the input's that it does not hold, where it belongs in a sorted list (so a
+    stray is a count slip, not also an order one)."""
+    held = set(truth)
+
+    def stray(out: list[int], rng: random.Random) -> tuple[int, int]:
+        low, high = min(truth, default=0), max(truth, default=0)
+        value = rng.choice([v for v in range(low - 3, high + 4) if v not in held])
+        return bisect.bisect(out, value), value
+
+    return stray
 
 
 def render_split(items: list[int], parts: int) -> str:
