@@ -157,3 +157,14 @@ def test_the_default_profile_is_the_sims_own_and_unchanged() -> None:
         ("copy", 0.3),
     )
     assert Counter(type(law).__name__ for law in default.laws.values()) == {"PowerLaw": 29}
+
+
+def test_the_copies_eval_and_tune_make_keep_the_profile() -> None:
+    """A repeat of an eval pair and a tune pair get a fresh simulated model: the same profile."""
+    from thoughtgraph.evaluation.runner import for_repeat
+
+    model = SimulatedModel(error=2, seed=4, profile="llama-3-70b")
+    again = for_repeat(model, 3)
+    assert isinstance(again, SimulatedModel)
+    assert (again.profile.name, again.seed, again.error) == ("llama-3-70b", 7, 2)
+    assert model.with_seed(4).profile is model.profile

@@ -579,7 +579,7 @@ def for_repeat(model: LanguageModel, repeat: int) -> LanguageModel:
     if repeat == 0:
         return model
     if isinstance(model, SimulatedModel):
-        return SimulatedModel(model.error, model.latency, model.seed + repeat)
+        return model.with_seed(model.seed + repeat)
     return Repeated(model, repeat)
 
 

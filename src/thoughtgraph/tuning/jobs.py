@@ -124,7 +124,7 @@ def model_for(setup: Setup) -> LanguageModel:
     """The model of one pair of this setup (see `model_from_recipe`): a model object given from
     Python is shared, except a simulated one, copied fresh as a spec's is."""
     if isinstance(setup.model, SimulatedModel):
-        return SimulatedModel(setup.model.error, setup.model.latency, setup.model.seed)
+        return setup.model.with_seed(setup.model.seed)
     if setup.model is not None:
         return setup.model
     return model_from_recipe(setup.model_spec, setup.model_options)
