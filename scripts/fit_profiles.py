@@ -2,7 +2,8 @@
 
     python scripts/fit_profiles.py PATH/TO/tree-of-problems            # write the two profiles
     python scripts/fit_profiles.py PATH/TO/tree-of-problems --check    # compare with the shipped
-    python scripts/fit_profiles.py PATH/TO/tree-of-problems --table    # the per-call figures
+    python scripts/fit_profiles.py PATH/TO/tree-of-problems --table    # the release's figures
+    python scripts/fit_profiles.py --compare [--figure F.png]          # shipped, real vs sim
 
 PATH is a local clone of github.com/ArmelRandy/tree-of-problems (Apache-2.0): the Tree of
 Problems authors (Zebaze, Sagot, Bawden; EMNLP 2024) released every reply of their runs under
@@ -10,7 +11,8 @@ Problems authors (Zebaze, Sagot, Bawden; EMNLP 2024) released every reply of the
 paper's sorting, set-intersection and keyword-counting sets. Nothing is downloaded. The script
 writes `src/thoughtgraph/sim/profiles/{llama-3-70b,gpt-3.5-turbo}.json`: small derived tables
 (rates of slips per call, and the release's own per-call figures for the test that checks the
-fit), never a reply. Standard library, PyYAML and thoughtgraph's country list; about 10 s.
+fit), never a reply. It needs thoughtgraph (its country list, the sim to replay calls on) and
+takes about 40 s; `--compare` needs no release (the figures are in the profiles).
 
 What is read. `reasoning/paper/<model>/<task>/<task>_cot_3_shot_seed_122_<breadth>_<depth>[_0]/`
 holds `answer_<k>.jsonl` (one line per node of level k: its input and the stored reply),
@@ -32,19 +34,28 @@ the multiset a + b, the key-wise sum), not against the node's truth: a profile i
 call, and a child's slip is the child's. Error points are thoughtgraph's measures, split by kind:
 sorting lost / repeated / stray / inversions; sets missing / extra / duplicates; keywords
 missed / extra / miscounted. They become the sim's slip kinds (`SLIPS`): sorting drop /
-duplicate / stray / misplace; sets drop / duplicate / stray; keywords under / over (the
+duplicate / stray / misplace; sets drop / duplicate / stray; keywords undercount / over (the
 miscounted points by sign), forget (one per missed country) and invent (the extra points).
 
-The law of a job kind is a table: at the mean length of each job size the release covers, the
-mean slips of each kind per call (`points`), read by the sim between the sizes on a power law
-and beyond the largest with the growth of the last two (`sim/profiles.py`). Where the length of
-a call varies within a size (keyword passages, merges), the table is refined so that the mean
-over that size's own calls matches the release (the law is convex: its value at the mean
-length is less than its mean). Sizes with one point only for GPT-3.5 (leaves of 8 numbers,
-16x16 sets, 1/16 passages) take the shape of Llama's law on the same prompt, scaled to
-GPT-3.5's figure (said in the file). Lengths are the sim's: numbers written (sorting), numbers
-read in both sets (set intersection: the real errors follow the size of the sets, not of the
-intersection), country mentions (keywords).
+The law of a job kind is a table (`sim/laws.py`): at the mean length of each job size the
+release covers, the mean slips of each kind per call. Lengths are the sim's: numbers written
+(sorting), numbers read in both sets (set intersection: the real errors follow the size of the
+sets, not of the intersection), country mentions (keywords). Three refinements, in order:
+1. where the length of a call varies within a size (passages, merges), each point is scaled
+   until that size's own calls average to its figure (the law is convex: its value at the mean
+   length is less than its mean over the lengths);
+2. the sizes are replayed on the sim (`sim/replay.py`, 1,000 calls, other seeds than the
+   test's) and each point scaled by real / simulated mean error, four rounds: what a slip costs
+   is the sim's to say (a drop and a repeat of one digit cancel; a forgotten country costs its
+   count);
+3. beyond the largest size a law grows as between its last two sizes when both rest on at least
+   10 error points, else as the default profile's law of that kind (a power between sizes of one
+   or two errors is noise: GPT-3.5's merges into 16 have one in 200).
+A law with one size only (GPT-3.5's leaves of 8 numbers, 16x16 sets, 1/16 passages, its 4-list
+set merges) is that size's point, and elsewhere the other model's law on the same prompt, as it
+is: not scaled by the ratio at the one size, which the ToP authors' re-run of the GoT code
+bears out (gpt-3.5-turbo on the same sorting prompt solved 1 list of 32 in 100; Llama's law
+says 1-2, the law scaled to GPT-3.5's leaves of 8 about 5).
 """
 
 from __future__ import annotations
@@ -56,14 +67,14 @@ import re
 import subprocess
 import sys
 from collections import Counter, defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import pairwise
 from pathlib import Path
 
-from thoughtgraph.sim.laws import table_rate
-from thoughtgraph.sim.profiles import Profile, RealFigures, read_profile
-from thoughtgraph.sim.replay import replay
+from thoughtgraph.sim.laws import PowerLaw, last_growth, table_rate
+from thoughtgraph.sim.profiles import Profile, RealFigures, load_profile, read_profile, shipped
+from thoughtgraph.sim.replay import Replayed, replay
 from thoughtgraph.tasks.countries import count_countries
 
 SOURCE = {
@@ -504,34 +515,52 @@ def groups(every: list[Call]) -> list[Group]:
 Points = list[tuple[float, dict[str, float]]]
 ROUNDS, REPLAYED, FIRST_SEED = 4, 1000, 1000  # replay rounds, calls a size, their seeds
 ENOUGH = 20  # error points a replayed size needs before its ratio is trusted
+GROWTH_ERRORS = 10  # real error points each of the last two sizes needs for its own growth
 
 
 @dataclass
 class Fit:
-    """A law being fitted: its table, and the sizes each point answers for (`shared`: one
-    size scales every point, a law borrowed from the other model)."""
+    """A law being fitted: its table, and the sizes each point answers for (`borrowed`: its
+    other points are the other model's)."""
 
     task: str
     kind: str
     points: Points
     members: list[list[Group]]
     note: str
-    shared: bool = False
+    borrowed: bool = False
+    growth: float | None = None
 
     def scale(self, i: int, factor: float) -> None:
-        for j in range(len(self.points)) if self.shared else [i]:
-            x, slips = self.points[j]
-            self.points[j] = (x, {s: v * factor for s, v in slips.items()})
+        x, slips = self.points[i]
+        self.points[i] = (x, {s: v * factor for s, v in slips.items()})
 
     def law(self) -> dict[str, object]:
-        return {
+        law: dict[str, object] = {
             "measure": MEASURE[self.task],
             "points": {
                 str(_number(x)): {s: round(v, 5) for s, v in r.items() if round(v, 5)}
                 for x, r in self.points
             },
-            "fitted": self.note,
         }
+        if self.growth is not None:
+            law["growth"] = round(self.growth, 3)
+        return {**law, "fitted": self.note}
+
+    def settle_growth(self) -> None:
+        """The power beyond the last size: the table's own between its last two sizes when both
+        rest on enough errors, else the base profile's for this kind (a power between two
+        sizes of one or two errors each is noise: GPT-3.5's merges into 16 have one in 200)."""
+        last = [sum(sum(g.points().values()) for g in gs) for gs in self.members[-2:]]
+        if len(last) == 2 and min(last) >= GROWTH_ERRORS:
+            xs = [x for x, _ in self.points]
+            self.growth = last_growth(xs, [sum(r.values()) for _, r in self.points])
+            self.note += f"; beyond {_number(xs[-1])}: its own growth"
+        else:
+            base = shipped("gpt-3.5-paper").law(self.task, self.kind)
+            assert isinstance(base, PowerLaw)
+            self.growth = base.g
+            self.note += "; beyond the largest size: the growth of gpt-3.5-paper's law"
 
 
 def _number(x: float) -> float | int:
@@ -574,35 +603,32 @@ def fit_points(sizes: list[Group], note: str) -> Fit:
 
 
 def borrowed(own: Fit, other: Fit, other_name: str) -> Fit:
-    """A one-size law: the other model's table on the same prompt, with this size's slip mix at
-    the nearest length, times one factor so that this size's calls average to its figure."""
+    """A one-size law: this size's own point, and at the other lengths the other model's law on
+    the same prompt as it is (the module's docstring says why not scaled)."""
     (group,) = own.members[0]
-    slips = group.slips()
-    total = sum(slips.values())
-    nearest = min(
-        range(len(other.points)), key=lambda i: abs(other.points[i][0] - group.mean_measure())
-    )
-    x, theirs = other.points[nearest]
-    if total <= 0 or sum(theirs.values()) <= 0:
+    x = own.points[0][0]
+    if not any(sum(r.values()) > 0 for _, r in other.points):
+        own.growth = 0.0
+        own.note += "; one size: the same rate at every length"
         return own
-    points = list(other.points)
-    points[nearest] = (x, {s: v * sum(theirs.values()) / total for s, v in slips.items()})
-    lengths = [c.measure(MEASURE[group.task]) for c in group.scored]
-    factor = total / _mean_rate(points, lengths)
-    points = [(x, {s: v * factor for s, v in r.items()}) for x, r in points]
-    note = own.note + f"; the other lengths: {other_name}'s law on the same prompt, scaled to this"
-    members = [[group] if i == nearest else [] for i in range(len(points))]
-    return Fit(own.task, own.kind, points, members, note, shared=True)
+    nearest = min(range(len(other.points)), key=lambda i: abs(other.points[i][0] - x))
+    points = [p for i, p in enumerate(other.points) if i != nearest]
+    points = sorted([*points, own.points[0]], key=lambda p: p[0])
+    members = [[group] if px == x else [] for px, _ in points]
+    note = own.note + f"; the other lengths: {other_name}'s law on the same prompt"
+    return Fit(own.task, own.kind, points, members, note, borrowed=True, growth=other.growth)
 
 
-def calibrate(fits: dict[str, list[Fit]], docs: dict[str, dict[str, object]]) -> None:
+def calibrate(
+    fits: dict[str, list[Fit]], docs: dict[str, dict[str, object]], borrowed: bool
+) -> None:
     """Replay each size on the sim and scale its point by real / simulated mean error, a few
     rounds: what a slip costs is the sim's to say (a drop and a repeat of one value cancel, a
-    forgotten country costs its count), not the release's."""
+    forgotten country costs its count), not the release's. `borrowed`: those laws only."""
     for round_ in range(ROUNDS):
         for name, laws in fits.items():
             profile = read_profile(_document(docs[name], laws), name)
-            for fit in laws:
+            for fit in (f for f in laws if f.borrowed == borrowed):
                 for i, sizes in enumerate(fit.members):
                     if not sizes:
                         continue
@@ -658,14 +684,11 @@ def profiles(every: list[Call], commit: str = SHIPPED_FROM) -> dict[str, dict[st
     fits: dict[str, list[Fit]] = {}
     docs: dict[str, dict[str, object]] = {}
     for folder, (model, what) in MODELS.items():
-        (other,) = (n for n in names if n != model)
-        fits[model] = []
-        for task in TASKS.values():
-            for kind in (FITTED_KIND[task], "merge"):
-                own = fit(model, task, kind)
-                if len(own.points) == 1 and len(own.members[0]) == 1:
-                    own = borrowed(own, fit(other, task, kind), other)
-                fits[model].append(own)
+        fits[model] = [
+            fit(model, task, kind)
+            for task in TASKS.values()
+            for kind in (FITTED_KIND[task], "merge")
+        ]
         prompts = {f"{t} {k}": p for (t, k), p in PROMPTS.items()}
         docs[model] = {
             "name": model,
@@ -684,8 +707,24 @@ def profiles(every: list[Call], commit: str = SHIPPED_FROM) -> dict[str, dict[st
                 for task in TASKS.values()
             },
         }
-    calibrate(fits, docs)
+    # first the laws of many sizes, then the one-size laws borrow the other model's (calibrated)
+    calibrate(fits, docs, borrowed=False)
+    for laws in fits.values():
+        for f in laws:
+            if not _one_size(f):
+                f.settle_growth()
+    for model, laws in fits.items():
+        (other,) = (n for n in names if n != model)
+        for i, f in enumerate(laws):
+            if _one_size(f):
+                theirs = next(t for t in fits[other] if (t.task, t.kind) == (f.task, f.kind))
+                laws[i] = borrowed(f, theirs, other)
+    calibrate(fits, docs, borrowed=True)
     return {name: _document(doc, fits[name]) for name, doc in docs.items()}
+
+
+def _one_size(fit: Fit) -> bool:
+    return len(fit.points) == 1 and len(fit.members[0]) == 1
 
 
 NOTICE = (
@@ -728,9 +767,72 @@ def table(every: list[Call]) -> str:
     return "\n".join(lines)
 
 
+COMPARED = 2000  # simulated calls a size in the docs' table (the test replays 400)
+
+
+def _mix(points: Mapping[str, int]) -> str:
+    total = sum(points.values())
+    return (
+        ", ".join(f"{k} {100 * n / total:.0f}%" for k, n in points.items() if n) if total else "–"
+    )
+
+
+def compare(figure: Path | None) -> str:
+    """The shipped profiles replayed on their release's calls: real next to simulated."""
+    lines = [
+        "| profile | task | job | size | calls | P(exact) real / sim | mean error real / sim "
+        "| error kinds, real | error kinds, sim |",
+        "|---|---|---|---|---:|---:|---:|---|---|",
+    ]
+    dots = []
+    for name, _ in MODELS.values():
+        for real in load_profile(name).real:
+            sim = replay(name, real, COMPARED)
+            dots.append((name, real, sim))
+            lines.append(
+                f"| {name} | {real.task} | {real.job} | {real.size} | {real.calls} "
+                f"| {100 * real.p_exact:.1f}% / {100 * sim.p_exact:.1f}% "
+                f"| {real.mean_error:.3f} / {sim.mean_error:.3f} "
+                f"| {_mix(real.points)} | {_mix(sim.points)} |"
+            )
+    if figure is not None:
+        _draw(dots, figure)
+    return "\n".join(lines)
+
+
+def _draw(dots: list[tuple[str, RealFigures, Replayed]], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4.6))
+    colours = {"llama-3-70b": "tab:blue", "gpt-3.5-turbo": "tab:orange"}
+    marks = {"sorting": "o", "set-intersection": "s", "keyword-counting": "^"}
+    for name, real, sim in dots:
+        style = {"color": colours[name], "marker": marks[real.task], "alpha": 0.8}
+        left.scatter(100 * real.p_exact, 100 * sim.p_exact, **style)
+        right.scatter(max(real.mean_error, 1e-3), max(sim.mean_error, 1e-3), **style)
+    left.plot([0, 100], [0, 100], color="grey", lw=0.8)
+    left.set(xlabel="real P(exact) %", ylabel="simulated P(exact) %", title="P(exact) of one call")
+    right.plot([1e-3, 20], [1e-3, 20], color="grey", lw=0.8)
+    right.fill_between([1e-3, 20], [0.7e-3, 14], [1.3e-3, 26], color="grey", alpha=0.15, lw=0)
+    right.set(xscale="log", yscale="log", xlabel="real mean error", ylabel="simulated mean error")
+    right.set_title("mean error of one call (band: ±30%; 0 drawn at 0.001)")
+    handles = [
+        plt.Line2D([], [], ls="", marker="o", color=c, label=n) for n, c in colours.items()
+    ] + [plt.Line2D([], [], ls="", marker=m, color="grey", label=t) for t, m in marks.items()]
+    right.legend(handles=handles, loc="upper left", fontsize=8)
+    fig.suptitle("sim profiles fitted to the Tree of Problems release, per job size (simulated)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("release", type=Path, help="a local clone of ArmelRandy/tree-of-problems")
+    parser.add_argument(
+        "release", type=Path, nargs="?", help="a local clone of ArmelRandy/tree-of-problems"
+    )
     parser.add_argument(
         "--out",
         type=Path,
@@ -743,8 +845,17 @@ def main() -> int:
     what = parser.add_mutually_exclusive_group()
     what.add_argument("--check", action="store_true", help="compare with the files in --out")
     what.add_argument("--table", action="store_true", help="print the per-call figures")
+    what.add_argument(
+        "--compare",
+        action="store_true",
+        help="the shipped profiles replayed next to their release's figures (no release needed)",
+    )
+    parser.add_argument("--figure", type=Path, help="with --compare: also draw it (PNG)")
     args = parser.parse_args()
-    if not (args.release / "reasoning" / "paper").is_dir():
+    if args.compare:
+        print(compare(args.figure))
+        return 0
+    if args.release is None or not (args.release / "reasoning" / "paper").is_dir():
         print(
             f"error: {args.release}/reasoning/paper not found (a clone of the release?)",
             file=sys.stderr,

@@ -8,8 +8,9 @@ the same way (`expected`, `mix_at`):
   profile's form, fitted end to end to the GoT paper's figures);
 - `TableLaw`: the mean slips of each kind at some lengths (a fit call by call to real replies).
   Between two lengths the mean follows the power law through them (a straight line where one is
-  0), below the first it is the first's, beyond the last it grows as between the last two (never
-  falls); the mix is the points' own, interpolated, so the kinds of slip can change with length.
+  0), below the first it is the first's, beyond the last it grows by `growth` (a power), or as
+  between the last two when none is given (never falling); the mix is the points' own,
+  interpolated, so the kinds of slip can change with length.
 
 `measure` says which length a law reads: `output` (what the job must write: numbers, mentions,
 clauses) or `input` (what it reads: both sets of a set intersection).
@@ -76,9 +77,10 @@ class TableLaw:
     slips: tuple[str, ...]  # the job's slip kinds, in draw order
     measure: str = "output"
     note: str = ""  # what it was fitted on
+    growth: float | None = None  # the power beyond the last length (None: the last two's)
 
     def expected(self, length: float, error: float) -> float:
-        return error * table_rate([(x, dict(r)) for x, r in self.points], length)
+        return error * table_rate([(x, dict(r)) for x, r in self.points], length, self.growth)
 
     def mix_at(self, length: float) -> Mix:
         live = [(x, dict(r)) for x, r in self.points if sum(v for _, v in r) > 0]
@@ -106,7 +108,9 @@ def _shares(rates: Mapping[str, float]) -> dict[str, float]:
     return {k: v / total for k, v in rates.items()} if total else {}
 
 
-def table_rate(points: Sequence[tuple[float, Mapping[str, float]]], length: float) -> float:
+def table_rate(
+    points: Sequence[tuple[float, Mapping[str, float]]], length: float, growth: float | None = None
+) -> float:
     """A table's mean slips at a length (scripts/fit_profiles.py fits with this same reading)."""
     xs = [x for x, _ in points]
     totals = [sum(r.values()) for _, r in points]
@@ -117,7 +121,13 @@ def table_rate(points: Sequence[tuple[float, Mapping[str, float]]], length: floa
             if t0 > 0 and t1 > 0 and x0 > 0:
                 return float(t0 * (length / x0) ** (math.log(t1 / t0) / math.log(x1 / x0)))
             return t0 + (t1 - t0) * (length - x0) / (x1 - x0)
+    if growth is None:
+        growth = last_growth(xs, totals)
+    return float(totals[-1] * (length / xs[-1]) ** growth) if xs[-1] > 0 else totals[-1]
+
+
+def last_growth(xs: Sequence[float], totals: Sequence[float]) -> float:
+    """The power between a table's last two lengths (0 where one of them is 0)."""
     if len(xs) > 1 and totals[-2] > 0 and totals[-1] > 0 and xs[-2] > 0:
-        growth = max(0.0, math.log(totals[-1] / totals[-2]) / math.log(xs[-1] / xs[-2]))
-        return float(totals[-1] * (length / xs[-1]) ** growth)
-    return totals[-1]
+        return max(0.0, math.log(totals[-1] / totals[-2]) / math.log(xs[-1] / xs[-2]))
+    return 0.0

@@ -212,9 +212,11 @@ def _law(
         raise _Bad(f"{where}.measure: {shown(measure)} is not one of {', '.join(MEASURES)}")
     slips = slip_kinds(task, kind)
     if "points" in law:
-        _only(law, ("points", "measure", "fitted"), where)
+        _only(law, ("points", "measure", "growth", "fitted"), where)
         note = _text(law.get("fitted", ""), f"{where}.fitted")
-        return TableLaw(_points(law["points"], slips, f"{where}.points"), slips, measure, note)
+        points = _points(law["points"], slips, f"{where}.points")
+        growth = _number(law["growth"], f"{where}.growth") if "growth" in law else None
+        return TableLaw(points, slips, measure, note, growth)
     _only(law, ("a", "g", "unit", "mix", "measure"), where)
     if "a" not in law or "g" not in law:
         raise _Bad(f"{where}: needs a and g (a power law), points (a table) or same_as")
