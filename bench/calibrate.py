@@ -1,4 +1,5 @@
-"""Calibration of the simulated model: the paper's GPT-3.5 figures next to the sim's.
+"""Calibration of the simulated model: GPT-3.5's figures on the paper's configurations next to
+the sim's (its default profile, gpt-3.5-paper).
 
     .venv/bin/python bench/calibrate.py                 # the full table (100 samples each)
     .venv/bin/python bench/calibrate.py --samples 20    # quicker, noisier
@@ -9,6 +10,11 @@ Each row runs one scheme in the paper's configuration (`schemes.build`) on the f
 of a dataset with the default simulated model (`sim`, error 1) and reports the paper's measure:
 the median error, or the number of samples solved exactly. Runs go to worker processes; the
 result does not depend on how many (every answer is seeded by the prompt).
+
+Where the targets come from: the medians are the paper's (Besta et al., Figures 5 and 7); the
+sorting-32 solved counts are not in the paper: they come from the Tree of Problems authors'
+re-run of the reference code (spcl/graph-of-thoughts) with gpt-3.5-turbo, June 2024 (their
+evaluation.ipynb, github.com/ArmelRandy/tree-of-problems).
 """
 
 from __future__ import annotations
@@ -33,7 +39,7 @@ class Row:
     dataset: str
     scheme: str
     measure: str  # "median error", "solved", "median score"
-    paper: float | None
+    paper: float | None  # the target: GPT-3.5's figure (see the module docstring for whence)
     options: tuple[tuple[str, object], ...] = ()
 
 
@@ -42,6 +48,7 @@ TARGETS = [
     Row("sorting 64 · CoT", "sorting_064", "cot", "median error", 20),
     Row("sorting 64 · ToT", "sorting_064", "tot", "median error", 16),
     Row("sorting 64 · GoT", "sorting_064", "got_paper", "median error", 7),
+    # solved of 100: the Tree of Problems authors' re-run of the reference code (gpt-3.5-turbo)
     Row("sorting 32 · IO", "sorting_032", "io", "solved", 1),
     Row("sorting 32 · CoT", "sorting_032", "cot", "solved", 2),
     Row("sorting 32 · ToT", "sorting_032", "tot", "solved", 17),
@@ -118,7 +125,7 @@ def main(argv: list[str] | None = None) -> None:
     rows = [r for r in TARGETS + (UNCALIBRATED if args.all else []) if args.only in r.label]
     command = "bench/calibrate.py " + " ".join(argv if argv is not None else sys.argv[1:])
     print(f"# {command.strip()} · sim (error=1, seed={args.seed}) · {args.samples} samples\n")
-    print("| figure | measure | paper (GPT-3.5) | simulated | within ±35% / ±3 |")
+    print("| figure | measure | GPT-3.5 | simulated | within ±35% / ±3 |")
     print("|---|---|---:|---:|:---:|")
     started = time.perf_counter()
     with ProcessPoolExecutor(args.workers) as pool:
@@ -130,6 +137,10 @@ def main(argv: list[str] | None = None) -> None:
                 f"{verdict(row.paper, value)} |",
                 flush=True,
             )
+    print(
+        "\nGPT-3.5: the paper's medians (Figures 5 and 7); sorting 32 solved: the Tree of Problems"
+        " authors' re-run of the reference code with gpt-3.5-turbo (their evaluation.ipynb)."
+    )
     print(f"\n({time.perf_counter() - started:.0f} s)")
 
 
