@@ -75,6 +75,7 @@ class Profile:
         return self.laws.get((task, kind)) or self.laws[(task, "solve")]
 
 
+@cache
 def shipped_names() -> list[str]:
     return sorted(p.stem for p in SHIPPED.glob("*.json"))
 
@@ -88,7 +89,12 @@ def load_profile(spec: str | Profile) -> Profile:
     if isinstance(spec, Profile):
         return spec
     if is_file_spec(spec):
-        return _from_file(str(Path(spec).expanduser().resolve()))
+        path = Path(spec).expanduser().resolve()
+        try:
+            stamp = path.stat()
+        except OSError:
+            return _from_file(str(path), 0, 0)  # says why it cannot be read
+        return _from_file(str(path), stamp.st_mtime_ns, stamp.st_size)
     if spec not in shipped_names():
         raise UnknownNameError(
             f"unknown sim profile {shown(spec)} (known: {', '.join(shipped_names())}; "
@@ -108,7 +114,8 @@ def _read_shipped(name: str, chain: tuple[str, ...]) -> Profile:
 
 
 @cache
-def _from_file(path: str) -> Profile:
+def _from_file(path: str, _mtime: int, _size: int) -> Profile:
+    """A profile file, read once per version of it (a file edited in a notebook is read anew)."""
     where = f"sim profile file {shown(path)}"
     try:
         text = Path(path).read_text(encoding="utf-8")
