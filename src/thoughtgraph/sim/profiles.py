@@ -116,7 +116,7 @@ def _read_shipped(name: str, chain: tuple[str, ...]) -> Profile:
 @cache
 def _from_file(path: str, _mtime: int, _size: int) -> Profile:
     """A profile file, read once per version of it (a file edited in a notebook is read anew)."""
-    where = f"sim profile file {shown(path)}"
+    where = f"sim profile file {_named(path)}"
     try:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
@@ -146,7 +146,12 @@ def _checked(data: object, path: str, chain: tuple[str, ...]) -> Profile:
     try:
         return _profile(data, path, chain)
     except _Bad as exc:
-        raise InputError(f"sim profile {shown(path)}: {exc}") from None
+        raise InputError(f"sim profile {_named(path)}: {exc}") from None
+
+
+def _named(path: str) -> str:
+    """A path as an error shows it: whole, so it can be copied (quoted if it is odd)."""
+    return path if path.isprintable() else shown(path)
 
 
 def _profile(data: object, path: str, chain: tuple[str, ...]) -> Profile:
