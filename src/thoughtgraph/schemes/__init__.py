@@ -362,7 +362,7 @@ def _loaded_config(task: str) -> dict[int, dict[str, dict[str, Any]]] | None:
 
 
 def build(
-    name: str, task: str = "sorting", size: int = 32, parts: int | None = None, **options: Any
+    name: str, task: str = "sorting", size: int = 32, parts: int | None = None, **options: object
 ) -> Graph:
     """The graph of scheme `name` for `task` at input `size` (the paper's configuration)."""
     if name not in SCHEMES:
