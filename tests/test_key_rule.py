@@ -4,6 +4,7 @@ appears nowhere. Both ways are tested against a real server on 127.0.0.1."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import sqlite3
 import subprocess
@@ -202,4 +203,6 @@ def test_a_base_url_with_a_query_reaches_the_endpoint_with_the_query_on_every_re
 def test_public_url_masks_query_values_and_credentials():
     url = "http://user:pw-long-SECRET-9@127.0.0.1:8080/v1?api-key=abc&x=1"
     assert secrets.public_url(url) == "http://127.0.0.1:8080/v1?api-key=***&x=***"
-    assert secrets.url_secrets(url) == ["pw-long-SECRET-9", "abc"]  # x is not a secret name
+    basic = base64.b64encode(b"user:pw-long-SECRET-9").decode()  # what goes out as Basic auth
+    # x is not a secret name
+    assert secrets.url_secrets(url) == ["pw-long-SECRET-9", basic, "abc"]

@@ -669,13 +669,26 @@ def _mentions_n(status: _Status, reason: str) -> bool:
 
 
 def _reason(status: _Status, limit: int = _REASON_CHARS) -> str:
-    """The server's own short explanation, on one line."""
+    """The server's own short explanation, on one line, its secrets masked before it is clipped
+    (clipped first, a long key quoted back would lose its tail and no longer match)."""
     body = status.body
     text = body.get("message") if isinstance(body, dict) else body
     if not isinstance(text, str) or not text.strip():
         text = status.message or type(status).__name__
-    text = " ".join(text.split())
+    text = " ".join(secrets.clean_line(text).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _redirect_line(where: str, status: int, location: str | None) -> str:
+    """A redirect, refused: following it would send the request (and its key) to an address no
+    one named, uncounted, and a server redirecting to itself would draw requests without end."""
+    if not location:
+        return f"{where} answered HTTP {status} (a redirect) with no Location; it is not followed"
+    shown_location = shown(secrets.clean_line(location))
+    return (
+        f"{where} redirected the request to {shown_location} (HTTP {status}); redirects are "
+        "not followed: set base_url (--base-url) to the address you mean"
+    )
 
 
 def _code(status: _Status) -> object:

@@ -20,11 +20,12 @@ The rule (docs/local-models.md, "API keys"):
 
 from __future__ import annotations
 
+import base64
 import logging
 import re
 import threading
 import unicodedata
-from urllib.parse import parse_qsl, urlencode, urlsplit
+from urllib.parse import parse_qsl, quote, quote_plus, unquote, unquote_plus, urlencode, urlsplit
 
 MIN_SECRET_CHARS = 12
 MIN_DISTINCT_CHARS = 4
@@ -119,15 +120,22 @@ looked for in answers."""
 
 
 def url_secrets(url: str) -> list[str]:
-    """The password and the secret-named query values of `url` (each a candidate secret)."""
+    """The credentials of `url` in every form a server may quote back (each a candidate
+    secret): the password, the `Basic` token the HTTP libraries send for `user:password@`
+    (base64 of the decoded pair), and each secret-named query value as written, decoded and
+    re-encoded."""
     parts = urlsplit(url)
-    found = [parts.password] if parts.password else []
-    found += [
-        value
-        for name, value in parse_qsl(parts.query, keep_blank_values=False)
-        if any(word in name.lower() for word in SECRET_PARAMS)
-    ]
-    return found
+    found: list[str] = []
+    if parts.username is not None or parts.password is not None:
+        user, password = unquote(parts.username or ""), unquote(parts.password or "")
+        found += [parts.password or "", password]
+        found.append(base64.b64encode(f"{user}:{password}".encode()).decode())
+    for pair in parts.query.split("&"):
+        name, _, written = pair.partition("=")
+        if written and any(word in unquote_plus(name).lower() for word in SECRET_PARAMS):
+            value = unquote_plus(written)
+            found += [written, value, quote(value, safe=""), quote_plus(value, safe="")]
+    return list(dict.fromkeys(value for value in found if value))
 
 
 def public_url(url: str) -> str:
@@ -143,35 +151,51 @@ def public_url(url: str) -> str:
 
 _URL = re.compile(r"(?i)\b[a-z][a-z0-9+.\-]{1,15}://[^\s'\"<>`]+")
 _USERINFO = re.compile(r"^([^/?#]*)@")
+# An HTTP credential as a server may quote it back, whatever its length: `Bearer <key>`, and
+# `Basic <base64 of user:password>` (the word "basic" alone, as in "basic auth", is no token:
+# only base64 that decodes to a `user:password` pair is masked).
+_BEARER = re.compile(r"(?i)\b(bearer\s+)[A-Za-z0-9._~+/=\-]+")
+_BASIC = re.compile(r"(?i)\b(basic\s+)([A-Za-z0-9+/]+={0,2})(?![A-Za-z0-9+/=])")
+# a secret-named query value outside a whole URL (a path quoted back: `/v1/x?api-key=...`)
+_QUERY_VALUE = re.compile(r"([?&;][^\s&=?#'\"<>`]+)=([^\s&#'\"<>`]*)")
 
 
 def mask_urls(text: str) -> str:
     """`text` with every URL's `user:password@` and secret-named query values (`api-key=`,
-    `sig=`, `token=`...) replaced by `***`, whatever their length and the URL's scheme.
+    `sig=`, `token=`...) replaced by `***`, whatever their length and the URL's scheme; also
+    each such query value in a path without a scheme (`/chat?key=...`) and each credential of
+    an HTTP `Bearer` or `Basic` authorization quoted back.
 
     For logs and error messages, not answers: here a short password is as secret as a long one,
     and nothing is parsed from a log line, so masking a value that was not a secret costs
     nothing (the answer rule, `is_secret`, has to spare `x` and `1`; this one does not)."""
-    if "://" not in text:
-        return text
-    return _URL.sub(lambda m: _masked_url(m.group(0)), text)
+    if "://" in text:
+        text = _URL.sub(lambda m: _masked_url(m.group(0)), text)
+    if "=" in text:
+        text = _QUERY_VALUE.sub(_masked_query_value, text)
+    text = _BEARER.sub(lambda m: m.group(1) + MASK, text)
+    return _BASIC.sub(_masked_basic, text)
+
+
+def _masked_basic(match: re.Match[str]) -> str:
+    try:
+        pair = base64.b64decode(match.group(2), validate=True)
+    except ValueError:
+        return match.group(0)
+    return match.group(1) + MASK if b":" in pair else match.group(0)
+
+
+def _masked_query_value(match: re.Match[str]) -> str:
+    name = match.group(1)
+    if not any(word in name.lower() for word in SECRET_PARAMS):
+        return match.group(0)
+    return f"{name}={MASK}"
 
 
 def _masked_url(url: str) -> str:
     scheme, _, rest = url.partition("://")
     rest = _USERINFO.sub(MASK + "@", rest, count=1)
-    head, question, query = rest.partition("?")
-    if question:
-        query = re.sub(
-            r"([^&=#]+)=([^&#]*)",
-            lambda m: (
-                f"{m.group(1)}={MASK}"
-                if any(word in m.group(1).lower() for word in SECRET_PARAMS)
-                else m.group(0)
-            ),
-            query,
-        )
-    return f"{scheme}://{head}{question}{query}"
+    return f"{scheme}://{rest}"
 
 
 def clean_line(text: str) -> str:
