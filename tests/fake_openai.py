@@ -56,9 +56,13 @@ FAULT_KINDS = {
     "body": "200 with `body` (any JSON value) as the whole answer: a hostile server's own shape",
     "trickle_headers": "the answer, its header lines sent one byte every `seconds`",
     "trickle_body": "the answer, its body sent one byte every `seconds`",
-    "endless": "200 with a chunked body that never ends (64 KiB chunks until the client leaves)",
+    "endless": "`status` (200 unless given) with a chunked body that never ends (64 KiB chunks "
+    "until the client leaves)",
     "huge": "200 with a valid answer `body` bytes long (an int), with its Content-Length",
-    "gzip_bomb": "200, Content-Encoding gzip: a small body that inflates to `body` bytes (an int)",
+    "gzip_bomb": "`status` (200 unless given), Content-Encoding gzip: a small body that inflates "
+    "to `body` bytes (an int)",
+    "redirect": "`status` (307 unless given) to the URL `body` (None: the request's own URL)",
+    "raw": "`status` (200 unless given) with `body` (bytes) as the whole JSON answer, as is",
 }
 STREAM_MAX = 2**30  # the most a streaming fault sends: a test server's loop stops by itself
 
@@ -70,6 +74,7 @@ class Fault:
     kind: str
     seconds: float = 0.0
     body: Any = None  # the answer of a "body" fault
+    status: int | None = None  # the status of a "redirect", "raw", "endless" or "gzip_bomb" fault
 
     def __post_init__(self) -> None:
         if self.kind not in FAULT_KINDS:
@@ -286,7 +291,13 @@ class _Handler(BaseHTTPRequestHandler):
             return self._json(fake.one_choice, {"error": error})
         if kind == "gzip_bomb":
             payload = gzip.compress(b"a" * int(fault.body), compresslevel=9)  # type: ignore[union-attr]
-            return self._send(200, payload, {"Content-Encoding": "gzip"})
+            return self._send(fault.status or 200, payload, {"Content-Encoding": "gzip"})  # type: ignore[union-attr]
+        if kind == "redirect":
+            host, port = self.server.server_address[:2]
+            location = fault.body or f"http://{host}:{port}{self.path}"  # type: ignore[union-attr]
+            return self._send(fault.status or 307, b"", {"Location": location})  # type: ignore[union-attr]
+        if kind == "raw":
+            return self._send(fault.status or 200, fault.body, {})  # type: ignore[union-attr]
         if kind in ("trickle_headers", "trickle_body", "endless", "huge"):
             return self._stream(fake, fault, body)  # type: ignore[arg-type]
         if (kind == "reject_n" or fake.reject_n) and n > 1:
@@ -316,7 +327,9 @@ class _Handler(BaseHTTPRequestHandler):
         """A streaming fault: written piece by piece, stopped when the client leaves."""
         self.close_connection = True
         if fault.kind == "endless":
-            head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+            head = b"HTTP/1.1 %d Endless\r\nContent-Type: application/json\r\n" % (
+                fault.status or 200
+            )
             head += b"Transfer-Encoding: chunked\r\n\r\n"
             chunk = b"10000\r\n" + b"a" * 0x10000 + b"\r\n"
             pieces = itertools.chain([head], itertools.repeat(chunk, STREAM_MAX // len(chunk)))

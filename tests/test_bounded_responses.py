@@ -123,6 +123,38 @@ def test_a_compressed_body_is_capped_as_it_inflates(server: FakeOpenAI, transpor
     assert [a.outcome for a in ledger.attempts] == ["too large"]
 
 
+@pytest.mark.parametrize("transport", ["lean", "sdk"])
+def test_an_error_body_is_capped_as_it_inflates(server: FakeOpenAI, transport: str) -> None:
+    """The SDK read an error body whole: a 1 GiB gzip bomb in a 500 took 3.1 GB and 10.6 s
+    against a 5 s timeout. Now it is one counted request that stopped at the cap."""
+    server.script(Fault("gzip_bomb", body=64 * MIB, status=500))
+    model = OpenAIModel(
+        "m", base_url=server.base_url, max_retries=2, max_response_bytes=MIB, transport=transport
+    )
+    error, ledger = counted(model)
+    assert isinstance(error, ModelError) and "larger than 1,048,576 bytes" in str(error)
+    assert [a.outcome for a in ledger.attempts] == ["too large"]  # not retried
+    assert ledger.meter.requests == 1 == len(server.requests)
+
+
+@pytest.mark.parametrize("transport", ["lean", "sdk"])
+def test_an_endless_error_body_stops_at_the_size_cap(server: FakeOpenAI, transport: str) -> None:
+    server.script(Fault("endless", status=503))
+    model = OpenAIModel(
+        "m",
+        base_url=server.base_url,
+        max_retries=0,
+        max_response_bytes=MIB,
+        timeout=5,
+        transport=transport,
+    )
+    error, ledger = counted(model)
+    assert isinstance(error, ModelError) and "larger than 1,048,576 bytes" in str(error)
+    assert [a.outcome for a in ledger.attempts] == ["too large"]
+    sent, finished = streamed(server)
+    assert not finished and sent < 64 * MIB
+
+
 def test_a_100_mb_answer_is_refused_unread_by_its_length(server: FakeOpenAI) -> None:
     server.script(Fault("huge", body=100 * MIB))
     error, ledger = counted(OpenAIModel("m", base_url=server.base_url, max_retries=0))

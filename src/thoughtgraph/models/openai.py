@@ -498,6 +498,8 @@ class OpenAIModel(DeliveringModel):
                     f"{KEY_ENV} or name another variable with api_key_env"
                 )
             return FatalModelError(f"{where} rejected the API key (HTTP {status})")
+        if 300 <= status < 400:
+            return FatalModelError(_redirect_line(where, status, exc.location))
         if status == 429 and _code(exc) == "insufficient_quota":
             return FatalModelError(f"{where} says the account is out of quota (HTTP 429)")
         if status == 429:
@@ -608,6 +610,7 @@ class _Status:
         )
         self.body: object = body.get("error", body) if isinstance(body, dict) else body
         self.param = self.body.get("param") if isinstance(self.body, dict) else None
+        self.location = reply.headers.get("location")
 
     def refuses_n(self) -> bool:
         """The endpoint refuses `n > 1`: a 400 about `n`, or llama-server's "Only one

@@ -18,7 +18,11 @@ Both bound a response the same way, whatever the server's pace:
   each ends at the deadline);
 - a size cap: a body past `max_bytes` (default `DEFAULT_MAX_RESPONSE_BYTES`) is not read further,
   its connection is dropped and the attempt fails (`TooLarge`), so memory stays bounded. A
-  Content-Length past the cap fails before any of the body is read.
+  Content-Length past the cap fails before any of the body is read. An error status's body is
+  read the same way (the SDK would read it whole: `SdkClient`);
+- no redirect is followed: a 3xx comes back as it is, for `OpenAIModel` to refuse in one line
+  (followed, one counted request reached a second server, and a server redirecting to itself
+  drew 10 to 21 requests for each one counted).
 
 A client holds one connection pool per endpoint and event loop (see `clients`).
 """
@@ -27,9 +31,10 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextvars
 import logging
 import ssl
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -186,7 +191,10 @@ class LeanClient:
         try:
             async with asyncio.timeout(self.timeout):
                 response = await self._session.post(
-                    self._url(path), data=dumps(payload), headers=self._headers
+                    self._url(path),
+                    data=dumps(payload),
+                    headers=self._headers,
+                    allow_redirects=False,  # a redirect is the caller's to refuse: see module doc
                 )
                 try:
                     body = await _read(response, max_bytes)
@@ -237,14 +245,22 @@ async def _read(response: aiohttp.ClientResponse, max_bytes: int) -> bytes:
 
 class SdkClient:
     """The openai SDK's `AsyncOpenAI` (own retries off) behind the same interface: the request
-    goes by the SDK's request path, its body is streamed so the same caps hold."""
+    goes by the SDK's request path, its body is streamed so the same caps hold.
+
+    The SDK reads an error body whole before it raises (a gzip bomb in a 500: gigabytes), so a
+    response hook on its HTTP client reads any non-2xx body itself, under the same cap
+    (`_bounded_error`), and hands it back as `_ErrorReply`; redirects are not followed."""
 
     def __init__(
         self, base_url: str, api_key: str, timeout: float, ssl_context: ssl.SSLContext | None = None
     ) -> None:
         from openai import AsyncOpenAI, DefaultAsyncHttpxClient
 
-        http = DefaultAsyncHttpxClient(verify=ssl_context) if ssl_context else None
+        http = DefaultAsyncHttpxClient(
+            verify=ssl_context if ssl_context is not None else True,
+            follow_redirects=False,
+            event_hooks={"response": [_bounded_error]},
+        )
         endpoint, query = split_query(base_url)
         self.sdk = AsyncOpenAI(
             api_key=api_key,
@@ -268,16 +284,13 @@ class SdkClient:
 
         raw = None
         chunks: list[bytes] = []
+        cap = _ERROR_CAP.set(max_bytes)
         try:
             async with asyncio.timeout(self.timeout):
-                try:
-                    # the SDK's raw-response mode: the body is not read until we read it
-                    raw = await self.sdk.post(
-                        path, body=payload, cast_to=AsyncAPIResponse[bytes], options=_STREAMED
-                    )
-                except openai.APIStatusError as exc:  # the SDK read this (error) body whole
-                    error = exc.response
-                    return Reply(exc.status_code, error.headers, error.content[:max_bytes])
+                # the SDK's raw-response mode: the body is not read until we read it
+                raw = await self.sdk.post(
+                    path, body=payload, cast_to=AsyncAPIResponse[bytes], options=_STREAMED
+                )
                 length = raw.headers.get("content-length")
                 if length is not None and length.isdigit() and int(length) > max_bytes:
                     raise TooLarge(max_bytes)
@@ -287,6 +300,8 @@ class SdkClient:
                     if size > max_bytes:
                         raise TooLarge(max_bytes)
                     chunks.append(chunk)
+        except _ErrorReply as error:
+            return error.reply
         except TooLarge:
             raise
         except openai.APITimeoutError as exc:
@@ -304,13 +319,60 @@ class SdkClient:
                 raise
             raise Broken(type(exc).__name__) from None
         finally:
+            _ERROR_CAP.reset(cap)
             if raw is not None:
                 await raw.close()
         assert raw is not None
         return Reply(raw.status_code, raw.headers, b"".join(chunks))
 
 
-_STREAMED: Any = {"headers": {"X-Stainless-Raw-Response": "stream"}}
+class _ErrorReply(Exception):
+    """A non-2xx response, read under the cap by `_bounded_error` before the SDK could read it
+    whole: raised through the SDK (which passes on what is not an HTTP library error)."""
+
+    def __init__(self, reply: Reply) -> None:
+        super().__init__(f"HTTP {reply.status}")
+        self.reply = reply
+
+
+_ERROR_CAP: contextvars.ContextVar[int] = contextvars.ContextVar(
+    "error_cap", default=DEFAULT_MAX_RESPONSE_BYTES
+)
+"""The size cap of the request being sent (`SdkClient.post` sets it; the hook reads it)."""
+
+
+class _HttpResponse(Protocol):
+    """What the hook reads of the SDK's HTTP library's response (httpx's or httpx2's)."""
+
+    @property
+    def status_code(self) -> int: ...
+
+    @property
+    def headers(self) -> Mapping[str, str]: ...
+
+    def aiter_bytes(self, chunk_size: int | None = None) -> AsyncIterator[bytes]: ...
+
+
+async def _bounded_error(response: _HttpResponse) -> None:
+    """The SDK's HTTP client's response hook: a 2xx body is left for `post` to stream; any other
+    is read here, decompressed, up to the cap, and raised as `_ErrorReply` (`TooLarge` past it)."""
+    if 200 <= response.status_code < 300:
+        return
+    limit = _ERROR_CAP.get()
+    length = response.headers.get("content-length")
+    if length is not None and length.isdigit() and int(length) > limit:
+        raise TooLarge(limit)
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_bytes(_CHUNK):
+        size += len(chunk)
+        if size > limit:
+            raise TooLarge(limit)
+        chunks.append(chunk)
+    raise _ErrorReply(Reply(response.status_code, response.headers, b"".join(chunks)))
+
+
+_STREAMED: Any = {"headers": {"X-Stainless-Raw-Response": "stream"}, "follow_redirects": False}
 
 
 def _refused(exc: BaseException) -> bool:
