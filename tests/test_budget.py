@@ -127,7 +127,8 @@ def test_a_budget_counts_only_the_calls_the_cache_could_not_answer(tmp_path: Pat
         "sorting", INPUT_32, model="sim:error=0", cache=cache, max_requests=4, concurrency=1
     )  # the four parts
     assert partial.stop_reason == "budget exhausted"
-    model = ScriptedModel(name="sim:latency=0,error=0,seed=0")  # same name: same cache keys
+    # same name: same cache keys
+    model = ScriptedModel(name="sim:profile=gpt-3.5-paper,latency=0,error=0,seed=0")
     rerun = thoughtgraph.solve(
         "sorting", INPUT_32, model=model, cache=cache, max_requests=2, concurrency=1
     )

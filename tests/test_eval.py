@@ -198,14 +198,14 @@ def test_a_rerun_with_another_model_or_dataset_is_refused(tmp_path, capsys):
         "task": "sorting",
         "dataset": "sorting_032",
         "size": 32,
-        "model": "sim:latency=0,error=0,seed=0",
+        "model": "sim:profile=gpt-3.5-paper,latency=0,error=0,seed=0",
     }
     before = (folder / "results.jsonl").read_text()
     for args in (("--model", "sim:error=2"), ("--size", "64", "--model", "sim:error=0")):
         code, _, err = eval_cli(capsys, folder, *args)
         assert code == 2 and err == (
             f"error: {folder} holds an evaluation of sorting on "
-            "sorting_032 with model sim:latency=0,error=0,seed=0; "
+            "sorting_032 with model sim:profile=gpt-3.5-paper,latency=0,error=0,seed=0; "
             "use another --out\n"
         )
     assert (folder / "results.jsonl").read_text() == before

@@ -26,6 +26,8 @@ from thoughtgraph.sim.replay import replay
 from thoughtgraph.tasks import get_task
 from thoughtgraph.tasks.sets import SetProblem
 
+from .conftest import run_cli
+
 FITTED = ("llama-3-70b", "gpt-3.5-turbo")
 
 
@@ -168,3 +170,17 @@ def test_the_copies_eval_and_tune_make_keep_the_profile() -> None:
     assert isinstance(again, SimulatedModel)
     assert (again.profile.name, again.seed, again.error) == ("llama-3-70b", 7, 2)
     assert model.with_seed(4).profile is model.profile
+
+
+def test_the_header_and_the_eval_report_name_the_profile(capsys, tmp_path) -> None:
+    code, out, _ = run_cli(
+        capsys, "solve", "sorting", "--input", "[3, 1, 2]", "--model", "sim:profile=llama-3-70b"
+    )
+    assert code == 0 and "sim:profile=llama-3-70b,latency=0,error=1,seed=0 (SIMULATED" in out
+    code, _, _ = run_cli(
+        capsys, "eval", "sorting", "--size", "32", "--samples", "2", "--schemes", "io",
+        "--out", str(tmp_path / "e"),
+    )  # fmt: skip
+    assert code == 0
+    summary = (tmp_path / "e" / "summary.md").read_text()
+    assert "model sim:profile=gpt-3.5-paper,latency=0,error=1,seed=0 (simulated)" in summary

@@ -58,8 +58,8 @@ def repeated(tmp_path_factory):
 def test_repeats_run_every_pair_again_with_another_seed(repeated):
     _out, results = repeated
     assert sorted({(r.repeat, r.model) for r in results}) == [
-        (0, "sim:latency=0,error=1,seed=0"),
-        (1, "sim:latency=0,error=1,seed=1"),
+        (0, "sim:profile=gpt-3.5-paper,latency=0,error=1,seed=0"),
+        (1, "sim:profile=gpt-3.5-paper,latency=0,error=1,seed=1"),
     ]
     assert len(results) == 3 * 6 * 2
     by_repeat = [[r.error for r in results if r.repeat == k] for k in (0, 1)]

@@ -72,7 +72,7 @@ def from_spec(spec: str, **overrides: object) -> LanguageModel:
     raise UnknownNameError(f"unknown model {shown(spec)}{_suggestion(spec)}")
 
 
-KNOWN_SPECS = "sim, sim:latency=S,error=E,seed=N, openai:MODEL, py:MODULE:FUNCTION"
+KNOWN_SPECS = "sim, sim:profile=P,latency=S,error=E,seed=N, openai:MODEL, py:MODULE:FUNCTION"
 PYTHON_SCHEMES = ("py", "python")  # `py:package.module:function`: your own prompt -> text
 
 

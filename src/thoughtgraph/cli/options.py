@@ -29,7 +29,8 @@ Model = Annotated[
     typer.Option(
         "--model",
         "-m",
-        help="Model spec: sim (the simulated model), sim:latency=0.05,error=0,seed=1, "
+        help="Model spec: sim (the simulated model), sim:profile=llama-3-70b,latency=0.05,"
+        "error=0,seed=1, "
         "openai:MODEL (or openai/MODEL), py:package.module:function (your prompt -> text).",
     ),
 ]

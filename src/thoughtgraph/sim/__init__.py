@@ -1,6 +1,6 @@
 """The simulated model: an offline stand-in for a language model that plays the built-in tasks.
 
-`model.py` is the model (`sim`, `sim:latency=S,error=E,seed=N,profile=P`); `readers.py` and one
+`model.py` is the model (`sim`, `sim:profile=P,latency=S,error=E,seed=N`); `readers.py` and one
 module per task read a prompt as a model would; `laws.py` and `profiles.py` say how it slips
 (profiles as data: `profiles/*.json`), `replay.py` checks a fitted profile against its data;
 `propose.py` answers `tune --propose`. Why a package above

@@ -64,7 +64,10 @@ class SimulatedModel:
         self.profile_spec = profile
         self.profile: Profile = load_profile(profile)
         self._seen: Counter[str] = Counter()
-        self.name = f"sim:latency={latency:g},error={error:g},seed={seed}"
+        # the profile first: every header, report and figure names the sim by this, and answers
+        # of one profile are not another's in a cache
+        label = profile if isinstance(profile, str) else self.profile.name
+        self.name = f"sim:profile={label},latency={latency:g},error={error:g},seed={seed}"
 
     @classmethod
     def from_options(cls, options: dict[str, str]) -> SimulatedModel:
