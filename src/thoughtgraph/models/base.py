@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeGuard, TypeVar, runtime_checkable
 
 from thoughtgraph.errors import ModelError, UnknownNameError, shown
+from thoughtgraph.io.sources import source_digest
 from thoughtgraph.spend.ledger import RequestRecorder
 from thoughtgraph.spend.usage import Usage
 
@@ -370,7 +371,10 @@ class FunctionModel:
 
     Sync functions run in a private thread pool, so a blocking client still gets parallel calls.
     A function with a keyword `sample` (`takes_samples`) is passed the index of the sample each
-    call answers (`asked_samples`); one without is called n times with the same prompt.
+    call answers (`asked_samples`); one without is called n times with the same prompt. Its
+    `settings` hold `code`, the digest of its source (`io.sources`): its name stays when its
+    code changes, and the answer cache and a resumed eval must not take the old code's answers
+    for the new one's.
     """
 
     simulated = False
@@ -379,8 +383,14 @@ class FunctionModel:
         self.fn = fn
         self.name = name or f"function:{getattr(fn, '__name__', type(fn).__name__)}"
         self.takes_samples = has_keyword(fn, "sample")
+        self.code = source_digest(fn)
         self._is_async = is_async(fn)
         self._threads = Threads(max_threads)
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        """What besides the prompt decides its answers: its code."""
+        return {} if self.code is None else {"code": self.code}
 
     async def complete(self, prompt: str, n: int = 1) -> list[Completion]:
         if not self.takes_samples:

@@ -8,18 +8,24 @@ form (`ImportedObject`); its tokens are counted from the texts when it reports n
 is imported when the model is built, before any call, so a module not found, a missing name, an
 import that raises or a target that is neither is one error line. A function's answers must be
 str: anything else stops the run (a programming error, not a flaky answer); an exception the
-code raises is a failed call the op may retry, reported with its first line.
+code raises is a failed call the op may retry, reported with its first line. The code's digest
+(the named module's source and that of the function or class, `io.sources`) is among the
+model's `settings`: its name stays when the code changes, and neither the answer cache nor a
+resumed eval may take the old code's answers for the new one's.
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
+import sys
 from collections.abc import Callable, Sequence
+from types import ModuleType
 from typing import Any, cast
 
 from thoughtgraph.errors import FatalModelError, ModelError, ThoughtgraphError, UnknownNameError
 from thoughtgraph.io.imports import first_line, import_string
+from thoughtgraph.io.sources import source_digest
 from thoughtgraph.models.base import (
     Completion,
     FunctionModel,
@@ -30,6 +36,7 @@ from thoughtgraph.models.base import (
     asked_samples,
     has_keyword,
     is_async,
+    model_settings,
     reports_requests,
 )
 from thoughtgraph.spend.ledger import RequestRecorder
@@ -42,6 +49,7 @@ class ImportedModel(FunctionModel):
     def __init__(self, fn: PromptFunction, target: str) -> None:
         super().__init__(fn, name=f"py:{target}")
         self.target = target
+        self.code = source_digest(fn, _module_of(target))  # the module named, and fn's own
 
     @classmethod
     def from_spec(cls, target: str, given: str) -> LanguageModel:
@@ -95,7 +103,9 @@ class ImportedObject(WrapperModel):
     `complete(prompt, n, sample=i)` for answers to samples i, i+1, ..., i+n-1 of the prompt
     (`asked_samples`). A request whose answers report no tokens is counted from the texts and
     marked estimated, as a server's that reports none is (`spend.usage.counted_usage`), so its
-    cost is shown. Its `settings`, if any, key the answer cache (`WrapperModel` forwards them).
+    cost is shown. Its `settings`, if any, key the answer cache, with `code`: the digest of its
+    class's and the named module's source (`io.sources`), so changed code never gets the old
+    code's cached answers nor its results in a resumed eval.
     """
 
     simulated = False
@@ -112,10 +122,16 @@ class ImportedObject(WrapperModel):
         self._takes_samples = has_keyword(complete, "sample")
         self._is_async = is_async(complete)
         self._threads = Threads()
+        self.code = source_digest(type(value), _module_of(target))
 
     @property
     def name(self) -> str:
         return self._name
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        own = model_settings(self.inner)
+        return own if self.code is None else {**own, "code": self.code}
 
     @property
     def takes_samples(self) -> bool:
@@ -177,6 +193,11 @@ class ImportedObject(WrapperModel):
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickled as its import string (a Ray worker imports the object again)."""
         return (_rebuild, (self.target,))
+
+
+def _module_of(target: str) -> ModuleType | None:
+    """The module an import string names (imported by then), for its source."""
+    return sys.modules.get(target.partition(":")[0].strip())
 
 
 def _runs(samples: Sequence[int]) -> list[tuple[int, int]]:
