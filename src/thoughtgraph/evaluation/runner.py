@@ -14,7 +14,8 @@ import hashlib
 import json
 import math
 import time
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections import Counter
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,7 @@ from thoughtgraph.errors import (
     UnknownNameError,
     shown,
 )
+from thoughtgraph.evaluation import fingerprint
 from thoughtgraph.evaluation.datasets import DATASETS, Data, Sample, dataset_task, load_dataset
 from thoughtgraph.events import StopReason
 from thoughtgraph.models.base import (
@@ -106,6 +108,9 @@ class PairResult:
     # the built-in prompts
     unrated: bool = False  # the graph asked the model to rate the final answer and no rating
     # was read: no measurement, counted apart (never as a 0) in summaries and figures
+    fingerprint: dict[str, str] | None = None  # what decided its answer, hashed part by part
+    # (`fingerprint.py`): a resumed eval reuses it only when it matches; None in results from
+    # before fingerprints
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> PairResult:
@@ -348,25 +353,111 @@ def manifest(the_plan: EvalPlan, model_name: str) -> dict[str, Any]:
 
 
 def graph_digests(the_plan: EvalPlan) -> dict[str, str]:
-    """Each graph file's row name -> the sha256 of its graph (its name and size left out)."""
-    return {
-        name: hashlib.sha256(
-            graph.model_copy(update={"name": None}).to_json(None).encode()
-        ).hexdigest()[:16]
-        for name, graph in the_plan.graphs
-    }
+    """Each graph file's row name -> the sha256 of its graph (its name left out)."""
+    return {name: fingerprint.of_graph(graph) for name, graph in the_plan.graphs}
 
 
-def check_folder(out: Path, the_plan: EvalPlan, model_name: str) -> int:
-    """Refuse an `--out` that cannot hold this evaluation; returns the plan's pairs already done.
+PairKey = tuple[str, int | str, int]
+"""What a line of results.jsonl is the result of: (scheme, sample, repeat)."""
+
+
+def pair_fingerprints(
+    the_plan: EvalPlan, model: LanguageModel
+) -> dict[tuple[str, int | str], fingerprint.Fingerprint]:
+    """Each (row, sample) of the plan -> what decides its answer (`fingerprint.py`): the same
+    for every repeat, whose seed is its key's."""
+    common = {**fingerprint.of_model(model), "task": fingerprint.of_task(the_plan.the_task)}
+    graphs: dict[tuple[str, int], fingerprint.Fingerprint] = {}
+    found = {}
+    for sample in the_plan.samples:
+        row = fingerprint.of_row(sample)
+        for scheme in the_plan.schemes:
+            size = len(sample.input)
+            if (scheme, size) not in graphs:
+                graphs[scheme, size] = _graph_parts(the_plan, scheme, size)
+            found[scheme, sample.id] = {**common, "row": row, **graphs[scheme, size]}
+    return found
+
+
+def _graph_parts(the_plan: EvalPlan, scheme: str, size: int) -> fingerprint.Fingerprint:
+    """A row's graph at a size as its pairs run it, and the prompt texts it sends in place of
+    the task's."""
+    graph = judged(the_plan.graph_for(scheme, size), the_plan.task)
+    mine = {op.prompt for op in graph.ops if op.prompt is not None}
+    sent = fingerprint.of_prompts({slot: text for slot, text in the_plan.prompts if slot in mine})
+    parts = {"graph": fingerprint.of_graph(graph)}
+    return parts if sent is None else {**parts, "prompts": sent}
+
+
+@dataclass(frozen=True)
+class Resumed:
+    """What a folder's results are to this evaluation (`check_folder`): the finished pairs it
+    reuses, and those whose latest line is of another pair (`stale`: what decides its answer
+    changed since, `fingerprint.changes`), run again and never reported as this one's."""
+
+    prints: Mapping[tuple[str, int | str], fingerprint.Fingerprint]  # the plan's, per pair
+    reused: frozenset[PairKey] = frozenset()
+    stale: frozenset[PairKey] = frozenset()
+    reasons: Mapping[str, int] = field(default_factory=dict)  # reason -> stale pairs
+    unchecked: int = 0  # reused pairs whose lines record no fingerprint (older results)
+
+    @property
+    def done(self) -> int:
+        return len(self.reused)
+
+    def notes(self, out: str = "--out") -> list[str]:
+        """One line for the pairs rerun and why; one for the pairs reused unchecked (`out`:
+        the option's name as the user gives it)."""
+        lines = [fingerprint.rerun_line(self.reasons, len(self.stale))] if self.stale else []
+        if self.unchecked:
+            lines.append(
+                f"{self.unchecked} pairs reused as they are: their lines are from before "
+                "results recorded what decided their answers, so a change of the model's code, "
+                f"the task or the graph since cannot be seen (another {out} runs them afresh)"
+            )
+        return lines
+
+
+def resumed(
+    results: Sequence[PairResult],
+    the_plan: EvalPlan,
+    prints: Mapping[tuple[str, int | str], fingerprint.Fingerprint],
+) -> Resumed:
+    """Which of the plan's pairs the `results` of its folder hold (`prints`: the plan's
+    fingerprints), which are stale and why. A pair the budget stopped, or one that got no answer
+    at all, is not done: a rerun runs it again (its cached answers are free) and its new line
+    supersedes it."""
+    wanted = set(wanted_keys(the_plan))
+    reused: set[PairKey] = set()
+    stale: set[PairKey] = set()
+    unchecked = 0
+    reasons: Counter[str] = Counter()
+    for result in latest(results):
+        if key(result) not in wanted:
+            continue  # a pair of another plan in the same folder (other schemes, samples)
+        why = fingerprint.changes(result.fingerprint, prints[result.scheme, result.sample])
+        if why:
+            stale.add(key(result))
+            reasons.update(why)
+        elif not is_incomplete(result) and not no_answer(result):
+            reused.add(key(result))
+            unchecked += result.fingerprint is None
+    return Resumed(prints, frozenset(reused), frozenset(stale), dict(reasons), unchecked)
+
+
+def check_folder(out: Path, the_plan: EvalPlan, model: LanguageModel) -> Resumed:
+    """Refuse an `--out` that cannot hold this evaluation; returns what it holds of the plan's
+    pairs (`resumed`: those done, and those to rerun since what decides their answer changed).
 
     The folder's manifest (or, in a folder from before manifests, its results' model) must name
     the same task, dataset, size and model: results of another evaluation are never reused.
     """
+    model_name = model.name
     if out.exists() and not out.is_dir():
         raise InputError(f"--out {out} is a file, not a folder")
+    prints = pair_fingerprints(the_plan, model)
     if not out.exists():
-        return 0
+        return Resumed(prints)
     for name in (MANIFEST, RESULTS):
         if (out / name).exists() and not (out / name).is_file():
             raise InputError(f"{out / name} is not a file (move it away or use another --out)")
@@ -417,8 +508,7 @@ def check_folder(out: Path, the_plan: EvalPlan, model_name: str) -> int:
                 f"{out} holds results of another graph named {name!r}; rename one or use "
                 "another --out"
             )
-    wanted = set(wanted_keys(the_plan))
-    return sum(key(r) in wanted for r in latest(done) if not is_incomplete(r) and not no_answer(r))
+    return resumed(done, the_plan, prints)
 
 
 def _read_manifest(out: Path) -> dict[str, Any] | None:
@@ -488,7 +578,7 @@ async def run_pairs(
     shared = None if isinstance(model, str) and model.startswith("sim") else as_model(model)
     model_name = (shared or as_model(model)).name
     meter = shared_meter(model_name, options)
-    check_folder(out, the_plan, model_name)
+    held = check_folder(out, the_plan, shared or as_model(model))
     try:
         out.mkdir(parents=True, exist_ok=True)
         record = manifest(the_plan, model_name)
@@ -500,10 +590,7 @@ async def run_pairs(
         raise InputError(f"cannot write to {out}: {exc.strerror or exc}") from None
     rows = load_results(out)
     _rewrite(out / RESULTS, rows)
-    done = latest(rows)
-    # A pair the budget stopped, or one that got no answer at all (the endpoint failed), is not
-    # done: a rerun runs it again (its cached answers are free) and its new line supersedes it.
-    finished = {key(r) for r in done if not is_incomplete(r) and not no_answer(r)}
+    finished = held.reused
     todo = [
         (s, x, rep)
         for rep in range(the_plan.repeats)
@@ -517,7 +604,7 @@ async def run_pairs(
         meter.carry(old.requests, old.tokens, old.cost)
     meter.carry(*_unrecorded(out))  # and so were the pairs that earlier runs cut short
     start = (meter.requests, meter.tokens, meter.cost)
-    by_pair = {key(r): r for r in done}
+    by_pair = {key(r): r for r in latest(rows) if key(r) not in held.stale}  # never another's
     written: list[PairResult] = []
     with _keep_unrecorded(out, meter, start, written), (out / RESULTS).open("a") as sink:
 
@@ -540,6 +627,7 @@ async def run_pairs(
                         repeat,
                     )
                 )
+                pair = replace(pair, fingerprint=held.prints[scheme, sample.id])
                 sink.write(json.dumps(asdict(pair)) + "\n")
                 sink.flush()
                 written.append(pair)
@@ -555,12 +643,12 @@ async def run_pairs(
     return sorted(mine, key=lambda r: (order[r.scheme], ids[r.sample], r.repeat))
 
 
-def key(result: PairResult) -> tuple[str, int | str, int]:
+def key(result: PairResult) -> PairKey:
     """What a line of results.jsonl is the result of: (scheme, sample, repeat)."""
     return result.scheme, result.sample, result.repeat
 
 
-def wanted_keys(the_plan: EvalPlan) -> list[tuple[str, int | str, int]]:
+def wanted_keys(the_plan: EvalPlan) -> list[PairKey]:
     return [
         (s, x.id, rep)
         for s in the_plan.schemes

@@ -36,6 +36,7 @@ from thoughtgraph.evaluation.runner import (
     EvalPlan,
     PairResult,
     PairRunner,
+    Resumed,
     check_folder,
     plan,
     run_pairs,
@@ -191,8 +192,8 @@ async def run(
         measured: list[EvalResults] = []
         outcomes: list[Outcome] = []
         with backend.joined() as runner_for:
-            for the_plan, folder, done_before in zip(plans, folders, done, strict=True):
-                size = _Size(the_plan, folder, done_before, _left(config.run, outcomes))
+            for the_plan, folder, held in zip(plans, folders, done, strict=True):
+                size = _Size(the_plan, folder, held, _left(config.run, outcomes))
                 runner = runner_for(
                     the_plan,
                     config.model,
@@ -211,13 +212,18 @@ async def run(
 
 @dataclass(frozen=True)
 class _Size:
-    """One size of the evaluation: its plan, its folder (the pairs already `done` there) and
-    the options its pairs run under (what the evaluation's caps leave for it)."""
+    """One size of the evaluation: its plan, its folder (what it holds of the plan's pairs:
+    those `done` there, those to rerun) and the options its pairs run under (what the
+    evaluation's caps leave for it)."""
 
     plan: EvalPlan
     folder: Path
-    done: int
+    held: Resumed
     options: RunOptions
+
+    @property
+    def done(self) -> int:
+        return self.held.done
 
 
 def _note_clipped(first: EvalPlan, config: EvalConfig) -> None:
@@ -432,20 +438,20 @@ def _root(out: str | Path | None) -> Iterator[tuple[Path, bool]]:
 
 def _claim(
     plans: list[EvalPlan], folders: list[Path], root: Path, lm: LanguageModel, keep: bool
-) -> list[int]:
+) -> list[Resumed]:
     """Refuse a folder holding another evaluation before any is made, then take each folder's
-    lock (one evaluation per folder: a second one refuses, not interleaves); returns the pairs
-    each already holds."""
+    lock (one evaluation per folder: a second one refuses, not interleaves); returns what each
+    already holds of its plan's pairs."""
     from thoughtgraph.evaluation.lock import hold_folder_lock
 
     if len(plans) > 1 and root.exists() and not root.is_dir():
         raise InputError(f"--out {root} is a file, not a folder")
     for folder, the_plan in zip(folders, plans, strict=True):
-        check_folder(folder, the_plan, lm.name)
+        check_folder(folder, the_plan, lm)
     if keep:
         for folder in folders:
             hold_folder_lock(folder)
-    return [check_folder(f, p, lm.name) for f, p in zip(folders, plans, strict=True)]
+    return [check_folder(f, p, lm) for f, p in zip(folders, plans, strict=True)]
 
 
 def _left(options: RunOptions, outcomes: list[Outcome]) -> RunOptions:
@@ -465,6 +471,8 @@ async def _run_size(
     """One size's pairs, then (in the user's folder) its reports; Ctrl-C is `EvalInterrupted`
     (the finished pairs are on disk)."""
     the_plan, folder = size.plan, size.folder
+    for line in size.held.notes(s.word("out")):  # the pairs rerun, and why
+        s.say(Note(line))
     s.say(SizeStarting(the_plan, folder, size.done, shown_name(lm)))
     if s.traces and size.done:
         s.say(
@@ -487,7 +495,7 @@ async def _run_size(
             on_result=s.on_result,
         )
     except asyncio.CancelledError:
-        kept = check_folder(folder, the_plan, lm.name)
+        kept = check_folder(folder, the_plan, lm).done
         total = len(the_plan.schemes) * len(the_plan.samples) * the_plan.repeats
         raise EvalInterrupted(folder / "results.jsonl", kept, total) from None
     files = _write_reports(the_plan, lm, results, folder) if keep else []
