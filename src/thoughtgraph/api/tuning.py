@@ -17,17 +17,15 @@ import tempfile
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import TypedDict
 
 from typing_extensions import Unpack
 
 from thoughtgraph.api.sync import run_sync
-from thoughtgraph.engine.options import RunOptions
+from thoughtgraph.engine.options import RunLimits, limited_run
 from thoughtgraph.errors import InputError
 from thoughtgraph.evaluation.datasets import DATASETS
 from thoughtgraph.modelspec import ModelLike
 from thoughtgraph.scale.ray_backend import job_backend
-from thoughtgraph.spend.budget import requests_cap
 from thoughtgraph.tuning.backend import JobBackend
 from thoughtgraph.tuning.config import MODEL_OPTIONS, ModelOption, TuneConfig
 from thoughtgraph.tuning.jobs import TaskSpec
@@ -36,8 +34,9 @@ from thoughtgraph.tuning.results import TuneResults
 from thoughtgraph.tuning.run import run_tune
 
 
-class TuneOptions(TypedDict, total=False):
-    """The keyword options of `tune` / `atune` (each documented at `atune`)."""
+class TuneOptions(RunLimits, total=False):
+    """The keyword options of `tune` / `atune` (each documented at `atune`): the run's limits
+    (`RunLimits`) and the tune's own."""
 
     schemes: str
     model: ModelLike
@@ -50,19 +49,10 @@ class TuneOptions(TypedDict, total=False):
     input_column: str
     target: float | None
     parallel: int
-    concurrency: int
     report_max: int
     seed: int
     out: str | Path | None
     cache_dir: str | Path | None
-    max_requests: int | None
-    max_calls: int | None
-    max_tokens: int | None
-    max_cost: float | None
-    price_in: float | None
-    price_out: float | None
-    rpm: float | None
-    tpm: float | None
     prompts: str | Path | None
     propose: int
     ray: str | None
@@ -128,17 +118,7 @@ def tune_config(data: TuneData | None, options: TuneOptions) -> tuple[TuneData |
     if isinstance(data, str) and data in DATASETS:
         dataset, data = data, None
     default = TuneConfig()  # the defaults, declared once (by the config)
-    run = RunOptions(
-        concurrency=options.get("concurrency", default.run.concurrency),
-        max_requests=requests_cap(options.get("max_requests"), options.get("max_calls")),
-        max_tokens=options.get("max_tokens"),
-        max_cost=options.get("max_cost"),
-        price_in=options.get("price_in"),
-        price_out=options.get("price_out"),
-        rpm=options.get("rpm"),
-        tpm=options.get("tpm"),
-        flags=True,
-    )
+    run = limited_run(options, flags=True)
     config = TuneConfig(
         run=run,
         model=options.get("model", default.model),

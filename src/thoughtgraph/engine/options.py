@@ -102,10 +102,10 @@ class RunOptions:
         return price
 
 
-class RunKeywords(TypedDict, total=False):
-    """`RunOptions` as the public functions take them, one keyword each (`solve`, `asolve`,
-    `evaluate` document them); `run_options` makes the one `RunOptions` of them. `max_calls` is
-    the older name of `max_requests`."""
+class RunLimits(TypedDict, total=False):
+    """What bounds a run, one keyword each, as every public function takes them (`solve`,
+    `evaluate` and `tune` document them): concurrency, the caps, the price, the rate limits.
+    `max_calls` is the older name of `max_requests`."""
 
     concurrency: int
     max_requests: int | None
@@ -114,15 +114,34 @@ class RunKeywords(TypedDict, total=False):
     max_cost: float | None
     price_in: float | None
     price_out: float | None
-    cache: str | Path | None
     rpm: float | None
     tpm: float | None
+
+
+class RunKeywords(RunLimits, total=False):
+    """`RunOptions` as `solve`, `asolve` and `evaluate` take them: the limits, the answer cache
+    and the scheduler's order (tune keeps a cache of its own per trial: `cache_dir`)."""
+
+    cache: str | Path | None
     order: str
 
 
 def run_options(keywords: RunKeywords, *, flags: bool = False) -> RunOptions:
     """The checked `RunOptions` of a public function's keywords: where they become options (an
     omitted one takes `RunOptions`'s default)."""
+    cache, order = keywords.get("cache"), keywords.get("order", RunOptions.order)
+    return limited_run(keywords, cache=cache, order=order, flags=flags)
+
+
+def limited_run(
+    keywords: RunLimits,
+    *,
+    cache: str | Path | None = None,
+    order: str = RunOptions.order,
+    flags: bool = False,
+) -> RunOptions:
+    """The checked `RunOptions` of the limits a public function was given (`run_options` for
+    `solve` and `evaluate`; `tune` takes the limits alone)."""
     return RunOptions(
         concurrency=keywords.get("concurrency", RunOptions.concurrency),
         max_requests=requests_cap(keywords.get("max_requests"), keywords.get("max_calls")),
@@ -130,11 +149,11 @@ def run_options(keywords: RunKeywords, *, flags: bool = False) -> RunOptions:
         max_cost=keywords.get("max_cost"),
         price_in=keywords.get("price_in"),
         price_out=keywords.get("price_out"),
-        cache=keywords.get("cache"),
+        cache=cache,
         rpm=keywords.get("rpm"),
         tpm=keywords.get("tpm"),
         flags=flags,
-        order=keywords.get("order", RunOptions.order),
+        order=order,
     )
 
 
