@@ -29,7 +29,13 @@ from thoughtgraph.io.bounds import MAX_ITEMS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import TypeAlias
+
     from thoughtgraph.engine.graph import Graph, Op
+    from thoughtgraph.tasks.base import BaseTask
+
+TaskRef: TypeAlias = "str | BaseTask[Any, Any]"
+"""A task as the schemes take it: its name (a built-in, or one this process loaded), or itself."""
 
 
 class _Builder:
@@ -322,20 +328,27 @@ PAPER_CONFIG: dict[str, dict[int, dict[str, dict[str, Any]]]] = {
 }
 
 
-def paper_options(name: str, task: str, size: int) -> dict[str, Any]:
+def paper_options(name: str, task: TaskRef, size: int) -> dict[str, Any]:
     """The paper's options for `name` on `task` at `size` (nearest configured size).
 
     Where the paper scales GoT with the size (sorting, set intersection: 16 items a part), a size
-    it did not run gets `round(size / 16)` parts; parts never exceed the size.
+    it did not run gets `round(size / 16)` parts; parts never exceed the size. A task that is
+    not built in takes its own `paper_config`; its `got_paper` splits in code, into `got`'s
+    parts, unless the task reads a model's split (`ModelSplit`) or its configuration says.
     """
-    table = PAPER_CONFIG.get(task) or _loaded_config(task)
-    if not table:
-        return {}
-    nearest = min(table, key=lambda s: (abs(s - size), s))
-    options = dict(table[nearest].get(name, {}))
-    if name == "got_paper" and "parts" in options:
-        if size not in table and len(table) > 1:
+    key = task if isinstance(task, str) else task.name
+    found = None if key in PAPER_CONFIG else _task_of(task)
+    table = PAPER_CONFIG.get(key) or (None if found is None else found.paper_config)
+    options: dict[str, Any] = {}
+    if table:
+        nearest = min(table, key=lambda s: (abs(s - size), s))
+        options = dict(table[nearest].get(name, {}))
+        if name == "got_paper" and "parts" in options and size not in table and len(table) > 1:
             options["parts"] = round(size / 16)
+    if name == "got_paper" and found is not None and _splits_in_code(found, options):
+        options["split_by"] = "code"
+        options.setdefault("parts", -(-size // found.part_size))
+    if name == "got_paper" and "parts" in options:
         options["parts"] = max(1, min(size, int(options["parts"])))
     return options
 
@@ -343,28 +356,39 @@ def paper_options(name: str, task: str, size: int) -> dict[str, Any]:
 MAX_SIZE = MAX_ITEMS  # beyond this a graph takes minutes (and gigabytes) just to build
 
 
-def _part_size(task: str) -> int:
-    """Items per part of the spec's `got` for a task (its `part_size`; 8 when unknown)."""
-    from thoughtgraph.tasks import TASKS, BaseTask
+def _task_of(task: TaskRef) -> BaseTask[Any, Any] | None:
+    """The task object of a task that is not built in: itself, or the one this process loaded
+    under that name (a task file, an import string, a plugin); None when unknown here."""
     from thoughtgraph.tasks.loading import loaded
 
-    found = TASKS.get(task) or loaded(task)
+    return loaded(task) if isinstance(task, str) else task
+
+
+def _splits_in_code(task: BaseTask[Any, Any], options: dict[str, Any]) -> bool:
+    """Does `got_paper` split this task in code: its configuration does not choose (a task
+    file's says code) and the task reads no model's split?"""
+    from thoughtgraph.tasks.base import ModelSplit
+
+    return "split_by" not in options and not isinstance(task, ModelSplit)
+
+
+def _part_size(task: TaskRef) -> int:
+    """Items per part of the spec's `got` for a task (its `part_size`; 8 when unknown)."""
+    from thoughtgraph.tasks import TASKS, BaseTask
+
+    found = TASKS.get(task if isinstance(task, str) else task.name) or _task_of(task)
     return BaseTask.part_size if found is None else found.part_size
 
 
-def _loaded_config(task: str) -> dict[int, dict[str, dict[str, Any]]] | None:
-    """The `paper_config` of a task this process loaded (a task file, an import string, a
-    plugin): its schemes' options by size, in the form of PAPER_CONFIG."""
-    from thoughtgraph.tasks.loading import loaded
-
-    found = loaded(task)
-    return None if found is None else found.paper_config
-
-
 def build(
-    name: str, task: str = "sorting", size: int = 32, parts: int | None = None, **options: object
+    name: str,
+    task: TaskRef = "sorting",
+    size: int = 32,
+    parts: int | None = None,
+    **options: object,
 ) -> Graph:
-    """The graph of scheme `name` for `task` at input `size` (the paper's configuration)."""
+    """The graph of scheme `name` for `task` (a name, or the task object) at input `size` (the
+    paper's configuration, or the task's own)."""
     if name not in SCHEMES:
         raise UnknownNameError(f"unknown scheme {shown(name)} (known: {', '.join(SCHEMES)})")
     if size < 1:

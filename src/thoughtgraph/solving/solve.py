@@ -108,7 +108,9 @@ async def asolve(
     key, unreachable endpoint, bad request) stops the run and raises `FatalModelError` whose
     `result` holds the run so far. `reference` is the problem's expected answer, when you have
     one: the `ground_truth` op records whether the output equals it (`solved`), and a task that
-    scores against a reference is given it.
+    scores against a reference is given it. Without one,
+    for a task that has no reference solver either, a scheme runs without its ground_truth op
+    (`solved` unknown).
     """
     checked = run_options(options)
     if on_event is not None and not callable(on_event):
@@ -401,9 +403,19 @@ def prepare_resolved(
             raise InputError(f"parts applies to the got and got_paper schemes, not {shown(scheme)}")
         if parts is not None:
             check_parts(parts, len(problem))
-        graph = schemes.build(scheme, the_task.name, len(problem), parts=parts, **options)
+        graph = schemes.build(scheme, the_task, len(problem), parts=parts, **options)
+        if not can_check(the_task, given):
+            graph = _without_ground_truth(graph)
     check_graph(graph, the_task, problem, given)
     return PreparedRun(the_task, problem, graph, given)
+
+
+def _without_ground_truth(graph: Graph) -> Graph:
+    """A scheme's graph without the `ground_truth` op it ends with, for a task that has neither
+    a reference solver nor a given reference: its answer is scored in code as always and its
+    `solved` is unknown, where a ground_truth op would have nothing to compare it with."""
+    kept = tuple(op for op in graph.ops if op.kind != "ground_truth")
+    return graph if len(kept) == len(graph.ops) else Graph(ops=kept, prompts=graph.prompts)
 
 
 def _first_line(exc: BaseException) -> str:

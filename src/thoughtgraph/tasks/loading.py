@@ -14,21 +14,24 @@ Python API accept the same four forms, checked before any model call:
 
 A task loaded from a file, an import string or a plugin is remembered under its `name` for the
 rest of the process, so code that carries the task by name (an evaluation plan, a scheme's
-configuration) finds it again. A loaded task may not take a built-in task's name.
+configuration) finds it again. A loaded task may not take a built-in task's name. A task's own
+`prompts` may be plain template texts: `check_task` reads them as templates, once.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 from typing import Any, Protocol, cast, runtime_checkable
 
 from thoughtgraph.errors import UnknownNameError, shown
 from thoughtgraph.io.imports import first_line, import_string, is_import_string
-from thoughtgraph.tasks.base import REQUIRED_METHODS, BaseTask, Task
+from thoughtgraph.tasks.base import REQUIRED_METHODS, BaseTask, FewShotPrompts, Task
 from thoughtgraph.tasks.docmerge import DocMergeTask
 from thoughtgraph.tasks.duck import DuckTask
 from thoughtgraph.tasks.keywords import KeywordCountingTask
+from thoughtgraph.tasks.prompts import PromptTemplate, TemplateError, read_templates
 from thoughtgraph.tasks.sets import SetIntersectionTask
 from thoughtgraph.tasks.sorting import SortingTask
 
@@ -72,9 +75,27 @@ def check_task(task: object) -> BaseTask[Any, Any]:
             f"not a task: {type(task).__name__} lacks {', '.join(missing)} "
             "(give a task name or a Task object; subclass thoughtgraph.BaseTask for defaults)"
         )
-    if isinstance(task, BaseTask):
-        return task
-    return DuckTask(cast(Task[Any, Any], task))
+    checked = task if isinstance(task, BaseTask) else DuckTask(cast(Task[Any, Any], task))
+    if isinstance(checked, FewShotPrompts):
+        _read_prompts(checked)
+    return checked
+
+
+def _read_prompts(task: BaseTask[Any, Any]) -> None:
+    """The task's own `prompts` as templates, each text read once, here (a dict of plain
+    strings is the natural way to write them); a text that is no template is one line, before
+    any call. Kept on the task object, so a second check finds templates and reads nothing."""
+    own = cast(FewShotPrompts, task).prompts
+    if isinstance(own, Mapping) and all(isinstance(t, PromptTemplate) for t in own.values()):
+        return
+    templates = read_templates(task.name, own)
+    try:
+        cast(Any, task).prompts = templates
+    except AttributeError:  # a read-only property: the texts cannot be kept parsed
+        raise TemplateError(
+            f"task {shown(task.name)}: prompts is read-only and holds texts: give "
+            "PromptTemplate values (thoughtgraph.PromptTemplate(text))"
+        ) from None
 
 
 def plugins() -> dict[str, EntryPoint]:

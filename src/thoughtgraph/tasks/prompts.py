@@ -173,6 +173,35 @@ def _render(nodes: tuple[Any, ...], values: Mapping[str, Any], out: list[str]) -
             _render(node.then if values.get(node.name) else node.otherwise, values, out)
 
 
+def read_templates(task_name: str, prompts: object) -> dict[str, PromptTemplate]:
+    """A task's own `prompts` (name -> template text or `PromptTemplate`) as templates, each
+    text parsed once here; one `TemplateError` line naming the task and the prompt for a text
+    that is no template, a value that is neither, or a `prompts` that is no mapping."""
+    where = f"task {shown(task_name)}"
+    if not isinstance(prompts, Mapping):
+        raise TemplateError(
+            f"{where}: prompts must be a mapping of prompt names to template texts, "
+            f"got {type(prompts).__name__}"
+        )
+    templates = {}
+    for name, source in prompts.items():
+        if not isinstance(name, str):
+            raise TemplateError(f"{where}: prompts: {shown(name)} is not a prompt name")
+        if isinstance(source, PromptTemplate):
+            templates[name] = source
+            continue
+        if not isinstance(source, str):
+            raise TemplateError(
+                f"{where}: prompt {shown(name)} must be a template text (str) or a "
+                f"PromptTemplate, got {type(source).__name__}"
+            )
+        try:
+            templates[name] = PromptTemplate(source)
+        except TemplateError as exc:
+            raise TemplateError(f"{where}: prompt {shown(name)}: {exc}") from None
+    return templates
+
+
 TEMPLATES: dict[str, PromptTemplate] = {
     "part": PromptTemplate(PART),
     "merge": PromptTemplate(MERGE),
