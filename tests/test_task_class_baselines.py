@@ -1,10 +1,11 @@
 """A task class gets the baselines: a class that defines only the required methods runs every
 scheme in `solve` and `eval` (generic io/cot/improve/paper_merge prompts built from its
 `describe` and `format`, got_paper split in code); its own prompts come first, and may be plain
-strings (a bad one is one line)."""
+strings (a bad one is one line); its `matches_reference` decides "solved" everywhere."""
 
 from __future__ import annotations
 
+import csv
 import importlib
 import json
 import sys
@@ -66,6 +67,17 @@ class Evens(BaseTask):
         errors = tuple(f"missing {{n}}" for n in want if n not in content)
         errors += tuple(f"{{n}} does not belong" for n in content if n not in want)
         return Score(float(len(errors)), errors)
+
+
+class AnyOrder(Evens):
+    """The same, an answer right in any order (a set): its own test of "solved"."""
+
+    name = "evens-any-order-{tag}"
+
+    def matches_reference(self, problem, content, reference=None):
+        if reference is None:
+            return None
+        return content is not None and sorted(content) == sorted(reference)
 
 
 class OwnTexts(Evens):
@@ -238,3 +250,50 @@ def test_prompts_that_are_no_mapping_or_hold_no_text_are_one_line(
         with pytest.raises(TemplateError) as caught:
             check_task(task)
         assert str(caught.value) == f"task 'evens-{tag}': {message}"
+
+
+def test_matches_reference_decides_solved_in_solve_eval_and_tune(
+    capsys: Any, user: tuple[str, str, Path]
+) -> None:
+    """The model answers in the input's order; the rows' references are reversed. Equality
+    (the default) says not solved; a class whose answers are right in any order says solved,
+    in solve's summary, eval's rows and tune's measure, with or without a ground_truth op."""
+    name, _, data = user
+    data.write_text(
+        "".join(json.dumps({**row, "reference": row["reference"][::-1]}) + "\n" for row in ROWS)
+    )
+    for task, verdict in (("Evens", "differs from"), ("AnyOrder", "matches")):
+        for scheme in ("io", "got"):  # got has no ground_truth op
+            code, out, err = solve(
+                capsys, name, task, "--data", str(data), "--id", "long", "--scheme", scheme
+            )
+            assert code == 0, err
+            assert f"dataset: output {verdict} the reference" in out
+        code, _, err = run_cli(
+            capsys, "eval", f"{name}:{task}", "--data", str(data), "--schemes", "io,got",
+            "--model", f"py:{name}:model", "--out", f"eval-{task}", "--no-progress",
+        )  # fmt: skip
+        assert code == 0, err
+        lines = Path(f"eval-{task}", "results.jsonl").read_text().splitlines()
+        assert {json.loads(line)["solved"] for line in lines} == {task == "AnyOrder"}
+
+
+def test_tune_measures_solved_by_the_classs_own_test(
+    capsys: Any, user: tuple[str, str, Path]
+) -> None:
+    pytest.importorskip("optuna")
+    name, _, data = user
+    data.write_text(
+        "".join(json.dumps({**row, "reference": row["reference"][::-1]}) + "\n" for row in ROWS)
+    )
+    solved = {}
+    for task in ("Evens", "AnyOrder"):
+        code, _, err = run_cli(
+            capsys, "tune", f"{name}:{task}", "--data", str(data), "--pilot", "1",
+            "--holdout", "1", "--trials", "1", "--schemes", "got",
+            "--model", f"py:{name}:model", "--out", f"tune-{task}",
+        )  # fmt: skip
+        assert code == 0, err
+        with Path(f"tune-{task}", "front.csv").open() as handle:
+            solved[task] = {row["holdout_solved"] for row in csv.DictReader(handle)}
+    assert solved == {"Evens": {"0.0"}, "AnyOrder": {"1.0"}}

@@ -22,7 +22,6 @@ from thoughtgraph.engine.kinds import OpKind, OpView, Params, register
 from thoughtgraph.engine.thought import Thought
 from thoughtgraph.errors import GraphError, ModelError
 from thoughtgraph.tasks.base import (
-    ComparesAnswers,
     HasReference,
     JoinsAnswers,
     ModelScore,
@@ -680,20 +679,15 @@ class GroundTruthParams(Params):
 
 
 async def ground_truth(ctx: RunContext, op: OpView, inputs: list[Thought]) -> list[Thought]:
-    """Record whether each thought equals the reference answer; never changes what is passed on.
+    """Record whether each thought matches the reference answer; never changes what is passed on.
 
     The reference is the problem's given one (`ctx.reference`) or the task's own solver's
-    (`tasks.reference.expected`); a task's own comparison (`ComparesAnswers`: case, order, None
-    when it has no reference for the problem) stands instead of equality."""
+    (`tasks.reference.expected`); the task's `matches_reference` compares (equality unless the
+    task says otherwise: case, order, a set in any order; None when it has no reference)."""
     out = []
-    own = ctx.task if isinstance(ctx.task, ComparesAnswers) else None
     for thought in inputs:
-        if own is not None:
-            solved = own.matches_reference(thought.problem, thought.content)
-        else:
-            solved = thought.content is not None and thought.content == expected(
-                ctx.task, thought.problem, ctx.problem, ctx.reference
-            )
+        reference = expected(ctx.task, thought.problem, ctx.problem, ctx.reference)
+        solved = ctx.task.matches_reference(thought.problem, thought.content, reference)
         out.append(ctx.state.add(replace(ctx.state.thoughts[thought.id], solved=solved)))
     return out
 

@@ -1,10 +1,11 @@
 """Summaries of an evaluation, computed only from results.jsonl (the figures: `figures.py`).
 
 A task is measured the way the paper measures it: sorting, set intersection and keyword counting
-by their error count (lower is better, with a "solved" count: the output equals the dataset's
-reference); document merging by the model's score of the merge (0-10, higher is better: the
-harmonic mean of redundancy and retention, paper Figure 8), with no "solved" (there is no
-reference merge) and the code's lexical proxy shown beside it under its own name.
+by their error count (lower is better, with a "solved" count: the output matches the dataset's
+reference, by the task's `matches_reference`); document merging by the model's score of the
+merge (0-10, higher is better: the harmonic mean of redundancy and retention, paper Figure 8),
+with no "solved" (there is no reference merge) and the code's lexical proxy shown beside it
+under its own name.
 """
 
 from __future__ import annotations
@@ -284,8 +285,8 @@ def to_markdown(
     lines += [
         "",
         "95% CI: a bootstrap confidence interval of the median (2,000 resamples of the samples, "
-        "each with all its repeats); solved: runs equal to the reference, with the rate and its "
-        "95% CI."
+        "each with all its repeats); solved: runs whose answer matches the reference (the task's "
+        "matches_reference), with the rate and its 95% CI."
         if rows and rows[0].stats is not None
         else f"No confidence intervals: scipy is not installed ({STATS_HINT}).",
     ]

@@ -80,7 +80,7 @@ class PairResult:
     sample: int | str
     error: float
     clipped_error: float  # min(error, size), as the paper plots it (a --data row: the error)
-    solved: bool | None  # output equals the dataset's reference; None: the task has none
+    solved: bool | None  # output matches the reference (matches_reference); None: it has none
     status: ResultStatus
     requests: int  # HTTP requests sent (retries and parallel singles included)
     completions: int  # answers the pair got (from the model or the answer cache)
@@ -800,8 +800,12 @@ async def solve_pair(
     reference = None if sample.row is None else sample.reference  # a data row's, for ground_truth
     prepared = prepare_resolved(the_plan.the_task, sample.given, graph, reference=reference)
     result = await run_prepared(prepared, model, options, meter=meter, limiter=limiter)
-    solved = None if sample.reference is None else result.output == sample.reference
-    if sample.row is not None and sample.reference is not None:
+    solved = None
+    if sample.row is None and sample.reference is not None:  # a built-in dataset's
+        solved = answer_matches(
+            prepared.task, prepared.problem, result.output, None, sample.reference
+        )
+    elif sample.row is not None and sample.reference is not None:
         solved = answer_matches(
             prepared.task, prepared.problem, result.output, result.final.solved, sample.reference
         )

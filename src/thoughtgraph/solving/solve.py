@@ -107,8 +107,8 @@ async def asolve(
     default) is "bfs" at `concurrency=1` and "eager" otherwise. A fatal model error (rejected
     key, unreachable endpoint, bad request) stops the run and raises `FatalModelError` whose
     `result` holds the run so far. `reference` is the problem's expected answer, when you have
-    one: the `ground_truth` op records whether the output equals it (`solved`), and a task that
-    scores against a reference is given it. Without one,
+    one: the `ground_truth` op records whether the output matches it (`solved`, by the task's
+    `matches_reference`), and a task that scores against a reference is given it. Without one,
     for a task that has no reference solver either, a scheme runs without its ground_truth op
     (`solved` unknown).
     """

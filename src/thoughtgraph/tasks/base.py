@@ -155,14 +155,6 @@ class TakesReference(Protocol[ProblemT]):
     def with_reference(self, problem: ProblemT, reference: object) -> ProblemT: ...
 
 
-@runtime_checkable
-class ComparesAnswers(Protocol[ProblemIn, AnswerIn]):
-    """A task's own test of an answer against the problem's reference (a task file's case and
-    order rules), instead of equality; None: this problem has no reference (unknown)."""
-
-    def matches_reference(self, problem: ProblemIn, content: AnswerIn | None) -> bool | None: ...
-
-
 CAPABILITIES: dict[type, str] = {
     FewShotPrompts: "its own prompts (prompts)",
     ModelSplit: "a reader for the model's split (parse_split)",
@@ -219,9 +211,9 @@ class BaseTask(ABC, Generic[ProblemT, AnswerT]):
     (`check_task` gives a task written from scratch these defaults, tasks/duck.py).
 
     It provides none of the optional capabilities: a subclass has `prompts`, `parse_split`,
-    `parse_score`, `validate`, `join_answers`, `reference`, `with_reference` or
-    `matches_reference` only when it defines them (or mixes in `FirstNumberScore`), so
-    `check_graph` can refuse, before any call, a graph that needs one it lacks."""
+    `parse_score`, `validate`, `join_answers`, `reference` or `with_reference` only when it
+    defines them (or mixes in `FirstNumberScore`), so `check_graph` can refuse, before any call,
+    a graph that needs one it lacks."""
 
     name: str = "task"
 
@@ -307,6 +299,20 @@ class BaseTask(ABC, Generic[ProblemT, AnswerT]):
         """The sub-problems for the pieces `parse_split` read from a model's split (`ModelSplit`).
         Default: the pieces themselves."""
         return pieces
+
+    def matches_reference(
+        self, problem: ProblemT, content: AnswerT | None, reference: AnswerT | None = None
+    ) -> bool | None:
+        """Is `content` a right answer to `problem`, whose expected answer is `reference`? This
+        decides `solved` everywhere (the `ground_truth` op, `solve`'s "output matches the
+        reference", eval's rows and `tune`'s measure). A task whose right answers are not one
+        value says so here: a set answer in any order, a sorted list with the same items. None:
+        unknown (no reference). Default: equality. A task that reads the reference from its
+        problem (`TakesReference`: a task file, by its case and order rules) may ignore
+        `reference`."""
+        if reference is None:
+            return None
+        return content is not None and bool(content == reference)
 
     def combine_scores(self, texts: list[str]) -> Score | None:
         """The model scorer's samples (`ModelScore`) -> one `Score`; document merging averages

@@ -308,8 +308,14 @@ class FileTask(BaseTask[FileProblem, FileAnswer]):
         """The row's reference answer (None when the row gave none)."""
         return problem.reference
 
-    def matches_reference(self, problem: FileProblem, content: FileAnswer | None) -> bool | None:
-        """Is `content` the reference, as this task compares answers (case, order)? None when
+    def matches_reference(
+        self,
+        problem: FileProblem,
+        content: FileAnswer | None,
+        reference: FileAnswer | None = None,
+    ) -> bool | None:
+        """Is `content` the reference, as this task compares answers (case, order)? The
+        reference is the problem's (`with_reference`), the same a caller passes. None when
         there is no reference (`ground_truth` records it as unknown)."""
         if problem.reference is None:
             return None

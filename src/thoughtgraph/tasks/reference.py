@@ -12,14 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from thoughtgraph.tasks.base import (
-    AnswerT,
-    BaseTask,
-    ComparesAnswers,
-    HasReference,
-    ProblemT,
-    TakesReference,
-)
+from thoughtgraph.tasks.base import AnswerT, BaseTask, HasReference, ProblemT, TakesReference
 
 
 def attach_reference(
@@ -66,12 +59,8 @@ def answer_matches(
     reference: AnswerT,
 ) -> bool:
     """Does `output` answer the problem's `reference`: the ground_truth op's `verdict` when the
-    graph had one, else the task's own comparison (`ComparesAnswers`: a task file's order and
-    case rules), else equality."""
+    graph had one, else the task's `matches_reference` (equality unless the task says
+    otherwise: a task file's order and case rules, a set answer in any order)."""
     if verdict is not None:
         return bool(verdict)
-    if isinstance(task, ComparesAnswers) and output is not None:
-        found = task.matches_reference(problem, output)
-        if found is not None:
-            return bool(found)
-    return bool(output == reference)
+    return bool(task.matches_reference(problem, output, reference))
