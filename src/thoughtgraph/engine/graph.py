@@ -31,7 +31,7 @@ from thoughtgraph.engine.dag import topological
 from thoughtgraph.engine.kinds import Params
 from thoughtgraph.errors import GraphError, ThoughtgraphError, shown
 from thoughtgraph.io.bounds import MAX_ITEMS
-from thoughtgraph.io.strictload import RefusedDocument, load_json, load_yaml
+from thoughtgraph.io.strictload import RefusedDocument, TooDeepError, load_json, load_yaml
 from thoughtgraph.tasks.prompts import PromptTemplate, TemplateError
 
 PROMPT_NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"
@@ -44,6 +44,9 @@ _GRAPH_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")  # names result r
 _CHECKED_PARAMS: dict[tuple[Any, ...], Params] = {}
 
 P = TypeVar("P", bound=Params)
+
+# thousands of nested [ or - : no graph is shaped like that
+_TOO_DEEP = "nested too deeply to be a graph file"
 
 
 class Op(BaseModel):
@@ -284,6 +287,8 @@ class Graph(BaseModel):
             data = load_json(text)
         except json.JSONDecodeError as exc:
             raise GraphError(f"graph JSON is invalid: {exc.msg} at line {exc.lineno}") from None
+        except TooDeepError:
+            raise GraphError(_TOO_DEEP) from None
         except RefusedDocument as exc:
             raise GraphError(f"graph JSON is invalid: {exc}") from None
         return cls.from_dict(data)
@@ -309,6 +314,8 @@ class Graph(BaseModel):
 
         try:
             data = load_yaml(text)
+        except TooDeepError:
+            raise GraphError(_TOO_DEEP) from None
         except RefusedDocument as exc:
             raise GraphError(f"graph YAML is invalid: {exc}") from None
         except yaml.YAMLError as exc:
@@ -333,8 +340,8 @@ class Graph(BaseModel):
             return cls.from_json(text)
         except GraphError as exc:
             raise GraphError(f"{path}: {exc}") from None
-        except RecursionError:  # thousands of nested [ or - : no graph is shaped like that
-            raise GraphError(f"{path}: nested too deeply to be a graph file") from None
+        except RecursionError:  # a graph's data nested past what its reader walks
+            raise GraphError(f"{path}: {_TOO_DEEP}") from None
 
 
 def json_schema() -> dict[str, Any]:

@@ -22,6 +22,7 @@ from typing import Any
 
 from thoughtgraph.errors import InputError
 from thoughtgraph.io.bounds import MAX_DATA_FILE_BYTES, MAX_DATA_ROWS, read_file
+from thoughtgraph.io.strictload import RefusedDocument, read_json
 
 FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".json": "json"}
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")  # an id names trace files: kept plain
@@ -147,12 +148,12 @@ def _row_id(value: object, number: int, where: str) -> int | str:
 def _loads(text: str, where: str, *, at_line: bool = False) -> Any:
     """The JSON value of `text`; one `InputError` naming `where` when it is none."""
     try:
-        return json.loads(text)
+        return read_json(text)
     except json.JSONDecodeError as exc:
         line = f" at line {exc.lineno}" if at_line else ""
         raise InputError(f"{where}: not valid JSON ({exc.msg}{line})") from None
-    except RecursionError:
-        raise InputError(f"{where}: nested too deeply") from None
+    except RefusedDocument as exc:  # nested too deeply, a number too long
+        raise InputError(f"{where}: {exc}") from None
 
 
 def _jsonl(text: str, name: str) -> list[tuple[int, dict[str, Any]]]:

@@ -28,6 +28,7 @@ from typing import Any, Self, TextIO
 
 from thoughtgraph.errors import InputError
 from thoughtgraph.events import EVENT_TYPES, Event, EventHandler, RunStarted
+from thoughtgraph.io.strictload import read_json
 
 # The fields each event type writes after `event`, `time` and `op_id`, in declaration order.
 _FIELDS: dict[type, tuple[str, ...]] = {
@@ -152,4 +153,4 @@ def read_events(path: str | Path) -> Iterator[dict[str, Any]]:
             if not line.endswith("\n"):
                 return
             if line.strip():
-                yield json.loads(line)
+                yield read_json(line)

@@ -1,6 +1,14 @@
-"""JSON and YAML for files users write (graph files, `--prompts` files), refusing repeated keys.
+"""JSON and YAML as thoughtgraph reads them: bounded always, refusing repeated keys in what
+users write.
 
-Both parsers keep the last of two equal keys without a word: a graph file with two `prompts`
+Bounded (`read_json`, and the strict loaders below): an integer too long for Python to convert
+(a 5,000-digit number) and nesting deeper than Python's stack (200,000 nested lists) are each
+one `RefusedDocument` line, never Python's `ValueError` or a `RecursionError` traceback. Every
+JSON body or file thoughtgraph parses goes through here (a server's response, a data file, a
+trace, an events file, an eval folder's files).
+
+Strict (`load_json`, `load_yaml`, for files users write: graph files, `--prompts` files): both
+parsers keep the last of two equal keys without a word, so a graph file with two `prompts`
 named `io`, or a prompts file with two `part:` slots, would silently run only one of them.
 A repeated key here is an error naming the key and, for YAML, its line. YAML aliases that
 expand a document far past its written size (an "alias bomb") are refused before anything
@@ -50,9 +58,44 @@ def _no_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return data
 
 
+class TooDeepError(RefusedDocument):
+    """A document nested deeper than Python's stack lets a parser go."""
+
+    def __init__(self) -> None:
+        super().__init__("nested too deeply (lists or mappings inside one another)")
+
+
+def read_json(text: str | bytes) -> Any:
+    """`json.loads` bounded: a too-long integer is `NumberTooLongError`, too deep a nesting
+    `TooDeepError` (both `RefusedDocument`, a `ValueError`); a repeated key keeps the last."""
+    try:
+        return json.loads(text, parse_int=_checked_int)
+    except RecursionError:
+        raise TooDeepError() from None
+
+
 def load_json(text: str) -> Any:
-    """`json.loads`, refusing an object that repeats a key (DuplicateKeyError)."""
-    return json.loads(text, object_pairs_hook=_no_repeats, parse_int=_checked_int)
+    """`read_json`, refusing an object that repeats a key (DuplicateKeyError)."""
+    try:
+        return json.loads(text, object_pairs_hook=_no_repeats, parse_int=_checked_int)
+    except RecursionError:
+        raise TooDeepError() from None
+
+
+def load_toml(text: str) -> Any:
+    """`tomllib.loads`, bounded as `read_json` is (TOML has no repeated keys to refuse: it
+    refuses them itself)."""
+    import tomllib
+
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        raise
+    except RecursionError:
+        raise TooDeepError() from None
+    except ValueError:  # tomllib's one bare ValueError: `int()` of a number too long
+        limit = sys.get_int_max_str_digits() or 4300
+        raise NumberTooLongError(f"a number has more than {limit} digits (the most read)") from None
 
 
 def load_yaml(text: str) -> Any:
@@ -89,6 +132,8 @@ def load_yaml(text: str) -> Any:
             return None
         _check_aliases(node)
         return loader.construct_document(node)
+    except RecursionError:
+        raise TooDeepError() from None
     finally:
         loader.dispose()
 

@@ -18,12 +18,12 @@ things, and guessing would show a wrong run.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from thoughtgraph.errors import InputError, shown
 from thoughtgraph.io.bounds import MAX_TRACE_BYTES, read_file
+from thoughtgraph.io.strictload import TooDeepError, read_json
 
 TRACE_VERSION = 1
 VERSION_KEY = "trace_version"
@@ -33,11 +33,11 @@ def read_trace(path: str | Path) -> dict[str, Any]:
     """Read a trace file (any version this thoughtgraph reads), as the current version."""
     text = read_file(path, MAX_TRACE_BYTES, "trace")  # refuses a FIFO, a device, a huge file
     try:
-        data = json.loads(text)
-    except ValueError as exc:
-        raise InputError(f"trace {path} is not valid JSON: {exc}") from None
-    except RecursionError:
+        data = read_json(text)
+    except TooDeepError:
         raise InputError(f"{path} is not a thoughtgraph trace (nested too deeply)") from None
+    except ValueError as exc:  # not JSON, a number too long
+        raise InputError(f"trace {path} is not valid JSON: {exc}") from None
     return upgrade(data, str(path))
 
 

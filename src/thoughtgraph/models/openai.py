@@ -52,6 +52,7 @@ from thoughtgraph.errors import (
     UnknownNameError,
     shown,
 )
+from thoughtgraph.io.strictload import RefusedDocument
 from thoughtgraph.models import clients, inflight, secrets, transport
 from thoughtgraph.models.base import AnswerSink, Completion, DeliveringModel, parse_options
 from thoughtgraph.models.singles import gather_singles
@@ -407,12 +408,15 @@ class OpenAIModel(DeliveringModel):
             raise error from None
         if not 200 <= reply.status < 300:
             self._refused(reply, n, ended)
+        unread = None  # why the body could not be read
         try:
             data = transport.loads(reply.body)
+        except RefusedDocument as exc:  # nested 200,000 deep, a 5,000-digit number
+            data, unread = None, f"a body it cannot read ({exc})"
         except ValueError:
-            data = None
+            data, unread = None, "a body that is not JSON"
         try:
-            answers = self._parse(data, prompt)
+            answers = self._parse(data, prompt, unread)
         except ModelError as exc:
             usage = _body_usage(data)
             ended.attempt = Attempt(
@@ -464,10 +468,10 @@ class OpenAIModel(DeliveringModel):
         """The endpoint's shared client on this loop (`clients`: one per process and loop)."""
         return clients.client_for(self.base_url, self._key.reveal(), self.timeout, self.transport)
 
-    def _parse(self, data: object, prompt: str) -> list[Completion]:
+    def _parse(self, data: object, prompt: str, unread: str | None) -> list[Completion]:
         """The answers of a chat-completions body; a malformed one is a retryable failure."""
-        if data is None:
-            raise ModelError(f"{self._where()} sent a body that is not JSON")
+        if unread is not None:
+            raise ModelError(f"{self._where()} sent {unread}")
         choices = data.get("choices") if isinstance(data, dict) else None
         if not isinstance(data, dict) or not isinstance(choices, list) or not choices:
             raise ModelError(f"{self._where()} sent an answer with no choices")

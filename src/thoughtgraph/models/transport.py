@@ -38,6 +38,8 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from thoughtgraph.io.strictload import read_json
+
 if TYPE_CHECKING:
     import aiohttp
     from yarl import URL
@@ -116,16 +118,16 @@ def dumps(payload: object) -> bytes:
 
 
 def loads(body: bytes | str) -> Any:
-    """JSON as any server may send it: orjson, falling back on the standard library for what
-    orjson refuses and JSON allows (an escaped lone surrogate, `"\\ud800"`)."""
+    """JSON as any server may send it: orjson, falling back on the standard library's, bounded
+    (`io.strictload.read_json`), for what orjson refuses and JSON allows (an escaped lone
+    surrogate, `"\\ud800"`, an integer past 64 bits). Anything else, a body nested 200,000
+    deep included, is a `ValueError`."""
     import orjson
 
     try:
         return orjson.loads(body)
     except orjson.JSONDecodeError:
-        import json
-
-        return json.loads(body)
+        return read_json(body)
 
 
 class LeanClient:

@@ -18,6 +18,7 @@ import json
 import re
 
 from thoughtgraph.errors import InputError
+from thoughtgraph.io.strictload import RefusedDocument, read_json
 from thoughtgraph.tasks.answers import Candidate, choose, labelled
 from thoughtgraph.tasks.base import BaseTask, ParseError, unrated
 from thoughtgraph.tasks.clauses import clauses, merge_clauses, missing, repeats
@@ -138,7 +139,9 @@ def _documents(raw: object) -> list[str]:
         text = raw.strip()
         if text.startswith(("[", "{")):
             try:
-                raw = json.loads(text)
+                raw = read_json(text)
+            except RefusedDocument as exc:  # nested too deeply, a number too long
+                raise InputError(f"the input cannot be read: {exc}") from None
             except json.JSONDecodeError:
                 raise InputError("the input looks like JSON but is not valid JSON") from None
         elif _DOCS.search(text):

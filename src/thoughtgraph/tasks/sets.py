@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from thoughtgraph.errors import InputError, shown
+from thoughtgraph.io.strictload import RefusedDocument, read_json
 from thoughtgraph.tasks.answers import in_code
 from thoughtgraph.tasks.base import BaseTask, FirstNumberScore, ParseError, chunks
 from thoughtgraph.tasks.score import Score
@@ -153,7 +154,9 @@ def _as_problem(raw: object) -> SetProblem:
         return raw
     if isinstance(raw, str):
         try:
-            raw = json.loads(raw)
+            raw = read_json(raw)
+        except RefusedDocument as exc:  # nested too deeply, a number too long
+            raise InputError(f"the input cannot be read: {exc}") from None
         except json.JSONDecodeError:
             raise InputError(
                 'write the input as {"set1": [1, 2], "set2": [2, 3]} or [[1, 2], [2, 3]]'

@@ -15,6 +15,7 @@ from itertools import pairwise
 from typing import cast
 
 from thoughtgraph.errors import InputError, shown
+from thoughtgraph.io.strictload import read_json
 from thoughtgraph.tasks.answers import (
     Candidate,
     alternatives,
@@ -127,8 +128,8 @@ def _input_items(raw: object) -> list[int]:
             )
         if text.startswith("["):
             try:
-                raw = json.loads(text)
-            except ValueError:  # not JSON (or an integer too long for Python to read)
+                raw = read_json(text)
+            except ValueError:  # not JSON, nested too deeply, an integer too long to read
                 if not text.endswith("]") or "[" in text[1:]:
                     raise InputError("the input is not a list: write it as [3, 1, 2]") from None
                 text = text[1:-1]  # not JSON, but maybe [3, 1, x]: report the bad item below

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from thoughtgraph.errors import InputError
 from thoughtgraph.io.bounds import MAX_ITEMS, MAX_TASK_FILE_BYTES, read_file
-from thoughtgraph.io.strictload import RefusedDocument, load_yaml
+from thoughtgraph.io.strictload import RefusedDocument, load_toml, load_yaml
 
 AnswerType = Literal["integers", "strings", "counts", "text"]
 SplitBy = Literal["items", "sentences", "paragraphs", "lines"]
@@ -136,8 +136,8 @@ def parse_task_file(text: str, path: Path) -> TaskFileSpec:
     shipped to another process, e.g. a Ray worker where the path may not exist)."""
     where = f"task file {path}"
     try:
-        data = tomllib.loads(text) if path.suffix.lower() == ".toml" else load_yaml(text)
-    except RefusedDocument as exc:  # a repeated key, an alias bomb, a number too long
+        data = load_toml(text) if path.suffix.lower() == ".toml" else load_yaml(text)
+    except RefusedDocument as exc:  # a repeated key, an alias bomb, nesting, a long number
         raise InputError(f"{where}: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"{where}: not valid TOML: {_one_line(str(exc))}") from None
