@@ -15,7 +15,7 @@ from thoughtgraph.errors import ModelError
 from thoughtgraph.models import inflight
 from thoughtgraph.models.openai import OpenAIModel
 
-from .fake_openai import FakeOpenAI, _Handler
+from .fake_openai import FakeOpenAI, Fault, _Handler
 
 SERVICE = 0.3  # seconds the serial server works on each request
 
@@ -100,3 +100,92 @@ def test_max_in_flight_is_a_spec_option_and_must_be_positive():
     assert inflight.endpoint(model.base_url).limit == 2
     with pytest.raises(Exception, match="max_in_flight"):
         OpenAIModel("m", base_url="http://127.0.0.1:9/v1", max_in_flight=0)
+
+
+# --- hung requests, recovery, the note ---------------------------------------------------------
+async def _stream(model: OpenAIModel, total: int, concurrency: int) -> list[object]:
+    """`total` calls, `concurrency` at a time (as a run's limiter sends them)."""
+    gate = asyncio.Semaphore(concurrency)
+
+    async def one(i: int) -> object:
+        async with gate:
+            try:
+                return await model.complete(f"Sort [{i}, 1]", 1)
+            except ModelError as exc:
+                return exc
+
+    return await asyncio.gather(*(one(i) for i in range(total)))
+
+
+def test_hung_requests_among_answered_ones_lower_nothing() -> None:
+    """7 hung requests in 2,000 each halved the limit: --concurrency 64 ran at 1 for the rest
+    of the eval (558 s, not 40 s). A request overtaken by many later ones hung; it says nothing
+    about a queue."""
+    with FakeOpenAI(latency=0.005) as server:
+        hang = Fault("delay", 3.0)  # past the 1 s timeout: a request the server lost
+        ok = Fault("delay", 0.0)
+        server.script(*([hang] + [ok] * 39) * 3)  # the 1st, 41st and 81st requests hang
+        model = OpenAIModel("m", base_url=server.base_url, timeout=1.0, max_retries=0)
+        results = asyncio.run(_stream(model, 200, 16))
+        assert inflight.endpoint(server.base_url).limit is None  # nothing lowered
+    assert sum(isinstance(r, ModelError) for r in results) == 3
+
+
+def test_one_burst_lowers_the_limit_once_and_answers_raise_it_back() -> None:
+    endpoint = inflight.Endpoint("http://127.0.0.1:9/v1")
+    burst = [endpoint.taken(others) for others in range(16)]  # 16 sent at once
+    for slot in reversed(burst):  # the last ones time out first, then the rest
+        endpoint.learn_from_timeout("m", slot)
+    assert endpoint.limit == 8 and endpoint.ceiling == 15  # lowered once, by the first timeout
+    answers = 0
+    while endpoint.limit < 15:
+        endpoint.learn_from_answer()
+        answers += 1
+    assert answers == sum(range(8, 15))  # one more after each run of as many as the limit
+    for _ in range(100):
+        endpoint.learn_from_answer()
+    assert endpoint.limit == 15  # not past the ceiling: 16 in flight timed out
+    endpoint.learn_from_timeout("m", endpoint.taken(14))  # timed out again at 15
+    assert (endpoint.limit, endpoint.ceiling) == (7, 14)  # the ceiling comes down too
+
+
+def test_max_in_flight_is_the_most_a_lowered_limit_grows_back_to() -> None:
+    endpoint = inflight.Endpoint("http://127.0.0.1:9/v1")
+    endpoint.set_limit(4)
+    endpoint.learn_from_timeout("m", endpoint.taken(3))
+    assert (endpoint.limit, endpoint.ceiling) == (2, 3)
+    for _ in range(50):
+        endpoint.learn_from_answer()
+    assert endpoint.limit == 3
+
+
+def test_eval_says_in_one_line_when_the_limit_shrank(capsys, tmp_path) -> None:
+    """eval has no -v: the lowered limit is one `note:` line on stderr."""
+    from .conftest import run_cli
+
+    with SerialOpenAI() as server:
+        code, _, err = run_cli(
+            capsys,
+            "eval",
+            "sorting",
+            "--samples",
+            "8",
+            "--schemes",
+            "io",
+            "--concurrency",
+            "8",
+            "--model",
+            "openai:m,timeout=1,max_retries=2",
+            "--base-url",
+            server.base_url,
+            "--no-progress",
+            "--out",
+            str(tmp_path / "run"),
+        )
+        port = server.port
+    notes = [line for line in err.splitlines() if "seems to queue them" in line]
+    assert notes, err  # one line each time it shrank
+    for note in notes:
+        assert note.startswith(f"note: openai:m@127.0.0.1:{port} timed out with ")
+        assert note.endswith(" at once, and more again as answers come in time")
+    assert code in (0, 1) and "Traceback" not in err

@@ -253,6 +253,7 @@ def solve(
 ) -> None:
     """Solve one problem with the Graph-of-Thoughts pattern and print the result."""
     if verbose:
+        _show_notes(False)  # the log lines below show them
         logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s", stream=sys.stderr)
         secrets.install_log_masking()  # httpx logs each request's URL, credentials and all
     if dataset is not None and dataset_task(dataset) != task.strip().lower():
@@ -607,11 +608,39 @@ def schema(
         raise InputError(f"unknown schema {shown(what)} (graph, task)")
 
 
+class _Notes(logging.Handler):
+    """The library's warnings (an endpoint that seems to queue requests, ...) as `note:` lines
+    on stderr, without `-v` (eval and tune have none); `-v` shows every log line instead.
+    The stream is looked up at each line: a live view (or a test) may have replaced it."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            sys.stderr.write(f"note: {secrets.clean_line(record.getMessage())}\n")
+        except Exception:  # a malformed log call, a closed stream: logging's own way
+            self.handleError(record)
+
+
+_NOTES = _Notes()
+
+
+def _show_notes(shown: bool) -> None:
+    """Show the library's warnings as notes (`main`), or leave them to `-v`'s log lines."""
+    library = logging.getLogger("thoughtgraph")
+    if shown:
+        library.addHandler(_NOTES)  # once: a handler already there is not added again
+    else:
+        library.removeHandler(_NOTES)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the app and turn every user error into one line and exit code 2."""
     for stream in (sys.stdout, sys.stderr):  # a console that cannot show "→" gets "?", not a crash
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="replace")
+    _show_notes(True)
     command = typer.main.get_command(app)
     try:
         code = command.main(args=argv, prog_name="thoughtgraph", standalone_mode=False)

@@ -9,9 +9,21 @@ was busy with their elders, and are sent again: the queue only grows. A request 
 
 - each endpoint has a gate (`Endpoint.slot`); with no limit known it lets every request through;
 - when a request times out while others were in flight to the same endpoint, the endpoint is
-  taken to queue: its limit becomes half the requests that were in flight (at least 1), logged
-  once, and kept for the process. Later requests wait at the gate;
-- `max_in_flight=K` in the model spec sets the limit from the start.
+  taken to queue: its limit becomes half the requests that were in flight (at least 1), said
+  in one `note:` line (a warning of this logger: the command line shows it without `-v`).
+  Later requests wait at the gate;
+- one burst lowers it once: the requests already in flight when it was lowered were sent
+  under the old limit, and their timeouts say nothing new;
+- a request that timed out while more requests sent after it were answered than were ahead
+  of it did not wait in a queue: it hung (the server lost it). That says nothing about how
+  many the server takes at once, and lowers nothing (7 hung requests in 2,000, each halving
+  the limit, once took `--concurrency 64` down to 1 for the rest of an eval: 558 s, not 40 s);
+- the limit grows back: each run of as many answers in a row as the limit raises it by one,
+  up to one less than the requests in flight at the timeout that lowered it (or
+  `max_in_flight`, if less): a server that queues ends at the most it answers in time, a
+  server that lost a few requests at about where it was;
+- `max_in_flight=K` in the model spec sets the limit from the start, and is the most it grows
+  back to.
 
 The same object remembers the models of the endpoint seen returning fewer choices than asked or
 rejecting `n` (`ignores_n` / `forget_n`): later calls go straight to parallel single requests.
@@ -30,8 +42,19 @@ import threading
 import weakref
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass
 
 logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Slot:
+    """A request's place at the gate: how many others were in flight when it took it, and how
+    many answers the endpoint had had by then (`Endpoint.answers`)."""
+
+    others: int
+    answers_before: int
+    generation: int  # the limit's generation when the slot was taken (`Endpoint.generation`)
 
 
 class _Gate:
@@ -47,13 +70,13 @@ class _Gate:
         return limit is None or self.in_flight < limit
 
     @asynccontextmanager
-    async def slot(self) -> AsyncIterator[int]:
+    async def slot(self) -> AsyncIterator[Slot]:
         async with self._changed:
             await self._changed.wait_for(self._open)
-            others = self.in_flight
+            taken = self.endpoint.taken(self.in_flight)
             self.in_flight += 1
         try:
-            yield others
+            yield taken
         finally:
             async with self._changed:
                 self.in_flight -= 1
@@ -66,6 +89,10 @@ class Endpoint:
     def __init__(self, base_url: str) -> None:
         self.base_url = base_url
         self.limit: int | None = None  # most requests in flight at once (learned, or set)
+        self.ceiling: int | None = None  # what a lowered limit grows back to
+        self.answers = 0  # requests answered (any status) within their deadline
+        self.generation = 0  # times the limit was lowered
+        self._streak = 0  # answers since the limit last changed
         self.n_ignored: set[str] = set()  # models seen returning fewer choices than asked
         self._lock = threading.Lock()
         self._gates: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Gate]
@@ -75,8 +102,8 @@ class Endpoint:
         return f"Endpoint(limit={self.limit}, n_ignored={sorted(self.n_ignored)})"
 
     # --- requests in flight ---------------------------------------------------------------
-    def slot(self) -> AbstractAsyncContextManager[int]:
-        """Hold a slot; yields how many other requests were in flight when it was taken."""
+    def slot(self) -> AbstractAsyncContextManager[Slot]:
+        """Hold a slot; yields the `Slot` (how many others were in flight, ...)."""
         loop = asyncio.get_running_loop()
         gate = self._gates.get(loop)
         if gate is None:
@@ -84,31 +111,57 @@ class Endpoint:
                 gate = self._gates.setdefault(loop, _Gate(self))
         return gate.slot()
 
+    def taken(self, others: int) -> Slot:
+        """The `Slot` of a request taking its place now, `others` in flight besides it."""
+        with self._lock:
+            return Slot(others, self.answers, self.generation)
+
     def set_limit(self, limit: int) -> None:
         """`max_in_flight`: at most `limit` requests at once from now on."""
         if limit < 1:
             raise ValueError(f"max_in_flight must be at least 1, got {limit}")
         with self._lock:
-            self.limit = limit
+            self.limit = self.ceiling = limit
+            self._streak = 0
 
-    def learn_from_timeout(self, name: str, others: int) -> None:
-        """A request timed out with `others` more in flight: the endpoint queues; lower its
-        limit."""
-        if others < 1:
+    def learn_from_timeout(self, name: str, slot: Slot) -> None:
+        """A request timed out: if it waited in the server's queue, lower the limit (see the
+        module doc for when it did not) and the ceiling it grows back to."""
+        if slot.others < 1:
             return  # alone and still too slow: the timeout is too short, not the queue too long
-        in_flight = others + 1
+        in_flight = slot.others + 1
         limit = max(1, in_flight // 2)
         with self._lock:
+            if slot.generation != self.generation:
+                return  # sent before the limit was last lowered: the same burst
+            if self.answers - slot.answers_before - slot.others > slot.others:
+                return  # overtaken by more later requests than were ahead of it: it hung
             if self.limit is not None and self.limit <= limit:
                 return
             self.limit = limit
-        logger.info(
-            "%s timed out with %d requests in flight: it seems to queue them; "
-            "sending at most %d at once from now on",
+            self.ceiling = max(limit, min(self.ceiling or in_flight, in_flight - 1))
+            self.generation += 1
+            self._streak = 0
+        logger.warning(
+            "%s timed out with %d requests in flight: it seems to queue them; sending at most "
+            "%d at once, and more again as answers come in time",
             name,
             in_flight,
             limit,
         )
+
+    def learn_from_answer(self) -> None:
+        """A request was answered in time: after as many in a row as the limit, raise a limit
+        that was lowered by one, up to its ceiling. Called while the request holds its slot,
+        so that the waiters, woken when it lets go, see the new limit."""
+        with self._lock:
+            self.answers += 1
+            if self.limit is None or self.ceiling is None or self.limit >= self.ceiling:
+                return
+            self._streak += 1
+            if self._streak >= self.limit:
+                self._streak = 0
+                self.limit += 1
 
     # --- the `n` memory -------------------------------------------------------------------
     def ignores_n(self, model: str) -> bool:

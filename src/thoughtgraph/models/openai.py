@@ -369,15 +369,17 @@ class OpenAIModel(DeliveringModel):
 
     async def _attempt(self, prompt: str, n: int, ended: _Ended) -> list[Completion]:
         """One HTTP request; how it ended goes into `ended` (which `_send` reports)."""
-        others = 0  # requests in flight to this endpoint besides this one
+        slot = None  # its place at the endpoint's gate
         try:
             # The request waits for a slot here, not in the server's queue (models/inflight.py).
-            async with self.endpoint.slot() as others:
+            async with self.endpoint.slot() as slot:
                 reply = await self._client().post(
                     "/chat/completions", self._arguments(prompt, n), self.max_response_bytes
                 )
+                self.endpoint.learn_from_answer()
         except transport.Timeout as exc:  # a queueing server? lower its gate
-            self.endpoint.learn_from_timeout(self.name, others)
+            if slot is not None:
+                self.endpoint.learn_from_timeout(self.name, slot)
             error = ModelError(f"{self._where()} did not answer within {self.timeout:g}s")
             if exc.connected:
                 ended.attempt = Attempt(
