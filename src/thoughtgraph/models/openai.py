@@ -65,8 +65,6 @@ logger = logging.getLogger(__name__)
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 KEY_ENV = "OPENAI_API_KEY"
 BASE_URL_ENV = "OPENAI_BASE_URL"
-# Sent to key-less local servers: some proxies insist on some key, and the servers ignore it.
-_KEYLESS_PLACEHOLDER = "sk-no-key-required"
 _REASON_CHARS = 160
 # Backoff between retries, as the SDK's own: 0.5 s doubling to at most 8 s, less up to 25%
 # jitter; a server's Retry-After (up to a minute) wins.
@@ -108,7 +106,7 @@ class _Secret:
         return self._value is not None
 
     def reveal(self) -> str:
-        return self._value or _KEYLESS_PLACEHOLDER
+        return self._value or transport.KEYLESS
 
     def scrub(self, text: str) -> str:
         """The text with every secret (so any `Bearer <key>`, which becomes `Bearer ***`)

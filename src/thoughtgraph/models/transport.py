@@ -147,10 +147,15 @@ class LeanClient:
         self._query = "?" + mask_urls(base_url).partition("?")[2] if "?" in base_url else ""
         auth = "Bearer " + api_key
         if url.user is not None:  # user:password@ in the URL wins, as with httpx: Basic auth
-            pair = f"{url.user or ''}:{url.password or ''}".encode()
-            auth = "Basic " + base64.b64encode(pair).decode()
+            auth = basic_authorization(url.user or "", url.password or "")
             url = url.with_user(None)
+        elif api_key == KEYLESS:
+            auth = netrc_authorization(base_url) or auth
         self._base = url
+        # the proxy of HTTP(S)_PROXY / ALL_PROXY unless NO_PROXY spares the host, found once:
+        # aiohttp's `trust_env` looked it up in a thread for every request, and read ~/.netrc
+        # for credentials that then clashed with our Authorization header (a ValueError)
+        self._proxy, self._proxy_auth = _env_proxy(url)
         self.timeout = timeout
         self._headers = {
             "Authorization": auth,
@@ -168,7 +173,7 @@ class LeanClient:
             timeout=aiohttp.ClientTimeout(total=None, sock_connect=timeout),
             json_serialize=lambda value: dumps(value).decode(),
             auto_decompress=True,
-            trust_env=True,  # HTTP(S)_PROXY and NO_PROXY, as the SDK's httpx client honours them
+            trust_env=False,  # the proxy is found above, the credentials are ours
         )
         self._urls: dict[str, URL] = {}
 
@@ -197,6 +202,8 @@ class LeanClient:
                     data=dumps(payload),
                     headers=self._headers,
                     allow_redirects=False,  # a redirect is the caller's to refuse: see module doc
+                    proxy=self._proxy,
+                    proxy_auth=self._proxy_auth,
                 )
                 try:
                     body = await _read(response, max_bytes)
@@ -222,6 +229,53 @@ class LeanClient:
         except (aiohttp.ClientError, OSError) as exc:
             raise Broken(type(exc).__name__) from None
         return Reply(response.status, response.headers, body)
+
+
+KEYLESS = "sk-no-key-required"
+"""The key sent to a key-less endpoint (some proxies insist on some key; servers ignore it)."""
+
+
+def basic_authorization(user: str, password: str) -> str:
+    """The `Authorization` value of HTTP Basic credentials, registered as a secret (a server
+    quoting it back must not show it, `secrets.url_secrets`)."""
+    from thoughtgraph.models import secrets
+
+    token = base64.b64encode(f"{user}:{password}".encode()).decode()
+    secrets.register(password)
+    secrets.register(token)
+    return "Basic " + token
+
+
+def netrc_authorization(base_url: str) -> str | None:
+    """Basic credentials for the endpoint's host from `~/.netrc` (or `$NETRC`), for an endpoint
+    given no key, as curl, requests and aiohttp read them; None without a readable entry."""
+    import netrc
+    import os
+    from pathlib import Path
+    from urllib.parse import urlsplit
+
+    host = urlsplit(base_url).hostname
+    if host is None:
+        return None
+    try:
+        entry = netrc.netrc(os.environ.get("NETRC") or str(Path.home() / ".netrc"))
+        found = entry.authenticators(host)
+    except (OSError, RuntimeError, netrc.NetrcParseError):  # none, unreadable, malformed
+        return None
+    if found is None:
+        return None
+    login, account, password = found
+    return basic_authorization(login or account or "", password or "")
+
+
+def _env_proxy(url: URL) -> tuple[URL | None, aiohttp.BasicAuth | None]:
+    """The proxy the environment names for `url` (none when NO_PROXY spares its host)."""
+    from aiohttp.helpers import get_env_proxy_for_url
+
+    try:
+        return get_env_proxy_for_url(url)
+    except LookupError:
+        return None, None
 
 
 async def _read(response: aiohttp.ClientResponse, max_bytes: int) -> bytes:
@@ -264,6 +318,10 @@ class SdkClient:
             event_hooks={"response": [_bounded_error]},
         )
         endpoint, query = split_query(base_url)
+        from urllib.parse import urlsplit
+
+        keyless = api_key == KEYLESS and "@" not in urlsplit(base_url).netloc  # URL's creds win
+        netrc = netrc_authorization(base_url) if keyless else None
         self.sdk = AsyncOpenAI(
             api_key=api_key,
             base_url=endpoint,
@@ -271,6 +329,7 @@ class SdkClient:
             max_retries=0,
             http_client=http,
             default_query=query or None,
+            default_headers={"Authorization": netrc} if netrc else None,
         )
         self.timeout = timeout
 
