@@ -3,8 +3,11 @@
 Why its own module: a task (`solve mytasks:EvensTask`) and a model (`--model mymodels:answer`)
 are both named this way, and each way an import can fail must read as one line naming what went
 wrong (the module is not there, the attribute is not, importing the module raised), never as a
-traceback. The current directory is searched first, as those tools do, so a file next to the
-user works without installing anything.
+traceback. A task file's folder and the current directory are searched too, so a file next to
+the user works without installing anything, but **after** the installed packages: put first
+(as uvicorn does the current directory), a file `orjson.py` beside a task file replaced the real
+orjson for everything imported after it, thoughtgraph's own HTTP client included. A module the
+installed packages hold under the same name as a file of the folder is named in the error.
 """
 
 from __future__ import annotations
@@ -35,9 +38,9 @@ def first_line(exc: BaseException) -> str:
 def import_string(spec: str, what: str, beside: Path | None = None) -> Any:
     """The object `spec` (`package.module:attribute`, the attribute may be dotted) names.
 
-    The current directory goes first on `sys.path` (once); `beside` (a task file's folder),
-    when given, before it. Every failure is one `UnknownNameError` line that starts with
-    `cannot load {what} {spec!r}`."""
+    `beside` (a task file's folder), when given, and the current directory go last on
+    `sys.path` (once each): an installed package wins over a file of the same name. Every
+    failure is one `UnknownNameError` line that starts with `cannot load {what} {spec!r}`."""
     spec = spec.strip()
     if not is_import_string(spec):
         raise UnknownNameError(
@@ -45,11 +48,11 @@ def import_string(spec: str, what: str, beside: Path | None = None) -> Any:
         )
     module_name, attribute = spec.split(":", 1)
     cwd = os.getcwd()
-    if cwd not in sys.path and "" not in sys.path:
-        sys.path.insert(0, cwd)
     folder = None if beside is None else str(beside.resolve())
     if folder is not None and folder not in sys.path:
-        sys.path.insert(0, folder)
+        sys.path.append(folder)
+    if cwd not in sys.path and "" not in sys.path:
+        sys.path.append(cwd)
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
@@ -74,10 +77,27 @@ def import_string(spec: str, what: str, beside: Path | None = None) -> Any:
         except AttributeError:
             raise UnknownNameError(
                 f"cannot load {what} {shown(spec)}: module {shown(module_name)} has no attribute "
-                f"{shown(attribute)}"
+                f"{shown(attribute)}{_shadowed(module_name, [folder, cwd])}"
             ) from None
         except Exception as exc:  # a module __getattr__ that raises
             raise UnknownNameError(
                 f"cannot load {what} {shown(spec)}: reading {attribute} raised {first_line(exc)}"
             ) from None
     return found
+
+
+def _shadowed(name: str, folders: list[str | None]) -> str:
+    """A note for an error: the module imported is not the user's file of the same name, as an
+    installed one comes first (`json.py` beside a task file is not `json`)."""
+    top = name.split(".")[0]
+    loaded = str(getattr(sys.modules.get(top), "__file__", None) or "")
+    for folder in folders:
+        if folder is None:
+            continue
+        for path in (Path(folder) / f"{top}.py", Path(folder) / top / "__init__.py"):
+            if path.is_file() and str(path) != loaded:
+                return (
+                    f" (the installed module {top!r} was imported, not {path}: an installed "
+                    "module comes first; rename the file)"
+                )
+    return ""
