@@ -21,8 +21,7 @@ import pytest
 import thoughtgraph
 from thoughtgraph.schemes import SCHEMES
 from thoughtgraph.tasks import check_task
-from thoughtgraph.tasks.baseline_prompts import COT, IO
-from thoughtgraph.tasks.prompts import TemplateError
+from thoughtgraph.tasks.prompts import COT, IO, TemplateError
 
 from .conftest import run_cli
 

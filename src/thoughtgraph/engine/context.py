@@ -11,9 +11,8 @@ from thoughtgraph.engine.gateway import CallGateway
 from thoughtgraph.engine.state import RunState
 from thoughtgraph.engine.thoughts import ThoughtFactory
 from thoughtgraph.errors import GraphError, shown
-from thoughtgraph.tasks.base import BaseTask
-from thoughtgraph.tasks.baseline_prompts import task_prompts
-from thoughtgraph.tasks.prompts import TEMPLATES, PromptTemplate
+from thoughtgraph.tasks.base import BaseTask, own_prompts
+from thoughtgraph.tasks.prompts import BASELINES, TEMPLATES, PromptTemplate
 
 
 def template_for(
@@ -30,7 +29,7 @@ def run_prompts(
     """The templates a run may name beside the spec's: the task's own (`FewShotPrompts`, over
     the baselines every task gets) under the graph's own. Worked out once a run: every prompt
     rendered looks a name up in it."""
-    return {**task_prompts(task), **graph_prompts}
+    return {**BASELINES, **own_prompts(task), **graph_prompts}
 
 
 def pick_template(

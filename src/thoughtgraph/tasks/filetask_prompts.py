@@ -1,4 +1,4 @@
-"""A task file's paper-style prompts: the baselines every task gets (tasks/baseline_prompts.py),
+"""A task file's paper-style prompts: the baselines every task gets (tasks/prompts.py),
 their merge worded by the file's `join`, and the `score` prompt of a task the model rates.
 
 The task's own words reach these prompts only as values (`{{task}}`, `{{format}}`, and the
@@ -11,8 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from thoughtgraph.tasks.baseline_prompts import baseline_prompts
-from thoughtgraph.tasks.prompts import PromptTemplate
+from thoughtgraph.tasks.prompts import PromptTemplate, baseline_prompts
 from thoughtgraph.tasks.taskfile import TaskFileSpec
 
 _JOIN_WORDS = {
