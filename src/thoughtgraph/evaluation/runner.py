@@ -166,6 +166,12 @@ class EvalPlan:
         built: Graph = variants.parse(row, self.task).build(self.task, size)
         return built
 
+    def sample_graph(self, row: str, sample: Sample) -> Graph:
+        """The graph a row runs on one sample: a scheme is built for the sample's own size (its
+        count of items), a graph file is the same on every sample. `tune` builds its baselines
+        and its default candidate with this too, so one name is one graph in both."""
+        return self.graph_for(row, len(sample.input))
+
     @property
     def prompts_hash(self) -> str | None:
         """What identifies the prompt texts of this evaluation (None: the built-in ones)."""
@@ -285,7 +291,7 @@ def check_rows(the_plan: EvalPlan) -> None:
         for size, sample in by_size.items():
             where = f"{the_plan.dataset} row {sample.row}" if sample.row else f"sample {sample.id}"
             try:
-                built = the_plan.graph_for(row, size)
+                built = the_plan.sample_graph(row, sample)
                 prepare(
                     the_plan.the_task,
                     sample.given,
@@ -794,7 +800,7 @@ async def solve_pair(
     limiter: ConcurrencyLimiter | None = None,
     repeat: int = 0,
 ) -> PairResult:
-    built = the_plan.graph_for(scheme, len(sample.input))
+    built = the_plan.sample_graph(scheme, sample)
     graph = judged(with_prompts(built, dict(the_plan.prompts)), the_plan.task)
     started = time.perf_counter()
     reference = None if sample.row is None else sample.reference  # a data row's, for ground_truth
