@@ -77,9 +77,14 @@ def test_schemes_without_knobs_are_refused():
 
 
 def test_baselines_are_the_default_got_and_the_paper_got():
-    base = space.baselines("sorting", 64, list(range(64)))
-    got, got_label = base["got (default)"]
-    paper, paper_label = base["got_paper (paper)"]
+    from thoughtgraph.evaluation.runner import plan
+    from thoughtgraph.tuning import baselines
+
+    the_plan = plan("sorting", 64, ["got", "got_paper"], 1)  # as eval builds them, per row
+    got = the_plan.sample_graph("got", the_plan.samples[0])
+    paper = the_plan.sample_graph("got_paper", the_plan.samples[0])
+    got_label = baselines.label("got", "sorting", [(64, got)])
+    paper_label = baselines.label("got_paper", "sorting", [(64, paper)])
     assert sum(op.kind == "generate" for op in got.ops) == 8  # the task's part size, 8
     assert got_label == "got parts=8 regen=2 merges=1 refines=2"
     assert "parts=4" in paper_label and "sort_n=5" in paper_label and "merge_n=10" in paper_label
@@ -149,11 +154,15 @@ def test_tune_on_the_sim_writes_a_front_a_runnable_graph_a_table_and_a_plot(caps
     for name in ("front.md", "front.csv", "best.yaml", "front-01.yaml", "pareto.png", "study.db"):
         assert (out / name).is_file(), name
     table = (out / "front.md").read_text()
-    assert "**got (default)** (baseline)" in table and "**got_paper (paper)** (baseline)" in table
+    assert "**got (default)** (" in table and "**got_paper (paper)** (baseline)" in table
     assert "(pick)" in table
-    # every trial's values are what its graph measures: the study is the source of the front
-    front = report.pareto([(t.values[0], t.values[1], t) for t in study_of(out).trials])
-    assert f"trial {front[0][2].number}" in table
+    # every trial's values are what its graph measures: the study is the source of the front,
+    # the default got (its figures kept in the study too) a candidate beside the trials
+    study = study_of(out)
+    kept = study.user_attrs["default_run"]
+    points = [(t.values[0], t.values[1], f"trial {t.number}") for t in study.trials]
+    front = report.pareto([(kept["error"], kept["cost"], "got (default)"), *points])
+    assert all(f"**{name}** (" in table for _e, _c, name in front), table
     # the pick runs as a graph file
     code, stdout, err = run_cli(
         capsys, "solve", "sorting", "--dataset", "sorting_032", "--graph", str(out / "best.yaml")
@@ -289,18 +298,32 @@ def test_tune_against_the_loopback_server_caches_and_a_rerun_pays_nothing(
         assert len(server.requests) == paid  # trials, held-out and baselines all from the cache
 
 
-def settled(server: FakeOpenAI, out: Path) -> bool:
-    """The 4th request hangs and every other answer the server sent is in the cache."""
-    answered = [r for i, r in enumerate(server.requests) if i != 3]
-    return len(server.requests) >= 4 and cached_rows(out / "cache") == sum(r.n for r in answered)
+def settled(server: FakeOpenAI, out: Path, hung: int) -> bool:
+    """Request `hung` hangs and every other answer the server sent is in the cache."""
+    answered = [r for i, r in enumerate(server.requests) if i != hung]
+    return len(server.requests) > hung and cached_rows(out / "cache") == sum(r.n for r in answered)
+
+
+def default_requests(dataset: str) -> int:
+    """The requests the default got makes on the dataset's first sample against an error-free
+    server: a tune measures it on its tuning split (here that sample) before its first trial."""
+    import thoughtgraph
+    from thoughtgraph.evaluation.datasets import load_dataset
+    from thoughtgraph.models.openai import OpenAIModel
+
+    with FakeOpenAI(error=0.0) as server:
+        model = OpenAIModel("gpt-4o-mini", base_url=server.base_url, api_key="sk-test")
+        thoughtgraph.solve("sorting", load_dataset(dataset)[0].given, model, scheme="got")
+        return len(server.requests)
 
 
 def test_kill_9_mid_trial_then_resume_pays_nothing_twice(tmp_path):
     out = tmp_path / "tune"
+    at = default_requests("sorting_064") + 3  # the 4th request of the first trial hangs
     with FakeOpenAI(error=0.0) as server:
         argv = [sys.executable, "-m", "thoughtgraph.cli.main", *server_args(server, out)]
         argv[argv.index("sorting_032")] = "sorting_064"
-        server.script(*[Fault("delay", 0.0)] * 3, Fault("delay", 120))  # the 4th request hangs
+        server.script(*[Fault("delay", 0.0)] * at, Fault("delay", 120))
         first = subprocess.Popen(
             argv, env=cli_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE
         )
@@ -308,14 +331,16 @@ def test_kill_9_mid_trial_then_resume_pays_nothing_twice(tmp_path):
             deadline = time.monotonic() + SECONDS
             # kill once the run waits on the hung request alone: every other answer committed,
             # and still so a moment later (nothing else in flight)
-            while not (settled(server, out) and time.sleep(0.3) is None and settled(server, out)):
+            while not (
+                settled(server, out, at) and time.sleep(0.3) is None and settled(server, out, at)
+            ):
                 assert time.monotonic() < deadline and first.poll() is None, "no hang reached"
                 time.sleep(0.02)
         finally:
             first.kill()
             first.communicate(timeout=SECONDS)
         assert first.returncode == -9
-        hung = server.requests[3].body["messages"][-1]["content"]
+        hung = server.requests[at].body["messages"][-1]["content"]
         assert Counter(t.state.name for t in study_of(out).trials)["RUNNING"] == 1
         before_resume = len(server.requests)
 
@@ -328,7 +353,7 @@ def test_kill_9_mid_trial_then_resume_pays_nothing_twice(tmp_path):
         # cache exactly once: no answer was paid for twice (a second payment of a cached answer
         # would leave more answers served than cached)
         assert hung in prompts(server.requests[before_resume:])
-        served = sum(r.n for r in server.requests) - server.requests[3].n
+        served = sum(r.n for r in server.requests) - server.requests[at].n
         assert cached_rows(out / "cache") == served
 
         trials = study_of(out).trials

@@ -141,7 +141,9 @@ def test_a_baseline_the_budget_cut_short_is_marked_and_not_the_pick_s_target(tmp
 
     def row(name, error, cost, mark="front", **extra):
         graph = space.graph_for({"scheme": "got"}, "sorting", 32)
-        return report.Row(name, "", graph, error, cost, mark=mark, **extra)
+        return report.Row(
+            name, "", graph, error, cost, mark=mark, on_front=mark == "front", **extra
+        )
 
     rows = [
         row("trial 1", 0.0, 40.0),

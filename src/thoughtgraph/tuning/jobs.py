@@ -85,13 +85,34 @@ class Setup:
         return self.model_spec.strip().lower().startswith("sim")
 
 
+JobSample = tuple[int | str, object, object]
+"""One sample of a job: (id, input, reference)."""
+
+
 @dataclass(frozen=True)
 class Job:
+    """One graph's run on some samples: `graphs` holds the graph (JSON) each sample runs, the
+    same for all of a trial's, or a scheme as eval builds it for each row's size (`one` makes
+    the first kind)."""
+
     key: str  # e.g. "trial-7" or "holdout:got (default)"
-    graph_json: str
-    samples: tuple[tuple[int | str, object, object], ...]  # (id, input, reference)
+    graphs: tuple[str, ...]  # one a sample, in the samples' order
+    samples: tuple[JobSample, ...]
     allowance: Budget = field(default_factory=Budget)  # the most each (graph, sample) pair
     # may pay: its share of what the tune has left (`spend.budget.share`)
+
+    def __post_init__(self) -> None:
+        if len(self.graphs) != len(self.samples):
+            raise ValueError(
+                f"job {self.key}: {len(self.graphs)} graphs, {len(self.samples)} samples"
+            )
+
+    @classmethod
+    def one(
+        cls, key: str, graph_json: str, samples: tuple[JobSample, ...], allowance: Budget
+    ) -> Job:
+        """The job running one graph on every sample."""
+        return cls(key, (graph_json,) * len(samples), samples, allowance)
 
 
 @dataclass(frozen=True)
@@ -144,13 +165,12 @@ async def run_job(setup: Setup, job: Job, limiter: ConcurrencyLimiter | None = N
     """Every sample of the job concurrently; a sample stopped by its allowance marks the job.
     `limiter` is the cap on calls in flight shared with the other jobs running beside this
     one (None: the job's own, of `setup.run.concurrency`)."""
-    graph = Graph.from_json(job.graph_json)
-    cache = cache_for(setup, job.graph_json)
+    graphs = {text: Graph.from_json(text) for text in dict.fromkeys(job.graphs)}
     limiter = limiter or ConcurrencyLimiter(setup.run.concurrency)
     runs = await asyncio.gather(
         *(
-            _run_sample(setup, graph, sample, job.allowance, cache, limiter)
-            for sample in job.samples
+            _run_sample(setup, graphs[text], sample, job.allowance, cache_for(setup, text), limiter)
+            for text, sample in zip(job.graphs, job.samples, strict=True)
         )
     )
     failure = next((r["failure"] for r in runs if r["failure"]), None)
@@ -189,16 +209,35 @@ def job_graph(setup: Setup, graph: Graph) -> str:
 
 def unique(jobs: list[Job]) -> tuple[list[Job], list[int]]:
     """The distinct jobs (same graph, same samples run once) and, per job, which one it is."""
-    seen: dict[tuple[str, tuple[Any, ...]], int] = {}
+    seen: dict[tuple[tuple[str, ...], tuple[Any, ...]], int] = {}
     distinct: list[Job] = []
     index = []
     for job in jobs:
-        key = (job.graph_json, tuple(sample[0] for sample in job.samples))
+        key = (job.graphs, tuple(sample[0] for sample in job.samples))
         if key not in seen:
             seen[key] = len(distinct)
             distinct.append(job)
         index.append(seen[key])
     return distinct, index
+
+
+def waves(jobs: list[Job]) -> list[list[int]]:
+    """The distinct jobs in rounds run one after another, so that no two jobs of a round share
+    a (graph, sample) pair: a scheme built per row's size can run a front graph's exact graph
+    on some rows, and two runs asking the same prompts at once would both pay; a later round
+    finds the answers in the cache. Jobs sharing nothing all run in the first round."""
+    rounds: list[list[int]] = []
+    taken: list[set[tuple[str, int | str]]] = []
+    for number, job in enumerate(jobs):
+        pairs = {(graph, sample[0]) for graph, sample in zip(job.graphs, job.samples, strict=True)}
+        free = next((i for i, used in enumerate(taken) if not used & pairs), None)
+        if free is None:
+            rounds.append([])
+            taken.append(set())
+            free = len(rounds) - 1
+        rounds[free].append(number)
+        taken[free] |= pairs
+    return rounds
 
 
 def spread_back(jobs: list[Job], outcomes: list[Outcome], index: list[int]) -> list[Outcome]:

@@ -11,17 +11,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from thoughtgraph.errors import InputError
+from thoughtgraph.errors import GraphError, InputError
 from thoughtgraph.evaluation.datasets import Data, Sample, load_data, load_dataset
 from thoughtgraph.evaluation.lock import hold_folder_lock, make_folder
 from thoughtgraph.evaluation.measures import rating_text
 from thoughtgraph.evaluation.prompt_variants import Variants
 from thoughtgraph.evaluation.prompt_variants import load as load_variants
-from thoughtgraph.evaluation.runner import EvalPlan, model_scored, plan
+from thoughtgraph.evaluation.runner import EvalPlan, check_rows, model_scored, plan
 from thoughtgraph.models.base import LanguageModel
 from thoughtgraph.modelspec import ModelLike
 from thoughtgraph.spend.pricing import Price
-from thoughtgraph.tasks import get_task
 from thoughtgraph.tuning import report, space
 from thoughtgraph.tuning.backend import JobBackend
 from thoughtgraph.tuning.config import TuneConfig
@@ -35,9 +34,9 @@ TuneData = str | Path | Sequence[Mapping[str, object]]
 @dataclass(frozen=True)
 class TunePlan:
     """What one tune runs, checked: `tune_split` (the first `--pilot` samples, searched on) and
-    `held_split` (the next `--holdout`, for the report only), the graphs built for `size` items
-    (`example` is a problem of that size, for the baselines), the model (`simulated`: the sim,
-    whose figures say nothing of a real model) and where the files go."""
+    `held_split` (the next `--holdout`, for the report only), the trials' graphs built for
+    `size` items, the baselines as eval builds them (`schemes`), the model (`simulated`: the
+    sim, whose figures say nothing of a real model) and where the files go."""
 
     config: TuneConfig
     task: str  # the task's name
@@ -46,7 +45,6 @@ class TunePlan:
     tune_split: tuple[Sample, ...]
     held_split: tuple[Sample, ...]
     size: int
-    example: object
     objective: report.Objective
     slots: dict[str, frozenset[str]]  # every prompt the searched graphs can send (`--prompts`)
     variants: Variants | None  # the prompts file's (empty with only `--propose`)
@@ -56,6 +54,10 @@ class TunePlan:
     folder: Path
     cache: Path | None  # the answer caches' folder (None: none, the sim's default)
     setup: Setup
+    schemes: EvalPlan  # eval's plan of the baselines and the searched schemes on both splits:
+    # `schemes.sample_graph(row, sample)` is the graph eval runs for that row on that sample
+    baselines: tuple[str, ...]  # the baselines' report names (`report.BASELINES`) that can run
+    left_out: str  # why a baseline is left out ("" when none is)
 
     @property
     def label(self) -> str:
@@ -103,8 +105,9 @@ def prepare(
     if c.input_column != "input" and data is None:
         raise InputError("--input-column names a column of --data: give --data too")
     mine = None if data is None else load_data(data, task, c.input_column)
-    the_plan = plan(task, 32 if c.size is None else c.size, ["got"], 1, c.dataset, data=mine,
-                    check=False)  # fmt: skip
+    rows_of_eval = tuple(dict.fromkeys([*report.BASELINES.values(), *c.schemes]))
+    the_plan = plan(task, 32 if c.size is None else c.size, rows_of_eval, c.pilot + c.holdout,
+                    c.dataset, data=mine, check=False)  # fmt: skip
     if c.size is not None and the_plan.size != c.size:
         raise InputError(f"--size {c.size} does not match dataset {the_plan.dataset}")
     rows = load_dataset(the_plan.dataset) if mine is None else mine.samples
@@ -113,7 +116,8 @@ def prepare(
             f"--pilot {c.pilot} + --holdout {c.holdout} exceeds the {len(rows)} samples of "
             f"{the_plan.dataset}"
         )
-    size, example = _items(the_plan, rows[: c.pilot + c.holdout])
+    size = _items(the_plan, rows[: c.pilot + c.holdout])
+    paper_note = _check_candidates(the_plan, c.schemes, size)
     objective = report.Objective(
         rating_text(the_plan.task).scale if model_scored(the_plan.task) else None
     )
@@ -148,7 +152,6 @@ def prepare(
         tune_split=rows[: c.pilot],
         held_split=rows[c.pilot : c.pilot + c.holdout],
         size=size,
-        example=example,
         objective=objective,
         slots=slots,
         variants=variants,
@@ -158,7 +161,32 @@ def prepare(
         folder=folder,
         cache=cache,
         setup=setup,
+        schemes=the_plan,
+        baselines=tuple(
+            name for name, row in report.BASELINES.items() if row != "got_paper" or not paper_note
+        ),
+        left_out=paper_note,
     )
+
+
+def _check_candidates(the_plan: EvalPlan, searched: Sequence[str], size: int) -> str:
+    """Refuse, before any trial, what eval refuses: the default `got` and each searched scheme
+    as eval builds them for each row's size, then the searched space's largest graphs (every
+    prompt choice, the most parts) as trials build them, each checked on a row of each size
+    (`evaluation.runner.check_rows`: one line naming the scheme and the row). The paper's
+    `got_paper`, when not searched, is only a baseline: one that cannot run is left out of the
+    report, and the returned note says why ("" when it can run)."""
+    candidates = tuple(dict.fromkeys([report.BASELINES[report.DEFAULT], *searched]))
+    check_rows(replace(the_plan, schemes=candidates))
+    graphs = tuple(space.space_graphs(searched, the_plan.task, size))
+    check_rows(replace(the_plan, schemes=tuple(name for name, _g in graphs), graphs=graphs))
+    if "got_paper" in candidates:
+        return ""
+    try:
+        check_rows(replace(the_plan, schemes=("got_paper",)))
+    except GraphError as exc:
+        return f"the paper's got_paper is left out: {exc}"
+    return ""
 
 
 def _model(
@@ -183,17 +211,14 @@ def _model(
     return lm, backend.shared(lm)
 
 
-def _items(the_plan: EvalPlan, samples: Sequence[Sample]) -> tuple[int, object]:
-    """The size the graphs are built for and a sample of that size (the baselines are built
-    for it): the dataset's size (sorting_064: 64), or for a dataset without one (countries,
-    documents, a data file) the fewest items any sample of the splits has, so no tuned graph
-    and no baseline splits a sample into more parts than it has items."""
+def _items(the_plan: EvalPlan, samples: Sequence[Sample]) -> int:
+    """The size the trials' graphs are built for: the dataset's size (sorting_064: 64), or for
+    a dataset without one (countries, documents, a data file) the fewest items any sample of
+    the splits has, so no tuned graph splits a sample into more parts than it has items. (The
+    baselines are built as eval builds them, for each row's own size.)"""
     if the_plan.dataset.rsplit("_", 1)[-1].isdigit():
-        return the_plan.size, samples[0].given
-    task = get_task(the_plan.task_spec)
-    sizes = [(len(task.parse_input(s.given)), index) for index, s in enumerate(samples)]
-    size, index = min(sizes)
-    return size, samples[index].given
+        return the_plan.size
+    return min(len(the_plan.the_task.parse_input(s.given)) for s in samples)
 
 
 def _folder(out: Path | None, the_plan: EvalPlan, data: TuneData | None) -> Path:

@@ -1,9 +1,13 @@
 """What a tune hands back: the Pareto front, its held-out figures, graph files, a table, a plot.
 
-The front is computed on the tuning split only. Each graph on it, and the two baselines (the
-default `got` and the paper's `got_paper`), then run on the held-out split: the table's held-out
-columns are figures the tuner never saw. `best.yaml` is the pick: the cheapest graph on the front
-whose tuning error is at most the target (by default the default `got`'s tuning error).
+The front is computed on the tuning split only, over the trials and the default `got` (what
+`eval` runs under that name, built for each row's size): the default is a candidate like any
+trial. Each graph on the front, and the two baselines (the default and the paper's
+`got_paper`), then run on the held-out split: the table's held-out columns are figures the tuner
+never saw. `best.yaml` is the pick (`choose`): the cheapest candidate whose tuning error is at
+most the target (by default the default's own tuning error, so the default is picked unless a
+trial beats it; a tie goes to the default), and a pick worse than the default on the held-out
+split gives way to the default. The header of front.md says which happened.
 
 On a model-scored task the tune minimises the model rating shortfall (`scale - rating`); the
 table, the CSV, the graph files' headers and the plot show the rating itself (higher is
@@ -23,6 +27,13 @@ from typing import TypeVar
 from thoughtgraph.engine.graph import Graph
 
 T = TypeVar("T")
+
+DEFAULT = "got (default)"
+"""The default candidate's row: `got`, what `solve` and `eval` run when given no scheme."""
+PAPER = "got_paper (paper)"
+"""The paper's configuration of `got_paper`, a baseline only."""
+BASELINES = {DEFAULT: "got", PAPER: "got_paper"}
+"""Each baseline's row name in the report -> the row `eval` runs it as."""
 
 
 @dataclass(frozen=True)
@@ -97,7 +108,7 @@ class Row:
 
     name: str  # "trial 7", "got (default)", "got_paper (paper)"
     label: str  # its settings in one line
-    graph: Graph
+    graph: Graph  # what its graph file holds (a scheme's: as built for the trials' size)
     tune_error: float
     tune_cost: float
     holdout_error: float | None = None
@@ -110,6 +121,16 @@ class Row:
     # figures are of a partial run (not plotted, never the pick's target)
     tune_unrated: int = 0  # a model-scored task: answers with no readable rating (tuning split)
     holdout_unrated: int | None = None  # ... and on the held-out split
+    scheme: str | None = None  # a scheme eval runs under this name (the baselines): its runs
+    # build it for each row's size as eval does (`EvalPlan.sample_graph`); None: `graph` runs
+    # on every row (a trial)
+    on_front: bool = False  # on the Pareto front of the tuning split (a front-NN.yaml file)
+
+    @property
+    def measured(self) -> bool:
+        """Did its tuning run finish? Not when the budget cut it short (its figures are of a
+        partial run), nor when it failed (an infinite error) or never ran (no cost)."""
+        return bool(self.tune_cost) and not self.tune_stopped and not math.isinf(self.tune_error)
 
 
 def pareto(points: Sequence[tuple[float, float, T]]) -> list[tuple[float, float, T]]:
@@ -135,11 +156,12 @@ def spread(front: Sequence[T], most: int) -> list[T]:
 
 
 def pick(front: Sequence[Row], target: float) -> Row:
-    """The cheapest front graph at or below the target error, else the most accurate one."""
+    """The cheapest front graph at or below the target error, else the most accurate one; a
+    tie goes to the default."""
     meeting = [r for r in front if r.tune_error <= target]
     if meeting:
-        return min(meeting, key=lambda r: (r.tune_cost, r.tune_error))
-    return min(front, key=lambda r: (r.tune_error, r.tune_cost))
+        return min(meeting, key=lambda r: (r.tune_cost, r.tune_error, r.name != DEFAULT))
+    return min(front, key=lambda r: (r.tune_error, r.tune_cost, r.name != DEFAULT))
 
 
 def fmt(value: float | None, digits: int = 2) -> str:
@@ -220,43 +242,84 @@ def front_file(number: int) -> str:
 @dataclass(frozen=True)
 class Pick:
     """The graph a tune recommends, and the report's rows as the files show them: the pick
-    marked among the front, each front graph with its file (the pick's also `best.yaml`).
-    `goal` is the minimised value it had to meet and `source` where that came from."""
+    marked, each front graph with its file (the pick's also `best.yaml`). `goal` is the
+    minimised value a candidate had to meet on the tuning split, `source` where it came from
+    and `target` whether `--target` set it; `tuned` is the pick on the tuning split and `row`
+    the pick after the held-out check (the default when `tuned` was worse than it there);
+    `default` is the default got's row when its tuning run finished (None: it did not)."""
 
     row: Row
     rows: tuple[Row, ...]
     goal: float
     source: str
+    tuned: Row
+    default: Row | None = None
+    target: bool = False
+
+    @property
+    def gave_way(self) -> bool:
+        """Did the tuning split's pick give way to the default on the held-out split?"""
+        return self.row.name != self.tuned.name
 
 
 def choose(rows: Sequence[Row], target: float | None, objective: Objective = ERRORS) -> Pick:
-    """The cheapest front graph whose tuning error meets the goal: `--target`, else the default
-    `got`'s tuning error (unless the budget cut its run short: then 0)."""
-    front = [r for r in rows if r.mark == "front"]
-    default = next((r for r in rows if r.name == "got (default)" and r.tune_cost), None)
-    if default is not None and default.tune_stopped:
-        default = None  # cut short by the budget: its error is of a partial run, not a target
+    """The cheapest candidate (the front's graphs, the default among them when nothing beats it
+    on both) whose tuning error meets the goal: `--target`, else the default got's tuning
+    error (0 when its run did not finish: the budget cut it short, or it failed); then the
+    held-out check: a pick worse than the default on the held-out split (`_worse_held_out`;
+    with `--target`, only one that also misses the target there) gives way to the default."""
+    front = [r for r in rows if r.on_front]
+    default = _measured_default(rows)
     given = objective.goal(target)
     goal = given if given is not None else (default.tune_error if default else 0.0)
-    chosen = pick(front, goal)
+    tuned = pick(front, goal)
+    chosen = tuned
+    misses = given is None or (tuned.holdout_error or 0.0) > given  # with --target: held out
+    if default is not None and tuned is not default and _worse_held_out(tuned, default) and misses:
+        chosen = default
     source = (
         "--target"
         if target is not None
-        else "the default got on the tuning split"
+        else "what the default got has on the tuning split"
         if default is not None
         else "no measured default got: its tuning run did not finish"
     )
     shown, number = [], 0
     for row in rows:
+        files = []
+        if row.on_front:
+            number += 1
+            files.append(front_file(number))
         if row is chosen:
             row = replace(row, mark="pick")
-        if row.mark in ("front", "pick"):
-            number += 1
-            name = front_file(number)
-            row = replace(row, file=f"{name}, best.yaml" if row.mark == "pick" else name)
-        shown.append(row)
-    best = next(r for r in shown if r.mark == "pick")
-    return Pick(best, tuple(shown), goal, source)
+            files.append("best.yaml")
+        shown.append(replace(row, file=", ".join(files)) if files else row)
+    by_name = {r.name: r for r in shown}
+    return Pick(
+        by_name[chosen.name],
+        tuple(shown),
+        goal,
+        source,
+        by_name[tuned.name],
+        None if default is None else by_name[default.name],
+        target is not None,
+    )
+
+
+def _measured_default(rows: Sequence[Row]) -> Row | None:
+    """The default got's row if its tuning run finished (`Row.measured`)."""
+    found = next((r for r in rows if r.name == DEFAULT), None)
+    return found if found is not None and found.measured else None
+
+
+def _worse_held_out(row: Row, default: Row) -> bool:
+    """Is `row` worse than the default on the held-out split: a higher error, or the same error
+    at a higher cost? (Not when either has no held-out figures, or the budget cut one short.)"""
+    if row.holdout_error is None or default.holdout_error is None or row.stopped or default.stopped:
+        return False
+    if not math.isclose(row.holdout_error, default.holdout_error, abs_tol=1e-9):
+        return row.holdout_error > default.holdout_error
+    return (row.holdout_cost or 0.0) > (default.holdout_cost or 0.0) + 1e-9
 
 
 @dataclass(frozen=True)
@@ -292,17 +355,13 @@ def write(
     failed or was left out) ends the text above the table."""
     rows, objective = chosen.rows, about.objective
     written = write_graphs(rows, folder, chosen.row, about.size, objective)
-    how = (
-        f"Pick: the cheapest front graph with tuning error at most {chosen.goal:g} "
-        f"({chosen.source})."
-    )
+    how = pick_text(chosen, about.metric, objective)
     if objective.scale is not None:
         how = (
             f"Objective: the model's rating of the final answer (0-{objective.scale}, higher "
             f"is better), judged as eval judges it; the tune minimises the rating shortfall "
             f"{objective.scale} - rating, and an answer whose rating could not be read counts "
-            f"as 0 and as unrated. Pick: the cheapest front graph with a tuning rating of at "
-            f"least {fmt(objective.scale - chosen.goal)} ({chosen.source})."
+            f"as 0 and as unrated. {how}"
         )
     if any(r.tune_stopped or r.stopped for r in rows):
         how += (
@@ -324,6 +383,77 @@ def write(
     return Written(text, [folder / "front.md", folder / "front.csv", *written, *plots], bool(plots))
 
 
+def pick_text(chosen: Pick, metric: str, objective: Objective = ERRORS) -> str:
+    """The header's pick rule, as `choose` applies it, and what it found: which candidate is
+    best.yaml and why (the default, a trial that beat it, or a trial that gave way to it)."""
+    rated = objective.scale is not None
+    meets = (
+        f"a tuning rating of at least {fmt(objective.shown(chosen.goal))}"
+        if rated
+        else f"tuning error at most {chosen.goal:g}"
+    )
+    if chosen.default is None:
+        rule = f"Pick: the cheapest front graph with {meets} ({chosen.source})."
+    else:
+        worse = (
+            "a lower rating, or the same rating at a higher cost"
+            if rated
+            else "a higher error, or the same error at a higher cost"
+        )
+        check = (
+            "a pick that misses the target on the held-out split and is worse there than the "
+            "default gives way to it"
+            if chosen.target
+            else f"a pick worse than the default on the held-out split ({worse}) gives way to it"
+        )
+        rule = (
+            f"Pick: the cheapest of the front's graphs and the default got with {meets} "
+            f"({chosen.source}); a tie goes to the default, and {check}."
+        )
+    if not any(r.tune_error <= chosen.goal for r in chosen.rows if r.on_front):
+        rule += " No candidate meets it: the most accurate is the pick."
+    return f"{rule} {_verdict(chosen, metric, objective)}"
+
+
+def _verdict(chosen: Pick, metric: str, objective: Objective) -> str:
+    """What the pick rule found, in one sentence."""
+    default, tuned, measure = chosen.default, chosen.tuned, _measure(objective)
+
+    def at(error: float | None, cost: float | None) -> str:
+        return f"{fmt(objective.shown(error))} at {fmt(cost, 1)}"
+
+    if default is None:
+        return f"best.yaml is {tuned.name}."
+    if tuned.name == DEFAULT:
+        return (
+            "No candidate beat the default: best.yaml is the default got "
+            f"({measure} {at(default.tune_error, default.tune_cost)} {metric})."
+        )
+    tuning = (
+        f"{measure} {at(tuned.tune_error, tuned.tune_cost)} {metric} against the default's "
+        f"{at(default.tune_error, default.tune_cost)}"
+    )
+    won = (
+        f"{tuned.name} meets the target on the tuning split ({tuning})"
+        if chosen.target
+        else f"{tuned.name} beat the default got on the tuning split ({tuning})"
+    )
+    held = (
+        f"{measure} {at(tuned.holdout_error, tuned.holdout_cost)} against the default's "
+        f"{at(default.holdout_error, default.holdout_cost)}"
+    )
+    if chosen.gave_way:
+        lost = "misses the target and is worse than the default" if chosen.target else "is worse"
+        return f"{won}, but on the held-out split it {lost} ({held}): best.yaml is the default got."
+    if tuned.holdout_error is None or default.holdout_error is None:
+        return f"{won}; no held-out figures to check it against: best.yaml is {tuned.name}."
+    return f"{won} and held out ({held}): best.yaml is {tuned.name}."
+
+
+def _measure(objective: Objective) -> str:
+    return "error" if objective.scale is None else "rating"
+
+
 def write_graphs(
     rows: Sequence[Row],
     folder: Path,
@@ -334,7 +464,7 @@ def write_graphs(
     """front-NN.yaml for every front graph and best.yaml for the pick: `solve --graph FILE` and
     `eval --graph FILE` run them as they are. Each says the `size` it was built for."""
     written = []
-    for number, row in enumerate((r for r in rows if r.mark in ("front", "pick")), start=1):
+    for number, row in enumerate((r for r in rows if r.on_front), start=1):
         path = folder / front_file(number)
         path.write_text(_graph_text(row, size, objective))
         written.append(path)
@@ -353,6 +483,12 @@ def _graph_text(row: Row, size: int | None = None, objective: Objective = ERRORS
         f"held-out: {what} {fmt(held)}{of if held is not None else ''}, "
         f"cost {fmt(row.holdout_cost, 1)}\n"
     )
+    if row.scheme is not None:
+        header += (
+            f"# the figures are of {row.scheme} as eval runs it (eval --schemes {row.scheme}), "
+            f"built for each row's size; this file holds it built for "
+            f"{'the size below' if size is None else f'{size} items'}\n"
+        )
     graph = row.graph if size is None else row.graph.model_copy(update={"size": size})
     return header + graph.to_yaml()
 
@@ -391,7 +527,7 @@ def plot(
             c="0.75",
             label="trials (tuning split)",
         )
-    front = sorted((r for r in rows if r.mark in ("front", "pick")), key=lambda r: r.tune_cost)
+    front = sorted((r for r in rows if r.on_front), key=lambda r: r.tune_cost)
     ax.plot(
         [r.tune_cost for r in front],
         [y(r.tune_error) for r in front],
@@ -409,7 +545,7 @@ def plot(
         s=60,
         label="front graphs, held-out split",
     )
-    styles = {"got (default)": ("s", "tab:red"), "got_paper (paper)": ("^", "tab:green")}
+    styles = {DEFAULT: ("s", "tab:red"), PAPER: ("^", "tab:green")}
     for r in rows:
         if r.name in styles:
             marker, colour = styles[r.name]

@@ -36,12 +36,16 @@ class TuneResults:
 
     @property
     def front(self) -> list[Graph]:
-        """The front's graphs, as front-NN.yaml holds them (the pick among them)."""
+        """The front's graphs, as front-NN.yaml holds them (the pick among them when it is on
+        the front; the default got among them when no trial beats it on both)."""
         return [
-            r.graph.model_copy(update={"size": self.best.size})
-            for r in self.rows
-            if r.mark in ("front", "pick")
+            r.graph.model_copy(update={"size": self.best.size}) for r in self.rows if r.on_front
         ]
+
+    @property
+    def pick(self) -> Row:
+        """The pick's row (best.yaml): a trial, or `got (default)` when no trial beat it."""
+        return next(r for r in self.rows if r.mark == "pick")
 
     def to_pandas(self) -> Any:
         """A DataFrame of the report table (the columns of front.csv), plus each row's mark."""

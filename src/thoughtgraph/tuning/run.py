@@ -64,7 +64,8 @@ def _run(
         measured = held_out(run, front)
     chosen = report.choose(measured.rows, config.target, plan.objective)
     about = report.About(plan.label, config.cost, plan.size, plan.simulated, plan.objective)
-    written = report.write(plan.folder, about, chosen, front.points, measured.note)
+    note = "; ".join(n for n in (searched.note, measured.note) if n)
+    written = report.write(plan.folder, about, chosen, front.points, note)
     return TuneResults(
         rows=list(chosen.rows),
         best=chosen.row.graph.model_copy(update={"size": plan.size}),

@@ -24,7 +24,6 @@ from thoughtgraph.engine import kinds
 from thoughtgraph.engine.graph import Graph
 from thoughtgraph.errors import InputError, shown
 from thoughtgraph.tasks import TASKS
-from thoughtgraph.tasks.base import Task
 from thoughtgraph.tasks.loading import loaded
 
 if TYPE_CHECKING:
@@ -40,6 +39,8 @@ INT_RANGES: dict[str, dict[str, tuple[int, int]]] = {
 }
 # Prompt variants among the task's own prompts (the sim reads them all alike; see docs/tuning.md).
 PROMPT_CHOICES = {"got_paper": ("part_prompt", ("io", "cot")), "tot": ("prompt", ("io", "cot"))}
+SHORT = {"max_regenerations": "regen", "max_extra_merges": "merges", "max_refines": "refines"}
+"""How a label names got's retry knobs."""
 
 
 class Suggester(Protocol):
@@ -145,10 +146,12 @@ class _Pinned:
         return high
 
 
-def prompt_slots(scheme_names: Sequence[str], task: str, size: int) -> dict[str, frozenset[str]]:
-    """Every prompt the searched schemes' graphs can send (slot -> the template values every op
-    sending it fills): what a prompts file may give variants for."""
-    fills: dict[str, frozenset[str]] = {}
+def space_graphs(scheme_names: Sequence[str], task: str, size: int) -> list[tuple[str, Graph]]:
+    """The largest graphs of the searched space (every count at its high end), one for each
+    scheme, prompt choice and part size, named by their settings (`describe`): between them
+    they send every prompt a trial can send and hold the most parts a trial can have, so a
+    task that cannot run one of them is refused before any trial (`tuning.plan`)."""
+    found: list[tuple[str, Graph]] = []
     for scheme in scheme_names:
         prompt_knob = PROMPT_CHOICES.get(scheme)
         prompts = prompt_knob[1] if prompt_knob else (None,)
@@ -158,11 +161,20 @@ def prompt_slots(scheme_names: Sequence[str], task: str, size: int) -> dict[str,
                 pinned = {"scheme": scheme, f"{scheme}.part_size": part_size}
                 if prompt_knob:
                     pinned[f"{scheme}.{prompt_knob[0]}"] = prompt
-                graph = graph_for(suggest(_Pinned(pinned), [scheme], size, task), task, size)
-                for op in graph.ops:
-                    if op.prompt is not None:
-                        filled = kinds.get(op.kind).fills
-                        fills[op.prompt] = fills.get(op.prompt, filled) & filled
+                params = suggest(_Pinned(pinned), [scheme], size, task)
+                found.append((describe(params, size), graph_for(params, task, size)))
+    return found
+
+
+def prompt_slots(scheme_names: Sequence[str], task: str, size: int) -> dict[str, frozenset[str]]:
+    """Every prompt the searched schemes' graphs can send (slot -> the template values every op
+    sending it fills): what a prompts file may give variants for."""
+    fills: dict[str, frozenset[str]] = {}
+    for _name, graph in space_graphs(scheme_names, task, size):
+        for op in graph.ops:
+            if op.prompt is not None:
+                filled = kinds.get(op.kind).fills
+                fills[op.prompt] = fills.get(op.prompt, filled) & filled
     return fills
 
 
@@ -207,42 +219,7 @@ def graph_for(
 def describe(params: dict[str, Any], size: int) -> str:
     """A short label such as `got parts=8 regen=2 merges=1 refines=0`."""
     scheme, options = options_of(params, size)
-    short = {
-        "max_regenerations": "regen",
-        "max_extra_merges": "merges",
-        "max_refines": "refines",
-        "part_prompt": "prompt",
-    }
+    short = {**SHORT, "part_prompt": "prompt"}
     text = " ".join(f"{short.get(k, k)}={v}" for k, v in sorted(options.items()))
     chosen = " ".join(f"{k}={v}" for k, v in sorted(params.items()) if k.startswith("prompt."))
     return " ".join(part for part in (scheme, text, chosen) if part)
-
-
-def baselines(
-    task: str | Task[Any, Any], size: int, example: object
-) -> dict[str, tuple[Graph, str]]:
-    """The graphs every tune is compared with, and their settings in one line: what
-    `solve --scheme got` builds by default (the task's part size, caps 2/1/2) and the paper's
-    `got_paper` configuration at this size."""
-    import inspect
-
-    from thoughtgraph.solving.solve import prepare
-
-    prepared = prepare(task, example, scheme="got")
-    the_task, problem, got = prepared.task, prepared.problem, prepared.graph
-    task = the_task.name  # `task` may be an import string or a task file
-    paper = {
-        name: p.default
-        for name, p in inspect.signature(schemes.got_paper).parameters.items()
-        if name in INT_RANGES["got_paper"]
-    } | schemes.paper_options("got_paper", task, size)
-    paper_text = " ".join(
-        f"{k}={v}" for k, v in paper.items() if k in (*INT_RANGES["got_paper"], "parts")
-    )
-    return {
-        "got (default)": (
-            got,
-            f"got parts={the_task.default_parts(problem)} regen=2 merges=1 refines=2",
-        ),
-        "got_paper (paper)": (schemes.build("got_paper", task, size), f"got_paper {paper_text}"),
-    }

@@ -31,7 +31,16 @@ from thoughtgraph.events import StopReason
 from thoughtgraph.models.limits import ConcurrencyLimiter
 from thoughtgraph.spend.budget import Amounts, Budget, share
 from thoughtgraph.tuning import space
-from thoughtgraph.tuning.jobs import Job, Outcome, Setup, job_graph, run_job, spread_back, unique
+from thoughtgraph.tuning.jobs import (
+    Job,
+    Outcome,
+    Setup,
+    job_graph,
+    run_job,
+    spread_back,
+    unique,
+    waves,
+)
 
 INSTALL_HINT = (
     "tune needs Optuna: pip install 'thoughtgraph[tune]' (from a clone: pip install -e '.[tune]')"
@@ -93,9 +102,14 @@ class Study(Protocol):
 
 
 def run_unique(backend: Backend, setup: Setup, jobs: list[Job]) -> list[Outcome]:
-    """Run each distinct (graph, samples) once, so no two runs share a cache file at once."""
+    """Run each distinct (graph, samples) once, and never two runs of one (graph, sample) pair
+    at once (`jobs.waves`), so no two runs share a cache file's prompts at the same time."""
     distinct, index = unique(jobs)
-    return spread_back(jobs, backend(setup, distinct), index)
+    outcomes: list[Outcome | None] = [None] * len(distinct)
+    for wave in waves(distinct):
+        for number, outcome in zip(wave, backend(setup, [distinct[i] for i in wave]), strict=True):
+            outcomes[number] = outcome
+    return spread_back(jobs, [o for o in outcomes if o is not None], index)
 
 
 def import_optuna() -> ModuleType:
@@ -279,7 +293,7 @@ def tune_loop(
             trial.set_user_attr("allowance", scaled(allowance, len(samples)))
             trial.set_user_attr("graph", space.describe(params, setup.size))
             asked.append(
-                (trial, Job(f"trial-{trial.number}", job_graph(setup, graph), data, allowance))
+                (trial, Job.one(f"trial-{trial.number}", job_graph(setup, graph), data, allowance))
             )
         outcomes = run_unique(backend, setup, [job for _, job in asked])
         stop: StopReason | None = None  # the batch's first reason to stop: one of these two
