@@ -206,52 +206,62 @@ def test_the_default_s_figure_is_eval_s_got_on_the_same_rows(capsys, tmp_path, m
     assert "parts=2-3" in default["graph"]
 
 
+def hinted(folder: Path, made: dict[str, Any], slot: str) -> str:
+    """A task class whose own `slot` prompt asks for a value no op fills (`{{hint}}`): every
+    graph sending that prompt cannot run. Returns its import string."""
+    name = f"hinted_{slot}_{uuid.uuid4().hex[:8]}"
+    (folder / f"{name}.py").write_text(
+        textwrap.dedent(f"""
+        from {made["class"].split(":")[0]} import EvensTask
+
+
+        class Hinted(EvensTask):
+            name = "evens-{slot}-hint"
+            prompts = {{"{slot}": "{{{{task}}}} {{{{hint}}}} <input>{{{{input}}}}</input>"}}
+        """)
+    )
+    return f"{name}:Hinted"
+
+
 def test_tune_refuses_before_any_trial_what_eval_refuses(capsys, tmp_path, made):
-    """The task class has no reader for a model's split: eval refuses got_paper before any
-    call, and so does tune with its default schemes (it ran 2 trials, then wrote a pick)."""
-    model = f"py:{made['models']}:exact"
+    """The task's io prompt asks for a value no op fills: eval refuses got_paper (its parts
+    send io) before any call, and so does tune with its default schemes, in the same line (it
+    ran 2 trials, failed, and still wrote a pick)."""
+    task, model = hinted(tmp_path, made, "io"), f"py:{made['models']}:exact"
     code, _out, eval_err = run_cli(
-        capsys, "eval", made["class"], "--data", made["data"], "--schemes", "got,got_paper",
+        capsys, "eval", task, "--data", made["data"], "--schemes", "got,got_paper",
         "--model", model, "--out", str(tmp_path / "e"),
     )  # fmt: skip
     assert code == 2
     out = tmp_path / "t"
     code, _out, err = run_cli(
-        capsys, "tune", made["class"], "--data", made["data"], *ARGS, "--model", model,
-        "--out", str(out),
+        capsys, "tune", task, "--data", made["data"], *ARGS, "--model", model, "--out", str(out),
     )  # fmt: skip
+    sys.modules.pop(task.partition(":")[0], None)
     assert code == 2 and err.count("\n") == 1, err
     assert err == eval_err  # the same line
     assert "scheme got_paper cannot run on rows.jsonl row 1 (4 items)" in err
+    assert "prompt 'io' needs hint" in err
     assert not (out / "study.db").exists() and not (out / "best.yaml").exists()
 
 
 def test_tune_refuses_a_prompt_choice_of_its_space_the_task_cannot_send(capsys, tmp_path, made):
-    """Beyond eval's schemes: tot's trials choose the io or the cot prompt; a task with io only
-    runs eval's tot, but a cot trial could not run: refused before any trial."""
-    (tmp_path / "io_only.py").write_text(
-        textwrap.dedent(f"""
-        from thoughtgraph.tasks.prompts import PromptTemplate
-        from {made["class"].split(":")[0]} import EvensTask
-
-
-        class IoOnly(EvensTask):
-            name = "evens-io"
-            prompts = {{
-                "io": PromptTemplate("{{{{task}}}} <input>{{{{input}}}}</input>"),
-                "improve": PromptTemplate("{{{{task}}}} <input>{{{{original}}}}</input>"),
-            }}
-        """)
-    )
-    try:
-        code, _out, err = run_cli(
-            capsys, "tune", "io_only:IoOnly", "--data", made["data"], "--schemes", "tot", *ARGS,
-            "--model", f"py:{made['models']}:exact", "--out", str(tmp_path / "t"),
-        )  # fmt: skip
-    finally:
-        sys.modules.pop("io_only", None)
+    """Beyond eval's schemes: tot's trials choose the io or the cot prompt; a task whose cot
+    prompt cannot be sent runs eval's tot (io), but a cot trial could not: refused before any
+    trial."""
+    task, model = hinted(tmp_path, made, "cot"), f"py:{made['models']}:exact"
+    code, _out, _err = run_cli(
+        capsys, "eval", task, "--data", made["data"], "--schemes", "tot", "--model", model,
+        "--out", str(tmp_path / "e"), "--no-progress",
+    )  # fmt: skip
+    assert code == 0  # eval's tot sends io
+    code, _out, err = run_cli(
+        capsys, "tune", task, "--data", made["data"], "--schemes", "tot", *ARGS,
+        "--model", model, "--out", str(tmp_path / "t"),
+    )  # fmt: skip
+    sys.modules.pop(task.partition(":")[0], None)
     assert code == 2 and err.count("\n") == 1, err
-    assert "prompt=cot cannot run on" in err and "'cot'" in err, err
+    assert "prompt=cot cannot run on" in err and "prompt 'cot' needs hint" in err, err
 
 
 def row(name: str, tune: tuple[float, float], held: tuple[float, float] | None,
