@@ -399,11 +399,14 @@ def _report_outputs(trace: Path | None, result: Result, logs: list[EventLog]) ->
 
 
 def _kept(result: Result, cache: Path | None, trace: Path | None, failed: list[str]) -> str:
-    """The one line after Ctrl-C: what the run had done and where it is kept."""
-    answers = f"{result.completions} answer{'s' if result.completions != 1 else ''}"
+    """The one line after Ctrl-C: what the run had done and where it is kept. With a cache, the
+    answers it holds (a call cut short may have stored some: its result counts none)."""
+    count = result.completions
     where = []
     if cache is not None:
+        count = max(count, result.cached_answers or 0)
         where.append(f"in the cache {cache} (rerun with it to resume)")
+    answers = f"{count} answer{'s' if count != 1 else ''}"
     if trace is not None and str(trace) not in failed:
         where.append(f"in the trace {trace}")
     kept = " and ".join(where) if where else "in no file (give --cache to resume a run)"

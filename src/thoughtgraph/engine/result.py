@@ -59,6 +59,10 @@ class Result:
     # tokens each answer was capped at by default (engine/answer_cap.py); None: the user's
     # own cap (or no cap) applied, or the model takes none (a function, the simulated model)
     completion_cap: int | None = None
+    # answers of this run the answer cache holds: its hits and what it stored, the answers of a
+    # call cut short by Ctrl-C included (a top-up's singles are stored as they arrive); None:
+    # no cache
+    cached_answers: int | None = None
     # The model's rating of the final answer (higher is better, 0..rating_scale) when the graph
     # rates answers with the model: None when it did not rate this one or no rating could be
     # read (then the run is "not clean"). `rating_scale` None: the graph rates only in code.

@@ -135,8 +135,10 @@ def _immediate(db: sqlite3.Connection) -> Iterator[None]:
 class CachedModel(DeliveringModel, WrapperModel):
     """A `LanguageModel` that answers from the cache file when it can and records what it cannot.
 
-    `hits` and `misses` count answers (samples), not requests. Name, settings and the rest are
-    the inner model's (`WrapperModel`).
+    `hits` and `misses` count answers (samples), not requests; `stored` the answers this model
+    committed to the file (those of a call cancelled in flight included: the parallel singles
+    of a top-up commit one by one). Name, settings and the rest are the inner model's
+    (`WrapperModel`).
     """
 
     def __init__(self, inner: LanguageModel, path: str | Path) -> None:
@@ -144,6 +146,7 @@ class CachedModel(DeliveringModel, WrapperModel):
         self.path = Path(path)
         self.hits = 0
         self.misses = 0
+        self.stored = 0
         self._samples = SampleCounter()
         self._lock = threading.Lock()
         self._holder = uuid.uuid4().hex  # names this model's claims in the file
@@ -367,7 +370,7 @@ class CachedModel(DeliveringModel, WrapperModel):
         now = time.time()
         # one transaction, committed before the answers are returned
         with self._lock, self._failing("write"), self._db:
-            self._db.executemany(
+            inserted = self._db.executemany(
                 "INSERT OR IGNORE INTO answers VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     (
@@ -384,6 +387,7 @@ class CachedModel(DeliveringModel, WrapperModel):
                     for sample, key, c in rows
                 ],
             )
+            self.stored += max(0, inserted.rowcount)
 
     @contextlib.contextmanager
     def _failing(self, what: str) -> Iterator[None]:

@@ -189,6 +189,7 @@ async def _run_prepared(
             wall = time.perf_counter() - started
             partial = _result(graph, so_far, the_task, problem, lm, price, wall)
             partial.completion_cap = cap
+            partial.cached_answers = _cached_answers(cached)
             exc.result = partial  # type: ignore[attr-defined]
         raise
     finally:
@@ -196,6 +197,7 @@ async def _run_prepared(
             cached.close()
     result = _result(graph, outcome, the_task, problem, lm, price, time.perf_counter() - started)
     result.completion_cap = cap
+    result.cached_answers = _cached_answers(cached)
     logger.info(
         "%d model calls (%s); %s tokens paid%s; status %s",
         result.calls,
@@ -209,6 +211,11 @@ async def _run_prepared(
         error.result = result
         raise error
     return result
+
+
+def _cached_answers(cached: CachedModel | None) -> int | None:
+    """The answers of the run the cache holds (found there, or stored as they arrived)."""
+    return None if cached is None else cached.hits + cached.stored
 
 
 def _check_simulated(model: LanguageModel, task: BaseTask[Any, Any], problem: object) -> None:
