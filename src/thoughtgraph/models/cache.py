@@ -23,6 +23,12 @@ model), while a rerun (a new `CachedModel` on the same file) replays samples 0, 
 identically. The inner model is told which samples it is asked for (`base.asking`), so a model
 that takes them (a user's function with a keyword `sample`) answers sample i under key i.
 
+The completion cap (`max_tokens`) is in the key: a cap cuts answers, and an answer cut under
+a small cap is not the answer to a larger one. So a file whose answers were made under another
+cap or temperature (a default cap that changed between versions) misses; the first such miss
+says so in one line (`requests` holds each answer's request with those two left out, to find
+them), instead of paying every answer again in silence.
+
 The cache may sit on either side of `RateLimitedModel` (both are `WrapperModel`s): hits cost
 neither rate limit nor budget either way.
 """
@@ -33,13 +39,14 @@ import asyncio
 import contextlib
 import hashlib
 import json
+import logging
 import os
 import socket
 import sqlite3
 import threading
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Self, TypeGuard
 
@@ -61,6 +68,7 @@ KEY_VERSION = 1  # bump if the canonical request changes: old entries then simpl
 LEASE_SECONDS = 30.0  # a claim not renewed for this long is free: its holder hangs or is gone
 _WAIT_FIRST, _WAIT_MAX = 0.02, 0.5  # polling for another holder's answers, doubling
 _HOST = socket.gethostname()
+logger = logging.getLogger(__name__)
 
 Migration = Callable[[sqlite3.Connection], None]
 MIGRATIONS: list[tuple[str, Migration]] = []
@@ -102,6 +110,47 @@ def m002_claims(db: sqlite3.Connection) -> None:
             expires REAL NOT NULL
         )"""
     )
+
+
+@migration
+def m003_requests(db: sqlite3.Connection) -> None:
+    """Each answer's request with its answer cap left out (`request_hash`), in a table of its
+    own (code that knows only `answers` still reads and writes the file): when a request
+    misses, answers to it made under another cap or temperature are found, and the user told
+    that they are paid again (a default cap that changed between versions made every answer
+    of an old cache miss, silently)."""
+    db.execute("CREATE TABLE requests (key TEXT PRIMARY KEY, request TEXT NOT NULL)")
+    db.execute("CREATE INDEX requests_by_request ON requests(request)")
+    rows = db.execute("SELECT key, model, prompt, settings, sample FROM answers")
+    while batch := rows.fetchmany(1000):
+        db.executemany(
+            "INSERT OR IGNORE INTO requests VALUES (?, ?)",
+            [
+                (key, request_hash(model, prompt, settings, sample))
+                for key, model, prompt, settings, sample in batch
+                if isinstance(settings, str) and isinstance(prompt, str)
+            ],
+        )
+
+
+def request_hash(model: str, prompt: str, settings: str, sample: int) -> str:
+    """SHA-256 of a request as `CachedModel.key` canonicalises it, its `max_tokens` and
+    `temperature` left out (`settings` as the `answers` table stores it: JSON)."""
+    try:
+        loaded = json.loads(settings)
+    except ValueError:
+        loaded = {}
+    kept = {k: v for k, v in loaded.items() if k not in _LOOSE} if isinstance(loaded, dict) else {}
+    request = {"v": KEY_VERSION, "model": model, "prompt": prompt, "settings": kept}
+    canonical = json.dumps(
+        request | {"sample": sample}, sort_keys=True, ensure_ascii=False, separators=(",", ":")
+    )
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+_LOOSE = ("max_tokens", "temperature")
+"""Settings a request is found under whatever their value, to say that its answers made with
+another value are paid again."""
 
 
 def migrate(db: sqlite3.Connection) -> None:
@@ -206,6 +255,8 @@ class CachedModel(DeliveringModel, WrapperModel):
         missing = [i for i, key in enumerate(keys) if key not in found]
         self.hits += len(keys) - len(missing)
         self.misses += len(missing)
+        if missing:
+            self._note_other_settings(prompt, samples[missing[0]], keys[missing[0]])
         for key in keys:
             if key in found:
                 deliver(found[key])
@@ -342,6 +393,31 @@ class CachedModel(DeliveringModel, WrapperModel):
                 f"DELETE FROM claims WHERE holder = ? AND key IN ({marks})", [self._holder, *keys]
             )
 
+    # --- answers made with other settings -------------------------------------------------
+    def _note_other_settings(self, prompt: str, sample: int, key: str) -> None:
+        """Say once per file and process when a missed answer is in the file under other
+        settings (another default cap, temperature): it is paid again, not reused."""
+        where = str(self.path.resolve())
+        if where in _NOTED:
+            return
+        settings = json.dumps(self.settings, sort_keys=True)
+        request = request_hash(self.name, prompt, settings, sample)
+        with self._lock, self._failing("read"):
+            row = self._db.execute(
+                "SELECT a.settings FROM requests r JOIN answers a ON a.key = r.key "
+                "WHERE r.request = ? AND r.key != ? LIMIT 1",
+                (request, key),
+            ).fetchone()
+        if row is None:
+            return
+        _NOTED.add(where)
+        logger.warning(
+            "the answer cache at %s holds answers to these prompts made with other settings "
+            "(%s): they are not reused, so these answers are paid again",
+            self.path,
+            _differences(row[0], self.settings),
+        )
+
     # --- storage (short, synchronous, under a lock: safe from any thread or task) -----------
     def _load(self, keys: list[str]) -> dict[str, Completion]:
         marks = ",".join("?" * len(keys))
@@ -367,6 +443,7 @@ class CachedModel(DeliveringModel, WrapperModel):
         if not rows:
             return
         settings = json.dumps(self.settings, sort_keys=True)
+        requests = [(key, request_hash(self.name, prompt, settings, n)) for n, key, _ in rows]
         now = time.time()
         # one transaction, committed before the answers are returned
         with self._lock, self._failing("write"), self._db:
@@ -388,6 +465,7 @@ class CachedModel(DeliveringModel, WrapperModel):
                 ],
             )
             self.stored += max(0, inserted.rowcount)
+            self._db.executemany("INSERT OR IGNORE INTO requests VALUES (?, ?)", requests)
 
     @contextlib.contextmanager
     def _failing(self, what: str) -> Iterator[None]:
@@ -420,6 +498,25 @@ async def _fetching(path: Path, keys: list[str]) -> AsyncIterator[None]:
     finally:
         for slot in held:
             _BUSY.pop(slot).set()
+
+
+_NOTED: set[str] = set()  # cache files whose answers under other settings were noted
+
+
+def _differences(stored: object, settings: Mapping[str, object]) -> str:
+    """`max_tokens 268 there, 300 here`, for each loose setting that differs."""
+    try:
+        there = json.loads(stored) if isinstance(stored, str) else {}
+    except ValueError:
+        there = {}
+    if not isinstance(there, dict):
+        there = {}
+    changed = [
+        f"{name} {there.get(name)} there, {settings.get(name)} here"
+        for name in _LOOSE
+        if there.get(name) != settings.get(name)
+    ]
+    return "; ".join(changed) or "settings"
 
 
 def _live(pid: int, host: str, expires: float, now: float) -> bool:
