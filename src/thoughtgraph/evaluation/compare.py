@@ -37,6 +37,8 @@ from thoughtgraph.evaluation.statistics import (
     compare_measures,
     per_sample_means,
 )
+from thoughtgraph.io.bounds import MAX_RUN_FILE_BYTES, read_file
+from thoughtgraph.io.strictload import read_json
 from thoughtgraph.schemes import SCHEMES
 
 
@@ -64,8 +66,9 @@ def load_run(path: Path, label: str | None = None) -> Run:
     task = model = None
     prompts = None
     for folder in folders:
-        try:
-            manifest = json.loads((folder / MANIFEST).read_text())
+        try:  # bounded and strict, as every file read: one line for a damaged one
+            text = read_file(folder / MANIFEST, MAX_RUN_FILE_BYTES, "the eval manifest")
+            manifest = read_json(text)
             size, dataset = int(manifest["size"]), str(manifest["dataset"])
             task, model = str(manifest["task"]), str(manifest["model"])
             prompts = manifest.get("prompts_hash")

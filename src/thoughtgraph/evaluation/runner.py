@@ -37,6 +37,8 @@ from thoughtgraph.errors import (
 from thoughtgraph.evaluation import fingerprint
 from thoughtgraph.evaluation.datasets import DATASETS, Data, Sample, dataset_task, load_dataset
 from thoughtgraph.events import StopReason
+from thoughtgraph.io.bounds import MAX_RUN_FILE_BYTES, read_file
+from thoughtgraph.io.strictload import read_json
 from thoughtgraph.models.base import (
     AnswerSink,
     Completion,
@@ -522,8 +524,8 @@ def _read_manifest(out: Path) -> dict[str, Any] | None:
     if not path.exists():
         return None
     try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError):
+        data = read_json(read_file(path, MAX_RUN_FILE_BYTES, "the eval manifest"))
+    except ValueError:
         data = None
     if not isinstance(data, dict):
         raise InputError(
@@ -536,16 +538,14 @@ def load_results(out: Path) -> list[PairResult]:
     path = out / RESULTS
     if not path.exists():
         return []
-    try:
-        lines = path.read_text().splitlines()
-    except OSError as exc:
-        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
+    # bounded: a FIFO, a device or a huge file is one line (compare read /dev/zero to 3.4 GB)
+    lines = read_file(path, MAX_RUN_FILE_BYTES, "the eval results").splitlines()
     results = []
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
-            results.append(PairResult.from_dict(json.loads(line)))
+            results.append(PairResult.from_dict(read_json(line)))
         except (ValueError, TypeError):  # not JSON, or not a result's fields and words
             if number == len(lines):
                 continue  # a line cut short by an interruption: that pair runs again
@@ -709,13 +709,14 @@ class Repeated(WrapperModel):
 
 def _unrecorded(out: Path) -> tuple[int, int, float]:
     """The spend of earlier runs' unfinished pairs (0s when there is none)."""
-    try:
-        data = json.loads((out / UNRECORDED).read_text())
-        return int(data["requests"]), int(data["tokens"]), float(data["cost"])
-    except FileNotFoundError:
+    path = out / UNRECORDED
+    if not path.exists():
         return 0, 0, 0.0
-    except (OSError, ValueError, TypeError, KeyError) as exc:
-        raise InputError(f"{out / UNRECORDED} is damaged ({exc}); move it away") from None
+    try:
+        data = read_json(read_file(path, MAX_RUN_FILE_BYTES, "the unrecorded spend"))
+        return int(data["requests"]), int(data["tokens"]), float(data["cost"])
+    except (ValueError, TypeError, KeyError, OverflowError) as exc:
+        raise InputError(f"{path} is damaged ({exc}); move it away") from None
 
 
 @contextlib.contextmanager

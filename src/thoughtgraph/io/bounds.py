@@ -22,6 +22,7 @@ MAX_TASK_FILE_BYTES = 1 * MIB  # a task file (.yaml, .yml, .toml)
 MAX_DATA_FILE_BYTES = 64 * MIB  # --data
 MAX_DATA_ROWS = 100_000  # problems of one --data file
 MAX_TRACE_BYTES = 256 * MIB  # trace view
+MAX_RUN_FILE_BYTES = 256 * MIB  # an eval folder's results.jsonl, manifest, unrecorded spend
 MAX_ITEMS = 100_000  # items of one problem, and `graph --size`: the graph is built in seconds
 MAX_SIM_LATENCY = 600.0  # seconds per simulated call (`sim:latency=`)
 # Characters of one answer a trace keeps (the answer cache keeps the whole answer): a run's

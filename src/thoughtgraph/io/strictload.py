@@ -18,6 +18,7 @@ walks the expanded data.
 from __future__ import annotations
 
 import json
+import math
 import sys
 from typing import Any
 
@@ -65,11 +66,21 @@ class TooDeepError(RefusedDocument):
         super().__init__("nested too deeply (lists or mappings inside one another)")
 
 
+def _finite_float(text: str) -> float:
+    """A JSON number with a fraction or exponent; `1e999` (no JSON writer writes it: it is
+    infinity, which JSON has no number for) is refused rather than read as `inf`."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise NumberTooLongError(f"the number {text[:20]} is too large to be a number")
+    return value
+
+
 def read_json(text: str | bytes) -> Any:
     """`json.loads` bounded: a too-long integer is `NumberTooLongError`, too deep a nesting
-    `TooDeepError` (both `RefusedDocument`, a `ValueError`); a repeated key keeps the last."""
+    `TooDeepError` (both `RefusedDocument`, a `ValueError`), a number too large for a float
+    refused too; a repeated key keeps the last."""
     try:
-        return json.loads(text, parse_int=_checked_int)
+        return json.loads(text, parse_int=_checked_int, parse_float=_finite_float)
     except RecursionError:
         raise TooDeepError() from None
 
@@ -77,7 +88,9 @@ def read_json(text: str | bytes) -> Any:
 def load_json(text: str) -> Any:
     """`read_json`, refusing an object that repeats a key (DuplicateKeyError)."""
     try:
-        return json.loads(text, object_pairs_hook=_no_repeats, parse_int=_checked_int)
+        return json.loads(
+            text, object_pairs_hook=_no_repeats, parse_int=_checked_int, parse_float=_finite_float
+        )
     except RecursionError:
         raise TooDeepError() from None
 
