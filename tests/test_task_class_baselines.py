@@ -207,6 +207,17 @@ def test_eval_runs_the_schemes_on_a_class(capsys: Any, user: tuple[str, str, Pat
     assert len(rows) == 10 and all(r["solved"] and r["error"] == 0 for r in rows)
 
 
+def test_evaluate_takes_the_class_object_and_runs_every_scheme_on_it() -> None:
+    """The object itself, never loaded by name: eval builds its graphs for it (got_paper split
+    in code, got in parts of its part size), as for `pkg.mod:Class`."""
+    namespace: dict[str, Any] = {}
+    exec(textwrap.dedent(MODULE.format(tag=uuid.uuid4().hex[:8])), namespace)
+    found = thoughtgraph.evaluate(
+        namespace["Evens"](), ROWS, schemes="io,cot,tot,got,got_paper", model=namespace["model"]
+    )
+    assert len(found.results) == 10 and all(r.solved and r.error == 0 for r in found.results)
+
+
 @pytest.mark.parametrize(
     ("task", "words"), [("OwnTexts", "Evens only"), ("OwnTemplates", "Evens please")]
 )

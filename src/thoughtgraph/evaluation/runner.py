@@ -165,7 +165,8 @@ class EvalPlan:
         for name, graph in self.graphs:
             if name == row:
                 return graph
-        built: Graph = variants.parse(row, self.task).build(self.task, size)
+        task = self.task if self.resolved is None else self.resolved  # the object: its own
+        built: Graph = variants.parse(row, self.task).build(task, size)  # split and parts
         return built
 
     def sample_graph(self, row: str, sample: Sample) -> Graph:

@@ -16,6 +16,10 @@ from typing import Any
 
 from thoughtgraph.errors import GraphError, UnknownNameError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from thoughtgraph.schemes import TaskRef
+
 SIZE = "size"  # `parts=size`: one part per item of the problem
 
 # task -> name -> (scheme, settings over the paper's configuration, label)
@@ -52,8 +56,9 @@ class Variant:
     settings: tuple[tuple[str, Any], ...] = ()
     paper_label: str = ""
 
-    def build(self, task: str, size: int) -> Any:
-        """The graph for `task` at `size` (one line naming the variant if it cannot be built)."""
+    def build(self, task: TaskRef, size: int) -> Any:
+        """The graph for `task` (its name, or the task object) at `size` (one line naming the
+        variant if it cannot be built)."""
         from thoughtgraph.schemes import build
 
         settings = dict(self.settings)
