@@ -199,6 +199,8 @@ def test_a_rerun_with_another_model_or_dataset_is_refused(tmp_path, capsys):
         "dataset": "sorting_032",
         "size": 32,
         "model": "sim:profile=gpt-3.5-paper,latency=0,error=0,seed=0",
+        "rows": {"io": {"scheme": "io", "settings": {"score_samples": 0}}},
+        "problem_sizes": [32, 32],
     }
     before = (folder / "results.jsonl").read_text()
     for args in (("--model", "sim:error=2"), ("--size", "64", "--model", "sim:error=0")):

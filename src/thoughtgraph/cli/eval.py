@@ -20,6 +20,7 @@ from thoughtgraph.errors import InputError, shown
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the rest loads when the command runs: `--help` stays fast
     from thoughtgraph.evaluation.results import EvalResults
+    from thoughtgraph.evaluation.runner import EvalPlan
     from thoughtgraph.evaluation.session import EvalEvent
 
 DEFAULT_SCHEMES = "io,cot,tot,tot2,got,got_paper"
@@ -237,7 +238,7 @@ class Printer:
                 f"{len(the_plan.samples)} samples{times}, {event.done_before} pairs already "
                 f"done; model {event.model}\n"
             )
-            self.start(f"pairs ({the_plan.size})", event.total, event.done_before)
+            self.start(f"pairs ({shown_size(the_plan)})", event.total, event.done_before)
         elif isinstance(event, SizeDone):
             self.stop()
             self.done(event.results)
@@ -272,6 +273,15 @@ class Printer:
         if self.bar is not None:
             self.bar.stop()
             self.bar = None
+
+
+def shown_size(the_plan: EvalPlan) -> str:
+    """The plan's problem size as the reports show it (a data file's rows: least-most)."""
+    from thoughtgraph.evaluation.measures import size_shown
+    from thoughtgraph.evaluation.runner import problem_sizes
+
+    sizes = problem_sizes(the_plan)
+    return size_shown(the_plan.size, (sizes[0], sizes[-1]), the_plan.from_data)
 
 
 def parse_sizes(text: str | None) -> list[int | None]:

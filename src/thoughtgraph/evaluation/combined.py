@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from thoughtgraph.evaluation.runner import EvalPlan, PairResult, complete, sized
+from thoughtgraph.evaluation.runner import EvalPlan, PairResult, complete, rows_built, sized
 
 Outcome = tuple[EvalPlan, Path, list[PairResult]]
 """One size of an evaluation: its plan, its folder and its pairs' results."""
@@ -70,7 +70,8 @@ def write_combined(outcomes: Sequence[Outcome], heading: str, note: str, root: P
         prefix = folder.relative_to(root).as_posix()
         linked = [replace(r, trace=f"{prefix}/{r.trace}") if r.trace else r for r in results]
         rows = summarise(complete(linked), the_plan.schemes, the_plan.task)
-        table = to_markdown(rows, "", "", the_plan.task, the_plan.size).split("\n", 4)[4]
+        built = rows_built(the_plan)
+        table = to_markdown(rows, "", "", the_plan.task, the_plan.size, built).split("\n", 4)[4]
         table += incomplete_section(linked) + totals_section(linked)
         where = f"size {the_plan.size}"
         pairs = pair_rows(complete(results), the_plan.schemes, the_plan.task)
@@ -82,11 +83,11 @@ def write_combined(outcomes: Sequence[Outcome], heading: str, note: str, root: P
             "",
             table,
         ]
-        body = to_csv(rows, the_plan.task, the_plan.size).splitlines()
+        body = to_csv(rows, the_plan.task, the_plan.size, built).splitlines()
         if not csv_lines:
             csv_lines.append("size," + body[0])
         csv_lines += [f"{the_plan.size},{line}" for line in body[1:]]
-        panels.append(Panel(the_plan.size, complete(results)))
+        panels.append(Panel(the_plan.size, complete(results), built=built))
         runs.append(runs_section(linked, the_plan.schemes, the_plan.task, f"size {the_plan.size}"))
     root.mkdir(parents=True, exist_ok=True)
     (root / "summary.md").write_text("\n".join(sections) + "".join(runs))

@@ -22,7 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from thoughtgraph.errors import InputError
-from thoughtgraph.evaluation.measures import measured, solved, unanswered, used
+from thoughtgraph.evaluation import record
+from thoughtgraph.evaluation.measures import measured, size_shown, solved, unanswered, used
+from thoughtgraph.evaluation.record import Built
 from thoughtgraph.evaluation.runner import (
     MANIFEST,
     RESULTS,
@@ -43,6 +45,18 @@ from thoughtgraph.schemes import SCHEMES
 
 
 @dataclass(frozen=True)
+class RunSize:
+    """One size of a run: its dataset, its complete results, what it recorded of how its rows
+    were built (None: a folder from before the record) and its size as tables show it ("32";
+    a data file's rows: "12-101", or "rows" when not recorded)."""
+
+    dataset: str
+    results: list[PairResult]
+    built: dict[str, Built] | None
+    shown: str
+
+
+@dataclass(frozen=True)
 class Run:
     """One evaluation folder: its task and, per size, its dataset and complete results."""
 
@@ -50,7 +64,7 @@ class Run:
     path: Path
     task: str
     model: str
-    sizes: dict[int, tuple[str, list[PairResult]]]  # size -> (dataset, results)
+    sizes: dict[int, RunSize]
     prompts: str | None = None  # the hash of the prompt texts it ran with (`eval --prompts`)
 
 
@@ -62,7 +76,7 @@ def load_run(path: Path, label: str | None = None) -> Run:
     folders = [f for f in folders if (f / MANIFEST).is_file()]
     if not folders:
         raise InputError(f"{path} is not an eval output folder (no {MANIFEST} in it)")
-    sizes: dict[int, tuple[str, list[PairResult]]] = {}
+    sizes: dict[int, RunSize] = {}
     task = model = None
     prompts = None
     for folder in folders:
@@ -76,7 +90,10 @@ def load_run(path: Path, label: str | None = None) -> Run:
             raise InputError(f"{folder / MANIFEST} is not an evaluation manifest") from None
         if not (folder / RESULTS).exists():
             continue
-        sizes[size] = (dataset, complete(latest(load_results(folder))))
+        results = complete(latest(load_results(folder)))
+        built = record.rows_read(manifest, str(folder / MANIFEST))
+        shown = size_shown(size, record.sizes_read(manifest), "data_sha256" in manifest)
+        sizes[size] = RunSize(dataset, results, built, shown)
     assert task is not None and model is not None
     return Run(label or str(path), path, task, model, sizes, prompts)
 
@@ -91,10 +108,10 @@ def check_comparable(runs: Sequence[Run]) -> None:
                 "compare runs of one task"
             )
         for size in set(base.sizes) & set(other.sizes):
-            if other.sizes[size][0] != base.sizes[size][0]:
+            if other.sizes[size].dataset != base.sizes[size].dataset:
                 raise InputError(
-                    f"{other.label} ran dataset {other.sizes[size][0]}, {base.label} "
-                    f"{base.sizes[size][0]}: compare runs of one dataset"
+                    f"{other.label} ran dataset {other.sizes[size].dataset}, {base.label} "
+                    f"{base.sizes[size].dataset}: compare runs of one dataset"
                 )
         if not shared_rows(base, other):
             raise InputError(
@@ -104,7 +121,7 @@ def check_comparable(runs: Sequence[Run]) -> None:
 
 def shared_rows(a: Run, b: Run) -> set[tuple[str, int, int | str]]:
     def rows(run: Run) -> set[tuple[str, int, int | str]]:
-        return {(r.scheme, size, r.sample) for size, (_d, rs) in run.sizes.items() for r in rs}
+        return {(r.scheme, size, r.sample) for size, one in run.sizes.items() for r in one.results}
 
     return rows(a) & rows(b)
 
@@ -131,6 +148,7 @@ class Row:
     cost_run: float
     no_answer_baseline: int = 0  # runs of the samples both have that the model never answered
     no_answer_run: int = 0
+    size_shown: str = ""  # the size as the runs show it (a data file's rows: "12-101", "rows")
 
 
 def compare(runs: Sequence[Run]) -> list[Row]:
@@ -143,7 +161,8 @@ def compare(runs: Sequence[Run]) -> list[Row]:
     rows = []
     for other in runs[1:]:
         for size in sorted(set(base.sizes) & set(other.sizes)):
-            a_all, b_all = base.sizes[size][1], other.sizes[size][1]
+            a_all, b_all = base.sizes[size].results, other.sizes[size].results
+            shown = shared_size(base.sizes[size], other.sizes[size])
             schemes = ordered({r.scheme for r in a_all})
             for scheme in schemes:
                 a = [r for r in a_all if r.scheme == scheme]
@@ -154,7 +173,9 @@ def compare(runs: Sequence[Run]) -> list[Row]:
                 if not shared:
                     continue
                 both = {r.sample for r in a} & {r.sample for r in b}
-                missing = [len(unanswered([r for r in x if r.sample in both])) for x in (a, b)]
+                missing_a, missing_b = (
+                    len(unanswered([r for r in x if r.sample in both])) for x in (a, b)
+                )
                 a = [r for r in a if r.sample in shared]
                 b = [r for r in b if r.sample in shared]
                 means_a, means_b = per_sample_means(a, scored), per_sample_means(b, scored)
@@ -176,10 +197,17 @@ def compare(runs: Sequence[Run]) -> list[Row]:
                         _mean([used(r)[1] for r in b]),
                         _mean([used(r)[2] for r in a]),
                         _mean([used(r)[2] for r in b]),
-                        *missing,
+                        missing_a,
+                        missing_b,
+                        shown,
                     )
                 )
     return rows
+
+
+def shared_size(a: RunSize, b: RunSize) -> str:
+    """The size two runs of one dataset show: the first's, unless only the other recorded it."""
+    return b.shown if a.shown == "rows" else a.shown
 
 
 def ordered(schemes: set[str]) -> list[str]:
@@ -226,7 +254,9 @@ def as_records(rows: Sequence[Row]) -> list[dict[str, Any]]:
     for row in rows:
         data = asdict(row)
         diff = data.pop("difference")
+        shown = data.pop("size_shown")
         data.update(
+            size=row.size if shown in ("", str(row.size)) else shown,
             difference=diff["value"],
             difference_ci_low=diff["low"],
             difference_ci_high=diff["high"],
@@ -241,8 +271,8 @@ def to_csv(rows: Sequence[Row]) -> str:
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, COLUMNS, lineterminator="\n")
     writer.writeheader()
-    for record in as_records(rows):
-        writer.writerow({k: _cell(v) for k, v in record.items()})
+    for line in as_records(rows):
+        writer.writerow({k: _cell(v) for k, v in line.items()})
     return buffer.getvalue()
 
 
@@ -290,7 +320,7 @@ def to_markdown(rows: Sequence[Row], runs: Sequence[Run]) -> str:
             "n/a" if s is None else str(s) for s in (r.solved_baseline, r.solved_run)
         )
         lines.append(
-            f"| {r.scheme} | {r.size} |"
+            f"| {r.scheme} | {r.size_shown or r.size} |"
             + (f" {r.run} |" if several else "")
             + f" {r.samples} | {r.median_baseline:.3g} | {r.median_run:.3g} | {d.value:+.3g} | "
             f"{d.low:+.3g}, {d.high:+.3g} | {_p(r.p)} | {r.effect:+.2f} | {solved} | "
@@ -336,13 +366,14 @@ def write_figure(runs: Sequence[Run], path: Path) -> Path:
         raise FigureMissing(f"no figure: matplotlib is not installed ({INSTALL_HINT})") from exc
     scored = model_scored(runs[0].task)
     sizes = sorted(set.intersection(*(set(r.sizes) for r in runs)))
+    first = runs[0].sizes
     colours = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3")
     fig, axes = plt.subplots(1, len(sizes), figsize=(6.5 * len(sizes), 4.8), squeeze=False)
     width = 0.8 / len(runs)
     for ax, size in zip(axes[0], sizes, strict=True):
-        schemes = ordered({r.scheme for r in runs[0].sizes[size][1]})
+        schemes = ordered({r.scheme for r in first[size].results})
         for j, run in enumerate(runs):
-            answered = measured(run.sizes[size][1], scored)
+            answered = measured(run.sizes[size].results, scored)
             data = [
                 [plotted(r, scored) for r in answered if r.scheme == s] or [float("nan")]
                 for s in schemes
@@ -360,9 +391,13 @@ def write_figure(runs: Sequence[Run], path: Path) -> Path:
                 box.set_facecolor(colours[j % len(colours)])
                 box.set_gid(f"box-{scheme}-{size}-run{j}")
         ax.set_xticks(range(1, len(schemes) + 1))
-        ax.set_xticklabels([label(s, runs[0].task, size) for s in schemes], rotation=30, ha="right")
+        built = first[size].built
+        ticks = [
+            label(s, runs[0].task, size, None if built is None else built.get(s)) for s in schemes
+        ]
+        ax.set_xticklabels(ticks, rotation=30, ha="right")
         ax.tick_params(axis="x", labelsize=8)
-        ax.set_title(f"P = {size}", fontsize=10)
+        ax.set_title(panel_title(first[size]), fontsize=10)
         ax.set_ylabel("score (0-10); higher is better" if scored else "#errors; lower is better")
     handles = [
         Patch(facecolor=colours[j % len(colours)], label=run.label) for j, run in enumerate(runs)
@@ -373,3 +408,9 @@ def write_figure(runs: Sequence[Run], path: Path) -> Path:
     fig.savefig(path, dpi=90)
     plt.close(fig)
     return path
+
+
+def panel_title(size: RunSize) -> str:
+    """A panel's title: "P = 32", "P = 12-101" (a data file's rows), or the data file's name
+    when its run did not record its rows' sizes."""
+    return f"{size.dataset} (rows)" if size.shown == "rows" else f"P = {size.shown}"

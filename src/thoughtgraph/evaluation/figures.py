@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,6 +32,7 @@ from thoughtgraph.evaluation.measures import (
     unanswered,
     used,
 )
+from thoughtgraph.evaluation.record import Built
 from thoughtgraph.evaluation.runner import PairResult, model_scored
 from thoughtgraph.evaluation.statistics import available as stats_available
 from thoughtgraph.evaluation.statistics import scheme_stats
@@ -60,6 +61,7 @@ class Panel:
     results: list[PairResult] = field(default_factory=list)
     name: str = ""  # the panel's title; default "P = SIZE"
     unclipped: bool = False  # errors are not clipped at the size (a user's --data rows)
+    built: Mapping[str, Built] | None = None  # what the run recorded of its rows (labels)
 
 
 LEGEND_INCHES = 4.2  # the width one legend entry takes at font size 8 (the longest ones)
@@ -165,7 +167,11 @@ def _panel(
             box.set_alpha(0.85)
             box.set_gid(f"box-{present[i]}-{panel.size}")
     ax.set_xticks(positions)
-    ax.set_xticklabels([label(s, task, panel.size) for s in present], rotation=30, ha="right")
+    ax.set_xticklabels(
+        [label(s, task, panel.size, (panel.built or {}).get(s)) for s in present],
+        rotation=30,
+        ha="right",
+    )
     ax.tick_params(axis="x", labelsize=8)
     if scored:
         top = float(rating_text(task).scale)

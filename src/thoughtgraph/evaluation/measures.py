@@ -7,14 +7,14 @@ scheme's label is the paper's name with its structure ("ToT (L=2, k=20)").
 from __future__ import annotations
 
 import contextlib
-import inspect
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from thoughtgraph.errors import ThoughtgraphError
+from thoughtgraph.evaluation.record import Built
 from thoughtgraph.evaluation.runner import PairResult, no_answer
-from thoughtgraph.schemes import SCHEMES, paper_options, variants
+from thoughtgraph.schemes import keywords, paper_options, variants
 from thoughtgraph.tasks import get_task
 from thoughtgraph.tasks.base import BaseTask
 
@@ -102,27 +102,55 @@ def plotted(result: PairResult, scored: bool) -> float:
     return measure(result, scored) if scored else result.clipped_error
 
 
-def settings(scheme: str, task: str | None, size: int) -> str:
+# the keywords a scheme's label shows (a variant's own settings are shown too), and how
+SHOWN = {"tot": ("levels", "k"), "tot2": ("levels", "k"), "cot_sc": ("k",)}
+ABBREVIATED = {"levels": "L"}
+
+
+def settings(scheme: str, task: str | None, size: int, built: Built | None = None) -> str:
     """The structure a scheme ran with, as the paper labels it: ToT's levels L and branching
-    k ("L=2, k=20"); CoT-SC's k; a variant's own settings ("parts=8"); empty for the others."""
-    if variants.is_variant(scheme):
-        return scheme.partition(":")[2]
+    k ("L=2, k=20"); CoT-SC's k; a variant's own settings ("parts=8"); empty for the others.
+
+    `built` is what the run recorded of the row (`evaluation/record.py`): its values are shown.
+    Without it (a folder from before the record) they are the task's configuration at `size`,
+    as far as this process knows the task."""
     paper = variants.label(scheme, task)
     if paper:  # the paper's name for a configuration of got_paper
         found = variants.parse(scheme, task)
         shown = ", ".join(f"{k}={v}" for k, v in found.settings)
         return f"{paper}: {found.scheme} {shown}"
-    if scheme not in ("tot", "tot2", "cot_sc"):
+    if built is not None:
+        return _recorded(scheme, built)
+    if variants.is_variant(scheme):
+        return scheme.partition(":")[2]
+    if scheme not in SHOWN:
         return ""
-    defaults = {
-        name: p.default
-        for name, p in inspect.signature(SCHEMES[scheme].builder).parameters.items()
-        if p.default is not inspect.Parameter.empty
-    }
-    options = defaults | (paper_options(scheme, task, size) if task else {})
-    if scheme == "cot_sc":
-        return f"k={options['k']}"
-    return f"L={options['levels']}, k={options['k']}"
+    options = keywords(scheme, paper_options(scheme, task, size) if task else {})
+    return _shown(SHOWN[scheme], options)
+
+
+def _recorded(row: str, built: Built) -> str:
+    """The label's settings from the run's record: the scheme's own keywords, then a
+    variant's settings as its name writes them (`tot:k=5` -> "L=4, k=5")."""
+    if built.scheme is None:  # a graph file's row
+        return ""
+    written = row.partition(":")[2]
+    own = {item.partition("=")[0].strip() for item in written.split(",")}
+    keys = [k for k in SHOWN.get(built.scheme, ()) if k in built.settings and k not in own]
+    return ", ".join(filter(None, (_shown(keys, built.settings), written)))
+
+
+def _shown(keys: Sequence[str], options: Mapping[str, object]) -> str:
+    return ", ".join(f"{ABBREVIATED.get(k, k)}={_value(options[k])}" for k in keys)
+
+
+def _value(value: object) -> str:
+    """A recorded value: a range `[least, most]` as least-most."""
+    if isinstance(value, list) and len(value) == 2 and not any(isinstance(v, str) for v in value):
+        return f"{value[0]}-{value[1]}"
+    if isinstance(value, list):
+        return "/".join(str(v) for v in value)
+    return str(value)
 
 
 NAMES = {
@@ -136,12 +164,26 @@ NAMES = {
 }
 
 
-def label(scheme: str, task: str | None, size: int) -> str:
+def label(scheme: str, task: str | None, size: int, built: Built | None = None) -> str:
     """The paper's name of a scheme with its settings: "ToT (L=2, k=20)"; a paper variant's
-    name ("GoT8"); a graph file's row name as it is."""
+    name ("GoT8"); a graph file's row name as it is. `built`: as for `settings`."""
     paper = variants.label(scheme, task)
     if paper:
         return paper
+    if built is not None and built.scheme is None:
+        return scheme
     name = NAMES.get(scheme.partition(":")[0], scheme)
-    extra = settings(scheme, task, size)
+    extra = settings(scheme, task, size, built)
     return f"{name} ({extra})" if extra else name
+
+
+def size_shown(size: int, sizes: tuple[int, int] | None, from_data: bool) -> str:
+    """A run's problem size as tables and figures show it: the dataset's size; for a data
+    file's rows, which differ in length, the least and most ("12-101"), or "rows" when the run
+    did not record them (never the longest row as if it were every row's size)."""
+    if not from_data:
+        return str(size)
+    if sizes is None:
+        return "rows"
+    least, most = sizes
+    return str(least) if least == most else f"{least}-{most}"

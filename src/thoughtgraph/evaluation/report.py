@@ -14,7 +14,7 @@ import csv
 import io
 import math
 import statistics
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,6 +29,7 @@ from thoughtgraph.evaluation.measures import (
     unanswered,
     used,
 )
+from thoughtgraph.evaluation.record import Built
 from thoughtgraph.evaluation.runner import PairResult, complete, incomplete, model_scored
 from thoughtgraph.evaluation.statistics import (
     INSTALL_HINT as STATS_HINT,
@@ -172,14 +173,21 @@ def columns(scored: bool) -> tuple[str, ...]:
     )
 
 
-def to_csv(rows: Sequence[SchemeSummary], task: str | None = None, size: int = 0) -> str:
+def to_csv(
+    rows: Sequence[SchemeSummary],
+    task: str | None = None,
+    size: int = 0,
+    built: Mapping[str, Built] | None = None,
+) -> str:
+    """summary.csv: one line per row; `built` is what the run recorded of its rows (their
+    settings column), None for a folder from before the record."""
     scored = task is not None and model_scored(task)
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(columns(scored))
     for row in rows:
         values = {
-            "settings": settings(row.scheme, task, size),
+            "settings": settings(row.scheme, task, size, (built or {}).get(row.scheme)),
             "median_error": row.median,
             "q1_error": row.q1,
             "q3_error": row.q3,
@@ -239,9 +247,10 @@ def to_markdown(
     note: str,
     task: str | None = None,
     size: int = 0,
+    built: Mapping[str, Built] | None = None,
 ) -> str:
     """The summary table: one row per scheme, the worst run's trace linked from each row. A
-    `no answer` column is there when some run got no answer."""
+    `no answer` column is there when some run got none; `built` as for `to_csv`."""
     scored = task is not None and model_scored(task)
     words = rating_text(task)
     missing = any(r.no_answer for r in rows)
@@ -278,7 +287,8 @@ def to_markdown(
         samples = f"{r.samples}" + (f" x {r.repeats}" if r.repeats > 1 else "")
         samples += f" | {r.no_answer}" if missing else ""
         lines.append(
-            f"| {r.scheme} | {settings(r.scheme, task, size)} | {samples} | {shown} "
+            f"| {r.scheme} | {settings(r.scheme, task, size, (built or {}).get(r.scheme))} | "
+            f"{samples} | {shown} "
             f"{r.mean_requests:.1f} | {r.mean_completions:.1f} | {r.mean_tokens:,.0f} | "
             f"{r.mean_cost:.4f} |{proxy}{link}"
         )
@@ -475,6 +485,7 @@ def write_reports(
     task: str | None = None,
     panel_name: str = "",
     unclipped: bool = False,
+    built: Mapping[str, Built] | None = None,
 ) -> list[Path]:
     """summary.md, summary.csv and (when matplotlib is installed and some pair ran) the figure:
     errors.png / errors.svg, or scores.png / scores.svg for a model-scored task."""
@@ -482,9 +493,9 @@ def write_reports(
 
     rows = summarise(complete(results), schemes, task)
     pairs = pair_rows(complete(results), schemes, task)
-    (out / "summary.csv").write_text(to_csv(rows, task, size))
+    (out / "summary.csv").write_text(to_csv(rows, task, size, built))
     markdown = (
-        to_markdown(rows, title, note, task, size)
+        to_markdown(rows, title, note, task, size, built)
         + incomplete_section(results)
         + totals_section(results)
         + repeats_section(rows)
@@ -497,7 +508,7 @@ def write_reports(
         written.append(out / "pairs.csv")
     else:
         (out / "pairs.csv").unlink(missing_ok=True)
-    panel = Panel(size, complete(results), panel_name, unclipped)
+    panel = Panel(size, complete(results), panel_name, unclipped, built)
     try:
         written += write_figure([panel], schemes, task, title, out)
     except FigureMissing:  # no figure now: leave no older one that would contradict the summary

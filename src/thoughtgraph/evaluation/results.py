@@ -17,7 +17,15 @@ from typing import Any
 
 from thoughtgraph.errors import InputError
 from thoughtgraph.evaluation.combined import title
-from thoughtgraph.evaluation.runner import EvalPlan, PairResult, complete, incomplete, no_answer
+from thoughtgraph.evaluation.record import Built
+from thoughtgraph.evaluation.runner import (
+    EvalPlan,
+    PairResult,
+    complete,
+    incomplete,
+    no_answer,
+    rows_built,
+)
 from thoughtgraph.models.base import LanguageModel
 
 PANDAS_HINT = "to_pandas() needs pandas: pip install 'thoughtgraph[pandas]'"
@@ -98,6 +106,11 @@ class EvalResults:
         """Pairs whose every request failed: their figures measure the endpoint."""
         return [r for r in self.results if no_answer(r)]
 
+    @property
+    def _built(self) -> dict[str, Built] | None:
+        """How the plan built each row (the summaries' settings column)."""
+        return None if self.plan is None else rows_built(self.plan)
+
     def summary(self) -> list[Any]:
         """One `SchemeSummary` per row: median and quartiles of the task's measure, solved,
         mean requests/completions/tokens/cost (the rows of summary.csv)."""
@@ -109,7 +122,7 @@ class EvalResults:
         """summary.csv's text."""
         from thoughtgraph.evaluation.report import to_csv
 
-        return to_csv(self.summary(), self.task, self.size)
+        return to_csv(self.summary(), self.task, self.size, self._built)
 
     def to_pandas(self, summary: bool = False) -> Any:
         """A DataFrame: one row per (scheme, sample) pair (the columns of results.jsonl), or
@@ -122,7 +135,7 @@ class EvalResults:
     def _repr_markdown_(self) -> str:
         from thoughtgraph.evaluation.report import to_markdown
 
-        return to_markdown(self.summary(), self.title, "", self.task, self.size)
+        return to_markdown(self.summary(), self.title, "", self.task, self.size, self._built)
 
     def _repr_html_(self) -> str:
         lines = list(csv.reader(io.StringIO(self.summary_csv())))

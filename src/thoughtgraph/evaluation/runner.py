@@ -34,8 +34,9 @@ from thoughtgraph.errors import (
     UnknownNameError,
     shown,
 )
-from thoughtgraph.evaluation import fingerprint
+from thoughtgraph.evaluation import fingerprint, record
 from thoughtgraph.evaluation.datasets import DATASETS, Data, Sample, dataset_task, load_dataset
+from thoughtgraph.evaluation.record import Built
 from thoughtgraph.events import StopReason
 from thoughtgraph.io.bounds import MAX_RUN_FILE_BYTES, read_file
 from thoughtgraph.io.strictload import read_json
@@ -454,6 +455,32 @@ def resumed(
     return Resumed(prints, frozenset(reused), frozenset(stale), dict(reasons), unchecked)
 
 
+def problem_sizes(the_plan: EvalPlan) -> list[int]:
+    """The sizes of the plan's problems, each once, smallest first (a data file's rows differ)."""
+    return sorted({len(sample.input) for sample in the_plan.samples})
+
+
+def rows_built(the_plan: EvalPlan) -> dict[str, Built]:
+    """How each row of the plan is built at its problems' sizes: what its labels say."""
+    graph_rows = [name for name, _graph in the_plan.graphs]
+    task = the_plan.task if the_plan.resolved is None else the_plan.resolved  # as `graph_for`
+    return record.rows_built(
+        the_plan.schemes, graph_rows, the_plan.task, task, problem_sizes(the_plan)
+    )
+
+
+def what_was_built(the_plan: EvalPlan, old: dict[str, Any]) -> dict[str, Any]:
+    """The manifest's record of the rows (`evaluation/record.py`), added to what an earlier run
+    into the folder recorded of its own rows, and the least and most problem size."""
+    sizes = problem_sizes(the_plan)
+    earlier = old.get(record.ROWS)
+    rows = {
+        **(earlier if isinstance(earlier, dict) else {}),
+        **record.to_json(rows_built(the_plan)),
+    }
+    return {record.ROWS: rows, record.PROBLEM_SIZES: [sizes[0], sizes[-1]]}
+
+
 def check_folder(out: Path, the_plan: EvalPlan, model: LanguageModel) -> Resumed:
     """Refuse an `--out` that cannot hold this evaluation; returns what it holds of the plan's
     pairs (`resumed`: those done, and those to rerun since what decides their answer changed).
@@ -588,11 +615,12 @@ async def run_pairs(
     held = check_folder(out, the_plan, shared or as_model(model))
     try:
         out.mkdir(parents=True, exist_ok=True)
-        record = manifest(the_plan, model_name)
+        data = manifest(the_plan, model_name)
         graphs = {**((_read_manifest(out) or {}).get("graphs") or {}), **graph_digests(the_plan)}
         if graphs:
-            record["graphs"] = graphs
-        (out / MANIFEST).write_text(json.dumps(record, indent=1) + "\n")
+            data["graphs"] = graphs
+        data |= what_was_built(the_plan, _read_manifest(out) or {})
+        (out / MANIFEST).write_text(json.dumps(data, indent=1) + "\n")
     except OSError as exc:
         raise InputError(f"cannot write to {out}: {exc.strerror or exc}") from None
     rows = load_results(out)

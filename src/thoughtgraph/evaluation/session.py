@@ -39,6 +39,7 @@ from thoughtgraph.evaluation.runner import (
     Resumed,
     check_folder,
     plan,
+    rows_built,
     run_pairs,
     sampled_rows,
     sized,
@@ -531,5 +532,6 @@ def _write_reports(
             task=the_plan.task,
             panel_name="" if sized(the_plan.dataset) else the_plan.dataset,
             unclipped=the_plan.from_data,
+            built=rows_built(the_plan),
         ),
     ]

@@ -389,6 +389,20 @@ def build(
 ) -> Graph:
     """The graph of scheme `name` for `task` (a name, or the task object) at input `size` (the
     paper's configuration, or the task's own)."""
+    settings = settings_for(name, task, size, parts, **options)  # an unknown name: one line
+    return SCHEMES[name].builder(**settings)
+
+
+def settings_for(
+    name: str,
+    task: TaskRef = "sorting",
+    size: int = 32,
+    parts: int | None = None,
+    **options: object,
+) -> dict[str, Any]:
+    """The keywords `build` calls the builder of `name` with: the paper's configuration for
+    `task` at `size` (or the task's own), `options` over it, the parts worked out (the
+    builder's defaults for the rest, `keywords`)."""
     if name not in SCHEMES:
         raise UnknownNameError(f"unknown scheme {shown(name)} (known: {', '.join(SCHEMES)})")
     if size < 1:
@@ -406,4 +420,17 @@ def build(
         settings.setdefault("parts", max(1, min(size, round(size / 16))))
     if "parts" in settings and settings["parts"] > size:
         raise GraphError(f"parts ({settings['parts']}) cannot exceed the input size ({size})")
-    return SCHEMES[name].builder(**settings)
+    return settings
+
+
+def keywords(name: str, settings: dict[str, Any]) -> dict[str, Any]:
+    """Every keyword of the builder of `name` as a graph built with `settings` has it: its
+    defaults under `settings` (what a run's record says its row was built with)."""
+    import inspect
+
+    defaults = {
+        key: p.default
+        for key, p in inspect.signature(SCHEMES[name].builder).parameters.items()
+        if p.default is not inspect.Parameter.empty
+    }
+    return defaults | settings

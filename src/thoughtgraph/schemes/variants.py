@@ -59,14 +59,25 @@ class Variant:
     def build(self, task: TaskRef, size: int) -> Any:
         """The graph for `task` (its name, or the task object) at `size` (one line naming the
         variant if it cannot be built)."""
-        from thoughtgraph.schemes import build
+        from thoughtgraph.schemes import SCHEMES
+
+        settings = self.settings_for(task, size)
+        try:
+            return SCHEMES[self.scheme].builder(**settings)
+        except GraphError as exc:
+            raise GraphError(f"scheme {self.name}: {exc}") from None
+
+    def settings_for(self, task: TaskRef, size: int) -> dict[str, Any]:
+        """The keywords its builder is called with for `task` at `size` (`schemes.settings_for`
+        with the variant's own settings); one line naming the variant if they cannot be."""
+        from thoughtgraph.schemes import settings_for
 
         settings = dict(self.settings)
         if settings.get("parts") == SIZE:
             settings["parts"] = size
         parts = settings.pop("parts", None)
         try:
-            return build(self.scheme, task, size, parts=parts, **settings)
+            return settings_for(self.scheme, task, size, parts=parts, **settings)
         except GraphError as exc:
             raise GraphError(f"scheme {self.name}: {exc}") from None
 
