@@ -37,6 +37,7 @@ from thoughtgraph.tasks.prompts import PromptTemplate, TemplateError
 PROMPT_NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"
 _PROMPT_NAME = re.compile(PROMPT_NAME)
 _GRAPH_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")  # names result rows and traces
+_TASK_NAME = re.compile(r"^\S(?:[^\n]{0,98}\S)?$")  # a task's name: one line, no edge spaces
 
 # (params model, *sorted (name, type, value)) -> the validated params: a 10,000-op graph
 # repeats a few param sets, and validating each again through pydantic was a tenth of its build.
@@ -164,8 +165,9 @@ class Graph(BaseModel):
     by some op: a misspelt name would otherwise be ignored without a word.
 
     `name` (optional) is the graph's row in an evaluation (`eval --graph`; default: the file's
-    name); `size` (optional) the problem size it was built for (`tune` writes it): an evaluation
-    at another size refuses it.
+    name); `size` (optional) the problem size it was built for and `task` (optional) the name of
+    the task it was built for (`tune` writes both): an evaluation at another size, and a solve or
+    an evaluation of another task, refuse it.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
@@ -174,6 +176,7 @@ class Graph(BaseModel):
     prompts: dict[str, str] = Field(default_factory=dict)
     name: str | None = None
     size: int | None = None
+    task: str | None = None
     _index: dict[str, Op] = PrivateAttr(default_factory=dict)
     _templates: dict[str, PromptTemplate] = PrivateAttr(default_factory=dict)
     _output: Op | None = PrivateAttr(default=None)
@@ -234,11 +237,13 @@ class Graph(BaseModel):
 
     # --- serialisation ---------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
-        """The file form; `name`, `size` and `prompts` only when the graph has them (older files
-        stay the same)."""
+        """The file form; `name`, `task`, `size` and `prompts` only when the graph has them
+        (older files stay the same)."""
         data: dict[str, Any] = {}
         if self.name is not None:
             data["name"] = self.name
+        if self.task is not None:
+            data["task"] = self.task
         if self.size is not None:
             data["size"] = self.size
         data["ops"] = [op.model_dump(mode="json") for op in self.ops]
@@ -263,7 +268,7 @@ class Graph(BaseModel):
                 ops.append(Op.model_validate(raw))
             except ValidationError as exc:
                 raise GraphError(f"{where}: {_first_error(exc)}") from None
-        extra = set(data) - {"ops", "prompts", "name", "size"}
+        extra = set(data) - {"ops", "prompts", "name", "size", "task"}
         if extra:
             raise GraphError(f"unknown graph field(s): {', '.join(sorted(extra))}")
         name, size = data.get("name"), data.get("size")
@@ -274,12 +279,17 @@ class Graph(BaseModel):
             )
         if size is not None and (type(size) is not int or not 1 <= size <= MAX_ITEMS):
             raise GraphError(f'"size" must be a whole number from 1 to {MAX_ITEMS:,}, got {size!r}')
+        task = data.get("task")
+        if task is not None and (not isinstance(task, str) or not _TASK_NAME.match(task)):
+            raise GraphError(
+                f'"task" must be the name of a task (at most 100 characters), got {shown(task)}'
+            )
         prompts = {} if data.get("prompts") is None else data["prompts"]
         if not isinstance(prompts, dict) or not all(
             isinstance(k, str) and isinstance(v, str) for k, v in prompts.items()
         ):
             raise GraphError('"prompts" must map prompt names to template texts')
-        return cls(ops=tuple(ops), prompts=prompts, name=name, size=size)
+        return cls(ops=tuple(ops), prompts=prompts, name=name, size=size, task=task)
 
     @classmethod
     def from_json(cls, text: str) -> Graph:
@@ -377,6 +387,12 @@ def json_schema() -> dict[str, Any]:
                 "default: the file's name).",
                 "type": "string",
                 "pattern": _GRAPH_NAME.pattern,
+            },
+            "task": {
+                "description": "The name of the task the graph was built for (`tune` writes it): "
+                "a solve or an evaluation of another task refuses the graph.",
+                "type": "string",
+                "pattern": _TASK_NAME.pattern,
             },
             "size": {
                 "description": "The problem size the graph was built for (`tune` writes it): an "

@@ -54,7 +54,7 @@ from thoughtgraph.models.samples import repeat_numbering
 from thoughtgraph.modelspec import ModelLike, as_model
 from thoughtgraph.schemes import paper_options, variants
 from thoughtgraph.sim.model import SimulatedModel
-from thoughtgraph.solving.solve import prepare, prepare_resolved, run_prepared
+from thoughtgraph.solving.solve import check_graph_task, prepare, prepare_resolved, run_prepared
 from thoughtgraph.spend.accounting import consumed
 from thoughtgraph.spend.budget import Meter
 from thoughtgraph.spend.ledger import RequestRecorder
@@ -281,6 +281,8 @@ def check_rows(the_plan: EvalPlan) -> None:
     files = dict(the_plan.graphs)
     for row in the_plan.schemes:
         graph = files.get(row)
+        if graph is not None:
+            check_graph_task(graph, the_plan.task, f"graph {row}")
         if (
             graph is not None
             and graph.size is not None

@@ -397,6 +397,8 @@ def prepare_resolved(
     except (ValueError, TypeError, OverflowError, RecursionError) as exc:
         raise InputError(f"the input could not be read: {_first_line(exc)}") from None
     given = None if reference is None else given_reference(the_task, reference)
+    if graph is not None:
+        check_graph_task(graph, the_task.name)
     if graph is None:
         options = {}
         if scheme == "got":
@@ -428,6 +430,16 @@ def _without_ground_truth(graph: Graph) -> Graph:
 def _first_line(exc: BaseException) -> str:
     """The exception's message cut to one short line (Python's own advice left out)."""
     return str(exc).split(";")[0].splitlines()[0][:200] if str(exc) else type(exc).__name__
+
+
+def check_graph_task(graph: Graph, task: str, what: str = "the graph") -> None:
+    """Refuse a graph file built for another task (its `task:` line, which `tune` writes): its
+    prompts and settings were chosen on other problems. A graph that names no task runs on any."""
+    if graph.task is not None and graph.task != task:
+        raise GraphError(
+            f"{what} was built for task {shown(graph.task)}, not {shown(task)}: tune one for "
+            f"{shown(task)}, or drop its task: line to run it anyway"
+        )
 
 
 def check_graph(

@@ -332,6 +332,7 @@ class About:
     size: int
     simulated: bool
     objective: Objective = ERRORS
+    task: str | None = None  # the task's name, which the graph files record
 
 
 @dataclass(frozen=True)
@@ -354,7 +355,7 @@ def write(
     """front.md, front.csv, the graph files and the plot, from the pick's rows; `note` (what
     failed or was left out) ends the text above the table."""
     rows, objective = chosen.rows, about.objective
-    written = write_graphs(rows, folder, chosen.row, about.size, objective)
+    written = write_graphs(rows, folder, chosen.row, about.size, objective, about.task)
     how = pick_text(chosen, about.metric, objective)
     if objective.scale is not None:
         how = (
@@ -460,20 +461,24 @@ def write_graphs(
     chosen: Row,
     size: int | None = None,
     objective: Objective = ERRORS,
+    task: str | None = None,
 ) -> list[Path]:
     """front-NN.yaml for every front graph and best.yaml for the pick: `solve --graph FILE` and
-    `eval --graph FILE` run them as they are. Each says the `size` it was built for."""
+    `eval --graph FILE` run them as they are. Each says the `task` and `size` it was built
+    for (another task's solve or eval refuses it)."""
     written = []
     for number, row in enumerate((r for r in rows if r.on_front), start=1):
         path = folder / front_file(number)
-        path.write_text(_graph_text(row, size, objective))
+        path.write_text(_graph_text(row, size, objective, task))
         written.append(path)
     best = folder / "best.yaml"
-    best.write_text(_graph_text(chosen, size, objective))
+    best.write_text(_graph_text(chosen, size, objective, task))
     return [*written, best]
 
 
-def _graph_text(row: Row, size: int | None = None, objective: Objective = ERRORS) -> str:
+def _graph_text(
+    row: Row, size: int | None = None, objective: Objective = ERRORS, task: str | None = None
+) -> str:
     what = "error" if objective.scale is None else "model rating"
     of = "" if objective.scale is None else f"/{objective.scale}"
     tune, held = objective.shown(row.tune_error), objective.shown(row.holdout_error)
@@ -489,7 +494,8 @@ def _graph_text(row: Row, size: int | None = None, objective: Objective = ERRORS
             f"built for each row's size; this file holds it built for "
             f"{'the size below' if size is None else f'{size} items'}\n"
         )
-    graph = row.graph if size is None else row.graph.model_copy(update={"size": size})
+    made_for = {k: v for k, v in (("size", size), ("task", task)) if v is not None}
+    graph = row.graph.model_copy(update=made_for)
     return header + graph.to_yaml()
 
 

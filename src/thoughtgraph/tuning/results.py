@@ -38,9 +38,8 @@ class TuneResults:
     def front(self) -> list[Graph]:
         """The front's graphs, as front-NN.yaml holds them (the pick among them when it is on
         the front; the default got among them when no trial beats it on both)."""
-        return [
-            r.graph.model_copy(update={"size": self.best.size}) for r in self.rows if r.on_front
-        ]
+        made_for = {"size": self.best.size, "task": self.best.task}
+        return [r.graph.model_copy(update=made_for) for r in self.rows if r.on_front]
 
     @property
     def pick(self) -> Row:

@@ -63,12 +63,14 @@ def _run(
         front = front_of(plan, searched)
         measured = held_out(run, front)
     chosen = report.choose(measured.rows, config.target, plan.objective)
-    about = report.About(plan.label, config.cost, plan.size, plan.simulated, plan.objective)
+    about = report.About(
+        plan.label, config.cost, plan.size, plan.simulated, plan.objective, plan.task
+    )
     note = "; ".join(n for n in (searched.note, measured.note) if n)
     written = report.write(plan.folder, about, chosen, front.points, note)
     return TuneResults(
         rows=list(chosen.rows),
-        best=chosen.row.graph.model_copy(update={"size": plan.size}),
+        best=chosen.row.graph.model_copy(update={"size": plan.size, "task": plan.task}),
         text=written.text,
         folder=plan.folder,
         files=written.files,
