@@ -21,6 +21,7 @@ from thoughtgraph.errors import ModelError
 from thoughtgraph.events import ThoughtMade
 from thoughtgraph.tasks.base import BaseTask, ModelScore, ParseError, model_score
 from thoughtgraph.tasks.score import Score
+from thoughtgraph.tasks.scorer import scored
 
 
 class ThoughtFactory:
@@ -205,7 +206,7 @@ class ThoughtFactory:
             # a parser that chokes on a degenerate answer must not lose the run's paid work
             reason = f"the answer could not be parsed ({type(exc).__name__}: {str(exc)[:200]})"
             return None, self.task.score_unparsed(problem, reason), False
-        return content, self.task.score(problem, content), True
+        return content, scored(self.task, problem, content), True
 
     def _made(self, op: OpRef, thought: Thought) -> Thought:
         """Record a model-made thought; it moves its op's end round."""
@@ -242,7 +243,7 @@ class ThoughtFactory:
         if thought.content is None:
             score: Score | None = self.task.score_unparsed(thought.problem, "no content to score")
         else:
-            score = self.task.score(thought.problem, thought.content)
+            score = scored(self.task, thought.problem, thought.content)
         return self.state.add(thought.with_score(score))
 
 

@@ -208,6 +208,7 @@ def read_reference(task: BaseTask[Any, Any], problem: object, value: object, whe
     from thoughtgraph.errors import ThoughtgraphError
     from thoughtgraph.io.imports import first_line
     from thoughtgraph.tasks.base import TakesReference
+    from thoughtgraph.tasks.scorer import raised_at
 
     if isinstance(task, TakesReference):  # the task reads it into the problem (a task file)
         try:
@@ -220,7 +221,8 @@ def read_reference(task: BaseTask[Any, Any], problem: object, value: object, whe
         score = task.score(problem, reference)
     except Exception as exc:
         raise InputError(
-            f'{where}: "reference" cannot be read as an answer of {task.name} ({first_line(exc)})'
+            f'{where}: "reference" cannot be read as an answer of {task.name} ({first_line(exc)} '
+            f"at {raised_at(exc)})"
         ) from None
     if exact_check(task) and not score.perfect:
         first = f": {score.errors[0]}" if score.errors else ""

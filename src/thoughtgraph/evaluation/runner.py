@@ -60,6 +60,7 @@ from thoughtgraph.spend.budget import Meter
 from thoughtgraph.spend.ledger import RequestRecorder
 from thoughtgraph.tasks import BaseTask, Task, get_task
 from thoughtgraph.tasks.reference import answer_matches
+from thoughtgraph.tasks.scorer import ScorerFailed
 
 RESULTS = "results.jsonl"
 # Runs one pair elsewhere (e.g. on a Ray cluster): (scheme, sample, repeat, the evaluation's
@@ -295,7 +296,7 @@ def check_rows(the_plan: EvalPlan) -> None:
                 "to run it anyway"
             )
         for size, sample in by_size.items():
-            where = f"{the_plan.dataset} row {sample.row}" if sample.row else f"sample {sample.id}"
+            where = sample_where(the_plan, sample)
             try:
                 built = the_plan.sample_graph(row, sample)
                 prepare(
@@ -821,6 +822,11 @@ def _rewrite(path: Path, results: list[PairResult]) -> None:
         path.write_text("".join(json.dumps(asdict(r)) + "\n" for r in results))
 
 
+def sample_where(the_plan: EvalPlan, sample: Sample) -> str:
+    """How a line names a sample: a data file's row by its file and number, else its id."""
+    return f"{the_plan.dataset} row {sample.row}" if sample.row else f"sample {sample.id}"
+
+
 async def solve_pair(
     the_plan: EvalPlan,
     scheme: str,
@@ -837,7 +843,10 @@ async def solve_pair(
     started = time.perf_counter()
     reference = None if sample.row is None else sample.reference  # a data row's, for ground_truth
     prepared = prepare_resolved(the_plan.the_task, sample.given, graph, reference=reference)
-    result = await run_prepared(prepared, model, options, meter=meter, limiter=limiter)
+    try:
+        result = await run_prepared(prepared, model, options, meter=meter, limiter=limiter)
+    except ScorerFailed as exc:  # the user's scorer: which row and scheme it was scoring
+        raise ScorerFailed(f"{sample_where(the_plan, sample)}, scheme {scheme}: {exc}") from None
     solved = None
     if sample.row is None and sample.reference is not None:  # a built-in dataset's
         solved = answer_matches(

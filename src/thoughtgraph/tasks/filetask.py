@@ -30,6 +30,7 @@ from thoughtgraph.tasks.base import BaseTask, ParseError, check_parts, mean_scor
 from thoughtgraph.tasks.filetask_prompts import prompts_for
 from thoughtgraph.tasks.keywords import split_sentences
 from thoughtgraph.tasks.score import Score
+from thoughtgraph.tasks.scorer import ScorerFailed, raised_at
 from thoughtgraph.tasks.sorting import parse_int_list
 from thoughtgraph.tasks.taskfile import TaskFileSpec, parse_task_file, read_task_file
 
@@ -456,8 +457,9 @@ class FileTask(BaseTask[FileProblem, FileAnswer]):
         try:
             value = self._function(content, problem)
         except Exception as exc:
-            raise InputError(
-                f"score.function {self.spec.score.function} raised {first_line(exc)}"
+            raise ScorerFailed(
+                f"score.function {self.spec.score.function} raised {first_line(exc)} "
+                f"({raised_at(exc)})"
             ) from None
         if isinstance(value, Score):
             return value
@@ -467,13 +469,13 @@ class FileTask(BaseTask[FileProblem, FileAnswer]):
             # one error as a str is one error, not one per character
             errors = (given,) if isinstance(given, str) else tuple(str(e) for e in given or ())
         if not _number(value):
-            raise InputError(
+            raise ScorerFailed(
                 f"score.function {self.spec.score.function} returned {type(value).__name__}: "
                 "return an error count, (count, [errors]) or a thoughtgraph Score"
             )
         count = float(value)
         if not math.isfinite(count) or count < 0:
-            raise InputError(
+            raise ScorerFailed(
                 f"score.function {self.spec.score.function} returned {count:g}: an error count "
                 "is a number from 0 up (0: no error)"
             )

@@ -45,6 +45,7 @@ from thoughtgraph.spend.budget import Budget
 from thoughtgraph.tasks import get_task
 from thoughtgraph.tasks.base import Task
 from thoughtgraph.tasks.reference import answer_matches
+from thoughtgraph.tasks.scorer import ScorerFailed
 
 COST_METRICS = ("completions", "tokens", "usd")
 
@@ -281,7 +282,7 @@ async def _run_sample(
     cache: str | None,
     limiter: ConcurrencyLimiter,
 ) -> dict[str, Any]:
-    _id, problem, reference = sample
+    sample_id, problem, reference = sample
     try:
         result = await asolve(
             setup.spec,
@@ -305,6 +306,8 @@ async def _run_sample(
         if result is None:
             return _failed(str(exc))
         return {**_measure(setup, result, reference), "failure": str(exc)}
+    except ScorerFailed as exc:  # the user's scorer: which sample it was scoring
+        return _failed(f"sample {sample_id}: {exc}")
     except ThoughtgraphError as exc:
         return _failed(str(exc))
     return _measure(setup, result, reference)
