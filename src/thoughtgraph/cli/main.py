@@ -39,6 +39,7 @@ from thoughtgraph.spend.accounting import CALL_KINDS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the engine loads when a command runs, so `--help` stays fast
+    from thoughtgraph.engine.options import PreparedRun
     from thoughtgraph.engine.result import Result
 
 app = typer.Typer(
@@ -191,6 +192,15 @@ def solve(
         Path | None,
         typer.Option("--graph", help="Run your own graph file (JSON or YAML) instead of a scheme."),
     ] = None,
+    show_prompts: Annotated[
+        bool,
+        typer.Option(
+            "--show-prompts",
+            help="Print the prompts the graph sends for this problem (each model-calling op's "
+            "first request; what the model's answers fill at run time as placeholders) and "
+            "stop: no model is called.",
+        ),
+    ] = False,
     concurrency: Annotated[int, typer.Option(help="Most model calls in flight at once.")] = 16,
     order: opt.Order = "auto",
     max_regenerations: Annotated[int, typer.Option(help="Extra Part attempts per part.")] = 2,
@@ -300,6 +310,11 @@ def solve(
     if user_graph is None and model_scored(prepared.task.name):  # doc-merge: end with the
         # model's score of the merge, as eval does (the `rating:` line shows it)
         prepared = prepared._replace(graph=judged(prepared.graph, prepared.task.name))
+    if show_prompts:
+        _show_prompts(
+            prepared, f"graph {graph_file}" if graph_file else f"scheme {scheme}", as_json
+        )
+        return
     lm = model_from_flags(model, openai.by_flag())
     run_options = RunOptions(
         concurrency=concurrency,
@@ -554,6 +569,21 @@ def _shown_output(result: Result) -> str:
     if result.output is not None:
         return _short(result.output)
     return result.text or "(none: no usable model answer)"
+
+
+def _show_prompts(prepared: PreparedRun, graph: str, as_json: bool) -> None:
+    """`solve --show-prompts`: the prompts of the prepared graph, rendered with no model."""
+    import asyncio
+
+    from thoughtgraph.solving import preview
+
+    found = asyncio.run(preview.prompts_of(prepared))
+    units = prepared.task.unit_names
+    what = f"{graph} on this {prepared.task.name} problem ({len(prepared.problem)} {units})"
+    if as_json:
+        typer.echo(json.dumps({"task": prepared.task.name, **preview.as_json(found)}, indent=1))
+    else:
+        typer.echo(preview.as_text(found, what), nl=False)
 
 
 def _short(items: Any, limit: int = 40) -> str:
