@@ -69,12 +69,11 @@ import sys
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from itertools import pairwise
 from pathlib import Path
 
 from thoughtgraph.sim.laws import PowerLaw, last_growth, table_rate
 from thoughtgraph.sim.profiles import Profile, RealFigures, load_profile, read_profile, shipped
-from thoughtgraph.sim.replay import Replayed, replay
+from thoughtgraph.sim.replay import Replayed, replay, sorting_kinds
 from thoughtgraph.tasks.countries import count_countries
 
 SOURCE = {
@@ -261,16 +260,6 @@ def read_shown(cut: str, task: str) -> Answer | None:
 
 
 # ---------------------------------------------------------------- scoring one call ----------
-def sorting_kinds(reference: list[int], reply: list[int]) -> dict[str, int]:
-    want, have = Counter(reference), Counter(reply)
-    return {
-        "lost": sum(max(0, n - have[v]) for v, n in want.items()),
-        "repeated": sum(max(0, n - want[v]) for v, n in have.items() if v in want),
-        "stray": sum(n for v, n in have.items() if v not in want),
-        "inversions": sum(a > b for a, b in pairwise(reply)),
-    }
-
-
 def set_kinds(reference: Counter[int], reply: list[int]) -> dict[str, int]:
     """Against a multiset (a solve's intersection has each value once; a merge's a + b may not)."""
     have = Counter(reply)

@@ -82,16 +82,21 @@ def _sorting(kind: str, shape: str, rng: random.Random) -> tuple[str, Scorer]:
         prompt = task.prompts["io"].render({"input": task.render(items)})
 
     def score(text: str) -> Kinds:
-        out = task.parse(text)
-        want, have = Counter(items), Counter(out)
-        return {
-            "lost": sum(max(0, n - have[v]) for v, n in want.items()),
-            "repeated": sum(max(0, n - want[v]) for v, n in have.items() if v in want),
-            "stray": sum(n for v, n in have.items() if v not in want),
-            "inversions": sum(x > y for x, y in pairwise(out)),
-        }
+        return sorting_kinds(items, task.parse(text))
 
     return prompt, score
+
+
+def sorting_kinds(reference: list[int], reply: list[int]) -> Kinds:
+    """A sorting reply's slips against its input, by kind; the fit (scripts/fit_profiles.py)
+    counts real replies with the same function, so the replay and the fit measure alike."""
+    want, have = Counter(reference), Counter(reply)
+    return {
+        "lost": sum(max(0, n - have[v]) for v, n in want.items()),
+        "repeated": sum(max(0, n - want[v]) for v, n in have.items() if v in want),
+        "stray": sum(n for v, n in have.items() if v not in want),
+        "inversions": sum(x > y for x, y in pairwise(reply)),
+    }
 
 
 def _sets(kind: str, shape: str, rng: random.Random) -> tuple[str, Scorer]:
