@@ -21,15 +21,17 @@ graph: 5/31/4, 11/71/6, 23/151/8 requests/completions/rounds at 32/64/128 (print
 The model is an ideal one at zero latency, called in-process: for the reference, a function
 that reads the reference's own prompts (split, sort, improve, merge) and answers them correctly
 in the format its parser expects; for thoughtgraph, the simulated model's answer function
-(error 0). Their time is not counted: "CPU ms/sample" is the process CPU time
-(`time.process_time`) around each sample's run, minus the CPU spent inside the answer function,
-after one warm-up sample (so imports and first-use costs are excluded), averaged over
-`--samples` distinct problems. "wall s" is one sample with every request taking `--latency`
-seconds (the reference's language model sleeps, one request at a time as its controller sends
-them; thoughtgraph's model awaits, so independent requests overlap), beside its floor (rounds x
-latency). Every (system, size, repeat) runs in its own process; repeats are interleaved
-(reference, thoughtgraph, reference, ...) and each ratio is ours / the reference's within one
-repeat, so a loaded machine moves both sides of a ratio alike.
+(error 0). "whole CPU ms/sample" is the process CPU time (`time.process_time`) around each
+sample's run, after one warm-up sample (so imports and first-use costs are excluded), averaged
+over `--samples` distinct problems; "engine" is the same minus the CPU spent inside the answer
+function (the model left out); "reader" is the CPU inside the answer reader alone (thoughtgraph's
+`SortingTask.parse_reply` and `parse_split`, the reference's `SortingParser.parse_*_answer`), and
+"engine without reader" the engine minus it, so the reader's share is visible. "wall s" is one
+sample with every request taking `--latency` seconds (the reference's language model sleeps,
+one request at a time as its controller sends them; thoughtgraph's model awaits, so independent
+requests overlap), beside its floor (rounds x latency). Every (system, size, repeat) runs in its
+own process; repeats are interleaved (reference, thoughtgraph, reference, ...) and each ratio is
+ours / the reference's within one repeat, so a loaded machine moves both sides of a ratio alike.
 """
 
 from __future__ import annotations
@@ -124,6 +126,29 @@ class AnswerClock:
             self.seconds += time.process_time() - started
 
 
+class ReaderClock:
+    """The process CPU spent in a system's answer reader (its parser's methods), so the engine
+    is shown with and without it."""
+
+    seconds = 0.0
+
+    @classmethod
+    def wrap(cls, owner: type, names: list[str]) -> None:
+        for name in names:
+            setattr(owner, name, cls._timed(getattr(owner, name)))
+
+    @classmethod
+    def _timed(cls, method: Any) -> Any:
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            started = time.process_time()
+            try:
+                return method(*args, **kwargs)
+            finally:
+                cls.seconds += time.process_time() - started
+
+        return timed
+
+
 def sim_answer() -> Any:
     """The simulated model's answer function (error 0): answers thoughtgraph's prompts."""
     import random
@@ -166,6 +191,7 @@ def measured(run: Any, size: int, samples: int, latency: float) -> dict[str, Any
     """Warm up, then CPU per sample at zero latency (answer time excluded) and one timed wall."""
     run(problem_for(size, 0), 0.0, AnswerClock(None))  # warm-up: imports, first use
     cpu, answer, solved, counts = 0.0, 0.0, 0, None
+    ReaderClock.seconds = 0.0
     for sample in range(1, samples + 1):
         clock = AnswerClock(None)
         started = time.process_time()
@@ -174,13 +200,17 @@ def measured(run: Any, size: int, samples: int, latency: float) -> dict[str, Any
         answer += clock.seconds
         solved += bool(figures.pop("solved"))
         counts = figures
+    reader = ReaderClock.seconds
     started = time.perf_counter()
     run(problem_for(size, samples + 1), latency, AnswerClock(None))
     wall = time.perf_counter() - started
     return {
         **(counts or {}),
+        "whole_ms": 1000 * cpu / samples,
         "cpu_ms": 1000 * (cpu - answer) / samples,
+        "bare_ms": 1000 * (cpu - answer - reader) / samples,
         "answer_ms": 1000 * answer / samples,
+        "reader_ms": 1000 * reader / samples,
         "wall": wall,
         "solved": f"{solved}/{samples}",
     }
@@ -189,8 +219,10 @@ def measured(run: Any, size: int, samples: int, latency: float) -> dict[str, Any
 # --- thoughtgraph ------------------------------------------------------------------------------
 def run_thoughtgraph(size: int, samples: int, latency: float) -> dict[str, Any]:
     import thoughtgraph
+    from thoughtgraph.tasks.sorting import SortingTask
 
     answer = sim_answer()
+    ReaderClock.wrap(SortingTask, ["parse_reply", "parse_split"])
 
     def run(problem: list[int], wait: float, clock: AnswerClock) -> dict[str, Any]:
         if clock.answer is None:
@@ -224,6 +256,8 @@ def run_reference(size: int, samples: int, latency: float) -> dict[str, Any]:
 
     sys.path.insert(0, str(EXAMPLES.parent))
     example = importlib.import_module(f"sorting.sorting_{size:03d}")  # the paper's, unmodified
+    readers = ["parse_aggregation_answer", "parse_generate_answer", "parse_improve_answer"]
+    ReaderClock.wrap(example.SortingParser, readers)
     config = VENV / "lm-config.json"
     config.write_text("{}")
 
@@ -318,6 +352,7 @@ def main() -> None:
         raise SystemExit("error: the reference's sorting examples exist for 32, 64 and 128 only")
     reference_python()
     reference_examples(args.reference_repo)
+    load = os.getloadavg()
     runs: dict[tuple[int, str], list[dict[str, Any]]] = {}
     for _ in range(args.repeats):  # interleaved: every size and system once per repeat
         for size in args.sizes:
@@ -333,30 +368,47 @@ def main() -> None:
         f"{args.samples} samples; latency {args.latency} s for wall"
     )
     print(
-        "| size | system | requests | completions | rounds | ops | CPU ms/sample | wall s "
-        "| wall / floor | peak RSS MiB | solved |"
+        "| size | system | requests | completions | rounds | ops | whole CPU ms/sample "
+        "| engine ms | reader ms | engine without reader ms | wall s | wall / floor "
+        "| peak RSS MiB | solved |"
     )
-    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for size in args.sizes:
         for system in ("reference", "thoughtgraph"):
             rows = runs[size, system]
             f = rows[0]
-            cpu = statistics.median(r["cpu_ms"] for r in rows)
-            wall = statistics.median(r["wall"] for r in rows)
+
+            def mid(key: str, rows: list[dict[str, Any]] = rows) -> float:
+                return statistics.median(r[key] for r in rows)
+
+            wall = mid("wall")
             rss = max(r["peak_rss_mib"] for r in rows)
             floor = f["rounds"] * args.latency
             print(
                 f"| {size} | {system} | {f['requests']} | {f['completions']} | {f['rounds']} "
-                f"| {f['ops']} | {cpu:.2f} | {wall:.3f} | {wall / floor:.2f} "
-                f"| {rss:.0f} | {f['solved']} |"
+                f"| {f['ops']} | {mid('whole_ms'):.2f} | {mid('cpu_ms'):.2f} "
+                f"| {mid('reader_ms'):.2f} | {mid('bare_ms'):.2f} | {wall:.3f} "
+                f"| {wall / floor:.2f} | {rss:.0f} | {f['solved']} |"
             )
         pairs = list(zip(runs[size, "thoughtgraph"], runs[size, "reference"], strict=True))
-        cpu_ratio = span([ours["cpu_ms"] / ref["cpu_ms"] for ours, ref in pairs])
-        wall_ratio = span([ours["wall"] / ref["wall"] for ours, ref in pairs])
-        print(f"| {size} | ours / reference | | | | | {cpu_ratio} | {wall_ratio} | | | |")
+
+        def ratio(key: str, pairs: list[tuple[dict[str, Any], dict[str, Any]]] = pairs) -> str:
+            return span([ours[key] / ref[key] for ours, ref in pairs])
+
+        print(
+            f"| {size} | ours / reference | | | | | {ratio('whole_ms')} | {ratio('cpu_ms')} "
+            f"| {ratio('reader_ms')} | {ratio('bare_ms')} | {ratio('wall')} | | | |"
+        )
     print(
-        "ratio = thoughtgraph / reference within one repeat: median (range); "
-        "target for CPU per sample <= 0.5"
+        "whole = the sample's process CPU, the model's answers included; engine = whole minus "
+        "the answer function; reader = the answer reader alone (thoughtgraph: SortingTask."
+        "parse_reply, parse_split; the reference: SortingParser.parse_*_answer); ratio = "
+        "thoughtgraph / reference within one repeat: median (range); target for whole CPU per "
+        "sample <= 1.0 (goal 0.5)"
+    )
+    print(
+        f"load average (1, 5, 15 min) at the start: {' '.join(f'{x:.2f}' for x in load)}, "
+        f"at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}"
     )
 
 
