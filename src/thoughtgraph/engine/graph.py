@@ -182,7 +182,9 @@ class Graph(BaseModel):
     _output: Op | None = PrivateAttr(default=None)
 
     def model_post_init(self, _context: object) -> None:
-        _validate(self.ops)
+        # found here, not on first use: a graph shared by runs (schemes.build) compares equal to
+        # a fresh copy, whose private state is the same
+        self._output = _validate(self.ops)
         self._index = {op.id: op for op in self.ops}
         self._templates = _parse_prompts(self.prompts, self.ops)
 
@@ -205,9 +207,7 @@ class Graph(BaseModel):
     @property
     def output(self) -> Op:
         """The op whose thoughts are the run's result (the only op nothing depends on)."""
-        if self._output is None:  # read twice per run: found once (the graph is frozen)
-            used = {source for op in self.ops for source in op.inputs}
-            self._output = next(op for op in self.ops if op.id not in used)
+        assert self._output is not None  # found by model_post_init's checks
         return self._output
 
     @property
@@ -460,7 +460,8 @@ def _inputs_first(ops: tuple[Op, ...]) -> bool:
     return True
 
 
-def _validate(ops: tuple[Op, ...]) -> None:
+def _validate(ops: tuple[Op, ...]) -> Op:
+    """Check the ops form a DAG with one output op; returns that op."""
     if not ops:
         raise GraphError("a graph needs at least one op")
     seen: set[str] = set()
@@ -489,3 +490,4 @@ def _validate(ops: tuple[Op, ...]) -> None:
             f"a graph needs exactly one output op (nothing takes its output); found {len(leaves)}: "
             + ", ".join(leaves)
         )
+    return next(op for op in ops if op.id == leaves[0])

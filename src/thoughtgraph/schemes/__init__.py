@@ -390,7 +390,38 @@ def build(
     """The graph of scheme `name` for `task` (a name, or the task object) at input `size` (the
     paper's configuration, or the task's own)."""
     settings = settings_for(name, task, size, parts, **options)  # an unknown name: one line
-    return SCHEMES[name].builder(**settings)
+    builder = SCHEMES[name].builder
+    key = _built_key(builder, settings)
+    graph = None if key is None else _BUILT.get(key)
+    if graph is None:
+        graph = builder(**settings)
+        if key is not None and len(graph.ops) <= _MOST_OPS_KEPT:
+            if len(_BUILT) >= _MOST_KEPT:
+                _BUILT.pop(next(iter(_BUILT)))  # the oldest
+            _BUILT[key] = graph
+    return graph
+
+
+# Built graphs by (builder, settings): a builder is a function of its keywords alone and a Graph
+# is frozen, so an evaluation's samples of one size share one graph instead of building (and
+# validating) the same ops again for every sample. Bounded: the graphs of at most 64 shapes,
+# none above 5,000 ops (a bigger graph's build is small beside its run, and its memory is not).
+_BUILT: dict[tuple[object, ...], Graph] = {}
+_MOST_KEPT = 64
+_MOST_OPS_KEPT = 5_000
+
+
+def _built_key(
+    builder: Callable[..., Graph], settings: dict[str, Any]
+) -> tuple[object, ...] | None:
+    """The cache key of a build: the builder and each setting with its type (1, 1.0 and True
+    are equal keys but not equal settings); None when a setting is unhashable."""
+    try:
+        key = (builder, *((k, type(v), v) for k, v in sorted(settings.items())))
+        hash(key)
+    except TypeError:
+        return None
+    return key
 
 
 def settings_for(

@@ -7,6 +7,7 @@ import concurrent.futures
 import logging
 import math
 import time
+import weakref
 from collections.abc import Coroutine
 from typing import Any
 
@@ -42,7 +43,7 @@ from thoughtgraph.modelspec import ModelLike, as_model
 from thoughtgraph.spend.accounting import spend_by_kind
 from thoughtgraph.spend.budget import Meter, check_whole
 from thoughtgraph.spend.pricing import Price
-from thoughtgraph.tasks import Task, get_task
+from thoughtgraph.tasks import TASKS, Task, get_task
 from thoughtgraph.tasks.base import BaseTask, HasReference, check_parts, lacks
 from thoughtgraph.tasks.reference import attach_reference, can_check, given_reference
 from thoughtgraph.tasks.score import Score
@@ -446,7 +447,29 @@ def check_graph(
     graph: Graph, task: BaseTask[Any, Any], problem: object, reference: object = None
 ) -> None:
     """Refuse, before any call, a graph this task cannot run (unknown prompt, a capability the
-    task lacks, too many parts). A given `reference` stands in for a reference solver."""
+    task lacks, too many parts). A given `reference` stands in for a reference solver.
+
+    What does not depend on the problem (capabilities, prompts) is checked once per graph and
+    task: an evaluation's samples share a graph (`schemes.build`), and the next sample checks
+    only its problem against the ops (the errors and their order are the full check's, since
+    the part checked once found none)."""
+    seen = _checked_for(graph)
+    key = _task_key(task, can_check(task, reference))
+    if key in seen:
+        for op in graph.ops:
+            try:
+                kinds.get(op.kind).check_problem(op.params, problem)
+            except ThoughtgraphError as exc:
+                raise GraphError(f"op {shown(op.id)}: {exc}") from None
+        return
+    _check_ops(graph, task, problem, reference)
+    seen[key] = task  # held: an id stays the task's while the graph lives
+
+
+def _check_ops(
+    graph: Graph, task: BaseTask[Any, Any], problem: object, reference: object = None
+) -> None:
+    """Every check of `check_graph`, op by op."""
     filled: set[tuple[str, str]] = set()  # (kind, prompt) pairs already checked: a big graph
     for op in graph.ops:  # repeats a few
         kind = kinds.get(op.kind)
@@ -471,6 +494,31 @@ def check_graph(
             kind.check_problem(op.params, problem)
         except ThoughtgraphError as exc:
             raise GraphError(f"op {shown(op.id)}: {exc}") from None
+
+
+# id(graph) -> (the graph, weakly; the tasks its problem-free checks passed for, `_task_key`):
+# an entry goes with its graph (a frozen Graph holds a dict, so it cannot be a dict key itself)
+_CHECKED: dict[int, tuple[weakref.ref[Graph], dict[tuple[object, ...], object]]] = {}
+
+
+def _checked_for(graph: Graph) -> dict[tuple[object, ...], object]:
+    """The tasks `graph` passed its problem-free checks for (filled in by `check_graph`)."""
+    entry = _CHECKED.get(id(graph))
+    if entry is not None and entry[0]() is graph:
+        return entry[1]
+    key = id(graph)
+    seen: dict[tuple[object, ...], object] = {}
+    _CHECKED[key] = (weakref.ref(graph, lambda _ref: _CHECKED.pop(key, None)), seen)
+    return seen
+
+
+def _task_key(task: BaseTask[Any, Any], checks: bool) -> tuple[object, ...]:
+    """Which task a graph was checked for: a built-in task's class when the object holds nothing
+    of its own (every `get_task("sorting")` is a new object of the same behaviour), else the
+    object itself; and whether it can check an answer against a reference."""
+    if type(task) in TASKS.values() and not getattr(task, "__dict__", None):
+        return (type(task), checks)
+    return (id(task), checks)
 
 
 def solve(
