@@ -203,6 +203,25 @@ def test_the_budget_caps_the_whole_tune(capsys, tmp_path):
     assert states(out)["COMPLETE"] < 30
 
 
+def test_a_budget_spent_before_any_trial_says_to_raise_the_budget(capsys, tmp_path):
+    code, _stdout, err = run_cli(capsys, *tune_args(tmp_path / "tune", "--max-requests", "3"))
+    last = err.strip().splitlines()[-1]
+    assert code == 2 and last.startswith("error: no trial completed") and "raise the budget" in last
+
+
+def test_the_plural_of_one_failed_model_call(capsys):
+    from thoughtgraph.cli.main import _unusable
+
+    class _Call:
+        error = "boom"
+
+    class _Result:
+        calls = 1
+        state = type("S", (), {"calls": {"c1": _Call()}})()
+
+    assert _unusable(_Result()).startswith("1 of 1 model call failed")  # type: ignore[arg-type]
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

@@ -529,7 +529,8 @@ def _unusable(result: Result) -> str:
     calls = list(result.state.calls.values())
     failed = [c.error for c in calls if c.error]
     if failed:
-        return f"{len(failed)} of {result.calls} model calls failed (last: {failed[-1]})"
+        asked = f"{result.calls} model call{'s' if result.calls != 1 else ''}"
+        return f"{len(failed)} of {asked} failed (last: {failed[-1]})"
     unparsed = [
         t.score.errors[0]
         for t in result.state.thoughts.values()

@@ -168,12 +168,22 @@ def _default_line(row: report.Row, plan: TunePlan) -> str:
     return f"{row.name}: {row.label}: {measure}, {plan.config.cost} {row.tune_cost:.1f}"
 
 
+def _no_trial_why(end: LoopResult) -> str:
+    """What to do when no trial completed: the budget ran out first, or a trial failed (its
+    line), or the search asked for no trial."""
+    if end.failure is not None:
+        return f"a trial failed: {end.failure}"
+    if end.stop is not None:
+        return f"{end.stop} before a trial finished: raise the budget"
+    return "no trial ran: ask for --trials 1 or more"
+
+
 def front_of(plan: TunePlan, searched: Searched) -> Front:
     """The front's rows (their graphs carry the prompt variants they chose), the default among
     them when no trial beats it on both (a tie keeps the default); every trial's figures are
     the points of the plot."""
     if not searched.trials:
-        raise InputError("no trial completed: nothing to report (raise the budget?)")
+        raise InputError(f"no trial completed: nothing to report ({_no_trial_why(searched.end)})")
     points = [(t.values[0], t.values[1], t) for t in searched.trials]
     default = searched.default
     candidates: list[tuple[float, float, Trial | None]] = [*points]
