@@ -9,6 +9,13 @@ a script of faults, one per request, so each test can stage the failure it is ab
         server.script(Fault("429", seconds=0.2), Fault("500"))
         model = OpenAIModel("sim", base_url=server.base_url)
 
+A reasoning model: `thinking="inline"` (a `<think>` block before the answer in `content`) or
+`"reasoning_content"` / `"reasoning"` (the thinking in that field of the message) thinks
+`think_tokens` tokens (one a word, lists among them that are not the answer) before it
+answers, and honours the request's `max_tokens` as a server does: a reply past it is cut
+(`finish_reason` "length"), inside the thinking when the cap is below it. `produced` counts every
+token the server made (prompt and completion, thinking included) in its 200 answers.
+
 Beyond the script, `fault_rate` fails that share of requests at random (seeded by `seed`, kinds
 drawn from `random_faults`), and `fault_when(body)` may return a fault for any request (e.g. only
 for merge prompts). `answered` counts the completions sent in 200 answers that carried any, so a
@@ -25,6 +32,7 @@ import gzip
 import itertools
 import json
 import random
+import re
 import threading
 import time
 from collections import deque
@@ -113,6 +121,7 @@ class FakeOpenAI:
     latency: seconds every answer waits before it is sent (a model's think time, for benches).
     one_choice: llama.cpp's llama-server: any request with n > 1 is refused with this status
         (500 or 400) and its message "Only one completion choice is allowed".
+    thinking, think_tokens: a reasoning model (see the module doc).
     streamed: for each streaming fault (trickle_*, endless, huge), the bytes it wrote and
         whether it wrote them all (False: the client left first).
     """
@@ -129,6 +138,9 @@ class FakeOpenAI:
     fault_when: Callable[[Any], Fault | str | None] | None = None
     latency: float = 0.0
     one_choice: int | None = None
+    thinking: str | None = None  # "inline", "reasoning_content" or "reasoning": a model that thinks
+    think_tokens: int = 1500
+    produced: int = 0  # tokens made in 200 answers (prompt + completion, thinking included)
     requests: list[Request] = field(default_factory=list)
     streamed: list[tuple[int, bool]] = field(default_factory=list)
     answered: int = 0  # completions sent in 200 answers with text
@@ -318,6 +330,9 @@ class _Handler(BaseHTTPRequestHandler):
         texts = [fake._answer(prompt) for _ in range(count)]
         if kind == "blank":
             texts = ["" for _ in texts]
+        if fake.thinking is not None:
+            data = _thinking_completion(fake, body, prompt, texts)
+            return self._json(200, data)
         data = _completion(body, prompt, texts, kind, fake.report_usage)
         if kind not in ("empty", "null"):  # counted before it is sent: the client may be quick
             fake._count_answers(len(data["choices"]))
@@ -433,6 +448,58 @@ def _completion(
             "prompt_tokens": prompt_tokens,
             "completion_tokens": completion_tokens,
             "total_tokens": prompt_tokens + completion_tokens,
+        }
+    return data
+
+
+def thoughts(answer: str, tokens: int) -> list[str]:
+    """`tokens` words of thinking about `answer`: drafts of it with its numbers out of order
+    and some left out (lists a reader must never take for the answer)."""
+    numbers = [int(n) for n in re.findall(r"-?\d+", answer)] or [7, 3, 5]
+    rng = random.Random(len(answer))
+    words: list[str] = []
+    while len(words) < tokens:
+        draft = rng.sample(numbers, max(1, len(numbers) - 1))
+        words += ["Let", "me", "try", "the", "list", str(draft) + ".", "No,", "that", "is"]
+        words += ["not", "sorted;", "check", "again", "and", "count", "each", "one."]
+    return words[:tokens]
+
+
+def _thinking_completion(
+    fake: FakeOpenAI, body: dict[str, Any], prompt: str, texts: list[str]
+) -> dict[str, Any]:
+    """The answer of a reasoning model, its thinking inline or in a field, cut at `max_tokens`."""
+    cap = body.get("max_tokens")
+    choices, completion_tokens, thinking_tokens = [], 0, 0
+    for index, answer in enumerate(texts):
+        words = thoughts(answer, fake.think_tokens)
+        answer_tokens = max(1, len(answer) // 4)
+        finish = "stop"
+        if isinstance(cap, int) and cap < len(words) + answer_tokens:
+            finish = "length"
+            words, answer = words[:cap], answer[: max(0, cap - len(words)) * 4]
+        thinking = " ".join(words)
+        message: dict[str, Any] = {"role": "assistant"}
+        if fake.thinking == "inline":
+            closed = "</think>\n\n" if len(words) == fake.think_tokens else ""
+            message["content"] = f"<think>\n{thinking}\n{closed}{answer}"
+        else:
+            message[fake.thinking or "reasoning_content"] = thinking
+            message["content"] = answer if answer else None
+        choices.append({"index": index, "message": message, "finish_reason": finish})
+        completion_tokens += len(words) + (max(1, len(answer) // 4) if answer else 0)
+        thinking_tokens += len(words)
+    prompt_tokens = max(1, len(prompt) // 4)
+    with fake._lock:
+        fake.produced += prompt_tokens + completion_tokens
+        fake.answered += sum(1 for c in choices if c["finish_reason"] == "stop")
+    data: dict[str, Any] = {"id": "chatcmpl-think", "object": "chat.completion", "choices": choices}
+    if fake.report_usage:
+        data["usage"] = {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+            "completion_tokens_details": {"reasoning_tokens": thinking_tokens},
         }
     return data
 

@@ -110,6 +110,8 @@ OPENAI_FLAGS = {
     "--timeout": "timeout",
     "--max-retries": "max_retries",
     "--max-response-bytes": "max_response_bytes",
+    "--reasoning": "reasoning",
+    "--reasoning-effort": "reasoning_effort",
 }
 """Each openai flag and the `from_spec` override it sets."""
 
@@ -129,6 +131,15 @@ def model_options(spec: str, flags: dict[str, Any]) -> dict[str, Any]:
     temperature = given.get("--temperature")
     if temperature is not None and not (0 <= temperature <= 2):
         raise InputError(f"--temperature must be between 0 and 2, got {temperature}")
+    effort = given.get("--reasoning-effort")
+    if effort is not None:
+        from thoughtgraph.models.openai import REASONING_EFFORTS
+
+        if str(effort).lower() not in REASONING_EFFORTS:
+            raise InputError(
+                f"--reasoning-effort must be one of {', '.join(REASONING_EFFORTS)}, "
+                f"got {shown(effort)}"
+            )
     tokens = given.get("--max-completion-tokens")
     if tokens is not None and tokens < 0:
         raise InputError(f"--max-completion-tokens must be 0 (no cap) or more, got {tokens}")
@@ -145,6 +156,8 @@ def model_flags(
     timeout: float | None,
     max_retries: int | None,
     max_response_bytes: int | None = None,
+    reasoning: bool | None = None,
+    reasoning_effort: str | None = None,
 ) -> dict[str, Any]:
     """The openai flags as `model_from_flags` takes them (None: not given)."""
     return {
@@ -155,4 +168,6 @@ def model_flags(
         "--timeout": timeout,
         "--max-retries": max_retries,
         "--max-response-bytes": max_response_bytes,
+        "--reasoning": reasoning,
+        "--reasoning-effort": reasoning_effort,
     }

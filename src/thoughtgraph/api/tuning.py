@@ -65,6 +65,8 @@ class TuneOptions(RunLimits, total=False):
     timeout: float | None
     max_retries: int | None
     max_response_bytes: int | None
+    reasoning: bool | None
+    reasoning_effort: str | None
 
 
 def tune(
@@ -111,6 +113,8 @@ def tune_config(data: TuneData | None, options: TuneOptions) -> tuple[TuneData |
         "timeout": options.get("timeout"),
         "max_retries": options.get("max_retries"),
         "max_response_bytes": options.get("max_response_bytes"),
+        "reasoning": options.get("reasoning"),
+        "reasoning_effort": options.get("reasoning_effort"),
     }
     model_options = dict(options.get("model_options") or {})
     model_options |= {name: keywords[name] for name in MODEL_OPTIONS if name in options}

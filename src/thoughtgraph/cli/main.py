@@ -496,6 +496,8 @@ def _summary(result: Result, title: str, matched: bool | None, score_name: str =
     )
     if estimated:
         tokens += f" (estimated for {_plural(estimated, 'request')} that reported no usage)"
+    if result.spend.reasoning_tokens:
+        tokens += f" ({result.spend.reasoning_tokens:,} of them the model's reasoning)"
     lines.append(
         f"calls:   {result.calls} ({by_kind}{answers}) · {_plural(result.requests, 'request')} · "
         f"depth {result.depth} rounds · {result.wall_seconds:.2f} s · {tokens}{_money(result)}"
@@ -509,9 +511,17 @@ def _summary(result: Result, title: str, matched: bool | None, score_name: str =
             + ")"
         )
     if result.completion_cap is not None:
+        from thoughtgraph.models.reasoning import THINKING_ROOM
+
+        thinking = (
+            f", + {THINKING_ROOM:,} for a model that reasons"
+            if any(any(c.reasoning) for c in result.state.calls.values())
+            or result.spend.reasoning_tokens
+            else ""
+        )
         lines.append(
             f"answers: capped at {result.completion_cap:,} tokens each by default (4 x the "
-            "expected answer + 256; --max-completion-tokens N to change, 0 for no cap)"
+            f"expected answer + 256{thinking}; --max-completion-tokens N to change, 0 for no cap)"
         )
     hops = f"{result.latency} hop{'s' if result.latency != 1 else ''} from the input"
     lines.append(f"final:   {result.final.id} · volume {result.volume} · {hops}")

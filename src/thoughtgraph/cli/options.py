@@ -1,7 +1,7 @@
 """Command-line options that `solve`, `eval` and `tune` share: one declaration, one help text.
 
 A flag means the same in every command; the budget flags are not here, because what they cap
-differs (one run, a whole evaluation, a whole tune) and their help says so. The seven openai
+differs (one run, a whole evaluation, a whole tune) and their help says so. The nine openai
 flags are one group (`with_openai_flags`): a command names them once, as its `openai`
 parameter, and gets them as one `OpenAIFlags`.
 """
@@ -73,6 +73,22 @@ MaxRetries = Annotated[
     int | None,
     typer.Option(help="openai: retries of 429/5xx/timeouts per request (default 3)."),
 ]
+Reasoning = Annotated[
+    bool | None,
+    typer.Option(
+        "--reasoning",
+        help="openai: the model reasons before it answers: its default --max-completion-tokens "
+        "has 16384 more tokens of room to think from the first request (without it, from the "
+        "first reply that shows reasoning).",
+    ),
+]
+ReasoningEffort = Annotated[
+    str | None,
+    typer.Option(
+        help="openai: low, medium or high, sent as the request's reasoning_effort (for a "
+        "server and model that take it); part of the answer cache's key.",
+    ),
+]
 PriceIn = Annotated[
     float | None,
     typer.Option(help="USD per million prompt tokens (default: the built-in price table)."),
@@ -128,6 +144,8 @@ class OpenAIFlags:
     timeout: float | None = None
     max_retries: int | None = None
     max_response_bytes: int | None = None
+    reasoning: bool | None = None
+    reasoning_effort: str | None = None
 
     def by_flag(self) -> dict[str, Any]:
         """`{"--base-url": ..., ...}`, as `modelspec.model_from_flags` checks them."""
@@ -144,6 +162,8 @@ _OPENAI_OPTIONS: dict[str, Any] = {
     "timeout": Timeout,
     "max_retries": MaxRetries,
     "max_response_bytes": MaxResponseBytes,
+    "reasoning": Reasoning,
+    "reasoning_effort": ReasoningEffort,
 }
 NO_OPENAI_FLAGS = OpenAIFlags()
 
@@ -152,8 +172,8 @@ Command = TypeVar("Command", bound=Callable[..., Any])
 
 def with_openai_flags(command: Command) -> Command:
     """Declare the openai flags once for every command that takes them: the command's parameter
-    `openai: OpenAIFlags` stands, in its signature and so in its `--help`, for the seven
-    options (`--base-url` ... `--max-response-bytes`), and receives them as one `OpenAIFlags`.
+    `openai: OpenAIFlags` stands, in its signature and so in its `--help`, for the nine
+    options (`--base-url` ... `--reasoning-effort`), and receives them as one `OpenAIFlags`.
     Typer reads the signature this returns (`__signature__`), so the options keep their names,
     defaults, help and place."""
     signature = inspect.signature(command, eval_str=True)

@@ -13,7 +13,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from thoughtgraph.engine.outcome import Stop
 from thoughtgraph.engine.state import Call, OpRef, RunState
@@ -23,10 +23,11 @@ from thoughtgraph.models.base import (
     Completion,
     LanguageModel,
     complete_with,
-    model_settings,
+    completion_cap,
     would_answer,
 )
 from thoughtgraph.models.limits import ConcurrencyLimiter
+from thoughtgraph.models.reasoning import split_inline
 from thoughtgraph.spend.budget import Budget, Meter, Ticket
 from thoughtgraph.spend.ledger import Attempt, CallLedger
 from thoughtgraph.spend.pricing import Price
@@ -147,6 +148,7 @@ class CallGateway:
             self._stop(StopReason.FATAL, fatal.error or fatal.outcome)
         usage = ledger.usage
         cost = self.price.cost(usage) if self.price and ledger.attempts else 0.0
+        completions = [_thinking_apart(c) for c in completions]
         texts = tuple(c.text for c in completions)
         self._record(
             Call(
@@ -164,6 +166,8 @@ class CallGateway:
                 saved=_sum(c.usage for c in completions if c.cached),
                 requests=len(ledger.attempts),
                 attempts=tuple(a.to_dict() for a in ledger.attempts),
+                reasoning=tuple(c.reasoning for c in completions),
+                reasoning_tokens=ledger.reasoning_tokens,
             )
         )
         return texts
@@ -235,7 +239,7 @@ class CallGateway:
         return would_answer(self.model, prompt, n)
 
     def _estimate(self, prompt: str, n: int) -> Usage:
-        return estimate_tokens(prompt, n, model_settings(self.model).get("max_tokens"))
+        return estimate_tokens(prompt, n, completion_cap(self.model))
 
     def _reserve(self, prompt: str, n: int) -> Ticket:
         try:
@@ -279,6 +283,18 @@ class CallGateway:
                 answers=call.received,
             )
         )
+
+
+def _thinking_apart(answer: Completion) -> Completion:
+    """An answer with inline `<think>` blocks left in it (a user's function calling a local
+    server, an answer cached before it was read apart) taken out of the answer: the thinking is
+    never read as the answer (`models.reasoning`)."""
+    if answer.reasoning or "<" not in answer.text:
+        return answer
+    reply = split_inline(answer.text)
+    if reply.answer == answer.text:
+        return answer
+    return replace(answer, text=reply.answer, reasoning=reply.reasoning, cut=reply.unclosed)
 
 
 def _sum(usages: Iterable[Usage]) -> Usage:

@@ -28,7 +28,9 @@ class Call:
     """One model request, recorded before its answer is used.
 
     `usage` and `cost` are what this run paid; answers served from the cache are counted in
-    `saved` instead, so budgets and totals count only paid tokens.
+    `saved` instead, so budgets and totals count only paid tokens. A reasoning model's thinking
+    is kept apart from its answers: `reasoning[i]` is what it thought before `texts[i]`, and
+    `reasoning_tokens` how many of the paid completion tokens were thinking.
     """
 
     id: str
@@ -46,6 +48,8 @@ class Call:
     cost: float = 0.0  # USD paid for this call (0 without a price, and for cached answers)
     requests: int = 0  # HTTP requests it sent (retries and parallel singles included)
     attempts: tuple[dict[str, Any], ...] = ()  # each request's outcome (see ledger.Attempt)
+    reasoning: tuple[str, ...] = ()  # the thinking before each answer ("" where none)
+    reasoning_tokens: int = 0  # of the paid completion tokens, thinking
 
     @property
     def latency(self) -> float:
@@ -71,6 +75,10 @@ class Call:
         data["texts"] = [clip_text(text) for text in self.texts]
         data["attempts"] = [dict(a) for a in self.attempts]
         data["latency"] = round(self.latency, 6)
+        if any(self.reasoning):
+            data["reasoning"] = [clip_text(text) for text in self.reasoning]
+        else:  # a model that does not reason: its calls are written as before
+            del data["reasoning"], data["reasoning_tokens"]
         return data
 
     @classmethod
@@ -78,6 +86,7 @@ class Call:
         data = dict(data)
         data.pop("latency", None)
         data["texts"] = tuple(data.get("texts", ()))
+        data["reasoning"] = tuple(str(r) for r in data.get("reasoning", ()))
         data["usage"] = Usage(**data.get("usage", {}))
         data["saved"] = Usage(**data.get("saved", {}))
         if "requests" not in data:  # a trace from before requests were counted

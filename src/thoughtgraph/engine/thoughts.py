@@ -19,6 +19,7 @@ from thoughtgraph.engine.state import OpRef, RunState
 from thoughtgraph.engine.thought import Thought
 from thoughtgraph.errors import ModelError
 from thoughtgraph.events import ThoughtMade
+from thoughtgraph.models.reasoning import hit_cap_line
 from thoughtgraph.tasks.base import BaseTask, ModelScore, ParseError, model_score
 from thoughtgraph.tasks.score import Score
 from thoughtgraph.tasks.scorer import scored
@@ -85,7 +86,8 @@ class ThoughtFactory:
         made = []
         for index, thought_id in enumerate(thought_ids):
             text = texts[index] if index < len(texts) else None
-            content, score, valid = self.judge(problem, text, failure, sent)
+            cut = self._thinking_cut(call_id) if text is not None and not text.strip() else None
+            content, score, valid = self.judge(problem, None if cut else text, cut or failure, sent)
             thought = Thought(
                 id=thought_id,
                 op_id=op.id,
@@ -184,6 +186,14 @@ class ThoughtFactory:
         score = model_score(cast(ModelScore, self.task), texts)
         self._reached(op, self.start_round(op) + 1)
         return self.state.add(thought.with_score(score))
+
+    def _thinking_cut(self, call_id: str) -> str | None:
+        """Why an answer is empty when the completion cap cut the model's thinking: the one
+        line that says so (`models.reasoning.hit_cap_line`); None otherwise."""
+        call = self.state.calls.get(call_id)
+        caps = [a.get("thinking_cut") for a in call.attempts] if call else []
+        cap = max((c for c in caps if isinstance(c, int)), default=None)
+        return None if cap is None else hit_cap_line(cap)
 
     def _shortfall(self, call_id: str) -> str:
         """Why a call gave fewer answers than asked: the last of its requests that failed."""

@@ -43,12 +43,25 @@ from thoughtgraph.spend.usage import Usage
 @dataclass(frozen=True)
 class Completion:
     """One answer from a model, with the tokens it cost (0 when the model does not say);
-    `estimated` when those tokens were counted from the texts because the model did not say."""
+    `estimated` when those tokens were counted from the texts because the model did not say.
+
+    A reasoning model's thinking is kept apart from its answer (`models.reasoning`): `text` is
+    the answer alone, `reasoning` the thinking before it, `reasoning_tokens` how many of the
+    completion tokens were thinking (billed within `usage`), and `cut` says the reply stopped
+    at the completion cap."""
 
     text: str
     usage: Usage = field(default_factory=Usage)
     cached: bool = False
     estimated: bool = False
+    reasoning: str = ""
+    reasoning_tokens: int = 0
+    cut: bool = False
+
+    @property
+    def reasons(self) -> bool:
+        """The reply shows the model reasoning: thinking text, or thinking tokens billed."""
+        return bool(self.reasoning.strip()) or self.reasoning_tokens > 0
 
 
 @runtime_checkable
@@ -141,6 +154,17 @@ def counts_requests(model: object) -> TypeGuard[CountsRequests]:
 
 def foresees(model: object) -> TypeGuard[Foresees]:
     return getattr(model, "would_answer", None) is not None
+
+
+def completion_cap(model: object) -> int | None:
+    """The tokens each answer may have as the model sends its requests (`completion_cap`, which
+    may be above the `max_tokens` of its settings: room for a reasoning model to think), else its
+    settings' `max_tokens`; None: no cap known. What a request is expected to cost."""
+    cap = getattr(model, "completion_cap", None)
+    if isinstance(cap, int):
+        return cap or None
+    value = model_settings(model).get("max_tokens")
+    return value if isinstance(value, int) and value > 0 else None
 
 
 def model_settings(model: object) -> dict[str, Any]:
@@ -296,6 +320,10 @@ class WrapperModel:
     @property
     def settings(self) -> dict[str, Any]:
         return model_settings(self.inner)
+
+    @property
+    def completion_cap(self) -> int | None:
+        return completion_cap(self.inner)
 
     def requests_needed(self, n: int) -> int:
         return requests_needed(self.inner, n)

@@ -29,6 +29,12 @@ cap or temperature (a default cap that changed between versions) misses; the fir
 says so in one line (`requests` holds each answer's request with those two left out, to find
 them), instead of paying every answer again in silence.
 
+A reasoning model's thinking is kept apart from its answer (`reasoning`: the thinking, its
+tokens and whether the cap cut the reply, by key), so that a replayed answer is the answer alone
+and its thinking still shows in the trace. An answer stored by code that did not read thinking
+apart, which is only the start of a `<think>` the cap cut, is not an answer: it is asked again
+and replaced.
+
 The cache may sit on either side of `RateLimitedModel` (both are `WrapperModel`s): hits cost
 neither rate limit nor budget either way.
 """
@@ -60,6 +66,7 @@ from thoughtgraph.models.base import (
     asking,
     complete_delivering,
 )
+from thoughtgraph.models.reasoning import split_inline
 from thoughtgraph.models.samples import SampleCounter
 from thoughtgraph.spend.ledger import RequestRecorder
 from thoughtgraph.spend.usage import Usage
@@ -131,6 +138,21 @@ def m003_requests(db: sqlite3.Connection) -> None:
                 if isinstance(settings, str) and isinstance(prompt, str)
             ],
         )
+
+
+@migration
+def m004_reasoning(db: sqlite3.Connection) -> None:
+    """A reasoning model's thinking, by answer key, in a table of its own (code that knows only
+    `answers` still reads and writes the file): the thinking's text, its tokens (of the answer's
+    completion tokens) and whether the completion cap cut the reply."""
+    db.execute(
+        """CREATE TABLE reasoning (
+            key TEXT PRIMARY KEY,
+            text TEXT NOT NULL,
+            tokens INTEGER NOT NULL,
+            cut INTEGER NOT NULL
+        )"""
+    )
 
 
 def request_hash(model: str, prompt: str, settings: str, sample: int) -> str:
@@ -423,13 +445,21 @@ class CachedModel(DeliveringModel, WrapperModel):
         marks = ",".join("?" * len(keys))
         with self._lock, self._failing("read"):
             rows = self._db.execute(
-                f"SELECT key, text, prompt_tokens, completion_tokens FROM answers "
-                f"WHERE key IN ({marks})",
+                f"SELECT a.key, a.text, a.prompt_tokens, a.completion_tokens, r.text, r.tokens, "
+                f"r.cut FROM answers a LEFT JOIN reasoning r ON r.key = a.key "
+                f"WHERE a.key IN ({marks})",
                 keys,
             ).fetchall()
-        return {k: self._row(text, p, c) for k, text, p, c in rows}
+        found = {k: self._row(text, p, c, thought) for k, text, p, c, *thought in rows}
+        return {k: answer for k, answer in found.items() if not _cut_thinking(answer)}
 
-    def _row(self, text: object, prompt_tokens: object, completion_tokens: object) -> Completion:
+    def _row(
+        self,
+        text: object,
+        prompt_tokens: object,
+        completion_tokens: object,
+        thought: list[object],
+    ) -> Completion:
         """A stored answer, checked: a damaged row stops the run rather than feed it garbage."""
         if not (isinstance(text, str) and _count(prompt_tokens) and _count(completion_tokens)):
             raise FatalModelError(
@@ -437,7 +467,17 @@ class CachedModel(DeliveringModel, WrapperModel):
                 f"{type(text).__name__} text, token counts {shown(prompt_tokens)}, "
                 f"{shown(completion_tokens)}): delete it or give another --cache"
             )
-        return Completion(text, Usage(prompt_tokens, completion_tokens), cached=True)
+        reasoning, tokens, cut = thought
+        if not isinstance(reasoning, str):  # no thinking stored for it
+            return Completion(text, Usage(prompt_tokens, completion_tokens), cached=True)
+        return Completion(
+            text,
+            Usage(prompt_tokens, completion_tokens),
+            cached=True,
+            reasoning=reasoning,
+            reasoning_tokens=tokens if _count(tokens) else 0,
+            cut=bool(cut),
+        )
 
     def _store(self, prompt: str, rows: list[tuple[int, str, Completion]]) -> None:
         if not rows:
@@ -447,6 +487,7 @@ class CachedModel(DeliveringModel, WrapperModel):
         now = time.time()
         # one transaction, committed before the answers are returned
         with self._lock, self._failing("write"), self._db:
+            self._replace_cut_thinking([key for _, key, _ in rows])
             inserted = self._db.executemany(
                 "INSERT OR IGNORE INTO answers VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
@@ -466,6 +507,25 @@ class CachedModel(DeliveringModel, WrapperModel):
             )
             self.stored += max(0, inserted.rowcount)
             self._db.executemany("INSERT OR IGNORE INTO requests VALUES (?, ?)", requests)
+            self._db.executemany(
+                "INSERT OR IGNORE INTO reasoning VALUES (?, ?, ?, ?)",
+                [
+                    (key, c.reasoning, c.reasoning_tokens, int(c.cut))
+                    for _, key, c in rows
+                    if c.reasoning or c.reasoning_tokens
+                ],
+            )
+
+    def _replace_cut_thinking(self, keys: list[str]) -> None:
+        """Delete the stored answers of `keys` that are only the start of a cut `<think>`
+        (stored by code that did not read thinking apart; `_load` skips them), so that the
+        answers fetched again take their place."""
+        marks = ",".join("?" * len(keys))
+        rows = self._db.execute(
+            f"SELECT key, text FROM answers WHERE key IN ({marks})", keys
+        ).fetchall()
+        stale = [(k,) for k, text in rows if isinstance(text, str) and _cut_thinking_text(text)]
+        self._db.executemany("DELETE FROM answers WHERE key = ?", stale)
 
     @contextlib.contextmanager
     def _failing(self, what: str) -> Iterator[None]:
@@ -536,6 +596,18 @@ def _pid_alive(pid: int) -> bool:
     except OSError:  # PermissionError: alive, another user's
         return True
     return True
+
+
+def _cut_thinking(answer: Completion) -> bool:
+    """A stored answer that is no answer: only the start of a `<think>` the cap cut."""
+    return not answer.reasoning and _cut_thinking_text(answer.text)
+
+
+def _cut_thinking_text(text: str) -> bool:
+    if "<" not in text:
+        return False
+    reply = split_inline(text)
+    return reply.unclosed and not reply.answer.strip()
 
 
 def _count(value: object) -> TypeGuard[int]:

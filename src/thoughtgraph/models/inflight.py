@@ -26,7 +26,9 @@ was busy with their elders, and are sent again: the queue only grows. A request 
   back to.
 
 The same object remembers the models of the endpoint seen returning fewer choices than asked or
-rejecting `n` (`ignores_n` / `forget_n`): later calls go straight to parallel single requests.
+rejecting `n` (`ignores_n` / `forget_n`): later calls go straight to parallel single requests;
+and those seen reasoning before they answer (`reasons` / `learn_reasons`): their default
+completion cap then has room to think (`OpenAIModel.completion_cap`).
 
 Every `OpenAIModel` of one base URL reads the same `Endpoint` (`endpoint(base_url)`), so what
 one learned, the others know; `forget_endpoints()` starts afresh (tests). The knowledge is per
@@ -94,6 +96,7 @@ class Endpoint:
         self.generation = 0  # times the limit was lowered
         self._streak = 0  # answers since the limit last changed
         self.n_ignored: set[str] = set()  # models seen returning fewer choices than asked
+        self.reasoning: set[str] = set()  # models seen reasoning before they answer
         self._lock = threading.Lock()
         self._gates: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Gate]
         self._gates = weakref.WeakKeyDictionary()
@@ -172,6 +175,16 @@ class Endpoint:
         calls go as parallel single requests."""
         with self._lock:
             self.n_ignored.add(model)
+
+    # --- the reasoning memory -------------------------------------------------------------
+    def reasons(self, model: str) -> bool:
+        return model in self.reasoning
+
+    def learn_reasons(self, model: str) -> None:
+        """`model` here showed its reasoning in a reply: from now on its default cap has room
+        for it to think."""
+        with self._lock:
+            self.reasoning.add(model)
 
 
 _endpoints: dict[str, Endpoint] = {}

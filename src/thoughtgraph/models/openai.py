@@ -41,6 +41,7 @@ import random
 import re
 import time
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -53,12 +54,12 @@ from thoughtgraph.errors import (
     shown,
 )
 from thoughtgraph.io.strictload import RefusedDocument
-from thoughtgraph.models import clients, inflight, secrets, transport
+from thoughtgraph.models import clients, inflight, reasoning, secrets, transport
 from thoughtgraph.models.base import AnswerSink, Completion, DeliveringModel, parse_options
 from thoughtgraph.models.singles import gather_singles
 from thoughtgraph.spend.budget import Ticket
 from thoughtgraph.spend.ledger import UNMETERED, Attempt, RequestRecorder
-from thoughtgraph.spend.usage import Usage, counted_usage, spread
+from thoughtgraph.spend.usage import Usage, count_tokens, spread
 
 logger = logging.getLogger(__name__)
 
@@ -66,10 +67,27 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1"
 KEY_ENV = "OPENAI_API_KEY"
 BASE_URL_ENV = "OPENAI_BASE_URL"
 _REASON_CHARS = 160
+_CUT_NOTED: set[tuple[str, int]] = set()  # (model, cap) whose thinking a cap cut: said once
 # Backoff between retries, as the SDK's own: 0.5 s doubling to at most 8 s, less up to 25%
 # jitter; a server's Retry-After (up to a minute) wins.
 _BACKOFF_START, _BACKOFF_MAX, _RETRY_AFTER_MAX = 0.5, 8.0, 60.0
 _TOKENS_MAX = 2**53  # a reported token count above this is not real (SQLite holds 2**63)
+
+REASONING_EFFORTS = ("low", "medium", "high")
+"""The values of `reasoning_effort` (`--reasoning-effort`), sent as the request's own field."""
+
+
+def _yes_no(value: object) -> bool:
+    """A spec's `reasoning=true` (true/false, yes/no, 1/0, on/off) or a flag's bool."""
+    if isinstance(value, bool):
+        return value
+    word = str(value).strip().lower()
+    if word in ("true", "yes", "1", "on"):
+        return True
+    if word in ("false", "no", "0", "off"):
+        return False
+    raise ValueError(word)
+
 
 # The options an `openai:MODEL,key=value` spec (or its overrides) may set, and their types.
 SPEC_OPTIONS: dict[str, Any] = {
@@ -82,6 +100,8 @@ SPEC_OPTIONS: dict[str, Any] = {
     "max_in_flight": int,
     "max_response_bytes": int,
     "transport": str,
+    "reasoning": _yes_no,
+    "reasoning_effort": str,
 }
 
 
@@ -178,6 +198,8 @@ class OpenAIModel(DeliveringModel):
         max_in_flight: int | None = None,
         max_response_bytes: int = transport.DEFAULT_MAX_RESPONSE_BYTES,
         transport: str = "lean",
+        reasoning: bool = False,
+        reasoning_effort: str | None = None,
     ) -> None:
         if not model.strip():
             raise UnknownNameError("an openai model needs a model name, e.g. openai:gpt-4o-mini")
@@ -191,6 +213,11 @@ class OpenAIModel(DeliveringModel):
                 f"openai option max_response_bytes must be at least 1, got {max_response_bytes}"
             )
         _check_transport(transport)
+        if reasoning_effort is not None and reasoning_effort.lower() not in REASONING_EFFORTS:
+            raise UnknownNameError(
+                f"openai option reasoning_effort must be one of {', '.join(REASONING_EFFORTS)}, "
+                f"got {shown(reasoning_effort)}"
+            )
         self.model = model.strip()
         self.base_url = (base_url or os.environ.get(BASE_URL_ENV) or DEFAULT_BASE_URL).rstrip("/")
         for value in secrets.url_secrets(self.base_url):
@@ -201,6 +228,9 @@ class OpenAIModel(DeliveringModel):
         )
         self.temperature = temperature
         self.max_tokens = max_tokens
+        self.cap_default = False  # max_tokens is the run's default cap, not the user's
+        self.reasoning = bool(reasoning)  # declared a reasoning model: room to think from the start
+        self.reasoning_effort = None if reasoning_effort is None else reasoning_effort.lower()
         self.timeout = timeout
         self.max_retries = max_retries
         self.max_response_bytes = max_response_bytes
@@ -212,7 +242,8 @@ class OpenAIModel(DeliveringModel):
     @classmethod
     def from_spec(cls, rest: str, spec: str, **overrides: object) -> OpenAIModel:
         """`MODEL[,key=value...]` with keys base_url, api_key_env, temperature, max_tokens,
-        timeout, max_retries, max_in_flight, max_response_bytes, transport (lean or sdk).
+        timeout, max_retries, max_in_flight, max_response_bytes, transport (lean or sdk),
+        reasoning (true: a model that thinks first), reasoning_effort (low, medium, high).
         (No api_key option: keys do not belong in command lines.)
         `overrides` (e.g. from command-line flags) win over the spec's options."""
         model, _, text = rest.partition(",")
@@ -233,18 +264,46 @@ class OpenAIModel(DeliveringModel):
 
     @property
     def settings(self) -> dict[str, Any]:
-        """What besides the model and prompt changes the answer (part of a cache key)."""
-        return {"temperature": self.temperature, "max_tokens": self.max_tokens or None}
+        """What besides the model and prompt changes the answer (part of a cache key). The
+        default cap is there as the default gives it, whether or not the model reasons (the
+        room it is given to think is not: the answer is the same, and a model found to reason
+        halfway through a run must not change the keys of the answers after it);
+        `reasoning_effort` only when set, so that keys made without it stay as they were."""
+        settings: dict[str, Any] = {
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens or None,
+        }
+        if self.reasoning_effort is not None:
+            settings["reasoning_effort"] = self.reasoning_effort
+        return settings
 
     def with_default_max_tokens(self, cap: int) -> OpenAIModel:
         """This model with answers capped at `cap` tokens, unless its user set `max_tokens`
-        (`0`: no cap at all); see `engine.answer_cap`. A copy: the model may be shared by
-        runs of other problems (an evaluation's pairs)."""
+        (`0`: no cap at all); see `engine.answer_cap`. A model that reasons (declared, or seen
+        reasoning by this process) is given `reasoning.THINKING_ROOM` more as it sends
+        (`completion_cap`). A copy: the model may be shared by runs of other problems (an
+        evaluation's pairs)."""
         if self.max_tokens is not None:
             return self
         capped = copy.copy(self)
         capped.max_tokens = cap
+        capped.cap_default = True
         return capped
+
+    @property
+    def thinks(self) -> bool:
+        """Declared a reasoning model, or seen reasoning in a reply by this process."""
+        return self.reasoning or self.endpoint.reasons(self.model)
+
+    @property
+    def completion_cap(self) -> int | None:
+        """The `max_tokens` requests are sent with (None: no cap): the user's cap as set, the
+        default with room to think for a model that reasons."""
+        if not self.max_tokens:
+            return None
+        if self.cap_default and self.thinks:
+            return self.max_tokens + reasoning.THINKING_ROOM
+        return self.max_tokens
 
     @property
     def url(self) -> str:
@@ -338,10 +397,49 @@ class OpenAIModel(DeliveringModel):
             raise
 
     async def _send(self, prompt: str, n: int, recorder: RequestRecorder) -> list[Completion]:
-        """One request for `n` answers, retried up to `max_retries` times. The one place
-        requests are accounted for: every attempt is reserved with `recorder` before it leaves
-        and reported to it when it ends. When the budget refuses a retry, the last failure
-        stands (the run's stop reason says which cap)."""
+        """One request for `n` answers (`_request`). A reply that shows reasoning teaches this
+        process that the model reasons; one cut by the default cap while the model thought is
+        asked again at once with room to think (a new request, reserved and counted like any
+        other; refused by the budget, the cut answers stand)."""
+        cap = self.completion_cap
+        answers = await self._request(prompt, n, recorder, cap)
+        if any(a.reasons for a in answers):
+            self._learn_reasoning()
+        wider = self.completion_cap
+        cut = sum(_cut_thinking(a) for a in answers)
+        if cut and cap is not None and wider is not None and wider > cap:
+            try:
+                again = await self._request(prompt, cut, recorder, wider)
+            except (BudgetExhausted, ModelError):  # the cut answers were paid: they stand
+                again = []
+            if again:
+                answers = [a for a in answers if not _cut_thinking(a)] + again
+                cap = wider
+        if cap is not None and any(_cut_thinking(a) for a in answers):
+            self._note_cut(cap)
+        return answers
+
+    def _learn_reasoning(self) -> None:
+        if not self.endpoint.reasons(self.model):
+            logger.info(
+                "%s reasons before it answers: its default cap has room to think", self.name
+            )
+        self.endpoint.learn_reasons(self.model)
+
+    def _note_cut(self, cap: int) -> None:
+        """Say once per model and cap that the cap cut the model's thinking."""
+        if (self.name, cap) in _CUT_NOTED:
+            return
+        _CUT_NOTED.add((self.name, cap))
+        logger.warning("%s", reasoning.hit_cap_line(cap))
+
+    async def _request(
+        self, prompt: str, n: int, recorder: RequestRecorder, cap: int | None
+    ) -> list[Completion]:
+        """One request for `n` answers capped at `cap` tokens, retried up to `max_retries`
+        times. The one place requests are accounted for: every attempt is reserved with
+        `recorder` before it leaves and reported to it when it ends. When the budget refuses a
+        retry, the last failure stands (the run's stop reason says which cap)."""
         last: _Retryable | None = None
         for retry in range(self.max_retries + 1):
             if last is not None:
@@ -354,7 +452,7 @@ class OpenAIModel(DeliveringModel):
                 raise self._final(last.error, retry - 1) from None
             ended = _Ended()
             try:
-                return await self._attempt(prompt, n, ended)
+                return await self._attempt(prompt, n, ended, cap)
             except _Retryable as exc:
                 last = exc
             finally:
@@ -365,14 +463,16 @@ class OpenAIModel(DeliveringModel):
     def _final(self, error: ModelError, retries: int) -> ModelError:
         return ModelError(f"{error} (after {retries} retr{'y' if retries == 1 else 'ies'})")
 
-    async def _attempt(self, prompt: str, n: int, ended: _Ended) -> list[Completion]:
+    async def _attempt(
+        self, prompt: str, n: int, ended: _Ended, cap: int | None
+    ) -> list[Completion]:
         """One HTTP request; how it ended goes into `ended` (which `_send` reports)."""
         slot = None  # its place at the endpoint's gate
         try:
             # The request waits for a slot here, not in the server's queue (models/inflight.py).
             async with self.endpoint.slot() as slot:
                 reply = await self._client().post(
-                    "/chat/completions", self._arguments(prompt, n), self.max_response_bytes
+                    "/chat/completions", self._arguments(prompt, n, cap), self.max_response_bytes
                 )
                 self.endpoint.learn_from_answer()
         except transport.Timeout as exc:  # a queueing server? lower its gate
@@ -434,6 +534,8 @@ class OpenAIModel(DeliveringModel):
             billed.prompt_tokens,
             billed.completion_tokens,
             estimated=any(a.estimated for a in answers),
+            reasoning_tokens=sum(a.reasoning_tokens for a in answers),
+            thinking_cut=cap if any(_cut_thinking(a) for a in answers) else None,
         )
         return answers
 
@@ -451,7 +553,7 @@ class OpenAIModel(DeliveringModel):
             raise error
         raise _Retryable(error, _retry_after(reply.headers))
 
-    def _arguments(self, prompt: str, n: int) -> dict[str, Any]:
+    def _arguments(self, prompt: str, n: int, cap: int | None) -> dict[str, Any]:
         kwargs: dict[str, Any] = {
             "model": self.model,
             "messages": [{"role": "user", "content": prompt}],
@@ -460,8 +562,10 @@ class OpenAIModel(DeliveringModel):
             kwargs["n"] = n
         if self.temperature is not None:
             kwargs["temperature"] = self.temperature
-        if self.max_tokens:  # 0: no cap, the server's own limit
-            kwargs["max_tokens"] = self.max_tokens
+        if cap:  # None: no cap, the server's own limit
+            kwargs["max_tokens"] = cap
+        if self.reasoning_effort is not None:
+            kwargs["reasoning_effort"] = self.reasoning_effort
         return kwargs
 
     def _client(self) -> transport.Client:
@@ -476,13 +580,17 @@ class OpenAIModel(DeliveringModel):
         if not isinstance(data, dict) or not isinstance(choices, list) or not choices:
             raise ModelError(f"{self._where()} sent an answer with no choices")
         choices = sorted(choices, key=_choice_index)
-        texts = [_content(c) for c in choices]
-        if any(t is None for t in texts):
+        read = [_choice(c) for c in choices]
+        if any(r is None for r in read):
             raise ModelError(f"{self._where()} sent a choice with no text content")
         usage = data.get("usage")
         # An endpoint may echo the request headers into its answer (a debugging proxy, a
         # hostile server): the key must not reach the trace, the JSON output or the cache.
-        scrubbed = [self._key.scrub(t) for t in texts if t is not None]
+        scrubbed = [
+            _Choice(self._key.scrub(r.answer), self._key.scrub(r.reasoning), r.cut)
+            for r in read
+            if r is not None
+        ]
         return _with_usage(scrubbed, usage if isinstance(usage, dict) else {}, prompt)
 
     def _where(self) -> str:
@@ -553,35 +661,86 @@ def _choice_index(choice: object) -> float:
     return index if isinstance(index, int) and not isinstance(index, bool) else math.inf
 
 
-def _content(choice: object) -> str | None:
-    """The choice's text; lone surrogates (which no file or cache can store) become U+FFFD."""
+@dataclass(frozen=True, slots=True)
+class _Choice:
+    """One choice as read: its answer, the thinking before it (`models.reasoning`) and whether
+    the completion cap stopped it."""
+
+    answer: str
+    reasoning: str = ""
+    cut: bool = False
+
+
+def _choice(choice: object) -> _Choice | None:
+    """The choice's answer and thinking (None: no text content and no thinking); lone
+    surrogates (which no file or cache can store) become U+FFFD. Cut: it stopped at the cap
+    (`finish_reason` "length"; a server that gives no reason, inside an unclosed `<think>`)."""
     message = choice.get("message") if isinstance(choice, dict) else None
-    content = message.get("content") if isinstance(message, dict) else None
-    if not isinstance(content, str):
+    reply = reasoning.read_message(message) if isinstance(message, dict) else None
+    if reply is None:
         return None
-    return content.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    finish = choice.get("finish_reason") if isinstance(choice, dict) else None
+    cut = finish == "length" or (finish is None and reply.unclosed)
+    return _Choice(_clean(reply.answer), _clean(reply.reasoning), cut)
 
 
-def _with_usage(texts: list[str], usage: Mapping[str, object], prompt: str) -> list[Completion]:
+def _clean(text: str) -> str:
+    return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+
+
+def _cut_thinking(answer: Completion) -> bool:
+    """The completion cap stopped this reply while (or after) the model thought."""
+    return answer.cut and answer.reasons
+
+
+def _with_usage(
+    choices: list[_Choice], usage: Mapping[str, object], prompt: str
+) -> list[Completion]:
     """Spread the response's usage over its choices so that their sum is what was billed:
-    prompt tokens evenly, completion tokens in proportion to each answer's length. A response
-    that reports no usage (many local servers) is counted from the texts (`count_tokens`), and
-    its answers are marked `estimated`, so the caps still hold and every report says so."""
+    prompt tokens evenly, completion tokens (thinking included, `reasoning.billed_completion`)
+    in proportion to each choice's length. A response that reports no usage (many local
+    servers) is counted from the texts, the thinking's as well as the answer's
+    (`count_tokens`), and its answers are marked `estimated`, so the caps still hold and every
+    report says so."""
     if "prompt_tokens" not in usage and "completion_tokens" not in usage:
-        return [
-            Completion(text, counted, estimated=True)
-            for text, counted in zip(texts, counted_usage(prompt, texts), strict=True)
-        ]
+        shares = spread(count_tokens(prompt), [1] * len(choices))
+        answers = []
+        for choice, share in zip(choices, shares, strict=True):
+            thinking = count_tokens(choice.reasoning) if choice.reasoning else 0
+            completion = count_tokens(choice.answer) + thinking
+            answers.append(_completion(choice, Usage(share, completion), thinking, True))
+        return answers
     prompt_tokens = _int(usage.get("prompt_tokens"))
-    completion = _int(usage.get("completion_tokens"))
-    if len(texts) == 1:  # the usual request: nothing to spread
-        return [Completion(texts[0], Usage(prompt_tokens, completion))]
-    prompt_shares = spread(prompt_tokens, [1] * len(texts))
-    completion_shares = spread(completion, [max(1, len(t)) for t in texts])
+    completion = reasoning.billed_completion(
+        usage, _int(usage.get("completion_tokens")), prompt_tokens
+    )
+    thinking = min(_int(reasoning.reasoning_tokens(usage)), completion)
+    if len(choices) == 1:  # the usual request: nothing to spread
+        return [_completion(choices[0], Usage(prompt_tokens, completion), thinking)]
+    prompt_shares = spread(prompt_tokens, [1] * len(choices))
+    lengths = [max(1, len(c.answer) + len(c.reasoning)) for c in choices]
+    completion_shares = spread(completion, lengths)
+    thought = [len(c.reasoning) for c in choices]
+    thinking_shares = spread(thinking, thought if any(thought) else [1] * len(choices))
     return [
-        Completion(text, Usage(p, c))
-        for text, p, c in zip(texts, prompt_shares, completion_shares, strict=True)
+        _completion(choice, Usage(p, c), min(t, c))
+        for choice, p, c, t in zip(
+            choices, prompt_shares, completion_shares, thinking_shares, strict=True
+        )
     ]
+
+
+def _completion(
+    choice: _Choice, usage: Usage, thinking: int, estimated: bool = False
+) -> Completion:
+    return Completion(
+        choice.answer,
+        usage,
+        estimated=estimated,
+        reasoning=choice.reasoning,
+        reasoning_tokens=thinking,
+        cut=choice.cut,
+    )
 
 
 def _sum_usage(answers: list[Completion]) -> Usage:
@@ -596,7 +755,9 @@ def _body_usage(data: object) -> Usage | None:
     usage = data.get("usage") if isinstance(data, dict) else None
     if not isinstance(usage, dict):
         return None
-    return Usage(_int(usage.get("prompt_tokens")), _int(usage.get("completion_tokens")))
+    prompt = _int(usage.get("prompt_tokens"))
+    completion = reasoning.billed_completion(usage, _int(usage.get("completion_tokens")), prompt)
+    return Usage(prompt, completion)
 
 
 class _Status:

@@ -57,6 +57,8 @@ class CallRecord(Protocol):
     def unknown_tokens(self) -> int: ...
     @property
     def estimated_tokens(self) -> int: ...
+    @property
+    def reasoning_tokens(self) -> int: ...
 
 
 @dataclass(frozen=True)
@@ -73,6 +75,7 @@ class Spend:
     # from the texts (`spend.usage.count_tokens`), so the token figures are estimates
     prompt_tokens: int = 0  # paid
     completion_tokens: int = 0  # paid
+    reasoning_tokens: int = 0  # of the paid completion tokens, a reasoning model's thinking
     cost: float = 0.0  # USD paid (0 without a price)
     saved_tokens: int = 0  # tokens of answers served from the cache
     saved_cost: float = 0.0  # what those answers would cost now
@@ -99,6 +102,7 @@ class Spend:
             "tokens_estimated": self.tokens_estimated,
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
+            "reasoning_tokens": self.reasoning_tokens,
             "tokens": self.tokens,
             "cost": round(self.cost, 8),
             "saved_tokens": self.saved_tokens,
@@ -110,7 +114,7 @@ def spend(calls: Iterable[CallRecord], price: Price | None = None) -> Spend:
     """The totals of these calls, in one pass over them (a 10,000-op run has 6,665 calls, and
     its result adds them up once in total and once per kind)."""
     count = paid = cached = failed = requests = received = from_cache = unknown = estimated = 0
-    prompt_tokens = completion_tokens = saved = 0
+    prompt_tokens = completion_tokens = saved = thinking = 0
     cost: float = 0
     saved_cost: float = 0
     for c in calls:
@@ -125,6 +129,7 @@ def spend(calls: Iterable[CallRecord], price: Price | None = None) -> Spend:
         estimated += c.estimated_tokens
         prompt_tokens += c.usage.prompt_tokens
         completion_tokens += c.usage.completion_tokens
+        thinking += c.reasoning_tokens
         cost += c.cost
         saved += c.saved.total_tokens
         if price:
@@ -142,6 +147,7 @@ def spend(calls: Iterable[CallRecord], price: Price | None = None) -> Spend:
         estimated_token_requests=estimated,
         prompt_tokens=prompt_tokens,
         completion_tokens=completion_tokens,
+        reasoning_tokens=thinking,
         cost=cost,
         saved_tokens=saved,
         saved_cost=saved_cost if price else 0.0,

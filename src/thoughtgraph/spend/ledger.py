@@ -41,6 +41,8 @@ class Attempt:
     error: str | None = None  # the one-line reason, for a failed request
     fatal: bool = False  # the failure stops the run (rejected key, bad request)
     estimated: bool = False  # the response said no usage: tokens counted from the texts
+    reasoning_tokens: int = 0  # of `completion_tokens`, the model's thinking
+    thinking_cut: int | None = None  # the completion cap that cut the model's thinking
 
     @property
     def usage(self) -> Usage | None:
@@ -58,6 +60,8 @@ class Attempt:
             "error": self.error,
             "fatal": self.fatal,
             "estimated": self.estimated,
+            "reasoning_tokens": self.reasoning_tokens,
+            "thinking_cut": self.thinking_cut,
         }
 
 
@@ -107,6 +111,11 @@ class CallLedger:
         return usage_of(
             sum(u.prompt_tokens for u in known), sum(u.completion_tokens for u in known)
         )
+
+    @property
+    def reasoning_tokens(self) -> int:
+        """Of the completion tokens known to be billed, the model's thinking."""
+        return sum(a.reasoning_tokens for a in self.attempts)
 
     @property
     def unknown(self) -> int:

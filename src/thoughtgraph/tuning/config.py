@@ -34,6 +34,8 @@ MODEL_OPTIONS = (
     "timeout",
     "max_retries",
     "max_response_bytes",
+    "reasoning",
+    "reasoning_effort",
 )
 """The openai options tune takes, named as its flags are (`--max-completion-tokens`), in the
 order the flags are listed and refused."""

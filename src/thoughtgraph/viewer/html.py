@@ -65,10 +65,16 @@ def page_data(trace: Mapping[str, Any]) -> dict[str, Any]:
     xs = layout(thoughts, levels)
     answered = {t.get("call_id") for t in thoughts}
     call_prompts = {c["id"]: c.get("prompt") for c in calls}
+    nodes = [_node(t, levels[t["id"]], xs[t["id"]], call_prompts) for t in thoughts]
+    answer_of: Counter[str] = Counter()
+    for node in nodes:  # which answer of its call a thought is: the thinking before it
+        if node["call"] is not None:
+            node["answer"] = answer_of[str(node["call"])]
+            answer_of[str(node["call"])] += 1
     return {
         "summary": summary(trace, thoughts, calls),
         "ops": op_rows(trace, thoughts, calls),
-        "nodes": [_node(t, levels[t["id"]], xs[t["id"]], call_prompts) for t in thoughts],
+        "nodes": nodes,
         "calls": {c["id"]: _call(c, c["id"] in answered) for c in calls},
     }
 
@@ -181,6 +187,10 @@ def _call(call: dict[str, Any], answered: bool) -> dict[str, Any]:
         data["saved_tokens"] = sum(v for v in saved.values() if isinstance(v, int | float))
     if not answered:  # no thought holds its answers (e.g. a failed call): keep them here
         data["texts"] = _list(call.get("texts"))
+    reasoning = [str(r) for r in _list(call.get("reasoning"))]
+    if any(reasoning):  # a reasoning model's thinking before each answer: shown folded
+        data["reasoning"] = reasoning
+        data["reasoning_tokens"] = call.get("reasoning_tokens")
     return data
 
 

@@ -359,9 +359,12 @@
 
     block(box, "Parsed content", pretty(n.content), true).className = "content";
     block(box, call ? "Raw answer" : "Text", n.text || "(empty)", true).className = "answer";
+    var thinking = call && Array.isArray(call.reasoning) ? call.reasoning[n.answer || 0] : null;
+    if (thinking) block(box, "Reasoning (the model's thinking before its answer" + (call.reasoning_tokens ? ", " + show(call.reasoning_tokens) + " tokens in the call" : "") + ")", thinking, false).className = "reasoning";
     var prompt = n.prompt !== null && n.prompt !== undefined ? n.prompt : (call ? call.prompt : null);
     if (prompt !== null && prompt !== undefined) block(box, "Prompt", prompt, chainOpen(prompt)).className = "prompt";
     if (call && Array.isArray(call.texts)) block(box, "Call answers", pretty(call.texts), false);
+    if (call && Array.isArray(call.texts) && Array.isArray(call.reasoning)) block(box, "Call reasoning", pretty(call.reasoning), false).className = "reasoning";
     box.scrollTop = 0;
   }
   function chainOpen(prompt) { return String(prompt).length < 4000; }

@@ -1,0 +1,335 @@
+"""Reasoning models against a loopback server that thinks 1,500 tokens before it answers, with
+lists in its thinking that are not its answer (tests/fake_openai.py `thinking=`): the thinking
+inline (`<think>`) or in a field (`reasoning_content`, `reasoning`), with and without usage.
+Solve and eval with default options read the final answer and bill the thinking; a reply the
+completion cap cut while the model thought says so in one line. Every endpoint is 127.0.0.1."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from thoughtgraph.models import inflight
+from thoughtgraph.models.cache import CachedModel
+from thoughtgraph.models.openai import OpenAIModel
+from thoughtgraph.models.reasoning import (
+    THINKING_ROOM,
+    billed_completion,
+    read_message,
+    split_inline,
+)
+from thoughtgraph.viewer.html import page_data
+
+from .conftest import INPUT_32, run_cli
+from .fake_openai import FakeOpenAI, thoughts
+
+FORMS = ("inline", "reasoning_content", "reasoning")
+CUT = "the model's reasoning hit --max-completion-tokens {}: raise it or set 0"
+SORTED = sorted(INPUT_32)
+
+
+@pytest.fixture(autouse=True)
+def _fresh(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """No key, endpoint or cache from the environment; no memory of other tests' endpoints."""
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "THOUGHTGRAPH_CACHE"):
+        monkeypatch.delenv(name, raising=False)
+    inflight.forget_endpoints()
+    yield
+    inflight.forget_endpoints()
+
+
+def solve(capsys, server: FakeOpenAI, *args: str) -> tuple[int, str, str]:
+    return run_cli(
+        capsys,
+        "solve",
+        "sorting",
+        "--model",
+        "openai:deepthinker",
+        "--base-url",
+        server.base_url,
+        "--input",
+        str(INPUT_32),
+        "--no-progress",
+        *args,
+    )
+
+
+def thinking_tokens(server: FakeOpenAI) -> int:
+    """The tokens of thinking the server made (each request's cap cuts it)."""
+    made = 0
+    for request in server.requests:
+        cap = request.body.get("max_tokens")
+        made += min(server.think_tokens, cap) if isinstance(cap, int) else server.think_tokens
+    return made
+
+
+# --- reading a reply ---------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("text", "answer", "thinking", "unclosed"),
+    [
+        ("<think>try [3, 1, 2]</think>\n\n[1, 2, 3]", "[1, 2, 3]", "try [3, 1, 2]", False),
+        (
+            "the template opened it: [9, 8]</think>[8, 9]",
+            "[8, 9]",
+            "the template opened it: [9, 8]",
+            False,
+        ),
+        ("<think>cut while trying [4, 2", "", "cut while trying [4, 2", True),
+        ("<THINKING>a</THINKING><think>b</think>[1]", "[1]", "a\n\nb", False),
+        ("<think>\n\n</think>\n\n[1]", "[1]", "", False),  # Qwen3 with thinking off
+        ("[1, 2] < [3]", "[1, 2] < [3]", "", False),
+    ],
+)
+def test_inline_thinking_is_taken_out_of_the_answer(text, answer, thinking, unclosed):
+    reply = split_inline(text)
+    assert (reply.answer, reply.reasoning, reply.unclosed) == (answer, thinking, unclosed)
+
+
+def test_thinking_in_a_field_is_never_the_answer():
+    assert read_message({"content": None, "reasoning_content": "[9, 1]"}) == read_message(
+        {"content": "", "reasoning": "[9, 1]"}
+    )
+    reply = read_message({"content": None, "reasoning_content": "maybe [9, 1]"})
+    assert reply is not None and (reply.answer, reply.reasoning) == ("", "maybe [9, 1]")
+    both = read_message({"content": "<think>b</think>[1]", "reasoning": "a"})
+    assert both is not None and (both.answer, both.reasoning) == ("[1]", "a\n\nb")
+    assert read_message({"content": None}) is None  # no text and no thinking: malformed
+
+
+@pytest.mark.parametrize(
+    ("usage", "billed"),
+    [
+        # OpenAI, DeepSeek, OpenRouter: completion_tokens already holds the thinking
+        ({"prompt_tokens": 10, "completion_tokens": 1600, "total_tokens": 1610}, 1600),
+        # a server that left them out: fewer completion tokens than thinking tokens ...
+        ({"prompt_tokens": 10, "completion_tokens": 100}, 1600),
+        # ... or a total that adds them on top
+        ({"prompt_tokens": 10, "completion_tokens": 1501, "total_tokens": 3011}, 3001),
+    ],
+)
+def test_reasoning_tokens_are_billed_once(usage, billed):
+    usage = usage | {"completion_tokens_details": {"reasoning_tokens": 1500}}
+    assert billed_completion(usage, usage["completion_tokens"], usage["prompt_tokens"]) == billed
+
+
+def test_the_thinking_holds_lists_that_are_not_the_answer():
+    """What makes the server a fair test: read as the answer, its thinking is wrong."""
+    words = thoughts(str(SORTED[:8]), 1500)
+    text = " ".join(words)
+    assert len(words) == 1500 and text.count("[") > 50 and str(SORTED[:8]) not in text
+
+
+# --- whole runs with default options ---------------------------------------------------------
+@pytest.mark.parametrize("scheme", ["io", "got"])
+@pytest.mark.parametrize("usage", [True, False], ids=["usage", "no-usage"])
+@pytest.mark.parametrize("form", FORMS)
+def test_solve_reads_the_final_answer_and_bills_the_thinking(capsys, form, usage, scheme):
+    with FakeOpenAI(thinking=form, report_usage=usage) as server:
+        code, out, err = solve(capsys, server, "--scheme", scheme, "--json")
+    data = json.loads(out)
+    assert code == 0, err
+    assert data["status"] == "clean" and data["output"] == SORTED
+    share = data["tokens"] / server.produced
+    assert share >= 0.95 if usage else share >= 0.5, (data["tokens"], server.produced)
+    assert data["reasoning_tokens"] >= (0.95 if usage else 0.5) * thinking_tokens(server)
+    assert data["completion_tokens"] >= data["reasoning_tokens"]
+    assert "reasoning hit" not in err  # the default cap made room once the model reasoned
+
+
+def test_the_default_cap_makes_room_once_a_reply_shows_reasoning(capsys):
+    """The first reply, cut by the default cap while the model thought, is asked again at once
+    with room to think; every later request has that room from the start."""
+    with FakeOpenAI(thinking="inline") as server:
+        code, out, err = solve(capsys, server, "--scheme", "got", "--concurrency", "1")
+    assert code == 0, err
+    caps = [r.body["max_tokens"] for r in server.requests]
+    default = caps[0]
+    assert default < server.think_tokens and caps[1] == default + THINKING_ROOM
+    assert caps[2:] and set(caps[2:]) == {default + THINKING_ROOM}
+    assert f"capped at {default:,} tokens each by default" in out
+    assert f"+ {THINKING_ROOM:,} for a model that reasons" in out
+    assert "of them the model's reasoning" in out
+
+
+def test_a_declared_reasoning_model_has_room_to_think_from_the_first_request(capsys):
+    with FakeOpenAI(thinking="reasoning_content") as server:
+        code, out, _err = solve(capsys, server, "--scheme", "io", "--reasoning", "--json")
+    assert code == 0 and json.loads(out)["output"] == SORTED
+    [request] = server.requests  # nothing cut, nothing asked twice
+    assert request.body["max_tokens"] > THINKING_ROOM
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_a_reply_the_users_cap_cut_while_thinking_says_so(capsys, form):
+    with FakeOpenAI(thinking=form) as server:
+        code, out, err = solve(capsys, server, "--scheme", "io", "--max-completion-tokens", "500")
+    assert code == 2
+    line = CUT.format(500)
+    assert f"note: {line}\n" in err and err.count(line) == 2  # the note, and the error line
+    assert (
+        err.splitlines()[-1]
+        == f"error: no usable answer: none of the 1 answers could be used (last: {line})"
+    )
+    assert [r.body["max_tokens"] for r in server.requests] == [500]  # the user's cap stands
+    assert "tokens (500 of them the model's reasoning)" in out  # billed all the same
+
+
+def test_eval_with_default_options_reads_the_answers_and_bills_the_thinking(capsys, tmp_path):
+    with FakeOpenAI(thinking="reasoning", report_usage=False) as server:
+        code, _out, err = run_cli(
+            capsys,
+            "eval",
+            "sorting",
+            "--size",
+            "32",
+            "--samples",
+            "2",
+            "--schemes",
+            "io,got",
+            "--model",
+            "openai:deepthinker",
+            "--base-url",
+            server.base_url,
+            "--out",
+            str(tmp_path / "ev"),
+            "--no-progress",
+        )
+    assert code == 0, err
+    rows = [
+        json.loads(line) for line in (tmp_path / "ev" / "results.jsonl").read_text().splitlines()
+    ]
+    assert len(rows) == 4 and all(row["solved"] for row in rows), rows
+    assert "reasoning hit" not in err
+    paid = sum(row["tokens"] for row in rows)
+    assert paid >= 0.5 * server.produced, (paid, server.produced)
+
+
+def test_thinking_counts_against_the_token_budget(capsys):
+    """Without the thinking a run of 3 sorting calls is ~100 tokens; with it each call is
+    1,500 more, and --max-tokens stops the run at the server."""
+    with FakeOpenAI(thinking="inline", report_usage=False) as server:
+        code, out, _err = solve(capsys, server, "--scheme", "got", "--max-tokens", "4000", "--json")
+    data = json.loads(out)
+    assert code == 1 and data["stop_reason"] == "budget exhausted"
+    assert data["tokens"] >= 0.5 * server.produced
+    assert len(server.requests) < 6  # got on 32 numbers makes more calls than this
+
+
+# --- kept apart: the trace, the viewer, the cache --------------------------------------------
+def test_the_thinking_is_kept_in_the_trace_and_shown_folded(capsys, tmp_path):
+    trace = tmp_path / "trace.json"
+    with FakeOpenAI(thinking="inline") as server:
+        code, _out, err = solve(capsys, server, "--scheme", "io", "--trace", str(trace))
+    assert code == 0, err
+    [call] = json.loads(trace.read_text())["calls"]
+    assert call["texts"] and "<think>" not in call["texts"][0] and "[" in call["texts"][0]
+    assert call["reasoning"][0].startswith("Let me try") and call["reasoning_tokens"] > 1000
+    page = page_data(json.loads(trace.read_text()))
+    [node] = [n for n in page["nodes"] if n["call"] == call["id"]]
+    shown = page["calls"][call["id"]]
+    assert shown["reasoning"][node["answer"]] == call["reasoning"][0]
+    viewer = (Path(__file__).parents[1] / "src/thoughtgraph/viewer/assets/viewer.js").read_text()
+    assert (
+        'call.reasoning[n.answer || 0] : null;\n    if (thinking) block(box, "Reasoning' in viewer
+    )
+    assert "thinking, false)" in viewer  # a <details> element, folded
+
+
+def test_the_cache_keeps_the_thinking_apart_and_replays_it(tmp_path):
+    cache = tmp_path / "answers.sqlite"
+    prompt = "Sort the following list of numbers in ascending order.\n\nInput: [5, 1, 3]\nOutput:"
+    with FakeOpenAI(thinking="reasoning_content") as server:
+        model = OpenAIModel("deepthinker", base_url=server.base_url, reasoning=True)
+        with CachedModel(model.with_default_max_tokens(300), cache) as cached:
+            [fresh] = asyncio.run(cached.complete(prompt))
+        with CachedModel(model.with_default_max_tokens(300), cache) as cached:
+            [again] = asyncio.run(cached.complete(prompt))
+        assert len(server.requests) == 1
+    assert again.cached and (again.text, again.reasoning) == (fresh.text, fresh.reasoning)
+    assert "[" in fresh.text and fresh.reasoning.startswith("Let me try")
+    assert again.reasoning_tokens == fresh.reasoning_tokens == 1500
+    with sqlite3.connect(cache) as db:
+        [(text,)] = db.execute("SELECT text FROM answers").fetchall()
+    assert "Let me" not in text  # the answers table holds the answer alone
+
+
+def test_an_answer_stored_cut_inside_its_thinking_is_asked_again(tmp_path):
+    """A cache written by code that read no thinking apart holds `<think>...` cut by the cap as
+    the answer: it is no answer, so it is fetched again and replaced (the key is the same: the
+    default cap is in it as it was)."""
+    cache = tmp_path / "answers.sqlite"
+    prompt = "Sort the following list of numbers in ascending order.\n\nInput: [5, 1, 3]\nOutput:"
+    with FakeOpenAI(thinking="inline") as server:
+        model = OpenAIModel("deepthinker", base_url=server.base_url).with_default_max_tokens(300)
+        with CachedModel(model, cache) as cached:
+            asyncio.run(cached.complete(prompt))
+        with sqlite3.connect(cache) as db:  # as the last version's code wrote it
+            db.execute("DELETE FROM reasoning")
+            db.execute("UPDATE answers SET text = '<think>Let me try [3, 5'")
+        sent = len(server.requests)
+        with CachedModel(model, cache) as cached:
+            [answer] = asyncio.run(cached.complete(prompt))
+        with CachedModel(model, cache) as cached:
+            [replayed] = asyncio.run(cached.complete(prompt))
+        assert len(server.requests) == sent + 1
+    assert not answer.cached and answer.text.strip().endswith("[1, 3, 5]")
+    assert replayed.cached and replayed.text == answer.text and replayed.reasoning
+
+
+# --- reasoning effort --------------------------------------------------------------------
+def test_reasoning_effort_is_sent_and_keys_the_cache(capsys, tmp_path):
+    cache = tmp_path / "answers.sqlite"
+    with FakeOpenAI(thinking="reasoning") as server:
+        for effort in ("HIGH", "low", "high"):
+            code, _out, err = solve(
+                capsys,
+                server,
+                "--scheme",
+                "io",
+                "--reasoning-effort",
+                effort,
+                "--cache",
+                str(cache),
+            )
+            assert code == 0, err
+    assert [r.body["reasoning_effort"] for r in server.requests] == ["high", "high", "low"]
+    # the third run (high again) was answered from the cache: two fresh requests for the first
+
+
+def test_no_reasoning_effort_sends_none_and_keeps_the_old_keys():
+    model = OpenAIModel("m", base_url="http://127.0.0.1:9/v1")
+    assert "reasoning_effort" not in model._arguments("p", 1, None)
+    assert model.settings == {"temperature": None, "max_tokens": None}
+    assert (
+        OpenAIModel("m", base_url="http://127.0.0.1:9/v1", reasoning=True).settings
+        == model.settings
+    )
+
+
+def test_a_bad_reasoning_effort_is_one_line(capsys):
+    with FakeOpenAI() as server:
+        code, _out, err = solve(capsys, server, "--reasoning-effort", "extreme")
+        assert not server.requests
+    assert (
+        code == 2
+        and err == "error: --reasoning-effort must be one of low, medium, high, got 'extreme'\n"
+    )
+
+
+def test_a_functions_inline_thinking_is_not_its_answer():
+    """A `py:` function calling a local server returns the reply as it came: the thinking
+    inside it is taken out before the task reads it, and kept on the call."""
+    import thoughtgraph
+
+    def model(prompt: str) -> str:
+        return "<think>maybe [3, 2, 1] or [2, 3]</think>\n[1, 2, 3]"
+
+    result = thoughtgraph.solve("sorting", [3, 1, 2], scheme="io", model=model)
+    [call] = result.state.calls.values()
+    assert result.output == [1, 2, 3] and result.clean
+    assert call.texts == ("[1, 2, 3]",) and call.reasoning == ("maybe [3, 2, 1] or [2, 3]",)
