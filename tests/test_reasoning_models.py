@@ -10,7 +10,6 @@ import asyncio
 import json
 import sqlite3
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -231,13 +230,46 @@ def test_the_thinking_is_kept_in_the_trace_and_shown_folded(capsys, tmp_path):
     assert call["reasoning"][0].startswith("Let me try") and call["reasoning_tokens"] > 1000
     page = page_data(json.loads(trace.read_text()))
     [node] = [n for n in page["nodes"] if n["call"] == call["id"]]
-    shown = page["calls"][call["id"]]
-    assert shown["reasoning"][node["answer"]] == call["reasoning"][0]
-    viewer = (Path(__file__).parents[1] / "src/thoughtgraph/viewer/assets/viewer.js").read_text()
-    assert (
-        'call.reasoning[n.answer || 0] : null;\n    if (thinking) block(box, "Reasoning' in viewer
+    assert page["calls"][call["id"]]["reasoning"][node["answer"]] == call["reasoning"][0]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from .chromium import Browser, find_or_install
+
+    binary, why = find_or_install()
+    if binary is None:
+        pytest.skip(f"no headless Chromium here: {why}")
+    pytest.importorskip("websocket", reason="websocket-client (dev extra) drives Chromium")
+    chromium = Browser(binary)
+    yield chromium
+    chromium.close()
+
+
+@pytest.mark.slow  # headless Chromium
+def test_the_viewer_shows_the_thinking_folded_under_the_answer(capsys, tmp_path, browser):
+    trace, page = tmp_path / "trace.json", tmp_path / "run.html"
+    with FakeOpenAI(thinking="reasoning_content") as server:
+        code, _out, err = solve(capsys, server, "--scheme", "io", "--trace", str(trace))
+    assert code == 0, err
+    assert run_cli(capsys, "trace", "view", str(trace), "-o", str(page))[0] == 0
+    [call] = json.loads(trace.read_text())["calls"]
+    browser.open(page.as_uri())
+    x, y = browser.evaluate(
+        "(() => { const r = [...document.querySelectorAll('.node')].find(g => g.dataset.id"
+        " === 'answer:0.1').getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height"
+        " / 2]; })()"
     )
-    assert "thinking, false)" in viewer  # a <details> element, folded
+    browser.click(x, y)  # real mouse events
+    folded = browser.evaluate(
+        "[...document.querySelectorAll('#details details.reasoning')].map(d => "
+        "[d.open, d.querySelector('summary').textContent, d.querySelector('pre').textContent])"
+    )
+    assert len(folded) == 1
+    is_open, title, text = folded[0]
+    assert not is_open and title.startswith("Reasoning") and text == call["reasoning"][0]
+    answer = browser.evaluate("document.querySelector('#details .answer pre').textContent")
+    assert answer == call["texts"][0] and "Let me try" not in answer
 
 
 def test_the_cache_keeps_the_thinking_apart_and_replays_it(tmp_path):

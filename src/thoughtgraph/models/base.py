@@ -7,7 +7,8 @@ A model is an object with `async complete(prompt, n=1) -> list[Completion]`, a `
 it through `complete_with` below, which passes the recorder only to such a model. Four optional
 capabilities, each a small protocol read
 through one function here, tell the engine more: `settings` (answer-relevant options such as
-`max_tokens`, for cache keys and token estimates), `requests_needed(n)` (an endpoint that
+`max_tokens`, for cache keys and token estimates; `completion_cap`, the cap a request is sent with
+when it differs, for the estimates), `requests_needed(n)` (an endpoint that
 ignores `n` needs n requests), `would_answer(prompt, n)` (a cache knows a call is free) and
 `complete_delivering(prompt, n, deliver)` (each answer handed over the moment it arrives, so a
 cache keeps the answers of parallel single requests that arrived before a kill -9).
@@ -294,8 +295,8 @@ class WrapperModel:
     """A model that wraps another and forwards what the protocols name.
 
     `LanguageModel` (`name`, `simulated`, `complete` with its `recorder`), `reports_requests`,
-    `complete_delivering` (`Delivers`), `takes_samples` and the three optional capabilities
-    (`HasSettings`, `CountsRequests`, `Foresees`) go to `inner` unless a subclass overrides
+    `complete_delivering` (`Delivers`), `takes_samples`, `completion_cap` and the three optional
+    capabilities (`HasSettings`, `CountsRequests`, `Foresees`) go to `inner` unless a subclass overrides
     them; nothing else does (a wrapper's own attributes, such as a cache's `hits`, are read on
     the wrapper that has them). So
     `CachedModel(RateLimitedModel(m))` and `RateLimitedModel(CachedModel(m))` both keep `m`'s
