@@ -296,9 +296,9 @@ class WrapperModel:
 
     `LanguageModel` (`name`, `simulated`, `complete` with its `recorder`), `reports_requests`,
     `complete_delivering` (`Delivers`), `takes_samples`, `completion_cap` and the three optional
-    capabilities (`HasSettings`, `CountsRequests`, `Foresees`) go to `inner` unless a subclass overrides
-    them; nothing else does (a wrapper's own attributes, such as a cache's `hits`, are read on
-    the wrapper that has them). So
+    capabilities (`HasSettings`, `CountsRequests`, `Foresees`) go to `inner` unless a subclass
+    overrides them; nothing else does (a wrapper's own attributes, such as a cache's `hits`, are
+    read on the wrapper that has them). So
     `CachedModel(RateLimitedModel(m))` and `RateLimitedModel(CachedModel(m))` both keep `m`'s
     name and settings, and cache hits stay free of budget and rate limits either way.
     """
