@@ -212,6 +212,34 @@ def test_code_only_ops_run_in_place_and_every_other_op_as_a_task(monkeypatch):
     assert all(op["status"] == "done" for op in state["ops"])
 
 
+def test_a_score_in_code_runs_in_place_and_a_score_by_the_model_as_a_task(monkeypatch):
+    """A score op that scores in code never waits, so it runs where the scheduler stands; one
+    that asks the model for a rating is a task, so its call overlaps the others."""
+    from thoughtgraph.engine import executor as executor_module
+    from thoughtgraph.engine import kinds
+    from thoughtgraph.engine.ops import ScoreParams
+    from thoughtgraph.schemes import got_paper
+
+    assert kinds.get("score").runs_in_place(ScoreParams())
+    assert not kinds.get("score").runs_in_place(ScoreParams(scorer="model"))
+    graph = got_paper(parts=2)
+    created: list[str] = []
+    real_create_task = asyncio.create_task
+
+    def spy(coro, **kwargs):
+        created.append(coro.cr_frame.f_locals.get("op").kind if coro.cr_frame else "?")
+        return real_create_task(coro, **kwargs)
+
+    monkeypatch.setattr(executor_module.asyncio, "create_task", spy)
+    started, state = _spy(graph, 16)
+    scores = [op.id for op in graph.ops if op.kind == "score"]
+    generates = [op.id for op in graph.ops if op.kind == "generate"]
+    assert len(scores) == 4 and set(scores) <= set(started)
+    assert "score" not in created and created.count("generate") == len(generates) == 3
+    assert all(op["status"] == "done" for op in state["ops"])
+    assert all(t["score"] is not None for t in state["thoughts"] if t["op_id"] in scores)
+
+
 def test_the_run_states_graph_data_is_the_graphs_and_its_op_order_the_graphs():
     """The state keeps the `Graph` and builds its data on first use: what a trace gets must be
     exactly the graph's data, and the export order the graph's order, before and after."""

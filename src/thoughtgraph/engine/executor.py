@@ -125,6 +125,8 @@ class _Runner:
         self.ops = {op.id: op for op in graph.ops}  # Graph.op goes through pydantic's getattr
         self.succ = graph.successors()
         self.waiting = {op.id: len(set(op.inputs)) for op in graph.ops}
+        # the ops that run where the scheduler stands (code that never waits), found once
+        self.in_place = {op.id for op in graph.ops if kinds.get(op.kind).runs_in_place(op.params)}
         self._output_cache: dict[str, list[Thought]] = {}
 
     def _roots(self) -> list[str]:
@@ -153,9 +155,9 @@ class _Runner:
     async def run_concurrently(self) -> None:
         """Start every op the moment its inputs are done; stop launching once the run stops.
 
-        An op of an `in_place` kind (select, keep_best: code that never waits) runs right here,
-        between two wake-ups, instead of as a task: a task costs more than such an op does, and
-        the 10,000-op `got` graph has 3,333 selects."""
+        An op of an `in_place` kind (select, keep_best, a score in code: code that never waits)
+        runs right here, between two wake-ups, instead of as a task: a task costs more than such
+        an op does, and the 10,000-op `got` graph has 3,333 selects."""
         finished: asyncio.Queue[tuple[str, asyncio.Task[bool]]] = asyncio.Queue()
         running: set[asyncio.Task[bool]] = set()
         here: collections.deque[str] = collections.deque()
@@ -164,11 +166,10 @@ class _Runner:
             # a done-callback queue, not asyncio.wait over every running task: wait() costs
             # O(running) per wake-up, which made big graphs quadratic
             for op_id in op_ids:
-                op = self.ops[op_id]
-                if kinds.get(op.kind).in_place:
+                if op_id in self.in_place:
                     here.append(op_id)
                     continue
-                task = asyncio.create_task(self._run_op(op))
+                task = asyncio.create_task(self._run_op(self.ops[op_id]))
                 task.add_done_callback(functools.partial(_report_done, finished, op_id))
                 running.add(task)
 

@@ -82,7 +82,9 @@ class OpKind(Generic[P]):
     not answers to the problem (a model's split), so a run stopped early never returns one.
     `plumbing` kinds (select) only route thoughts and are left out of one-line summaries.
     `in_place` kinds work in code and never wait (select, keep_best): the scheduler runs them
-    where it stands instead of as an asyncio task of their own, which costs more than they do.
+    where it stands instead of as an asyncio task of their own, which costs more than they do;
+    `in_place_when` says it of an op by its params (a score op scoring in code never waits, one
+    asking the model does).
     `needs` and `check` receive the op's validated params, an instance of `params`.
     """
 
@@ -97,6 +99,7 @@ class OpKind(Generic[P]):
     makes_answers: bool = True
     plumbing: bool = False
     in_place: bool = False
+    in_place_when: Callable[[P], bool] | None = None
 
     def __post_init__(self) -> None:
         if not self.reference_name:
@@ -108,6 +111,12 @@ class OpKind(Generic[P]):
     def capability(self, params: Params) -> type | None:
         """The task capability an op of this kind with these params needs, if any."""
         return self.needs(self._own(params)) if self.needs is not None else None
+
+    def runs_in_place(self, params: Params) -> bool:
+        """Does an op of this kind with these params run where the scheduler stands?"""
+        if self.in_place_when is not None:
+            return self.in_place or self.in_place_when(self._own(params))
+        return self.in_place
 
     def check_problem(self, params: Params, problem: object) -> None:
         if self.check is not None:

@@ -636,6 +636,7 @@ SCORE = register(
         score,
         _ONE_THOUGHT,
         needs=lambda params: ModelScore if params.scorer == "model" else None,
+        in_place_when=lambda params: params.scorer == "code",  # no model call: never waits
     )
 )
 

@@ -75,14 +75,19 @@ class ThoughtFactory:
 
         try:
             texts: tuple[str, ...] = await self.gateway.ask(
-                op, call_id, kind, build, len(thought_ids)
+                op, call_id, kind, prompt if built else build, len(thought_ids)
             )
             # read only for a missing answer: worked out when one is missing
             failure = "" if len(texts) >= len(thought_ids) else self._shortfall(call_id)
         except ModelError as exc:
             texts, failure = (), f"the model call failed: {exc}"
         round_ = self.start_round(op) + attempt
+        if thought_ids:  # every answer of the call ends in this round
+            self._reached(op, round_)
         sent = built[0] if built else ""  # never built: the call was refused before a slot
+        parent_ids = tuple(p.id for p in parents)  # the same for every answer of the call
+        earlier = previous.id if previous else None
+        thoughts = self.state.thoughts
         made = []
         for index, thought_id in enumerate(thought_ids):
             text = texts[index] if index < len(texts) else None
@@ -95,8 +100,8 @@ class ThoughtFactory:
                 content=content,
                 text=text or "",
                 problem=problem,
-                parents=tuple(p.id for p in parents),
-                previous_attempt=previous.id if previous else None,
+                parents=parent_ids,
+                previous_attempt=earlier,
                 attempt=attempt,
                 score=score,
                 valid=valid,
@@ -104,7 +109,8 @@ class ThoughtFactory:
                 call_id=call_id,
                 round=round_,
             )
-            made.append(self._made(op, thought))
+            thoughts[thought_id] = thought  # a model thought: its op reached round_ (above)
+            made.append(thought)
             if self.gateway.on_event is not None:
                 self.gateway.emit(
                     ThoughtMade(
