@@ -8,11 +8,23 @@ kind and length. Readers look only at the prompt text, as a model would: the tag
 
 from __future__ import annotations
 
+import functools
+
 from thoughtgraph.sim.jobs import Job, known_task, sections
 
 
 def read_prompt(prompt: str) -> Job | None:
-    """The job this prompt asks for, or None when no task reads it."""
+    """The job this prompt asks for, or None when no task reads it.
+
+    Read once per prompt text: a reading depends on the text alone and its job writes each
+    answer afresh (`Job.write` copies what it slips), so the n answers of one request and a
+    prompt asked again share one reading (got_paper's merges ask 10 answers of one prompt of
+    up to 128 numbers, and reading it was most of the simulated model's time)."""
+    return _read(prompt)
+
+
+@functools.lru_cache(maxsize=32)
+def _read(prompt: str) -> Job | None:
     # the readers load on the first prompt (keywords and doc-merge read with the tasks' code)
     from thoughtgraph.sim import docmerge, keywords, sets, sorting
 
