@@ -346,3 +346,50 @@ def test_a_thousand_thought_run_opens_and_clicks(browser, tmp_path):
     assert browser.evaluate("document.querySelector('#details h2').textContent") == retried
     assert "Attempt history" in details_text(browser) or "ATTEMPT HISTORY" in details_text(browser)
     browser.screenshot(ARTIFACTS / "viewer-1000.png")
+
+
+@pytest.fixture(scope="module")
+def routed_run() -> thoughtgraph.Result:
+    """Merges and refines routed to a second model (`models=`)."""
+    return thoughtgraph.solve(
+        "sorting", INPUT_32, "sim:error=2", models={"merge": "sim:error=0", "refine": "sim:error=0"}
+    )
+
+
+def test_the_page_names_the_model_of_each_call(routed_run):
+    data = page_data(state_dict(routed_run.state) | {"result": routed_run.to_dict()})
+    strong = routed_run.model_for["merge"]
+    assert {c["model"] for c in data["calls"].values() if c["kind"] == "merge"} == {strong}
+    assert {c["model"] for c in data["calls"].values() if c["kind"] == "part"} == {routed_run.model}
+    models = data["summary"]["models"]
+    assert list(models) == [routed_run.model, strong]
+    assert models[strong]["calls"] == routed_run.spend_by_model[strong].calls
+    assert "merge" in models[strong]["kinds"] and "part" not in models[strong]["kinds"]
+    assert page_data(state_dict(retries_run_state()))["summary"]["models"] == {}  # one model
+
+
+def retries_run_state() -> thoughtgraph.RunState:
+    return thoughtgraph.solve("sorting", [3, 1, 2, 0], "sim", parts=2).state
+
+
+@pytest.mark.slow  # headless Chromium
+def test_a_routed_call_shows_its_model_in_the_browser(browser, routed_run, tmp_path):
+    page = write_html(routed_run, tmp_path / "routed.html")
+    browser.open(page.as_uri())
+    stats = browser.evaluate(
+        "Object.fromEntries([...document.querySelectorAll('#summary dt')]"
+        ".map(dt => [dt.textContent, dt.nextElementSibling.textContent]))"
+    )
+    strong = routed_run.model_for["merge"]
+    calls = routed_run.spend_by_model[strong].calls
+    assert stats[f"model {strong}"].startswith(f"{calls} calls (merge")
+    weak = routed_run.spend_by_model[routed_run.model].calls
+    assert stats[f"model {routed_run.model}"].startswith(f"{weak} calls (part)")
+    merge = next(c for c in routed_run.state.calls.values() if c.kind == "merge")
+    thought = next(t for t in routed_run.state.thoughts.values() if t.call_id == merge.id)
+    browser.click(*node_center(browser, thought.id))
+    facts = browser.evaluate(
+        "Object.fromEntries([...document.querySelectorAll('#details dl.facts dt')]"
+        ".map(dt => [dt.textContent, dt.nextElementSibling.textContent]))"
+    )
+    assert facts["model"] == strong

@@ -61,6 +61,7 @@ class CallStarted:
     call_id: str
     kind: str  # the call's kind (generate, score, ...)
     n: int  # completions asked for
+    model: str = ""  # the label of the model it goes to (engine/routes.py)
     name: ClassVar[str] = "call_started"
 
 
@@ -79,6 +80,7 @@ class CallFinished:
     cost: float
     requests: int  # HTTP requests it sent (0: answered from the cache)
     answers: int  # completions that arrived
+    model: str = ""  # the label of the model that answered (engine/routes.py)
     name: ClassVar[str] = "call_finished"
 
 

@@ -12,12 +12,16 @@ CLI's (`cli/options.py`).
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
 from typing import Any
 
 from thoughtgraph.errors import InputError, UnknownNameError, shown
 from thoughtgraph.models import secrets
 from thoughtgraph.models.base import FunctionModel, LanguageModel, PromptFunction, parse_options
 from thoughtgraph.sim.model import SimulatedModel
+from thoughtgraph.spend.accounting import MODEL_CALL_KINDS
+from thoughtgraph.spend.pricing import Price
 
 ModelLike = LanguageModel | PromptFunction | str
 """What a `model=` argument accepts: a model, a function `prompt -> str`, or a spec string."""
@@ -42,15 +46,130 @@ def model_from_flags(spec: str, flags: dict[str, object]) -> LanguageModel:
     return from_spec(spec, **model_options(spec, flags))
 
 
+ModelsFor = Mapping[str, ModelLike]
+"""What `models=` (and `--model-for KIND=SPEC`) accepts: a call kind -> the model for it."""
+
+
+def models_from_flags(
+    spec: str, flags: dict[str, object], model_for: list[str] | tuple[str, ...] = ()
+) -> tuple[LanguageModel, dict[str, LanguageModel]]:
+    """The model of `--model` and those of `--model-for KIND=SPEC` (kind -> model), the openai
+    flags over `--model`'s spec and filling in what each `--model-for` spec leaves out."""
+    routed = parse_model_for(model_for)
+    overrides = model_options(spec, flags, others=tuple(routed.values()))
+    main = from_spec(spec, **(overrides if _is_openai(spec) else {}))
+    return main, models_for(
+        routed, main, default_spec=spec, overrides=overrides, label="--model-for"
+    )
+
+
+def parse_model_for(values: list[str] | tuple[str, ...]) -> dict[str, str]:
+    """`--model-for KIND=SPEC`, repeated: kind -> spec, each kind once and a known one."""
+    routed: dict[str, str] = {}
+    for value in values:
+        kind, eq, spec = value.partition("=")
+        if not eq or not kind.strip() or not spec.strip():
+            raise InputError(
+                f"--model-for takes KIND=SPEC (e.g. merge=openai:NAME@http://127.0.0.1:8001/v1), "
+                f"got {shown(value)}"
+            )
+        kind = check_kind(kind.strip(), "--model-for")
+        if kind in routed:
+            raise InputError(f"--model-for {kind} is given twice: give each kind one model")
+        routed[kind] = spec.strip()
+    return routed
+
+
+def check_kind(kind: object, label: str = "models") -> str:
+    """A call kind a model may be routed to (`MODEL_CALL_KINDS`), or one line listing them."""
+    if not isinstance(kind, str) or kind not in MODEL_CALL_KINDS:
+        raise InputError(
+            f"{label}: unknown call kind {shown(kind)} (known: {', '.join(MODEL_CALL_KINDS)})"
+        )
+    return kind
+
+
+def models_for(
+    models: ModelsFor | None,
+    default: LanguageModel,
+    *,
+    default_spec: str | None = None,
+    overrides: Mapping[str, object] | None = None,
+    label: str = "models",
+) -> dict[str, LanguageModel]:
+    """Each routed kind's model, built once per spec: a spec given for two kinds (or the same
+    as `default_spec`, the default model's) is one model, so its answers, cache numbering,
+    rate limits and endpoint are shared. `overrides` (the openai flags) fill in the options an
+    openai spec leaves out."""
+    if models is None:
+        return {}
+    if not isinstance(models, Mapping):
+        raise InputError(
+            f"{label} must map call kinds to models, e.g. {{'merge': 'openai:NAME'}}, "
+            f"got {type(models).__name__}"
+        )
+    built: dict[str, LanguageModel] = {}  # by what decides a model's answers and price
+    if default_spec is not None:
+        built[_identity(default)] = default
+    routed: dict[str, LanguageModel] = {}
+    for kind, given in models.items():
+        kind = check_kind(kind, label)
+        if given is None:
+            raise InputError(f"{label}: no model given for {kind}")
+        if not isinstance(given, str):
+            routed[kind] = as_model(given)
+            continue
+        try:
+            made = from_spec(given, **_left_out(given, overrides or {}))
+        except (InputError, UnknownNameError) as exc:
+            raise type(exc)(f"{label} {kind}: {exc}") from None
+        routed[kind] = built.setdefault(_identity(made), made)
+    return routed
+
+
+def _identity(model: LanguageModel) -> str:
+    """One model, whatever the spelling of its spec: its name (which holds an openai model's
+    host), settings and price. Two specs of one identity are one model object."""
+    from thoughtgraph.models.base import model_price, model_settings
+
+    price = model_price(model)
+    return repr((model.name, sorted(model_settings(model).items()), price))
+
+
+def _is_openai(spec: str) -> bool:
+    return normalize_spec(spec).partition(":")[0].strip().lower() == "openai"
+
+
+def _left_out(spec: str, overrides: Mapping[str, object]) -> dict[str, object]:
+    """The overrides an openai spec does not set itself (its own options win); none for
+    another kind of spec."""
+    if not overrides or not _is_openai(spec):
+        return {}
+    from thoughtgraph.models.openai import parse_spec
+
+    text, _ = _spec_price(normalize_spec(spec), spec)
+    _, own = parse_spec(text.partition(":")[2], spec)
+    return {key: value for key, value in overrides.items() if key not in own}
+
+
 def from_spec(spec: str, **overrides: object) -> LanguageModel:
     """Build a model from a spec string such as `sim`, `sim:latency=0.05,error=0,seed=1`,
     `py:pkg.mod:function` or `openai:gpt-4o-mini` (base URL and key from OPENAI_BASE_URL /
-    OPENAI_API_KEY).
+    OPENAI_API_KEY; `openai:NAME@http://host:port/v1` names its endpoint). Any spec may end
+    with `,price_in=X,price_out=Y` (USD per million tokens): that model's own price.
 
     `overrides` are openai options (base_url, api_key_env, temperature, max_tokens, timeout,
     max_retries) that win over the spec's own; None values are ignored.
     """
-    given, spec = spec, normalize_spec(spec)
+    given = spec
+    spec, price = _spec_price(normalize_spec(spec), given)
+    model = _model_of(spec, given, overrides)
+    if price is not None:
+        model.price = price  # type: ignore[attr-defined]  # every spec-built model has one
+    return model
+
+
+def _model_of(spec: str, given: str, overrides: Mapping[str, object]) -> LanguageModel:
     scheme, _, rest = spec.partition(":")
     scheme = scheme.strip().lower()
     options = {k: v for k, v in overrides.items() if v is not None}
@@ -72,7 +191,49 @@ def from_spec(spec: str, **overrides: object) -> LanguageModel:
     raise UnknownNameError(f"unknown model {shown(spec)}{_suggestion(spec)}")
 
 
-KNOWN_SPECS = "sim, sim:profile=P,latency=S,error=E,seed=N, openai:MODEL, py:MODULE:FUNCTION"
+KNOWN_SPECS = (
+    "sim, sim:profile=P,latency=S,error=E,seed=N, openai:MODEL, openai:MODEL@URL, "
+    "py:MODULE:FUNCTION"
+)
+PRICE_OPTIONS = ("price_in", "price_out")  # any spec's own price, USD per million tokens
+
+
+def _spec_price(spec: str, given: str) -> tuple[str, Price | None]:
+    """The spec without its `price_in=`/`price_out=` options, and the price they give (both
+    or neither; None: the spec names none)."""
+    scheme, colon, rest = spec.partition(":")
+    kept: list[str] = []
+    found: dict[str, float] = {}
+    for item in rest.split(",") if colon else []:
+        key, eq, value = item.partition("=")
+        if not (eq and key.strip() in PRICE_OPTIONS):
+            kept.append(item)
+        elif key.strip() in found:
+            raise UnknownNameError(f"model option {key.strip()} is given twice in {shown(given)}")
+        else:
+            found[key.strip()] = _price_number(key.strip(), value, given)
+    if not found:
+        return spec, None
+    if len(found) == 1:
+        raise UnknownNameError(
+            f"{shown(given)}: give both price_in and price_out (USD per million tokens), or neither"
+        )
+    return scheme + colon + ",".join(kept), Price(found["price_in"], found["price_out"], "spec")
+
+
+def _price_number(key: str, text: str, given: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value < 0:
+        raise UnknownNameError(
+            f"model option {key}={shown(text.strip())} in {shown(given)} must be a number "
+            "0 or more (USD per million tokens)"
+        )
+    return value
+
+
 PYTHON_SCHEMES = ("py", "python")  # `py:package.module:function`: your own prompt -> text
 
 
@@ -116,10 +277,11 @@ OPENAI_FLAGS = {
 """Each openai flag and the `from_spec` override it sets."""
 
 
-def model_options(spec: str, flags: dict[str, Any]) -> dict[str, Any]:
+def model_options(spec: str, flags: dict[str, Any], others: tuple[str, ...] = ()) -> dict[str, Any]:
     """The openai flags given (None: not given), checked with their `--flag` names in the
     errors, as the `from_spec` overrides they set (what `thoughtgraph.evaluate` takes as
-    `model_options`)."""
+    `model_options`). `others` are the `--model-for` specs: the flags are for openai models,
+    so one of `spec` and them must be one."""
     given = {flag: value for flag, value in flags.items() if value is not None}
     base_url = given.get("--base-url")
     if base_url is not None and not str(base_url).lower().startswith(("http://", "https://")):
@@ -143,7 +305,7 @@ def model_options(spec: str, flags: dict[str, Any]) -> dict[str, Any]:
     tokens = given.get("--max-completion-tokens")
     if tokens is not None and tokens < 0:
         raise InputError(f"--max-completion-tokens must be 0 (no cap) or more, got {tokens}")
-    if given and normalize_spec(spec).partition(":")[0].strip().lower() != "openai":
+    if given and not any(_is_openai(one) for one in (spec, *others)):
         raise InputError(f"{', '.join(given)}: only for openai:MODEL models, not {shown(spec)}")
     return {OPENAI_FLAGS[flag]: value for flag, value in given.items()}
 

@@ -170,13 +170,18 @@ def solve(
         int | None, typer.Option(help="Number of parts (default: chunks of 8).")
     ] = None,
     model: opt.Model = "sim",
+    model_for: opt.ModelFor = None,
     openai: opt.OpenAIFlags = opt.NO_OPENAI_FLAGS,  # --base-url ... --max-response-bytes
     rpm: Annotated[
-        float | None, typer.Option(help="Most requests per minute to the model.")
+        float | None,
+        typer.Option(help="Most requests per minute to the model (to each model on its own)."),
     ] = None,
     tpm: Annotated[
         float | None,
-        typer.Option(help="Most tokens per minute to the model (estimated before each request)."),
+        typer.Option(
+            help="Most tokens per minute to the model (to each on its own; estimated before "
+            "each request)."
+        ),
     ] = None,
     cache: opt.Cache = None,
     no_cache: Annotated[
@@ -285,7 +290,7 @@ def solve(
     from thoughtgraph.engine.graph import Graph
     from thoughtgraph.engine.options import RunOptions
     from thoughtgraph.events import StopReason
-    from thoughtgraph.modelspec import model_from_flags
+    from thoughtgraph.modelspec import models_from_flags
     from thoughtgraph.solving.solve import keep_partial, prepare, run_prepared
 
     user_graph = Graph.load(graph_file) if graph_file is not None else None
@@ -315,7 +320,7 @@ def solve(
             prepared, f"graph {graph_file}" if graph_file else f"scheme {scheme}", as_json
         )
         return
-    lm = model_from_flags(model, openai.by_flag())
+    lm, routed = models_from_flags(model, openai.by_flag(), tuple(model_for or ()))
     run_options = RunOptions(
         concurrency=concurrency,
         max_requests=max_requests,
@@ -333,12 +338,14 @@ def solve(
         _check_writable(trace, "trace")
     if cache is not None and not no_cache:
         _check_writable(cache, "cache")
-    from thoughtgraph.models.base import shown_name
+    from thoughtgraph.models.base import SIMULATED_NOTE, shown_name
 
     note = prepared.task.unchecked(prepared.problem)
     if note:
         typer.echo(f"note: {note}", err=True)
-    label = shown_name(lm)
+    label = shown_name(lm) + _routed_label(routed)
+    if not lm.simulated and any(m.simulated for m in routed.values()):
+        label += f" · {SIMULATED_NOTE}"  # a routed kind's answers are the stand-in's
     units = prepared.task.unit_names  # a task file's paragraphs, lines
     title = f"thoughtgraph · {prepared.task.name} · {len(prepared.problem)} {units} · {label}"
     live = progress and sys.stderr.isatty() and not verbose and events != "-"
@@ -362,7 +369,9 @@ def solve(
                 handlers.append(stack.enter_context(LiveView(prepared.graph, title)))
             import asyncio
 
-            run = run_prepared(prepared, lm, run_options, on_event=combine(*handlers))
+            run = run_prepared(
+                prepared, lm, run_options, on_event=combine(*handlers), models=routed
+            )
             result = asyncio.run(keep_partial(run))
     except FatalModelError as exc:
         if exc.result is None:  # failed before the run started: nothing to keep
@@ -507,9 +516,10 @@ def _summary(result: Result, title: str, matched: bool | None, score_name: str =
         lines.append(
             f"cache:   {calls} answered from the cache "
             f"({result.spend.saved_tokens:,} tokens not paid again"
-            + (f", ${result.spend.saved_cost:.4f}" if result.price else "")
+            + (f", ${result.spend.saved_cost:.4f}" if result.priced else "")
             + ")"
         )
+    lines.extend(_by_model(result))
     if result.completion_cap is not None:
         from thoughtgraph.models.reasoning import THINKING_ROOM
 
@@ -534,6 +544,33 @@ def _summary(result: Result, title: str, matched: bool | None, score_name: str =
     return "\n".join(lines)
 
 
+def _routed_label(routed: dict[str, Any]) -> str:
+    """The title's note of the kinds routed to other models: ` (merge: NAME)`."""
+    if not routed:
+        return ""
+    from thoughtgraph.models.base import display_name
+
+    return " (" + "; ".join(f"{kind}: {display_name(lm)}" for kind, lm in routed.items()) + ")"
+
+
+def _by_model(result: Result) -> list[str]:
+    """One line per model when kinds were routed to others: its calls, tokens and cost."""
+    if not result.model_for:
+        return []
+    lines = []
+    for label, spent in result.spend_by_model.items():
+        kinds = sorted({c.kind for c in result.state.calls.values() if c.model == label})
+        price = result.prices.get(label)
+        cost = f" · ${spent.cost:.4f}" if price is not None else " · no price"
+        tokens = f"{'~' if spent.tokens_estimated else ''}{spent.tokens:,} tokens"
+        lines.append(
+            f"model:   {label}: {_plural(spent.calls, 'call')} "
+            f"({', '.join(kinds) or 'none'}) · {_plural(spent.requests, 'request')} · "
+            f"{tokens}{cost}"
+        )
+    return lines
+
+
 def _unusable(result: Result) -> str:
     """Why a run that asked the model ended with no answer it could use."""
     calls = list(result.state.calls.values())
@@ -556,7 +593,7 @@ def _plural(count: int, noun: str) -> str:
 
 def _money(result: Result) -> str:
     """The cost when a price is known (never shown as $0 for a model we cannot price)."""
-    if result.price is None:
+    if not result.priced:
         return ""
     return f" · {'~' if result.spend.tokens_estimated else ''}${result.cost:.4f}"
 

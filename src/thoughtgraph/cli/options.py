@@ -17,6 +17,8 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 
+from thoughtgraph.spend.accounting import MODEL_CALL_KINDS
+
 Task = Annotated[
     str,
     typer.Argument(
@@ -31,7 +33,22 @@ Model = Annotated[
         "-m",
         help="Model spec: sim (the simulated model), sim:profile=llama-3-70b,latency=0.05,"
         "error=0,seed=1, "
-        "openai:MODEL (or openai/MODEL), py:package.module:function (your prompt -> text).",
+        "openai:MODEL (or openai/MODEL; openai:MODEL@http://host:port/v1 names its endpoint), "
+        "py:package.module:function (your prompt -> text). Any spec may end with "
+        ",price_in=X,price_out=Y (its own price).",
+    ),
+]
+ModelFor = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--model-for",
+        metavar="KIND=SPEC",
+        help="Route one kind of call to another model, e.g. --model-for "
+        "merge=openai:big@http://127.0.0.1:8002/v1 (repeatable; KIND: "
+        + ", ".join(MODEL_CALL_KINDS)
+        + "). The other calls go to "
+        "--model; the caps hold for all models together. The openai flags fill in what a "
+        "KIND's spec leaves out.",
     ),
 ]
 BaseUrl = Annotated[
@@ -91,7 +108,10 @@ ReasoningEffort = Annotated[
 ]
 PriceIn = Annotated[
     float | None,
-    typer.Option(help="USD per million prompt tokens (default: the built-in price table)."),
+    typer.Option(
+        help="USD per million prompt tokens, for each model whose spec gives no price_in= "
+        "(default: the built-in price table)."
+    ),
 ]
 PriceOut = Annotated[float | None, typer.Option(help="USD per million completion tokens.")]
 Order = Annotated[

@@ -21,6 +21,7 @@ from thoughtgraph.engine.context import RunContext, run_prompts
 from thoughtgraph.engine.gateway import CallGateway
 from thoughtgraph.engine.graph import Graph, Op
 from thoughtgraph.engine.outcome import RunOutcome, Stop
+from thoughtgraph.engine.routes import Routes
 from thoughtgraph.engine.state import OpRecord, RunState
 from thoughtgraph.engine.thought import Thought
 from thoughtgraph.engine.thoughts import ThoughtFactory
@@ -58,6 +59,7 @@ async def execute(
     limiter: ConcurrencyLimiter | None = None,
     order: str = "auto",
     reference: object = None,
+    routes: Routes | None = None,
 ) -> RunOutcome:
     """Run every op of `graph`; returns its outcome: the run state, the stop, the spend.
 
@@ -67,16 +69,27 @@ async def execute(
     budget shared with other runs (an evaluation's): its caps apply instead of `budget`;
     `limiter`, when given, is a cap on calls in flight shared with other runs, instead of
     `concurrency`. `order` is the scheduler's (module doc). `reference` is the problem's given
-    reference, when the task does not carry it in its problem (tasks/reference.py). The
-    options come checked (`options.RunOptions`). A cancellation (Ctrl-C) stops it at once:
-    stop reason "interrupted", recorded in `run_finished`, and the `CancelledError` carries
-    `.run`, the outcome so far, so the caller can still report what was done.
+    reference, when the task does not carry it in its problem (tasks/reference.py). `routes`
+    sends some kinds of call to other models (engine/routes.py; its default is `model` at
+    `price`), all under the one budget. The options come checked (`options.RunOptions`). A
+    cancellation (Ctrl-C) stops it at once: stop reason "interrupted", recorded in
+    `run_finished`, and the `CancelledError` carries `.run`, the outcome so far, so the caller
+    can still report what was done.
     """
     budget = meter.budget if meter is not None else budget or Budget()
     state = RunState(graph)  # the graph's JSON-able data is built if a trace asks for it
     state.ops = {op.id: OpRecord(op.id, op.kind) for op in graph.ops}
+    routes = routes or Routes.single(model, price)
     gateway = CallGateway(
-        model, state, concurrency, budget, price, on_event, shared_meter=meter, limiter=limiter
+        model,
+        state,
+        concurrency,
+        budget,
+        price,
+        on_event,
+        shared_meter=meter,
+        limiter=limiter,
+        routes=routes,
     )
     thoughts = ThoughtFactory(task, state, gateway)
     prompts = run_prompts(task, graph.templates)
@@ -104,7 +117,7 @@ async def execute(
         await gateway.drain()
     except asyncio.CancelledError as exc:  # Ctrl-C (or a cancelled task): keep what was done
         stop = gateway.stop or Stop(StopReason.INTERRUPTED, "cancelled (Ctrl-C)")
-        exc.run = _outcome(state, stop, price, budget)  # type: ignore[attr-defined]  # asolve
+        exc.run = _outcome(state, stop, routes, budget)  # type: ignore[attr-defined]  # asolve
         raise  # builds the partial result from it
     finally:
         gateway.closed = True
@@ -112,11 +125,11 @@ async def execute(
         reason = None if stop is None else stop.reason
         gateway.emit(RunFinished(gateway.now(), len(state.calls), reason, state.cost))
         logger.info("run finished: %d model calls", len(state.calls))
-    return _outcome(state, stop, price, budget)
+    return _outcome(state, stop, routes, budget)
 
 
-def _outcome(state: RunState, stop: Stop | None, price: Price | None, budget: Budget) -> RunOutcome:
-    return RunOutcome(state, stop, spend(state.calls.values(), price), budget)
+def _outcome(state: RunState, stop: Stop | None, routes: Routes, budget: Budget) -> RunOutcome:
+    return RunOutcome(state, stop, spend(state.calls.values(), routes.prices), budget)
 
 
 class _Runner:

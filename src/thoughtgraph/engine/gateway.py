@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from thoughtgraph.engine.outcome import Stop
+from thoughtgraph.engine.routes import Route, Routes
 from thoughtgraph.engine.state import Call, OpRef, RunState
 from thoughtgraph.errors import BudgetExhausted, FatalModelError, ModelError
 from thoughtgraph.events import CallFinished, CallStarted, Event, EventHandler, StopReason
@@ -38,7 +39,11 @@ logger = logging.getLogger("thoughtgraph")
 
 @dataclass
 class CallGateway:
-    """The model, the budget and the stop state of one run; `state` receives every call."""
+    """The model, the budget and the stop state of one run; `state` receives every call.
+
+    `model` and `price` are the run's one model, unless `routes` sends some kinds of call to
+    other models (engine/routes.py): each call then goes to its kind's model, at its price,
+    under the one budget."""
 
     model: LanguageModel
     state: RunState
@@ -58,8 +63,11 @@ class CallGateway:
     limiter: ConcurrencyLimiter | None = None  # the cap on calls in flight, shared on purpose
     # with other runs (an evaluation's pairs); None: this run's own, of `concurrency`
     _slots: asyncio.Semaphore | None = None  # the limiter's slots on the run's loop
+    routes: Routes | None = None  # which model answers each kind; None: `model` answers all
 
     def __post_init__(self) -> None:
+        if self.routes is None:
+            self.routes = Routes.single(self.model, self.price)
         self.meter = self.shared_meter or Meter(self.budget, self.price)
         if self.limiter is None:
             self.limiter = ConcurrencyLimiter(self.concurrency)
@@ -97,40 +105,50 @@ class CallGateway:
             self._check_open()
             if callable(prompt):
                 prompt = prompt()
+            assert self.routes is not None  # set in __post_init__
+            route = self.routes.of(kind)
             try:
-                hit = self._cache_would_answer(prompt, n)
+                hit = would_answer(route.model, prompt, n)
             except FatalModelError as exc:  # a damaged cache: stop, never run on without it
                 self._stop(StopReason.FATAL, str(exc))
                 raise
             ledger = CallLedger(
                 self.meter,
-                lambda count: self._estimate(prompt, count),
-                self.price,
+                lambda count: self._estimate(route, prompt, count),
+                route.price,
                 lambda detail: self._stop(StopReason.BUDGET, detail),
-                None if hit else self._reserve(prompt, n),
+                None if hit else self._reserve(route, prompt, n),
             )
             self._in_flight += 1
             self._idle.clear()
             try:
-                return await self._call(op, call_id, kind, prompt, n, ledger)
+                return await self._call(op, call_id, kind, prompt, n, ledger, route)
             finally:
                 self._in_flight -= 1
                 if not self._in_flight:
                     self._idle.set()
 
     async def _call(
-        self, op: OpRef, call_id: str, kind: str, prompt: str, n: int, ledger: CallLedger
+        self,
+        op: OpRef,
+        call_id: str,
+        kind: str,
+        prompt: str,
+        n: int,
+        ledger: CallLedger,
+        route: Route,
     ) -> tuple[str, ...]:
         started = self.now()
         if self.on_event is not None:
-            self.emit(CallStarted(started, op.id, call_id, kind, n))
+            self.emit(CallStarted(started, op.id, call_id, kind, n, model=route.label))
         try:
-            completions = await complete_with(self.model, prompt, n, ledger)
+            completions = await complete_with(route.model, prompt, n, ledger)
             if not completions:
                 raise ModelError("the model returned no answer")
         except (ModelError, FatalModelError, BudgetExhausted) as exc:
             self._count_unreported(ledger, (), failed=str(exc))
-            self._record(self._failed_call(op, call_id, kind, prompt, n, started, ledger, exc))
+            failed = self._failed_call(op, call_id, kind, prompt, n, started, ledger, exc, route)
+            self._record(failed)
             if isinstance(exc, FatalModelError):
                 self._stop(StopReason.FATAL, str(exc))
             raise
@@ -139,7 +157,7 @@ class CallGateway:
             if ledger.attempts:
                 error = "cancelled before its answers arrived"
                 self._record(
-                    self._failed_call(op, call_id, kind, prompt, n, started, ledger, error)
+                    self._failed_call(op, call_id, kind, prompt, n, started, ledger, error, route)
                 )
             raise
         self._count_unreported(ledger, completions)
@@ -147,7 +165,7 @@ class CallGateway:
         if fatal is not None:  # a sibling request was refused for good: keep these, then stop
             self._stop(StopReason.FATAL, fatal.error or fatal.outcome)
         usage = ledger.usage
-        cost = self.price.cost(usage) if self.price and ledger.attempts else 0.0
+        cost = route.price.cost(usage) if route.price and ledger.attempts else 0.0
         completions = [_thinking_apart(c) for c in completions]
         texts = tuple(c.text for c in completions)
         self._record(
@@ -168,6 +186,7 @@ class CallGateway:
                 attempts=tuple(a.to_dict() for a in ledger.attempts),
                 reasoning=tuple(c.reasoning for c in completions),
                 reasoning_tokens=ledger.reasoning_tokens,
+                model=route.label,
             )
         )
         return texts
@@ -210,6 +229,7 @@ class CallGateway:
         started: float,
         ledger: CallLedger,
         exc: BaseException | str,
+        route: Route,
     ) -> Call:
         usage = ledger.usage
         return Call(
@@ -223,9 +243,10 @@ class CallGateway:
             usage,
             error=str(exc),
             n=n,
-            cost=self.price.cost(usage) if self.price else 0.0,
+            cost=route.price.cost(usage) if route.price else 0.0,
             requests=len(ledger.attempts),
             attempts=tuple(a.to_dict() for a in ledger.attempts),
+            model=route.label,
         )
 
     def _check_open(self) -> None:
@@ -235,15 +256,12 @@ class CallGateway:
         if self.closed:
             raise BudgetExhausted("the run has ended")
 
-    def _cache_would_answer(self, prompt: str, n: int) -> bool:
-        return would_answer(self.model, prompt, n)
+    def _estimate(self, route: Route, prompt: str, n: int) -> Usage:
+        return estimate_tokens(prompt, n, completion_cap(route.model))
 
-    def _estimate(self, prompt: str, n: int) -> Usage:
-        return estimate_tokens(prompt, n, completion_cap(self.model))
-
-    def _reserve(self, prompt: str, n: int) -> Ticket:
+    def _reserve(self, route: Route, prompt: str, n: int) -> Ticket:
         try:
-            return self.meter.reserve(self._estimate(prompt, n))
+            return self.meter.reserve(self._estimate(route, prompt, n), route.price)
         except BudgetExhausted as exc:
             self._stop(StopReason.BUDGET, str(exc))
             raise
@@ -281,6 +299,7 @@ class CallGateway:
                 cost=call.cost,
                 requests=call.requests,
                 answers=call.received,
+                model=call.model,
             )
         )
 

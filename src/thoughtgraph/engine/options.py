@@ -16,6 +16,7 @@ from typing import Any, NamedTuple, TypedDict
 
 from thoughtgraph.engine.graph import Graph
 from thoughtgraph.errors import InputError
+from thoughtgraph.models.base import display_name, model_price
 from thoughtgraph.spend.budget import (
     Budget,
     check_priced,
@@ -100,6 +101,15 @@ class RunOptions:
         price = price_for(model_name, self.price_in, self.price_out)
         check_priced(self.budget, price, model_name)
         return price
+
+    def price_of(self, model: object) -> Price | None:
+        """A model's price: its spec's own (`price_in=`/`price_out=`), else the one given
+        (`price_in`/`price_out`), else the built-in table's; a cost cap needs one."""
+        own = model_price(model)
+        if own is None:
+            return self.price(display_name(model))
+        check_priced(self.budget, own, display_name(model))
+        return own
 
 
 class RunLimits(TypedDict, total=False):

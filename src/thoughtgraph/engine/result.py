@@ -54,6 +54,11 @@ class Result:
     stop_detail: str | None = None  # why it stopped, one line: "max_cost=$0.5 reached (...)"
     spend: Spend = field(default_factory=Spend)  # calls, paid/cached, tokens, cost, saved
     spend_by_kind: dict[str, Spend] = field(default_factory=dict)  # the same per call kind
+    # the same per model (its label, engine/routes.py): the default model first, then those
+    # routed to kinds (`model_for`: kind -> label); `prices`: each model's (label -> price)
+    spend_by_model: dict[str, Spend] = field(default_factory=dict)
+    model_for: dict[str, str] = field(default_factory=dict)
+    prices: dict[str, Price | None] = field(default_factory=dict)
     budget: Budget = field(default_factory=Budget)
     price: Price | None = None  # USD per million tokens; None: cost not known (counted as 0)
     # tokens each answer was capped at by default (engine/answer_cap.py); None: the user's
@@ -91,6 +96,11 @@ class Result:
         return self.spend.cost
 
     @property
+    def priced(self) -> bool:
+        """Some model of the run has a price: its cost is known (else shown as unknown)."""
+        return self.price is not None or any(p is not None for p in self.prices.values())
+
+    @property
     def requests(self) -> int:
         """HTTP requests sent to the model (retries and parallel singles included)."""
         return self.spend.requests
@@ -123,6 +133,8 @@ class Result:
             "latency": self.latency,
             **{key: value for key, value in self.spend.to_dict().items() if key != "calls"},
             "spend_by_kind": {kind: s.to_dict() for kind, s in self.spend_by_kind.items()},
+            "spend_by_model": self.spend_by_model_dict(),
+            "model_for": self.model_for,
             "budget": self.budget.to_dict(),
             "price": None if self.price is None else self.price.to_dict(),
             "completion_cap": self.completion_cap,
@@ -135,6 +147,23 @@ class Result:
             "final_thought": self.final.id,
             "graph": self.graph.to_dict(),
         }
+
+    def spend_by_model_dict(self) -> dict[str, dict[str, Any]]:
+        """Each model's spend, the kinds it answered and its price, as `--json` shows them."""
+        kinds: dict[str, list[str]] = {}
+        for call in self.state.calls.values():
+            found = kinds.setdefault(call.model or self.model, [])
+            if call.kind not in found:
+                found.append(call.kind)
+        shown = {}
+        for label, spent in self.spend_by_model.items():
+            price = self.prices.get(label)
+            shown[label] = {
+                **spent.to_dict(),
+                "kinds": kinds.get(label, []),
+                "price": None if price is None else price.to_dict(),
+            }
+        return shown
 
 
 def count_calls(state: RunState) -> dict[str, int]:

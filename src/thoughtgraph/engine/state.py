@@ -50,6 +50,8 @@ class Call:
     attempts: tuple[dict[str, Any], ...] = ()  # each request's outcome (see ledger.Attempt)
     reasoning: tuple[str, ...] = ()  # the thinking before each answer ("" where none)
     reasoning_tokens: int = 0  # of the paid completion tokens, thinking
+    model: str = ""  # the label of the model that answered it (engine/routes.py); "": a trace
+    # from before calls named their model (its run had one model: the result's)
 
     @property
     def latency(self) -> float:

@@ -124,10 +124,11 @@ class SpanHandler:
         )
 
     def _on_call_started(self, event: CallStarted) -> None:
+        model = event.model or self._model  # a kind routed to another model: that model's
         attributes: dict[str, Any] = {
             OPERATION: self.operation,
-            REQUEST_MODEL: self._model,
-            PROVIDER: _provider(self._model),
+            REQUEST_MODEL: model,
+            PROVIDER: _provider(model),
             PROMPT_NAME: event.kind,
             "thoughtgraph.call.id": event.call_id,
             "thoughtgraph.op.id": event.op_id,
@@ -136,7 +137,7 @@ class SpanHandler:
             attributes[CHOICE_COUNT] = event.n
         parent = self._ops.get(event.op_id, self._run)
         self._calls[event.call_id] = self._tracer.start_span(
-            f"{self.operation} {self._model}",
+            f"{self.operation} {model}",
             context=self._child_of(parent),
             kind=self._trace.SpanKind.CLIENT,
             attributes=attributes,

@@ -38,6 +38,7 @@ from typing import Any, Protocol, TypeGuard, TypeVar, runtime_checkable
 from thoughtgraph.errors import ModelError, UnknownNameError, shown
 from thoughtgraph.io.sources import source_digest
 from thoughtgraph.spend.ledger import RequestRecorder
+from thoughtgraph.spend.pricing import Price
 from thoughtgraph.spend.usage import Usage
 
 
@@ -171,6 +172,14 @@ def completion_cap(model: object) -> int | None:
 def model_settings(model: object) -> dict[str, Any]:
     """The model's settings, or {} when it has none (`HasSettings`)."""
     return dict(model.settings) if has_settings(model) else {}
+
+
+def model_price(model: object) -> Price | None:
+    """The price a model's spec carries (`price_in=`, `price_out=`: its `price` attribute), or
+    None: the run's price flags, else the built-in table, price it. Not in `settings`: a price
+    changes what an answer costs, never the answer (nor its cache key)."""
+    price = getattr(model, "price", None)
+    return price if isinstance(price, Price) else None
 
 
 def requests_needed(model: object, n: int) -> int:
@@ -326,6 +335,15 @@ class WrapperModel:
     def completion_cap(self) -> int | None:
         return completion_cap(self.inner)
 
+    @property
+    def price(self) -> Price | None:
+        """Its own, when its spec gave one (a `py:` object's), else the inner model's."""
+        return self.__dict__.get("_price") or model_price(self.inner)
+
+    @price.setter
+    def price(self, price: Price | None) -> None:
+        self.__dict__["_price"] = price
+
     def requests_needed(self, n: int) -> int:
         return requests_needed(self.inner, n)
 
@@ -407,6 +425,7 @@ class FunctionModel:
     """
 
     simulated = False
+    price: Price | None = None  # its spec's `price_in=`/`price_out=` (modelspec.py), if any
 
     def __init__(self, fn: PromptFunction, name: str | None = None, max_threads: int = 64) -> None:
         self.fn = fn

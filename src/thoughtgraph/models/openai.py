@@ -59,6 +59,7 @@ from thoughtgraph.models.base import AnswerSink, Completion, DeliveringModel, pa
 from thoughtgraph.models.singles import gather_singles
 from thoughtgraph.spend.budget import Ticket
 from thoughtgraph.spend.ledger import UNMETERED, Attempt, RequestRecorder
+from thoughtgraph.spend.pricing import Price
 from thoughtgraph.spend.usage import Usage, count_tokens, spread
 
 logger = logging.getLogger(__name__)
@@ -183,6 +184,7 @@ class OpenAIModel(DeliveringModel):
 
     simulated = False
     reports_requests = True  # `complete` reports every request to its `recorder`
+    price: Price | None = None  # its spec's `price_in=`/`price_out=` (modelspec.py), if any
 
     def __init__(
         self,
@@ -241,16 +243,15 @@ class OpenAIModel(DeliveringModel):
 
     @classmethod
     def from_spec(cls, rest: str, spec: str, **overrides: object) -> OpenAIModel:
-        """`MODEL[,key=value...]` with keys base_url, api_key_env, temperature, max_tokens,
+        """`MODEL[@URL][,key=value...]` with keys base_url (or `@URL`: the endpoint, e.g.
+        `openai:qwen@http://127.0.0.1:8001/v1`), api_key_env, temperature, max_tokens,
         timeout, max_retries, max_in_flight, max_response_bytes, transport (lean or sdk),
         reasoning (true: a model that thinks first), reasoning_effort (low, medium, high).
         (No api_key option: keys do not belong in command lines.)
         `overrides` (e.g. from command-line flags) win over the spec's options."""
-        model, _, text = rest.partition(",")
-        if not model.strip():
-            raise UnknownNameError(f"{shown(spec)}: expected openai:MODEL, e.g. openai:gpt-4o-mini")
+        model, options = parse_spec(rest, spec)
         values: dict[str, Any] = {}
-        for key, value in [*parse_options(text, spec).items(), *overrides.items()]:
+        for key, value in [*options.items(), *overrides.items()]:
             if key not in SPEC_OPTIONS:
                 known = ", ".join(SPEC_OPTIONS)
                 raise UnknownNameError(
@@ -644,6 +645,35 @@ def _checked(key: str, source: str) -> str:
     except ValueError as exc:
         raise FatalModelError(str(exc)) from None
     return key
+
+
+_AT_URL = re.compile(r"@(?=https?://)", re.IGNORECASE)
+
+
+def parse_spec(rest: str, spec: str) -> tuple[str, dict[str, str]]:
+    """The model name and the options as written of `MODEL[@URL][,key=value...]` (what follows
+    `openai:`): `@URL` is the `base_url` option. Only an `@` before `http://` or `https://`
+    starts a URL, so a model named `claude-3@20240229` keeps its name."""
+    head, _, text = rest.partition(",")
+    model, at, url = _split_at_url(head)
+    if not model:
+        raise UnknownNameError(f"{shown(spec)}: expected openai:MODEL, e.g. openai:gpt-4o-mini")
+    options = parse_options(text, spec)
+    if at:
+        if "base_url" in options:
+            raise UnknownNameError(
+                f"{shown(spec)} gives its endpoint twice (@URL and base_url=): give one"
+            )
+        options = {"base_url": url, **options}
+    return model, options
+
+
+def _split_at_url(head: str) -> tuple[str, bool, str]:
+    """`NAME@URL` -> (NAME, True, URL); a head with no URL -> (head, False, "")."""
+    parts = _AT_URL.split(head, maxsplit=1)
+    if len(parts) == 1:
+        return head.strip(), False, ""
+    return parts[0].strip(), True, parts[1].strip()
 
 
 def _host_suffix(base_url: str) -> str:

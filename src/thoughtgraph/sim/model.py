@@ -30,6 +30,7 @@ from thoughtgraph.sim.jobs import Job, Slips, poisson
 from thoughtgraph.sim.profiles import DEFAULT, Profile, load_profile, shipped
 from thoughtgraph.sim.readers import read_prompt
 from thoughtgraph.sim.sorting import Item, slip_list
+from thoughtgraph.spend.pricing import Price
 from thoughtgraph.spend.usage import Usage
 
 
@@ -46,6 +47,8 @@ class SimulatedModel:
     (`profiles.py`)."""
 
     simulated = True
+    price: Price | None = None  # a spec's `price_in=`/`price_out=` (modelspec.py): the sim at a
+    # pretend price, so cost caps and a cost/error front can be tried offline
 
     def __init__(
         self,
@@ -98,7 +101,9 @@ class SimulatedModel:
 
     def with_seed(self, seed: int) -> SimulatedModel:
         """A fresh copy (nothing asked yet) with another seed, the same profile and options."""
-        return SimulatedModel(self.error, self.latency, seed, self.profile_spec)
+        fresh = SimulatedModel(self.error, self.latency, seed, self.profile_spec)
+        fresh.price = self.price
+        return fresh
 
     async def complete(self, prompt: str, n: int = 1) -> list[Completion]:
         first = self._seen[prompt]

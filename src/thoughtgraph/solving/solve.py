@@ -8,14 +8,13 @@ import logging
 import math
 import time
 import weakref
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Mapping
 from typing import Any
 
 from typing_extensions import Unpack
 
 from thoughtgraph import schemes
 from thoughtgraph.engine import kinds
-from thoughtgraph.engine.answer_cap import with_default_cap
 from thoughtgraph.engine.context import template_for
 from thoughtgraph.engine.executor import execute
 from thoughtgraph.engine.gcpause import fewer_collections
@@ -23,6 +22,7 @@ from thoughtgraph.engine.graph import Graph
 from thoughtgraph.engine.options import PreparedRun, RunKeywords, RunOptions, run_options
 from thoughtgraph.engine.outcome import RunOutcome
 from thoughtgraph.engine.result import Result, ResultStatus, count_calls
+from thoughtgraph.engine.routes import Routes
 from thoughtgraph.engine.state import RunState
 from thoughtgraph.engine.thought import Thought
 from thoughtgraph.errors import (
@@ -36,13 +36,11 @@ from thoughtgraph.errors import (
 from thoughtgraph.events import EventHandler, OpStatus, StopReason
 from thoughtgraph.io.bounds import check_items
 from thoughtgraph.models.base import LanguageModel, display_name
-from thoughtgraph.models.cache import CachedModel
-from thoughtgraph.models.limits import ConcurrencyLimiter, RateLimitedModel
-from thoughtgraph.models.samples import numbered
-from thoughtgraph.modelspec import ModelLike, as_model
-from thoughtgraph.spend.accounting import spend_by_kind
+from thoughtgraph.models.limits import ConcurrencyLimiter
+from thoughtgraph.modelspec import ModelLike, ModelsFor, as_model, models_for
+from thoughtgraph.solving.routing import run_models
+from thoughtgraph.spend.accounting import spend_by_kind, spend_by_model
 from thoughtgraph.spend.budget import Meter, check_whole
-from thoughtgraph.spend.pricing import Price
 from thoughtgraph.tasks import TASKS, Task, get_task
 from thoughtgraph.tasks.base import BaseTask, HasReference, check_parts, lacks
 from thoughtgraph.tasks.reference import attach_reference, can_check, given_reference
@@ -66,6 +64,7 @@ class SolveKeywords(RunKeywords, total=False):
     meter: Meter | None
     reference: object
     limiter: ConcurrencyLimiter | None
+    models: ModelsFor | None
 
 
 async def asolve(
@@ -83,14 +82,20 @@ async def asolve(
     meter: Meter | None = None,
     reference: object = None,
     limiter: ConcurrencyLimiter | None = None,
+    models: ModelsFor | None = None,
     **options: Unpack[RunKeywords],
 ) -> Result:
     """Solve one problem with the spec's GoT pattern (or your own `graph`). Awaitable anywhere.
 
-    `model` is a spec string (`"sim"`, `"sim:error=0"`, `"openai:gpt-4o-mini"`), a
-    `LanguageModel`, or any function `prompt -> str` (sync or async). `scheme` picks a built-in
-    graph (`got`, `got_paper`, `io`, `cot`, `cot_sc`, `tot`, `tot2`); `graph` runs your own
-    instead. The caps apply to `got`.
+    `model` is a spec string (`"sim"`, `"sim:error=0"`, `"openai:gpt-4o-mini"`,
+    `"openai:NAME@http://127.0.0.1:8001/v1"`), a `LanguageModel`, or any function
+    `prompt -> str` (sync or async). `models` routes kinds of call to other models, each
+    given as `model` is: `models={"merge": "openai:big@http://127.0.0.1:8002/v1"}` sends every
+    merge there and the rest to `model` (kinds: `MODEL_CALL_KINDS`); each model has its own
+    price (a spec's `price_in=`/`price_out=`, else `price_in`/`price_out`, else the table's)
+    and cache key, and the caps hold for all of them together (`Result.spend_by_model`).
+    `scheme` picks a built-in graph (`got`, `got_paper`, `io`, `cot`, `cot_sc`, `tot`,
+    `tot2`); `graph` runs your own instead. The caps apply to `got`.
 
     Spending: `max_requests` (HTTP requests, retries and parallel singles included; `max_calls`
     is its older name, kept as an alias), `max_tokens`
@@ -114,6 +119,8 @@ async def asolve(
     (`solved` unknown).
     """
     checked = run_options(options)
+    default = as_model(model)
+    routed = models_for(models, default, default_spec=model if isinstance(model, str) else None)
     if on_event is not None and not callable(on_event):
         raise InputError(f"on_event must be a function of one event, got {type(on_event).__name__}")
     with fewer_collections():  # the graph build too: a 10,000-op graph is 10,000 pydantic ops
@@ -129,7 +136,13 @@ async def asolve(
             reference=reference,
         )
         return await run_prepared(
-            prepared, as_model(model), checked, on_event=on_event, meter=meter, limiter=limiter
+            prepared,
+            default,
+            checked,
+            on_event=on_event,
+            meter=meter,
+            limiter=limiter,
+            models=routed,
         )
 
 
@@ -141,12 +154,14 @@ async def run_prepared(
     on_event: EventHandler | None = None,
     meter: Meter | None = None,
     limiter: ConcurrencyLimiter | None = None,
+    models: Mapping[str, LanguageModel] | None = None,
 ) -> Result:
     """Run a prepared run with checked options: what `asolve` does after its checks (the CLI and
-    `evaluate` prepare once and call this). Raises `FatalModelError` as `asolve` does."""
+    `evaluate` prepare once and call this). `models` are the kinds routed to other models
+    (kind -> model, `modelspec.models_for`). Raises `FatalModelError` as `asolve` does."""
     with fewer_collections():  # see gcpause: the run's objects live until it ends
         return await _run_prepared(
-            prepared, model, options, on_event=on_event, meter=meter, limiter=limiter
+            prepared, model, options, on_event=on_event, meter=meter, limiter=limiter, models=models
         )
 
 
@@ -158,65 +173,69 @@ async def _run_prepared(
     on_event: EventHandler | None,
     meter: Meter | None,
     limiter: ConcurrencyLimiter | None,
+    models: Mapping[str, LanguageModel] | None,
 ) -> Result:
     the_task, problem, graph = prepared.task, prepared.problem, prepared.graph
-    lm, cap = with_default_cap(model, the_task, problem, prepared.reference)  # a looping model
-    _check_simulated(lm, the_task, problem)
-    price = options.price(display_name(lm))
-    if options.rate_limited:
-        lm = _rate_limited(lm, options.rpm, options.tpm)
-    # The cache numbers the samples of each prompt; without one, a model that takes samples
-    # has them numbered for this run all the same (models/samples.py).
-    cached = CachedModel(lm, options.cache) if options.cache is not None else None
+    # each model capped by default (a looping model), rate-limited, cached or numbered: a cache
+    # numbers the samples of each prompt; without one, a model that takes samples has them
+    # numbered for this run all the same (models/samples.py)
+    wrapped = run_models(
+        model,
+        models,
+        options,
+        the_task,
+        problem,
+        prepared.reference,
+        check=lambda lm: _check_simulated(lm, the_task, problem),
+    )
+    routes, lm = wrapped.routes, wrapped.capped
     started = time.perf_counter()
     try:
         outcome = await execute(
             graph,
             the_task,
             problem,
-            cached or numbered(lm),
+            routes.default.model,
             concurrency=options.concurrency,
             budget=options.budget,
-            price=price,
+            price=routes.default.price,
             on_event=on_event,
             meter=meter,
             limiter=limiter,
             order=options.order,
             reference=prepared.reference,
+            routes=routes,
         )
     except asyncio.CancelledError as exc:  # Ctrl-C: the run so far rides on the cancellation
         so_far = getattr(exc, "run", None)
         if isinstance(so_far, RunOutcome):
             wall = time.perf_counter() - started
-            partial = _result(graph, so_far, the_task, problem, lm, price, wall)
-            partial.completion_cap = cap
-            partial.cached_answers = _cached_answers(cached)
+            partial = _result(graph, so_far, the_task, problem, lm, routes, wall)
+            partial.completion_cap = wrapped.cap
+            partial.cached_answers = wrapped.cached_answers
             exc.result = partial  # type: ignore[attr-defined]
         raise
     finally:
-        if cached is not None:
-            cached.close()
-    result = _result(graph, outcome, the_task, problem, lm, price, time.perf_counter() - started)
-    result.completion_cap = cap
-    result.cached_answers = _cached_answers(cached)
+        wrapped.close()
+    result = _result(graph, outcome, the_task, problem, lm, routes, time.perf_counter() - started)
+    result.completion_cap = wrapped.cap
+    result.cached_answers = wrapped.cached_answers
     logger.info(
         "%d model calls (%s); %s tokens paid%s; status %s",
         result.calls,
         ", ".join(f"{k} {v}" for k, v in result.calls_by_kind.items()),
         f"{result.tokens:,}",
-        f", ${result.cost:.4f}" if price else "",
+        f", ${result.cost:.4f}" if result.priced else "",
         result.status,
     )
+    if routes.by_kind:
+        for label, spent in result.spend_by_model.items():
+            logger.info("model %s: %d calls, %s tokens", label, spent.calls, f"{spent.tokens:,}")
     if outcome.stop_reason == StopReason.FATAL:
         error = FatalModelError(outcome.stop_detail or "the model failed")
         error.result = result
         raise error
     return result
-
-
-def _cached_answers(cached: CachedModel | None) -> int | None:
-    """The answers of the run the cache holds (found there, or stored as they arrived)."""
-    return None if cached is None else cached.hits + cached.stored
 
 
 def _check_simulated(model: LanguageModel, task: BaseTask[Any, Any], problem: object) -> None:
@@ -235,20 +254,13 @@ def _check_simulated(model: LanguageModel, task: BaseTask[Any, Any], problem: ob
         )
 
 
-def _rate_limited(model: LanguageModel, rpm: float | None, tpm: float | None) -> LanguageModel:
-    try:
-        return RateLimitedModel(model, rpm, tpm)
-    except ValueError as exc:
-        raise InputError(str(exc)) from None
-
-
 def _result(
     graph: Graph,
     outcome: RunOutcome,
     task: BaseTask[Any, Any],
     problem: object,
     model: LanguageModel,
-    price: Price | None,
+    routes: Routes,
     wall: float,
 ) -> Result:
     state = outcome.state
@@ -297,9 +309,12 @@ def _result(
         stop_detail=outcome.stop_detail,
         tokens=outcome.spend.tokens,
         spend=outcome.spend,
-        spend_by_kind=spend_by_kind(state.calls.values(), price),
+        spend_by_kind=spend_by_kind(state.calls.values(), routes.prices),
+        spend_by_model=spend_by_model(state.calls.values(), routes.prices, routes.labels),
+        prices=routes.prices,
+        model_for=routes.routed,
         budget=outcome.budget,
-        price=price,
+        price=routes.default.price,
         rating=rating,
         rating_scale=scale,
     )

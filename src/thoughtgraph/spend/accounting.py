@@ -22,7 +22,7 @@ estimates, and every report says so (`tokens_estimated`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -31,12 +31,38 @@ from thoughtgraph.spend.usage import Usage
 
 CALL_KINDS = ("part", "merge", "refine")
 
+MODEL_CALL_KINDS = (
+    *CALL_KINDS,
+    "split",
+    "score",
+    "io",
+    "cot",
+    "improve",
+    "paper_merge",
+    "propose",
+)
+"""Every kind of call the built-in ops make (a call's kind is its prompt's name; a merge of
+more than two is a "merge") and tune's `--propose`: what `--model-for KIND=SPEC` may route."""
+
+Pricing = Price | Mapping[str, Price | None] | None
+"""What the totals price cached answers at: one price for every call, or each call's model's
+(`Call.model`, the model's label) from a mapping; None: no price."""
+
+
+def price_of(pricing: Pricing, model: str) -> Price | None:
+    """The price of the calls `model` answered."""
+    if pricing is None or isinstance(pricing, Price):
+        return pricing
+    return pricing.get(model)
+
 
 class CallRecord(Protocol):
     """What the totals read of one recorded call (the engine's `state.Call`)."""
 
     @property
     def kind(self) -> str: ...
+    @property
+    def model(self) -> str: ...
     @property
     def texts(self) -> tuple[str, ...]: ...
     @property
@@ -110,13 +136,13 @@ class Spend:
         }
 
 
-def spend(calls: Iterable[CallRecord], price: Price | None = None) -> Spend:
+def spend(calls: Iterable[CallRecord], price: Pricing = None) -> Spend:
     """The totals of these calls, in one pass over them (a 10,000-op run has 6,665 calls, and
-    its result adds them up once in total and once per kind)."""
+    its result adds them up once in total, once per kind and once per model)."""
     count = paid = cached = failed = requests = received = from_cache = unknown = estimated = 0
     prompt_tokens = completion_tokens = saved = thinking = 0
     cost: float = 0
-    saved_cost: float = 0
+    saved_cost = 0.0
     for c in calls:
         got = c.received
         count += 1
@@ -132,8 +158,9 @@ def spend(calls: Iterable[CallRecord], price: Price | None = None) -> Spend:
         thinking += c.reasoning_tokens
         cost += c.cost
         saved += c.saved.total_tokens
-        if price:
-            saved_cost += price.cost(c.saved)
+        priced = price_of(price, c.model)
+        if priced:
+            saved_cost += priced.cost(c.saved)
     paid = count - cached
     return Spend(
         calls=count,
@@ -150,17 +177,29 @@ def spend(calls: Iterable[CallRecord], price: Price | None = None) -> Spend:
         reasoning_tokens=thinking,
         cost=cost,
         saved_tokens=saved,
-        saved_cost=saved_cost if price else 0.0,
+        saved_cost=saved_cost,
     )
 
 
-def spend_by_kind(calls: Iterable[CallRecord], price: Price | None = None) -> dict[str, Spend]:
+def spend_by_kind(calls: Iterable[CallRecord], price: Pricing = None) -> dict[str, Spend]:
     """Per call kind: the spec's part, merge, refine always (as `calls_by_kind`), then others."""
     kinds: dict[str, list[CallRecord]] = {}
     for call in calls:
         kinds.setdefault(call.kind, []).append(call)
     order = list(CALL_KINDS) + sorted(k for k in kinds if k not in CALL_KINDS)
     return {kind: spend(kinds.get(kind, []), price) for kind in order}
+
+
+def spend_by_model(
+    calls: Iterable[CallRecord], price: Pricing = None, models: Sequence[str] = ()
+) -> dict[str, Spend]:
+    """Per model (each call's `model` label): `models` first, in their order and even when
+    they answered nothing (a model routed to a kind the run never called), then the others."""
+    found: dict[str, list[CallRecord]] = {}
+    for call in calls:
+        found.setdefault(call.model, []).append(call)
+    order = list(dict.fromkeys([*models, *found]))
+    return {model: spend(found.get(model, []), price) for model in order}
 
 
 @dataclass(frozen=True)
@@ -180,17 +219,21 @@ class Consumed:
     cost: float = 0.0
 
 
-def consumed(calls: Iterable[CallRecord], price: Price | None = None) -> Consumed:
-    """The scheme-intrinsic totals of these calls: paid and cached answers alike."""
-    count = answers = prompt_tokens = completion_tokens = 0
+def consumed(calls: Iterable[CallRecord], price: Pricing = None) -> Consumed:
+    """The scheme-intrinsic totals of these calls: paid and cached answers alike, each call's
+    tokens at its model's price."""
+    count = answers = tokens = 0
+    cost = 0.0
     for c in calls:
         count += 1
         if c.error is not None:  # no answer: the transport's loss, not the scheme's use
             continue
         answers += len(c.texts)
-        prompt_tokens += c.usage.prompt_tokens + c.saved.prompt_tokens
-        completion_tokens += c.usage.completion_tokens + c.saved.completion_tokens
-    usage = Usage(prompt_tokens, completion_tokens)
-    return Consumed(
-        count, answers, usage.total_tokens, price.cost(usage) if price is not None else 0.0
-    )
+        usage = Usage(
+            c.usage.prompt_tokens + c.saved.prompt_tokens,
+            c.usage.completion_tokens + c.saved.completion_tokens,
+        )
+        tokens += usage.total_tokens
+        priced = price_of(price, c.model)
+        cost += priced.cost(usage) if priced is not None else 0.0
+    return Consumed(count, answers, tokens, cost)

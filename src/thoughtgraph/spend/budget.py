@@ -191,10 +191,13 @@ class Meter:
     def spent(self) -> Amounts:
         return Amounts(self.requests, self.tokens, self.cost)
 
-    def reserve(self, expected: Usage) -> Ticket:
-        """Admit one request, or raise `BudgetExhausted` saying which cap stops it."""
+    def reserve(self, expected: Usage, price: Price | None = None) -> Ticket:
+        """Admit one request, or raise `BudgetExhausted` saying which cap stops it. `price` is
+        the request's model's, when the run routes kinds to models priced apart (else the
+        meter's)."""
         self.check()
-        cost = self.price.cost(expected) if self.price else 0.0
+        price = price or self.price
+        cost = price.cost(expected) if price else 0.0
         ticket = Ticket(expected.total_tokens, cost)
         self._pending_requests += 1
         self._pending_tokens += ticket.tokens

@@ -82,7 +82,7 @@ class CallLedger:
             ticket, self.provisional = self.provisional, None
             return ticket
         try:
-            return self.meter.reserve(self.estimate(n))
+            return self.meter.reserve(self.estimate(n), self.price)
         except BudgetExhausted as exc:
             self.on_refused(str(exc))
             raise

@@ -181,6 +181,7 @@ def _call(call: dict[str, Any], answered: bool) -> dict[str, Any]:
         "n": call.get("n", 1),
         "cached": call.get("cached"),
         "cost": call.get("cost"),
+        "model": call.get("model") or None,  # the model that answered it (a routed kind's)
     }
     saved = _dict(call.get("saved"))
     if any(saved.values()):  # tokens the answer cache saved (not paid by this run)
@@ -228,11 +229,31 @@ def summary(
         "volume": result.get("volume", final.get("volume")),
         "latency": result.get("latency", final.get("latency")),
         "model": result.get("model"),
+        "models": by_model(calls),
         "simulated": result.get("simulated"),
         "final_thought": final_id,
         "thoughts": len(thoughts),
         "ops": len(ops),
     }
+
+
+def by_model(calls: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Each model's calls, kinds, tokens and cost, when the run routed kinds to more than one
+    model (a trace whose calls name one model, or none, gets {}: the header names it)."""
+    models: dict[str, dict[str, Any]] = {}
+    for call in calls:
+        label = call.get("model")
+        if not isinstance(label, str) or not label:
+            continue
+        entry = models.setdefault(label, {"calls": 0, "kinds": [], "tokens": 0, "cost": 0.0})
+        usage = _dict(call.get("usage"))
+        entry["calls"] += 1
+        entry["tokens"] += sum(v for v in usage.values() if isinstance(v, int | float))
+        cost = call.get("cost")
+        entry["cost"] += cost if isinstance(cost, int | float) else 0.0
+        if call.get("kind") not in entry["kinds"]:
+            entry["kinds"].append(call.get("kind"))
+    return models if len(models) > 1 else {}
 
 
 def _guess_final(trace: Mapping[str, Any], thoughts: list[dict[str, Any]]) -> str | None:

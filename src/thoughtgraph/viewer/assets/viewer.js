@@ -318,6 +318,7 @@
     fact(dl, "score (errors)", n.score);
     fact(dl, "kept", n.kept !== false);
     fact(dl, "call", call ? n.call : "none (made in code)");
+    if (call && call.model) fact(dl, "model", call.model);
     if (call) {
       fact(dl, "tokens in / out", show(call.prompt_tokens) + " / " + show(call.completion_tokens) + (call.n > 1 ? " (one request for " + call.n + " answers)" : ""));
       fact(dl, "call latency", seconds(call.latency));
@@ -394,6 +395,11 @@
     stat("calls", show(summary.calls) + (kinds ? " (" + kinds + ")" : ""));
     stat("tokens", show(summary.tokens) + " (" + show(summary.prompt_tokens) + " in / " + show(summary.completion_tokens) + " out)");
     stat("cost", money(summary.cost));
+    var models = summary.models || {};
+    Object.keys(models).forEach(function (label) {
+      var m = models[label];
+      stat("model " + label, show(m.calls) + " calls (" + (m.kinds || []).join(", ") + ") \u00b7 " + show(m.tokens) + " tokens \u00b7 " + money(m.cost));
+    });
     stat("wall time", seconds(summary.wall_seconds));
     stat("depth", summary.depth === null || summary.depth === undefined ? null : summary.depth + " rounds");
     stat("volume", summary.volume);

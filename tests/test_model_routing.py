@@ -1,0 +1,335 @@
+"""A model per kind of call: `--model-for KIND=SPEC` and `models={...}` route each call to its
+kind's model, each with its own endpoint, price and cache key, under one budget; spend is
+reported per model as well as per kind. Two loopback servers show each received exactly the
+calls routed to it."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import thoughtgraph
+from thoughtgraph.cli.main import main
+from thoughtgraph.errors import InputError, UnknownNameError
+from thoughtgraph.evaluation.datasets import load_sample
+from thoughtgraph.models import inflight
+from thoughtgraph.models.openai import OpenAIModel
+from thoughtgraph.modelspec import from_spec, models_for
+from thoughtgraph.spend.accounting import MODEL_CALL_KINDS
+
+from .conftest import INPUT_32
+from .fake_openai import FakeOpenAI
+
+PART = "Solve this part of a larger task"
+MERGE = "Combine the two partial results"
+REFINE = "The result below is close"
+
+
+@pytest.fixture(autouse=True)
+def _no_real_endpoint(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "THOUGHTGRAPH_CACHE"):
+        monkeypatch.delenv(name, raising=False)
+    inflight.forget_endpoints()
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    try:
+        main(["solve", "sorting", "--no-progress", *args])
+        code = 0
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def solved(capsys: pytest.CaptureFixture[str], *args: str) -> dict:
+    code, out, err = run(capsys, "--dataset", "sorting_032", "--json", *args)
+    assert code in (0, 1), err
+    return json.loads(out)
+
+
+def test_every_merge_goes_to_the_model_for_merge_and_spend_is_per_model(capsys):
+    """The issue's command: every merge to the second model, calls, tokens and cost per model."""
+    data = solved(capsys, "--model", "sim:error=2", "--model-for", "merge=sim:error=0")
+    strong = "sim:profile=gpt-3.5-paper,latency=0,error=0,seed=0"
+    weak = "sim:profile=gpt-3.5-paper,latency=0,error=2,seed=0"
+    assert data["model"] == weak and data["model_for"] == {"merge": strong}
+    by_model = data["spend_by_model"]
+    assert list(by_model) == [weak, strong]
+    assert by_model[strong]["kinds"] == ["merge"]
+    assert by_model[strong]["calls"] == data["calls_by_kind"]["merge"] > 0
+    assert "merge" not in by_model[weak]["kinds"]
+    assert by_model[weak]["calls"] == data["calls"] - data["calls_by_kind"]["merge"]
+    for field in ("calls", "requests", "tokens", "prompt_tokens", "completion_tokens"):
+        assert sum(m[field] for m in by_model.values()) == data[field]
+
+
+def test_each_model_is_priced_by_its_own_spec(capsys):
+    data = solved(
+        capsys,
+        "--model",
+        "sim:error=2,price_in=1,price_out=2",
+        "--model-for",
+        "merge=sim:error=0,price_in=10,price_out=20",
+    )
+    cheap, dear = data["spend_by_model"].values()
+    assert cheap["price"]["input_per_million"] == 1 and dear["price"]["output_per_million"] == 20
+    assert cheap["cost"] == pytest.approx(
+        (cheap["prompt_tokens"] * 1 + cheap["completion_tokens"] * 2) / 1e6
+    )
+    assert dear["cost"] == pytest.approx(
+        (dear["prompt_tokens"] * 10 + dear["completion_tokens"] * 20) / 1e6
+    )
+    assert data["cost"] == pytest.approx(cheap["cost"] + dear["cost"])
+
+
+def test_the_price_flags_price_the_models_whose_spec_gives_none(capsys):
+    data = solved(
+        capsys,
+        "--model",
+        "sim:error=2",
+        "--model-for",
+        "merge=sim:error=0,price_in=10,price_out=20",
+        "--price-in",
+        "1",
+        "--price-out",
+        "1",
+    )
+    cheap, dear = data["spend_by_model"].values()
+    assert cheap["price"]["input_per_million"] == 1 and cheap["cost"] == cheap["tokens"] / 1e6
+    assert dear["price"]["input_per_million"] == 10
+
+
+def test_a_cost_cap_needs_every_model_priced(capsys):
+    code, _, err = run(
+        capsys,
+        "--dataset",
+        "sorting_032",
+        "--model",
+        "sim:error=2,price_in=1,price_out=1",
+        "--model-for",
+        "merge=sim:error=0",
+        "--max-cost",
+        "1",
+    )
+    assert code == 2 and err.startswith("error: --max-cost needs a price: sim:")
+    assert "error=0" in err and len(err.splitlines()) == 1
+
+
+def test_the_same_spec_for_two_kinds_is_one_model(capsys):
+    data = solved(
+        capsys,
+        "--model",
+        "sim:error=2",
+        "--model-for",
+        "merge=sim:error=0",
+        "--model-for",
+        "refine=sim:seed=0,error=0",  # another spelling of the same model
+    )
+    assert len(data["spend_by_model"]) == 2
+    assert data["model_for"]["merge"] == data["model_for"]["refine"]
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("merg=sim", "error: --model-for: unknown call kind 'merg' (known: "),
+        ("merge", "error: --model-for takes KIND=SPEC"),
+        ("merge=", "error: --model-for takes KIND=SPEC"),
+        ("merge=nope", "error: --model-for merge: unknown model 'nope'"),
+        ("merge=sim:price_in=1", "error: --model-for merge: 'sim:price_in=1': give both"),
+    ],
+)
+def test_a_bad_model_for_is_one_line(capsys, value: str, expected: str):
+    code, _, err = run(capsys, "--input", "[3, 1, 2]", "--model-for", value)
+    assert code == 2 and err.startswith(expected) and len(err.splitlines()) == 1, err
+
+
+def test_the_unknown_kind_line_lists_every_kind(capsys):
+    _, _, err = run(capsys, "--input", "[3, 1, 2]", "--model-for", "parts=sim")
+    assert err.rstrip().endswith(f"(known: {', '.join(MODEL_CALL_KINDS)})")
+
+
+def test_a_kind_given_twice_is_refused(capsys):
+    code, _, err = run(
+        capsys, "--input", "[3, 1]", "--model-for", "merge=sim", "--model-for", "merge=sim"
+    )
+    assert (
+        code == 2 and err == "error: --model-for merge is given twice: give each kind one model\n"
+    )
+
+
+def test_every_kind_the_schemes_call_is_a_kind_a_model_may_take():
+    """`MODEL_CALL_KINDS` is what the ops really call: each built-in scheme's call kinds."""
+    problem = [5, 3, 1, 4, 2, 9, 8, 7, 6, 0, 11, 12, 13, 10, 15, 14]
+    seen: set[str] = set()
+    for scheme in ("io", "cot", "cot_sc", "tot", "tot2", "got", "got_paper"):
+        result = thoughtgraph.solve("sorting", problem, "sim", scheme=scheme)
+        seen |= {call.kind for call in result.state.calls.values()}
+    documents = load_sample("documents", 0).input
+    for scheme in ("got", "got_paper"):
+        doc = thoughtgraph.solve("doc-merge", documents, "sim", scheme=scheme)
+        seen |= {call.kind for call in doc.state.calls.values()}
+    assert seen <= set(MODEL_CALL_KINDS)
+    assert {"part", "merge", "refine", "split", "io", "cot", "improve", "score"} <= seen
+
+
+def test_the_python_api_routes_by_kind():
+    result = thoughtgraph.solve(
+        "sorting", INPUT_32, "sim:error=2", models={"merge": "sim:error=0", "refine": "sim:error=0"}
+    )
+    by_call = Counter((c.kind, c.model) for c in result.state.calls.values())
+    strong = result.model_for["merge"]
+    assert all(model == strong for (kind, model) in by_call if kind in ("merge", "refine"))
+    assert all(model == result.model for (kind, model) in by_call if kind == "part")
+    assert set(result.spend_by_model) == {result.model, strong}
+
+
+def test_the_python_api_takes_model_objects_and_refuses_unknown_kinds():
+    answers: list[str] = []
+
+    def merger(prompt: str) -> str:
+        answers.append(prompt)
+        return "[1, 2, 3]"
+
+    result = thoughtgraph.solve("sorting", [3, 1, 2, 0], "sim", parts=2, models={"merge": merger})
+    assert answers and all(p.startswith(MERGE) for p in answers)
+    assert result.spend_by_model["function:merger"].calls == len(answers)
+    with pytest.raises(InputError, match=r"^models: unknown call kind 'merges' \(known: part,"):
+        thoughtgraph.solve("sorting", [3, 1], "sim", models={"merges": "sim"})
+    with pytest.raises(InputError, match=r"^models must map call kinds to models"):
+        thoughtgraph.solve("sorting", [3, 1], "sim", models=["merge"])  # type: ignore[arg-type]
+
+
+def test_each_model_answers_from_the_cache_under_its_own_key(capsys, tmp_path: Path):
+    """A run with the merges routed elsewhere reuses the parts the default model paid for and
+    pays for merges again; the same routing run again is answered wholly from the cache."""
+    cache = str(tmp_path / "answers.sqlite")
+    first = solved(capsys, "--model", "sim:error=0", "--cache", cache)
+    assert first["cached_calls"] == 0
+    routed = solved(
+        capsys,
+        "--model",
+        "sim:error=0",
+        "--model-for",
+        "merge=sim:error=0,seed=7",
+        "--cache",
+        cache,
+    )
+    default, merger = routed["spend_by_model"].values()
+    assert default["cached_calls"] == default["calls"] > 0  # the parts: the first run's answers
+    assert merger["cached_calls"] == 0 and merger["paid_calls"] == merger["calls"] > 0
+    again = solved(
+        capsys,
+        "--model",
+        "sim:error=0",
+        "--model-for",
+        "merge=sim:error=0,seed=7",
+        "--cache",
+        cache,
+    )
+    assert again["cached_calls"] == again["calls"] and again["requests"] == 0
+
+
+def test_an_openai_spec_names_its_endpoint_after_an_at():
+    model = from_spec("openai:qwen@http://127.0.0.1:8001/v1,temperature=0")
+    assert isinstance(model, OpenAIModel)
+    assert (model.model, model.base_url, model.temperature) == (
+        "qwen",
+        "http://127.0.0.1:8001/v1",
+        0,
+    )
+    assert model.name == "openai:qwen@127.0.0.1:8001"
+    dated = from_spec("openai:claude-3@20240229,base_url=http://127.0.0.1:8001/v1")
+    assert isinstance(dated, OpenAIModel) and dated.model == "claude-3@20240229"
+    with pytest.raises(UnknownNameError, match="gives its endpoint twice"):
+        from_spec("openai:q@http://127.0.0.1:1/v1,base_url=http://127.0.0.1:2/v1")
+
+
+def test_the_openai_flags_fill_in_what_a_routed_spec_leaves_out():
+    default = from_spec("openai:a@http://127.0.0.1:8001/v1")
+    routed = models_for(
+        {"merge": "openai:b", "refine": "openai:c@http://127.0.0.1:8003/v1,temperature=1"},
+        default,
+        overrides={"base_url": "http://127.0.0.1:8002/v1", "temperature": 0.0},
+    )
+    merge, refine = routed["merge"], routed["refine"]
+    assert isinstance(merge, OpenAIModel) and isinstance(refine, OpenAIModel)
+    assert (merge.base_url, merge.temperature) == ("http://127.0.0.1:8002/v1", 0.0)
+    assert (refine.base_url, refine.temperature) == ("http://127.0.0.1:8003/v1", 1.0)
+
+
+@pytest.fixture
+def servers() -> Iterator[tuple[FakeOpenAI, FakeOpenAI]]:
+    with FakeOpenAI(error=0.0) as small, FakeOpenAI(error=0.0) as big:
+        yield small, big
+
+
+def _kind(prompt: str) -> str:
+    for kind, start in (("part", PART), ("merge", MERGE), ("refine", REFINE)):
+        if prompt.startswith(start):
+            return kind
+    return "other"
+
+
+def _prompts(server: FakeOpenAI) -> list[str]:
+    return [r.body["messages"][0]["content"] for r in server.requests]
+
+
+def two_servers(capsys, small: FakeOpenAI, big: FakeOpenAI, *args: str) -> tuple[int, dict]:
+    code, out, err = run(
+        capsys,
+        "--input",
+        str(INPUT_32),
+        "--json",
+        "--model",
+        f"openai:small@{small.base_url}",
+        "--model-for",
+        f"merge=openai:big@{big.base_url}",
+        "--model-for",
+        f"refine=openai:big@{big.base_url}",
+        "--max-retries",
+        "0",
+        "--price-in",
+        "1",
+        "--price-out",
+        "1",
+        *args,
+    )
+    assert code in (0, 1), err
+    return code, json.loads(out)
+
+
+def test_two_servers_each_receive_exactly_the_calls_routed_to_them(capsys, servers):
+    small, big = servers
+    _, data = two_servers(capsys, small, big, "--concurrency", "1")
+    small_kinds = Counter(_kind(p) for p in _prompts(small))
+    big_kinds = Counter(_kind(p) for p in _prompts(big))
+    assert set(small_kinds) == {"part"} and set(big_kinds) <= {"merge", "refine"}
+    assert big_kinds["merge"] == data["calls_by_kind"]["merge"] > 0
+    assert small_kinds["part"] == data["calls_by_kind"]["part"] > 0
+    assert {r.body["model"] for r in small.requests} == {"small"}
+    assert {r.body["model"] for r in big.requests} == {"big"}
+    by_model = data["spend_by_model"]
+    small_label, big_label = (
+        f"openai:{n}@127.0.0.1:{s.port}" for n, s in (("small", small), ("big", big))
+    )
+    assert list(by_model) == [small_label, big_label]
+    assert by_model[small_label]["requests"] == len(small.requests)
+    assert by_model[big_label]["requests"] == len(big.requests)
+    # the server reports usage: each model's tokens are what its server billed
+    assert by_model[big_label]["prompt_tokens"] == sum(len(p) // 4 for p in _prompts(big))
+
+
+def test_one_budget_stops_both_servers(capsys, servers):
+    small, big = servers
+    code, data = two_servers(capsys, small, big, "--concurrency", "1", "--max-requests", "6")
+    assert code == 1 and data["stop_reason"] == "budget exhausted"
+    assert len(small.requests) + len(big.requests) == data["requests"] == 6
+    assert small.requests and big.requests  # both were called, and both stopped at the cap
+    by_model = data["spend_by_model"]
+    assert [m["requests"] for m in by_model.values()] == [len(small.requests), len(big.requests)]
