@@ -122,6 +122,7 @@ class FakeOpenAI:
     one_choice: llama.cpp's llama-server: any request with n > 1 is refused with this status
         (500 or 400) and its message "Only one completion choice is allowed".
     thinking, think_tokens: a reasoning model (see the module doc).
+    context: the model's context, as vLLM refuses a request past it (400, its own words).
     streamed: for each streaming fault (trickle_*, endless, huge), the bytes it wrote and
         whether it wrote them all (False: the client left first).
     """
@@ -140,6 +141,7 @@ class FakeOpenAI:
     one_choice: int | None = None
     thinking: str | None = None  # "inline", "reasoning_content" or "reasoning": a model that thinks
     think_tokens: int = 1500
+    context: int | None = None  # vLLM's max_model_len: a larger prompt + max_tokens is a 400
     produced: int = 0  # tokens made in 200 answers (prompt + completion, thinking included)
     requests: list[Request] = field(default_factory=list)
     streamed: list[tuple[int, bool]] = field(default_factory=list)
@@ -323,6 +325,14 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(200, b'{"id": "chatcmpl-1", "choices": [', {})
         if kind == "body":
             return self._json(200, fault.body)  # type: ignore[union-attr]
+        cap, asked = body.get("max_tokens"), max(1, len(_user_text(body["messages"])) // 4)
+        if fake.context is not None and isinstance(cap, int) and asked + cap > fake.context:
+            message = (  # vLLM's words (vllm/entrypoints/openai/serving_engine.py)
+                f"This model's maximum context length is {fake.context} tokens. However, you "
+                f"requested {asked + cap} tokens ({asked} in the messages, {cap} in the "
+                "completion). Please reduce the length of the messages or completion."
+            )
+            return self._error(400, message, "BadRequestError", param="max_tokens")
         if fake.latency:
             time.sleep(fake.latency)
         count = n if fake.honour_n and kind != "few" else 1

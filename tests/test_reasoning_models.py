@@ -163,6 +163,23 @@ def test_a_declared_reasoning_model_has_room_to_think_from_the_first_request(cap
     assert request.body["max_tokens"] > THINKING_ROOM
 
 
+@pytest.mark.parametrize("declared", [(), ("--reasoning",)], ids=["detected", "declared"])
+def test_a_server_whose_context_is_smaller_than_the_room_to_think_runs_without_a_cap(
+    capsys, declared
+):
+    """vLLM refuses a request whose prompt and max_tokens pass its context (HTTP 400): the
+    room to think a default cap was given is then left out, and the run goes on."""
+    with FakeOpenAI(thinking="reasoning_content", context=8192) as server:
+        code, out, err = solve(capsys, server, "--scheme", "got", "--concurrency", "1", *declared)
+    assert code == 0 and "status:  clean" in out, err
+    caps = [r.body.get("max_tokens") for r in server.requests]
+    refused = caps.index(next(c for c in caps if c and c > THINKING_ROOM))
+    assert caps[refused + 1 :] and set(caps[refused + 1 :]) == {None}  # asked again, no cap
+    assert refused == (0 if declared else 1)
+    assert "refused a cap of" in err and "its requests go without a cap" in err
+    assert "error" not in err and "reasoning hit" not in err
+
+
 @pytest.mark.parametrize("form", FORMS)
 def test_a_reply_the_users_cap_cut_while_thinking_says_so(capsys, form):
     with FakeOpenAI(thinking=form) as server:

@@ -28,7 +28,8 @@ was busy with their elders, and are sent again: the queue only grows. A request 
 The same object remembers the models of the endpoint seen returning fewer choices than asked or
 rejecting `n` (`ignores_n` / `forget_n`): later calls go straight to parallel single requests;
 and those seen reasoning before they answer (`reasons` / `learn_reasons`): their default
-completion cap then has room to think (`OpenAIModel.completion_cap`).
+completion cap then has room to think (`OpenAIModel.completion_cap`), unless the server refused
+that room (`refuses_room` / `refuse_room`: its context is smaller; then no cap is sent).
 
 Every `OpenAIModel` of one base URL reads the same `Endpoint` (`endpoint(base_url)`), so what
 one learned, the others know; `forget_endpoints()` starts afresh (tests). The knowledge is per
@@ -97,6 +98,7 @@ class Endpoint:
         self._streak = 0  # answers since the limit last changed
         self.n_ignored: set[str] = set()  # models seen returning fewer choices than asked
         self.reasoning: set[str] = set()  # models seen reasoning before they answer
+        self.no_room: set[str] = set()  # models whose server refused a cap with room to think
         self._lock = threading.Lock()
         self._gates: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Gate]
         self._gates = weakref.WeakKeyDictionary()
@@ -185,6 +187,15 @@ class Endpoint:
         for it to think."""
         with self._lock:
             self.reasoning.add(model)
+
+    def refuses_room(self, model: str) -> bool:
+        return model in self.no_room
+
+    def refuse_room(self, model: str) -> None:
+        """The server refused `model` a default cap with room to think (its context is
+        smaller): its requests go without a cap from now on."""
+        with self._lock:
+            self.no_room.add(model)
 
 
 _endpoints: dict[str, Endpoint] = {}

@@ -166,6 +166,11 @@ class _Ended:
             recorder.unsent(ticket)
 
 
+class _RoomRefused(Exception):
+    """The endpoint refused a default cap widened for a reasoning model: the prompt and the cap
+    pass the model's context (vLLM, SGLang) or its most completion tokens (OpenAI)."""
+
+
 class _Retryable(Exception):
     """An attempt failed in a way a new attempt may not (429, 5xx, timeout, broken connection)."""
 
@@ -299,12 +304,19 @@ class OpenAIModel(DeliveringModel):
     @property
     def completion_cap(self) -> int | None:
         """The `max_tokens` requests are sent with (None: no cap): the user's cap as set, the
-        default with room to think for a model that reasons."""
+        default with room to think for a model that reasons, or no cap for one whose server
+        refused that room (its context is smaller: its own limit is the most there is)."""
         if not self.max_tokens:
             return None
         if self.cap_default and self.thinks:
+            if self.endpoint.refuses_room(self.model):
+                return None
             return self.max_tokens + reasoning.THINKING_ROOM
         return self.max_tokens
+
+    def _widened(self, cap: int | None) -> bool:
+        """`cap` is a default cap with room to think added."""
+        return self.cap_default and cap is not None and cap > (self.max_tokens or 0)
 
     @property
     def url(self) -> str:
@@ -403,14 +415,14 @@ class OpenAIModel(DeliveringModel):
         asked again at once with room to think (a new request, reserved and counted like any
         other; refused by the budget, the cut answers stand)."""
         cap = self.completion_cap
-        answers = await self._request(prompt, n, recorder, cap)
+        answers, cap = await self._roomy(prompt, n, recorder, cap)
         if any(a.reasons for a in answers):
             self._learn_reasoning()
         wider = self.completion_cap
         cut = sum(_cut_thinking(a) for a in answers)
-        if cut and cap is not None and wider is not None and wider > cap:
+        if cut and cap is not None and wider != cap and (wider is None or wider > cap):
             try:
-                again = await self._request(prompt, cut, recorder, wider)
+                again, wider = await self._roomy(prompt, cut, recorder, wider)
             except (BudgetExhausted, ModelError):  # the cut answers were paid: they stand
                 again = []
             if again:
@@ -419,6 +431,26 @@ class OpenAIModel(DeliveringModel):
         if cap is not None and any(_cut_thinking(a) for a in answers):
             self._note_cut(cap)
         return answers
+
+    async def _roomy(
+        self, prompt: str, n: int, recorder: RequestRecorder, cap: int | None
+    ) -> tuple[list[Completion], int | None]:
+        """`_request` at `cap`, and the cap it was answered at: a server that refuses the room
+        to think a default cap was given (its context is smaller) is asked again with no cap
+        (its own limit), and so is every later request of the model."""
+        try:
+            return await self._request(prompt, n, recorder, cap), cap
+        except _RoomRefused:
+            if not self.endpoint.refuses_room(self.model):
+                logger.warning(
+                    "%s refused a cap of %s tokens, room for the model to think (its context "
+                    "is smaller): its requests go without a cap, to the server's own limit "
+                    "(--max-completion-tokens N sets one)",
+                    self._where(),
+                    f"{cap:,}",
+                )
+            self.endpoint.refuse_room(self.model)
+            return await self._request(prompt, n, recorder, None), None
 
     def _learn_reasoning(self) -> None:
         if not self.endpoint.reasons(self.model):
@@ -508,7 +540,7 @@ class OpenAIModel(DeliveringModel):
             )
             raise error from None
         if not 200 <= reply.status < 300:
-            self._refused(reply, n, ended)
+            self._refused(reply, n, ended, cap)
         unread = None  # why the body could not be read
         try:
             data = transport.loads(reply.body)
@@ -540,10 +572,15 @@ class OpenAIModel(DeliveringModel):
         )
         return answers
 
-    def _refused(self, reply: transport.Reply, n: int, ended: _Ended) -> None:
+    def _refused(self, reply: transport.Reply, n: int, ended: _Ended, cap: int | None) -> None:
         """Note an error status in `ended` and raise what it means: `_NRejected` (the endpoint
-        refuses `n`), `_Retryable` (408, 409, 429 not out of quota, 5xx) or the final error."""
+        refuses `n`), `_RoomRefused` (it refuses the room to think given to a default cap),
+        `_Retryable` (408, 409, 429 not out of quota, 5xx) or the final error."""
         status = _Status(reply)
+        if self._widened(cap) and status.refuses_length():
+            reason = self._key.scrub(_reason(status))
+            ended.attempt = Attempt(f"HTTP {reply.status}", error=reason)
+            raise _RoomRefused()
         if n > 1 and status.refuses_n():
             reason = self._key.scrub(_reason(status))
             ended.attempt = Attempt(f"HTTP {reply.status}", error=reason)
@@ -807,6 +844,13 @@ class _Status:
         self.param = self.body.get("param") if isinstance(self.body, dict) else None
         self.location = reply.headers.get("location")
 
+    def refuses_length(self) -> bool:
+        """The endpoint refuses the request's `max_tokens` as too many: vLLM's and SGLang's
+        "maximum context length is N tokens", OpenAI's "max_tokens is too large"."""
+        if self.status_code not in (400, 413, 422):
+            return False
+        return _TOO_LONG.search(_reason(self, limit=10_000)) is not None
+
     def refuses_n(self) -> bool:
         """The endpoint refuses `n > 1`: a 400 about `n`, or llama-server's "Only one
         completion choice is allowed" whatever its status (it sends 500 or 400)."""
@@ -815,6 +859,12 @@ class _Status:
             return True
         return self.status_code == 400 and _mentions_n(self, reason)
 
+
+_TOO_LONG = re.compile(
+    r"maximum context length|context length of|max_(completion_)?tokens.{0,40}too large|"
+    r"at most \d+ completion tokens",
+    re.IGNORECASE,
+)
 
 # llama.cpp's server (tools/server/utils.hpp): "Only one completion choice is allowed"
 _ONE_CHOICE = re.compile(r"only one completion choice", re.IGNORECASE)
