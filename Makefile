@@ -12,9 +12,11 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m compileall -q src
 	touch $(STAMP)
 
-# Byte-compile our sources: imports stay fast even where PYTHONDONTWRITEBYTECODE is set.
+# Byte-compile our sources (again: only the files changed since): an editable install compiles
+# nothing, and where PYTHONDONTWRITEBYTECODE is set every start would compile every module.
 bytecode: $(STAMP)
 	@$(PY) -m compileall -q src
 
@@ -25,14 +27,14 @@ demo: bytecode
 # fixtures, such as its one Ray cluster, start once): the suite takes about half the time.
 XDIST := -n 2 --dist loadfile
 
-test: $(STAMP)
+test: bytecode
 	$(PY) -m pytest $(XDIST)
 
 # The edit loop: everything but the slow subprocess / kill -9 / signal / browser tests.
-test-fast: $(STAMP)
+test-fast: bytecode
 	$(PY) -m pytest $(XDIST) -m "not slow and not local_model"
 
-bench: $(STAMP)
+bench: bytecode
 	$(PY) bench/latency.py
 
 # A real model on 127.0.0.1 (docs/local-models.md): builds llama-cpp-python once (15-30 min),
@@ -45,7 +47,7 @@ local-model-stop:
 
 # The tests that need the server from `make local-model`: skipped (reason shown) only when no
 # server was started at all; a started server that is unreachable or too slow fails them.
-test-local-model: $(STAMP)
+test-local-model: bytecode
 	$(PY) -m pytest -m local_model -rs
 
 lint: $(STAMP)

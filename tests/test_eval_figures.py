@@ -276,6 +276,34 @@ def test_without_matplotlib_eval_says_in_one_line_what_to_install(tmp_path, caps
     assert not (out / "errors.png").exists()  # no stale figure contradicts the new summary
 
 
+def test_no_figure_writes_the_summaries_only_and_removes_an_older_figure(tmp_path, capsys):
+    out = tmp_path / "e"
+    assert run_cli("eval", "sorting", "--schemes", "io", "--samples", "1", "--out", str(out)) == 0
+    assert (out / "errors.png").exists() and (out / "errors.svg").exists()
+    capsys.readouterr()
+    args = ("eval", "sorting", "--schemes", "io,cot", "--samples", "2", "--out", str(out))
+    assert run_cli(*args, "--no-figure") == 0
+    printed = capsys.readouterr()
+    assert not (out / "errors.png").exists() and not (out / "errors.svg").exists()
+    assert "| cot |" in (out / "summary.md").read_text()  # the new summary is written
+    wrote = [line for line in printed.out.splitlines() if line.startswith("wrote ")]
+    assert len(wrote) == 1 and "summary.md" in wrote[0] and "errors." not in wrote[0]
+    assert "figure" not in printed.err  # no note about a figure nobody asked for
+
+
+def test_no_figure_at_several_sizes_writes_no_combined_figure(tmp_path, capsys):
+    out = tmp_path / "sizes"
+    args = ("eval", "sorting", "--size", "8,16", "--schemes", "io", "--samples", "1")
+    assert run_cli(*args, "--out", str(out), "--no-figure") == 0
+    assert (out / "summary.md").exists() and not list(out.rglob("errors.*"))
+    assert run_cli(*args, "--out", str(out)) == 0  # the default draws them all
+    assert {p.relative_to(out).as_posix() for p in out.rglob("errors.png")} == {
+        "errors.png",
+        "size-8/errors.png",
+        "size-16/errors.png",
+    }
+
+
 def test_the_call_budget_is_shared_by_every_size(tmp_path, capsys):
     out = tmp_path / "b"
     args = ("eval", "sorting", "--schemes", "io,cot", "--samples", "3", "--out", str(out))

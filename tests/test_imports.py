@@ -68,3 +68,26 @@ def test_an_unknown_name_is_an_attribute_error() -> None:
     with pytest.raises(AttributeError):
         models.nope  # noqa: B018
     assert models.OpenAIModel.__name__ == "OpenAIModel"
+
+
+def _eval_loads(tmp_path, *args: str) -> set[str]:
+    argv = ["eval", "sorting", "--size", "8", "--schemes", "io", "--out", str(tmp_path / "e")]
+    code = (
+        "from thoughtgraph.cli.main import main\n"
+        f"try:\n    main({argv + list(args)!r})\nexcept SystemExit as exc:\n"
+        "    assert not exc.code, exc.code"
+    )
+    return _loaded_after(code)
+
+
+def test_an_eval_imports_scipy_and_matplotlib_only_for_what_it_writes(tmp_path) -> None:
+    """scipy.stats takes a second or more to import and matplotlib most of one: an eval of one
+    sample has no interval to compute (one sample cannot vary), and --no-figure draws nothing."""
+    heavy = {"scipy", "numpy", "matplotlib"}
+    assert not heavy & _eval_loads(tmp_path, "--samples", "1", "--no-figure")
+    drawn = _eval_loads(tmp_path, "--samples", "1")
+    assert "matplotlib" in drawn and "scipy" not in drawn
+    assert (tmp_path / "e" / "errors.png").exists()
+    pytest.importorskip("scipy.stats")
+    assert "scipy.stats" in _eval_loads(tmp_path, "--samples", "6", "--no-figure")
+    assert "95% CI" in (tmp_path / "e" / "summary.md").read_text()

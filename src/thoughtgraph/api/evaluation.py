@@ -46,6 +46,7 @@ class EvalOptions(RunKeywords, total=False):
     out: str | Path | None
     parallel: int | None
     traces: bool
+    figure: bool
     on_result: Callable[[PairResult], None] | None
     on_event: Callable[[EvalEvent], None] | None
     flags: bool
@@ -71,6 +72,7 @@ def eval_config(sizes: Sequence[int] | None, options: EvalOptions) -> EvalConfig
         out=options.get("out"),
         parallel=options.get("parallel"),
         traces=options.get("traces", EvalConfig.traces),
+        figure=options.get("figure", EvalConfig.figure),
         on_result=options.get("on_result"),
         on_event=options.get("on_event"),
         flags=flags,
@@ -142,7 +144,8 @@ async def aevaluate(
     `"HOST:PORT"` joins one; the task and model travel to the workers, docs/scale-out.md).
 
     What it writes: with `out`, the CLI's files (results.jsonl, eval.json, summary.md/csv,
-    pairs.csv, the figure; `traces=True` each pair's trace) and a rerun resumes there; without
+    pairs.csv, the figure (`figure=False`: none, which spares importing matplotlib; an older
+    one there is removed); `traces=True` each pair's trace) and a rerun resumes there; without
     it, nothing. `on_result(pair)` hears each pair as it finishes, `on_event(event)` the rest
     (`Note` lines, `SizeStarting`, `SizeDone`). Every mistake is one `ThoughtgraphError` line
     before any call (`flags=True` names the command line's flags in them, as `thoughtgraph

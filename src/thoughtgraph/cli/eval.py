@@ -130,6 +130,14 @@ def eval_command(
             "(open one with `thoughtgraph trace view OUT --row N`).",
         ),
     ] = False,
+    figure: Annotated[
+        bool,
+        typer.Option(
+            help="Write the figure (errors.png/svg; scores.png/svg for a task the model rates; "
+            "needs matplotlib). --no-figure: the summaries only, without the second or so that "
+            "drawing takes; an older figure in OUT is removed (it would contradict them).",
+        ),
+    ] = True,
     progress: Annotated[
         bool, typer.Option(help="Progress bar on stderr (only when it is a terminal).")
     ] = True,
@@ -179,6 +187,7 @@ def eval_command(
             rpm=rpm,
             tpm=tpm,
             traces=traces,
+            figure=figure,
             ray=ray,
             on_result=printer.advance,
             on_event=printer.hear,
@@ -197,7 +206,7 @@ def eval_command(
     else:
         parts = [found]
     caps = {"max_requests": max_requests, "max_tokens": max_tokens, "max_cost": max_cost}
-    _finish(parts, caps)
+    _finish(parts, caps, figure)
 
 
 def default_out(task: str, sizes: list[int | None], dataset: str | None, data: Path | None) -> Path:
@@ -303,13 +312,13 @@ def parse_sizes(text: str | None) -> list[int | None]:
     return sizes
 
 
-def _finish(parts: list[EvalResults], caps: dict[str, Any]) -> None:
-    """The figure note, the pairs the budget stopped or left out (exit 1), and the pairs that got
-    no answer at all (exit 2)."""
+def _finish(parts: list[EvalResults], caps: dict[str, Any], figure: bool) -> None:
+    """The figure note (when one was wanted), the pairs the budget stopped or left out (exit 1),
+    and the pairs that got no answer at all (exit 2)."""
     from thoughtgraph.evaluation import figures, statistics
     from thoughtgraph.evaluation.figures import INSTALL_HINT
 
-    if not figures.available() and any(p.results for p in parts):
+    if figure and not figures.available() and any(p.results for p in parts):
         typer.echo(
             f"note: no figure written: matplotlib is not installed ({INSTALL_HINT})", err=True
         )

@@ -44,10 +44,13 @@ def model_note(model: str, simulated: bool) -> str:
     return f"Model: {model}."
 
 
-def write_combined(outcomes: Sequence[Outcome], heading: str, note: str, root: Path) -> list[Path]:
+def write_combined(
+    outcomes: Sequence[Outcome], heading: str, note: str, root: Path, figure: bool = True
+) -> list[Path]:
     """The several-size evaluation's own summary.md / summary.csv (one table per size, trace
-    links relative to `root`) and its figure: one panel per size, as in the paper."""
-    from thoughtgraph.evaluation.figures import FigureMissing, Panel, write_figure
+    links relative to `root`) and (when `figure`) its figure: one panel per size, as in the
+    paper."""
+    from thoughtgraph.evaluation.figures import FigureMissing, Panel, remove_figure, write_figure
     from thoughtgraph.evaluation.report import (
         incomplete_section,
         pair_rows,
@@ -97,6 +100,9 @@ def write_combined(outcomes: Sequence[Outcome], heading: str, note: str, root: P
         (root / "pairs.csv").write_text("\n".join(pair_lines) + "\n")
         written.append(root / "pairs.csv")
     first = outcomes[0][0]
+    if not figure:
+        remove_figure(first.task, root)
+        return written
     with contextlib.suppress(FigureMissing):  # the caller says so in one note
         written += write_figure(panels, first.schemes, first.task, heading, root)
     return written

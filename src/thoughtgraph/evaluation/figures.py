@@ -68,11 +68,11 @@ LEGEND_INCHES = 4.2  # the width one legend entry takes at font size 8 (the long
 
 
 def available() -> bool:
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    """Whether matplotlib is installed, found without importing it (most of a second): it is
+    imported when a figure is drawn."""
+    from importlib.util import find_spec
+
+    return find_spec("matplotlib") is not None
 
 
 def stem(task: str | None) -> str:
@@ -261,6 +261,13 @@ def _solved_counts(
     )
 
 
+def remove_figure(task: str | None, out: Path) -> None:
+    """Remove the figure of an earlier run from `out`: a run that writes none (`--no-figure`,
+    no matplotlib, nothing ran) leaves no older one to contradict its summary."""
+    for suffix in ("png", "svg"):
+        (out / f"{stem(task)}.{suffix}").unlink(missing_ok=True)
+
+
 def write_figure(
     panels: Sequence[Panel],
     schemes: Sequence[str],
@@ -271,8 +278,7 @@ def write_figure(
     """STEM.png and STEM.svg in `out`; none (and no stale ones) when nothing ran."""
     name = stem(task)
     if not any(r.scheme in schemes for p in panels for r in p.results):
-        for suffix in ("png", "svg"):
-            (out / f"{name}.{suffix}").unlink(missing_ok=True)
+        remove_figure(task, out)
         return []
     fig = figure(panels, schemes, task, title)
     import matplotlib.pyplot as plt

@@ -486,10 +486,11 @@ def write_reports(
     panel_name: str = "",
     unclipped: bool = False,
     built: Mapping[str, Built] | None = None,
+    figure: bool = True,
 ) -> list[Path]:
-    """summary.md, summary.csv and (when matplotlib is installed and some pair ran) the figure:
-    errors.png / errors.svg, or scores.png / scores.svg for a model-scored task."""
-    from thoughtgraph.evaluation.figures import FigureMissing, Panel, stem, write_figure
+    """summary.md, summary.csv and (when `figure`, matplotlib is installed and some pair ran)
+    the figure: errors.png / errors.svg, or scores.png / scores.svg for a model-scored task."""
+    from thoughtgraph.evaluation.figures import FigureMissing, Panel, remove_figure, write_figure
 
     rows = summarise(complete(results), schemes, task)
     pairs = pair_rows(complete(results), schemes, task)
@@ -508,10 +509,12 @@ def write_reports(
         written.append(out / "pairs.csv")
     else:
         (out / "pairs.csv").unlink(missing_ok=True)
+    if not figure:
+        remove_figure(task, out)
+        return written
     panel = Panel(size, complete(results), panel_name, unclipped, built)
     try:
         written += write_figure([panel], schemes, task, title, out)
     except FigureMissing:  # no figure now: leave no older one that would contradict the summary
-        for suffix in ("png", "svg"):
-            (out / f"{stem(task)}.{suffix}").unlink(missing_ok=True)
+        remove_figure(task, out)
     return written

@@ -121,6 +121,7 @@ class EvalConfig:
     out: str | Path | None = None
     parallel: int | None = None
     traces: bool = False
+    figure: bool = True
     on_result: Callable[[PairResult], None] | None = None
     on_event: Callable[[EvalEvent], None] | None = None
     flags: bool = False  # name the command line's flags in errors (`thoughtgraph eval`)
@@ -207,7 +208,7 @@ async def run(
                 measured.append(one)
                 outcomes.append((the_plan, folder, one.results))
         several = len(plans) > 1 and keep
-        files = _write_combined(outcomes, lm, root) if several else []
+        files = _write_combined(outcomes, lm, root, config.figure) if several else []
         return Ran(measured, root if several else None, files)
 
 
@@ -499,21 +500,23 @@ async def _run_size(
         kept = check_folder(folder, the_plan, lm).done
         total = len(the_plan.schemes) * len(the_plan.samples) * the_plan.repeats
         raise EvalInterrupted(folder / "results.jsonl", kept, total) from None
-    files = _write_reports(the_plan, lm, results, folder) if keep else []
+    files = _write_reports(the_plan, lm, results, folder, s.figure) if keep else []
     one = EvalResults.of(the_plan, lm, results, folder if keep else None, files)
     s.say(SizeDone(one))
     return one
 
 
-def _write_combined(outcomes: list[Outcome], lm: LanguageModel, root: Path) -> list[Path]:
+def _write_combined(
+    outcomes: list[Outcome], lm: LanguageModel, root: Path, figure: bool
+) -> list[Path]:
     """The combined reports of several sizes, in the evaluation's folder."""
     simulated = _simulated(lm)
     heading = title(outcomes[0][0], lm.name, simulated, several=True)
-    return write_combined(outcomes, heading, model_note(lm.name, simulated), root)
+    return write_combined(outcomes, heading, model_note(lm.name, simulated), root, figure)
 
 
 def _write_reports(
-    the_plan: EvalPlan, lm: LanguageModel, results: list[PairResult], folder: Path
+    the_plan: EvalPlan, lm: LanguageModel, results: list[PairResult], folder: Path, figure: bool
 ) -> list[Path]:
     """results.jsonl's summaries and figure in the size's folder, as `thoughtgraph eval`
     writes them."""
@@ -533,5 +536,6 @@ def _write_reports(
             panel_name="" if sized(the_plan.dataset) else the_plan.dataset,
             unclipped=the_plan.from_data,
             built=rows_built(the_plan),
+            figure=figure,
         ),
     ]

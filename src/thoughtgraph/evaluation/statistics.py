@@ -20,6 +20,7 @@ otherwise; `thoughtgraph compare` needs it.
 from __future__ import annotations
 
 import math
+import statistics
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -40,12 +41,20 @@ class StatsMissing(ImportError):
 
 
 def available() -> bool:
+    """Whether scipy and numpy are installed, found without importing them (scipy.stats alone
+    takes a second or more to import: an eval whose statistics need none would pay it)."""
+    from importlib.util import find_spec
+
+    return all(find_spec(name) is not None for name in ("numpy", "scipy"))
+
+
+def _numpy() -> Any:
+    """numpy alone, for what needs no scipy (a mean, a standard deviation)."""
     try:
-        import numpy  # noqa: F401
-        import scipy.stats  # noqa: F401
-    except ImportError:
-        return False
-    return True
+        import numpy
+    except ImportError as exc:
+        raise StatsMissing(f"numpy is not installed ({INSTALL_HINT})") from exc
+    return numpy
 
 
 def _libraries() -> tuple[Any, ModuleType]:
@@ -94,7 +103,7 @@ def bootstrap(groups: Sequence[Sequence[float]], statistic: Callable[..., Any]) 
 def _bootstrap(
     stats: ModuleType, data: tuple[Any, ...], fn: Callable[..., object], vectorized: bool = True
 ) -> Any:
-    np, _ = _libraries()
+    np = _numpy()
     with warnings.catch_warnings():  # a degenerate resample warns; its interval is still right
         warnings.simplefilter("ignore")
         return stats.bootstrap(
@@ -117,14 +126,30 @@ NO_INTERVAL = Interval(math.nan, math.nan, math.nan)
 
 
 def median_interval(groups: Sequence[Sequence[float]]) -> Interval:
-    np, _ = _libraries()
+    flat = [float(v) for g in groups for v in g]
+    if _cannot_vary(groups, flat):  # no resample can differ: no library needed
+        return _point(statistics.median(flat))
+    np = _numpy()
     return bootstrap(groups, np.median)
 
 
 def rate_interval(groups: Sequence[Sequence[bool]]) -> Interval:
     """The share of runs solved, with its CI."""
-    np, _ = _libraries()
+    flat = [float(v) for g in groups for v in g]
+    if _cannot_vary(groups, flat):
+        return _point(statistics.fmean(flat))
+    np = _numpy()
     return bootstrap([[float(v) for v in g] for g in groups], np.mean)
+
+
+def _cannot_vary(groups: Sequence[Sequence[object]], flat: Sequence[float]) -> bool:
+    """One sample, or every value the same: each resample gives the statistic itself (as
+    `bootstrap` finds; checked here first so that a one-sample eval imports no scipy)."""
+    return len(groups) < 2 or all(v == flat[0] for v in flat)
+
+
+def _point(value: float) -> Interval:
+    return Interval(value, value, value)
 
 
 @dataclass(frozen=True)
@@ -139,7 +164,7 @@ class Spread:
 def spread(
     by_repeat: dict[int | str, list[float]], by_sample: dict[int | str, list[float]]
 ) -> Spread:
-    np, _ = _libraries()
+    np = _numpy()
     medians = tuple(float(np.median(v)) for _r, v in sorted(by_repeat.items()))
     sd = float(np.std(medians, ddof=1)) if len(medians) > 1 else 0.0
     sds = [float(np.std(v, ddof=1)) for v in by_sample.values() if len(v) > 1]
@@ -247,7 +272,7 @@ class Pair:
 
 
 def per_sample_means(results: Sequence[PairResult], scored: bool) -> dict[int | str, float]:
-    np, _ = _libraries()
+    np = _numpy()
     return {s: float(np.mean(v)) for s, v in by_sample(results, scored).items()}
 
 
@@ -262,11 +287,13 @@ def compare_measures(
 def scheme_pairs(results: Sequence[PairResult], schemes: Sequence[str], scored: bool) -> list[Pair]:
     """Every two schemes (in the order given) compared on their shared samples, over the runs
     that are measurements (`measured`)."""
-    np, _ = _libraries()
     mine = {s: [r for r in results if r.scheme == s] for s in schemes}
-    means = {s: per_sample_means(mine[s], scored) for s in schemes}
+    present = [s for s in schemes if by_sample(mine[s], scored)]
+    if len(present) < 2:  # nothing to pair: no library needed (an eval of one scheme)
+        return []
+    np = _numpy()
+    means = {s: per_sample_means(mine[s], scored) for s in present}
     missing = {s: len(unanswered(mine[s])) for s in schemes}
-    present = [s for s in schemes if means[s]]
     pairs = []
     for i, a in enumerate(present):
         for b in present[i + 1 :]:
