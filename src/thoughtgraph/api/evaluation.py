@@ -37,6 +37,7 @@ class EvalOptions(RunKeywords, total=False):
     graphs: Sequence[GraphLike] | Mapping[str, GraphLike]
     model: ModelLike
     model_options: Mapping[str, object] | None
+    models: Mapping[str, ModelLike] | None
     size: int | None
     dataset: str | None
     samples: int
@@ -64,6 +65,7 @@ def eval_config(sizes: Sequence[int] | None, options: EvalOptions) -> EvalConfig
         graphs=options.get("graphs", EvalConfig.graphs),
         model=options.get("model", EvalConfig.model),
         model_options=options.get("model_options"),
+        models=options.get("models"),
         dataset=options.get("dataset"),
         samples=options.get("samples", EvalConfig.samples),
         repeats=options.get("repeats", EvalConfig.repeats),
@@ -133,7 +135,11 @@ async def aevaluate(
     The model: `model` is a spec (`"sim"`, `"openai:gpt-4o-mini"`, `"py:pkg.mod:fn"`), a
     `LanguageModel` or a function `prompt -> str`; `model_options` are a spec's openai
     options (`base_url`, `api_key_env`, `temperature`, `max_tokens`, `timeout`,
-    `max_retries`, `max_response_bytes`), as the CLI's flags.
+    `max_retries`, `max_response_bytes`), as the CLI's flags (they fill in what an openai spec
+    of `models` leaves out). `models` routes kinds of call to other models, kind -> model as
+    `model` is given (`{"merge": "openai:big@http://127.0.0.1:8002/v1"}`, `solve`'s
+    `models`): every pair sends that kind there, under the one budget; results.jsonl records
+    each pair's `spend_by_model` and the summary has a table per model (docs/models.md).
 
     How it runs: `concurrency` (default 16) model calls in flight, shared by all pairs;
     `parallel` pairs at once (default `concurrency`); `order` (`auto`, `eager`, `bfs`); the caps

@@ -67,6 +67,7 @@ def eval_command(
     data: opt.Data = None,
     input_column: opt.InputColumn = "input",
     model: opt.Model = "sim",
+    model_for: opt.ModelFor = None,
     prompts: Annotated[
         Path | None,
         typer.Option(
@@ -154,10 +155,12 @@ def eval_command(
     from thoughtgraph.api.evaluation import evaluate
     from thoughtgraph.evaluation.results import EvalSizes
     from thoughtgraph.evaluation.session import EvalInterrupted
-    from thoughtgraph.modelspec import model_options
+    from thoughtgraph.modelspec import model_options, parse_model_for
 
     sizes = parse_sizes(size)
-    checked = model_options(model, openai.by_flag())  # the flags' own errors name the flags
+    routed = parse_model_for(tuple(model_for or ()))
+    # the flags' own errors name the flags
+    checked = model_options(model, openai.by_flag(), others=tuple(routed.values()))
     printer = Printer(show=progress and sys.stderr.isatty(), several=len(sizes) > 1)
     try:
         found = evaluate(
@@ -174,6 +177,7 @@ def eval_command(
             input_column=input_column,
             model=model,
             model_options=checked,
+            models=routed or None,
             out=out or default_out(task, sizes, dataset, data),
             parallel=parallel,
             concurrency=concurrency,

@@ -338,12 +338,12 @@ def solve(
         _check_writable(trace, "trace")
     if cache is not None and not no_cache:
         _check_writable(cache, "cache")
-    from thoughtgraph.models.base import SIMULATED_NOTE, shown_name
+    from thoughtgraph.models.base import SIMULATED_NOTE, routes_note, shown_name
 
     note = prepared.task.unchecked(prepared.problem)
     if note:
         typer.echo(f"note: {note}", err=True)
-    label = shown_name(lm) + _routed_label(routed)
+    label = shown_name(lm) + routes_note(routed)
     if not lm.simulated and any(m.simulated for m in routed.values()):
         label += f" · {SIMULATED_NOTE}"  # a routed kind's answers are the stand-in's
     units = prepared.task.unit_names  # a task file's paragraphs, lines
@@ -542,15 +542,6 @@ def _summary(result: Result, title: str, matched: bool | None, score_name: str =
     if retries:
         lines.append(f"retries: {retries}")
     return "\n".join(lines)
-
-
-def _routed_label(routed: dict[str, Any]) -> str:
-    """The title's note of the kinds routed to other models: ` (merge: NAME)`."""
-    if not routed:
-        return ""
-    from thoughtgraph.models.base import display_name
-
-    return " (" + "; ".join(f"{kind}: {display_name(lm)}" for kind, lm in routed.items()) + ")"
 
 
 def _by_model(result: Result) -> list[str]:

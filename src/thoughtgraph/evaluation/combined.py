@@ -53,6 +53,7 @@ def write_combined(
     from thoughtgraph.evaluation.figures import FigureMissing, Panel, remove_figure, write_figure
     from thoughtgraph.evaluation.report import (
         incomplete_section,
+        models_section,
         pair_rows,
         pairs_csv,
         pairs_section,
@@ -75,8 +76,9 @@ def write_combined(
         rows = summarise(complete(linked), the_plan.schemes, the_plan.task)
         built = rows_built(the_plan)
         table = to_markdown(rows, "", "", the_plan.task, the_plan.size, built).split("\n", 4)[4]
-        table += incomplete_section(linked) + totals_section(linked)
         where = f"size {the_plan.size}"
+        table += incomplete_section(linked) + totals_section(linked)
+        table += models_section(linked, where)
         pairs = pair_rows(complete(results), the_plan.schemes, the_plan.task)
         table += repeats_section(rows, where) + pairs_section(pairs, the_plan.task, where)
         pair_lines += pairs_csv(pairs, the_plan.size).splitlines()[(1 if pair_lines else 0) :]

@@ -35,6 +35,7 @@ Fingerprint = dict[str, str]
 PARTS = {
     "model": "the model's settings changed",
     "code": "the model's code changed",
+    "models": "the models of the kinds routed to others changed",
     "task": "the task changed",
     "row": "the data row changed",
     "graph": "the graph changed",
@@ -67,6 +68,19 @@ def of_model(model: LanguageModel) -> Fingerprint:
     if code is not None:
         parts["code"] = str(code)
     return parts
+
+
+def of_routes(routed: Mapping[str, LanguageModel]) -> Fingerprint:
+    """The models of the kinds routed away from the default (`--model-for`): each kind's
+    model's name, settings and code; no part when nothing is routed (a folder from before
+    routing reads the same)."""
+    if not routed:
+        return {}
+    return {
+        "models": digest(
+            {kind: {**of_model(lm), "name": lm.name} for kind, lm in sorted(routed.items())}
+        )
+    }
 
 
 def of_task(task: BaseTask[Any, Any]) -> str:

@@ -17,6 +17,7 @@ import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from thoughtgraph.evaluation.measures import (
     answered,
@@ -461,6 +462,38 @@ def totals_section(results: Sequence[PairResult], where: str = "") -> str:
     )
 
 
+def models_section(results: Sequence[PairResult], where: str = "") -> str:
+    """What each model was paid, per scheme, when kinds of call were routed to other models
+    (`--model-for`): calls, requests, tokens and cost summed over the pairs, and the kinds it
+    answered. "" when every call went to one model."""
+    routed = [r for r in results if r.spend_by_model]
+    if not routed:
+        return ""
+    totals: dict[tuple[str, str], dict[str, Any]] = {}
+    for result in routed:
+        for label, figures in (result.spend_by_model or {}).items():
+            row = totals.setdefault(
+                (result.scheme, label),
+                {"calls": 0, "requests": 0, "tokens": 0, "cost": 0.0, "kinds": []},
+            )
+            for name in ("calls", "requests", "tokens", "cost"):
+                row[name] += figures.get(name) or 0
+            row["kinds"] += [k for k in figures.get("kinds") or [] if k not in row["kinds"]]
+    lines = [
+        f"\n**Per model{' at ' + where if where else ''}** (what the runs paid each model, "
+        f"summed over {len(routed)} pairs):\n",
+        "| scheme | model | kinds | calls | requests | tokens | cost (USD) |",
+        "|---|---|---|---:|---:|---:|---:|",
+    ]
+    for (scheme, label), row in totals.items():
+        kinds = ", ".join(row["kinds"]) or "none"
+        lines.append(
+            f"| {scheme} | {label} | {kinds} | {row['calls']:,} | {row['requests']:,} | "
+            f"{row['tokens']:,} | {row['cost']:.4f} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
 def incomplete_section(results: Sequence[PairResult]) -> str:
     """Name the pairs the budget stopped: they are left out of the table and the figure."""
     stopped = incomplete(results)
@@ -499,6 +532,7 @@ def write_reports(
         to_markdown(rows, title, note, task, size, built)
         + incomplete_section(results)
         + totals_section(results)
+        + models_section(results)
         + repeats_section(rows)
         + pairs_section(pairs, task)
     )

@@ -51,7 +51,7 @@ from thoughtgraph.models.base import (
 )
 from thoughtgraph.models.limits import ConcurrencyLimiter
 from thoughtgraph.models.samples import repeat_numbering
-from thoughtgraph.modelspec import ModelLike, as_model
+from thoughtgraph.modelspec import ModelLike, as_model, models_for
 from thoughtgraph.schemes import paper_options, variants
 from thoughtgraph.sim.model import SimulatedModel
 from thoughtgraph.solving.solve import check_graph_task, prepare, prepare_resolved, run_prepared
@@ -115,6 +115,10 @@ class PairResult:
     fingerprint: dict[str, str] | None = None  # what decided its answer, hashed part by part
     # (`fingerprint.py`): a resumed eval reuses it only when it matches; None in results from
     # before fingerprints
+    model_for: dict[str, str] | None = None  # kinds of call routed to other models: kind ->
+    # the model's label (`--model-for`); None: every call went to `model`
+    spend_by_model: dict[str, dict[str, Any]] | None = None  # with routed kinds: each model's
+    # calls, requests, tokens, cost and the kinds it answered (label -> figures)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> PairResult:
@@ -375,11 +379,15 @@ PairKey = tuple[str, int | str, int]
 
 
 def pair_fingerprints(
-    the_plan: EvalPlan, model: LanguageModel
+    the_plan: EvalPlan, model: LanguageModel, routed: Mapping[str, LanguageModel] | None = None
 ) -> dict[tuple[str, int | str], fingerprint.Fingerprint]:
     """Each (row, sample) of the plan -> what decides its answer (`fingerprint.py`): the same
-    for every repeat, whose seed is its key's."""
-    common = {**fingerprint.of_model(model), "task": fingerprint.of_task(the_plan.the_task)}
+    for every repeat, whose seed is its key's. `routed`: the kinds sent to other models."""
+    common = {
+        **fingerprint.of_model(model),
+        **fingerprint.of_routes(routed or {}),
+        "task": fingerprint.of_task(the_plan.the_task),
+    }
     graphs: dict[tuple[str, int], fingerprint.Fingerprint] = {}
     found = {}
     for sample in the_plan.samples:
@@ -484,7 +492,12 @@ def what_was_built(the_plan: EvalPlan, old: dict[str, Any]) -> dict[str, Any]:
     return {record.ROWS: rows, record.PROBLEM_SIZES: [sizes[0], sizes[-1]]}
 
 
-def check_folder(out: Path, the_plan: EvalPlan, model: LanguageModel) -> Resumed:
+def check_folder(
+    out: Path,
+    the_plan: EvalPlan,
+    model: LanguageModel,
+    routed: Mapping[str, LanguageModel] | None = None,
+) -> Resumed:
     """Refuse an `--out` that cannot hold this evaluation; returns what it holds of the plan's
     pairs (`resumed`: those done, and those to rerun since what decides their answer changed).
 
@@ -494,7 +507,7 @@ def check_folder(out: Path, the_plan: EvalPlan, model: LanguageModel) -> Resumed
     model_name = model.name
     if out.exists() and not out.is_dir():
         raise InputError(f"--out {out} is a file, not a folder")
-    prints = pair_fingerprints(the_plan, model)
+    prints = pair_fingerprints(the_plan, model, routed)
     if not out.exists():
         return Resumed(prints)
     for name in (MANIFEST, RESULTS):
@@ -594,8 +607,11 @@ async def run_pairs(
     traces: bool = False,
     pair_runner: PairRunner | None = None,
     on_result: Callable[[PairResult], None] | None = None,
+    models: Mapping[str, ModelLike] | None = None,
 ) -> list[PairResult]:
     """Run every pair not yet in `out/results.jsonl`; returns the plan's results (old and new).
+    `models` are the kinds of call routed to other models (a simulated one as its spec: fresh
+    per pair, as `model`).
 
     A simulated model gets a fresh instance per pair, so its seeded answers do not depend on
     which pairs happen to run first. The budget is one ledger shared by every pair, counting the
@@ -615,7 +631,8 @@ async def run_pairs(
     shared = None if isinstance(model, str) and model.startswith("sim") else as_model(model)
     model_name = (shared or as_model(model)).name
     meter = shared_meter(model_name, options)
-    held = check_folder(out, the_plan, shared or as_model(model))
+    routed = models_for(models, shared or as_model(model), default_spec=_spec(model))
+    held = check_folder(out, the_plan, shared or as_model(model), routed)
     try:
         out.mkdir(parents=True, exist_ok=True)
         data = manifest(the_plan, model_name)
@@ -657,7 +674,7 @@ async def run_pairs(
                         the_plan,
                         scheme,
                         sample,
-                        for_repeat(shared or as_model(model), repeat),
+                        *_pair_models(shared or as_model(model), model, models, routed, repeat),
                         meter,
                         options,
                         out if traces else None,
@@ -679,6 +696,30 @@ async def run_pairs(
     wanted = set(wanted_keys(the_plan))
     mine = [r for r in by_pair.values() if key(r) in wanted]  # not others
     return sorted(mine, key=lambda r: (order[r.scheme], ids[r.sample], r.repeat))
+
+
+def _spec(model: ModelLike) -> str | None:
+    return model if isinstance(model, str) else None
+
+
+def _pair_models(
+    pair_model: LanguageModel,
+    model: ModelLike,
+    models: Mapping[str, ModelLike] | None,
+    routed: dict[str, LanguageModel],
+    repeat: int,
+) -> tuple[LanguageModel, dict[str, LanguageModel] | None]:
+    """One pair's model and routed models (kind -> model): a simulated one fresh (from its
+    spec), the others as built once; each as the `repeat`-th run asks it (`for_repeat`), a
+    routed kind given the default's spec the default itself."""
+    repeated = for_repeat(pair_model, repeat)
+    if not models:
+        return repeated, None
+    fresh = any(isinstance(m, str) for m in models.values())
+    mine = models_for(models, pair_model, default_spec=_spec(model)) if fresh else routed
+    return repeated, {
+        kind: repeated if lm is pair_model else for_repeat(lm, repeat) for kind, lm in mine.items()
+    }
 
 
 def key(result: PairResult) -> PairKey:
@@ -832,6 +873,7 @@ async def solve_pair(
     scheme: str,
     sample: Sample,
     model: LanguageModel,
+    models: Mapping[str, LanguageModel] | None,
     meter: Meter,
     options: RunOptions,
     trace_folder: Path | None = None,
@@ -844,7 +886,9 @@ async def solve_pair(
     reference = None if sample.row is None else sample.reference  # a data row's, for ground_truth
     prepared = prepare_resolved(the_plan.the_task, sample.given, graph, reference=reference)
     try:
-        result = await run_prepared(prepared, model, options, meter=meter, limiter=limiter)
+        result = await run_prepared(
+            prepared, model, options, meter=meter, limiter=limiter, models=models
+        )
     except ScorerFailed as exc:  # the user's scorer: which row and scheme it was scoring
         raise ScorerFailed(f"{sample_where(the_plan, sample)}, scheme {scheme}: {exc}") from None
     solved = None
@@ -863,7 +907,7 @@ async def solve_pair(
         if trace_folder is None
         else write_trace(trace_folder, scheme, sample.id, result, repeat)
     )
-    used = consumed(result.state.calls.values(), result.price)
+    used = consumed(result.state.calls.values(), result.prices or result.price)
     return PairResult(
         scheme=scheme,
         sample=sample.id,
@@ -890,7 +934,18 @@ async def solve_pair(
         repeat=repeat,
         prompts=the_plan.prompts_hash,
         unrated=result.unrated,
+        model_for=result.model_for or None,
+        spend_by_model=_spend_by_model(result) if result.model_for else None,
     )
+
+
+def _spend_by_model(result: Result) -> dict[str, dict[str, Any]]:
+    """Each model's share of the pair, as results.jsonl keeps it."""
+    keep = ("calls", "requests", "tokens", "prompt_tokens", "completion_tokens", "cost", "kinds")
+    return {
+        label: {key: value for key, value in figures.items() if key in keep}
+        for label, figures in result.spend_by_model_dict().items()
+    }
 
 
 def _final_score(result: Result) -> float | None:

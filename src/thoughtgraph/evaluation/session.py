@@ -44,9 +44,9 @@ from thoughtgraph.evaluation.runner import (
     sampled_rows,
     sized,
 )
-from thoughtgraph.models.base import LanguageModel, shown_name
+from thoughtgraph.models.base import LanguageModel, routes_note, shown_name
 from thoughtgraph.models.samples import ignores_samples
-from thoughtgraph.modelspec import ModelLike, as_model, from_spec
+from thoughtgraph.modelspec import ModelLike, as_model, from_spec, models_for
 from thoughtgraph.spend.budget import Amounts, check_whole, share
 from thoughtgraph.tasks import BaseTask, Task, get_task
 
@@ -111,6 +111,7 @@ class EvalConfig:
     graphs: Sequence[GraphLike] | Mapping[str, GraphLike] = ()
     model: ModelLike = "sim"
     model_options: Mapping[str, object] | None = None
+    models: Mapping[str, ModelLike] | None = None  # kinds of call routed to other models
     size: int | None = None
     sizes: Sequence[int] | None = None
     dataset: str | None = None
@@ -182,13 +183,16 @@ async def run(
     the_task = get_task(task)
     dataset, rows = _data(the_task, data, config)
     plans = _plans(task, the_task, dataset, rows, config)
-    backend.check()  # one line naming the extra or the bad address, before anything runs
     lm = _model(config)
-    config.run.price(lm.name)  # a cost cap without a price: refused before anything runs
+    routed = _routed(config, lm)
+    _check_backend_routes(backend, routed, config)
+    backend.check()  # one line naming the extra or the bad address, before anything runs
+    for each in (lm, *routed.values()):  # a cost cap without a price: refused before anything
+        config.run.price_of(each)
     _note_unsampled(plans[0], lm, config)
     with _root(config.out) as (root, keep):
         folders = [root] if len(plans) == 1 else [root / f"size-{p.size}" for p in plans]
-        done = _claim(plans, folders, root, lm, keep)
+        done = _claim(plans, folders, root, lm, keep, routed)
         if rows is None:  # a data file's rows all run by default
             _note_clipped(plans[0], config)
         measured: list[EvalResults] = []
@@ -204,7 +208,7 @@ async def run(
                     size.options,
                     folder if config.traces else None,
                 )
-                one = await _run_size(size, lm, runner, keep, config)
+                one = await _run_size(size, lm, runner, keep, config, routed)
                 measured.append(one)
                 outcomes.append((the_plan, folder, one.results))
         several = len(plans) > 1 and keep
@@ -394,6 +398,44 @@ def _prompt_texts(
     return {slot: next(iter(named.values())) for slot, named in variants.slots.items()}
 
 
+def _routed(s: EvalConfig, lm: LanguageModel) -> dict[str, LanguageModel]:
+    """The models of the kinds routed away from `model` (kind -> model), each built once and
+    checked before anything runs; the openai `model_options` fill in what their specs leave
+    out."""
+    return models_for(
+        s.models,
+        lm,
+        default_spec=s.model if isinstance(s.model, str) else None,
+        overrides=dict(s.model_options or {}),
+        label=s.word("models", "--model-for"),
+    )
+
+
+def pair_models(s: EvalConfig, routed: Mapping[str, LanguageModel]) -> dict[str, ModelLike] | None:
+    """What each pair is handed for the routed kinds: a simulated model's spec (a fresh model
+    per pair, as for `model`, so its answers do not depend on the order pairs run in), else
+    the model built once."""
+    if not routed:
+        return None
+    given = dict(s.models or {})
+    return {
+        kind: given[kind] if isinstance(given.get(kind), str) and _simulated(lm) else lm
+        for kind, lm in routed.items()
+    }
+
+
+def _check_backend_routes(
+    backend: PairBackend, routed: Mapping[str, LanguageModel], s: EvalConfig
+) -> None:
+    """Ray's workers run each pair with the one model shipped to them: routed kinds are run
+    here, not shipped (one line, before anything runs)."""
+    if routed and backend is not LOCAL_PAIRS:
+        raise InputError(
+            f"{s.word('models', '--model-for')} runs its pairs in this process: drop "
+            f"{s.word('ray', '--ray')} to route kinds of call to other models"
+        )
+
+
 def _model(s: EvalConfig) -> LanguageModel:
     options = dict(s.model_options or {})
     if not options:
@@ -439,7 +481,12 @@ def _root(out: str | Path | None) -> Iterator[tuple[Path, bool]]:
 
 
 def _claim(
-    plans: list[EvalPlan], folders: list[Path], root: Path, lm: LanguageModel, keep: bool
+    plans: list[EvalPlan],
+    folders: list[Path],
+    root: Path,
+    lm: LanguageModel,
+    keep: bool,
+    routed: Mapping[str, LanguageModel],
 ) -> list[Resumed]:
     """Refuse a folder holding another evaluation before any is made, then take each folder's
     lock (one evaluation per folder: a second one refuses, not interleaves); returns what each
@@ -449,11 +496,11 @@ def _claim(
     if len(plans) > 1 and root.exists() and not root.is_dir():
         raise InputError(f"--out {root} is a file, not a folder")
     for folder, the_plan in zip(folders, plans, strict=True):
-        check_folder(folder, the_plan, lm)
+        check_folder(folder, the_plan, lm, routed)
     if keep:
         for folder in folders:
             hold_folder_lock(folder)
-    return [check_folder(f, p, lm) for f, p in zip(folders, plans, strict=True)]
+    return [check_folder(f, p, lm, routed) for f, p in zip(folders, plans, strict=True)]
 
 
 def _left(options: RunOptions, outcomes: list[Outcome]) -> RunOptions:
@@ -468,14 +515,19 @@ def _left(options: RunOptions, outcomes: list[Outcome]) -> RunOptions:
 
 
 async def _run_size(
-    size: _Size, lm: LanguageModel, runner: PairRunner | None, keep: bool, s: EvalConfig
+    size: _Size,
+    lm: LanguageModel,
+    runner: PairRunner | None,
+    keep: bool,
+    s: EvalConfig,
+    routed: Mapping[str, LanguageModel],
 ) -> EvalResults:
     """One size's pairs, then (in the user's folder) its reports; Ctrl-C is `EvalInterrupted`
     (the finished pairs are on disk)."""
     the_plan, folder = size.plan, size.folder
     for line in size.held.notes(s.word("out")):  # the pairs rerun, and why
         s.say(Note(line))
-    s.say(SizeStarting(the_plan, folder, size.done, shown_name(lm)))
+    s.say(SizeStarting(the_plan, folder, size.done, shown_name(lm) + routes_note(routed)))
     if s.traces and size.done:
         s.say(
             Note(
@@ -495,9 +547,10 @@ async def _run_size(
             traces=s.traces,
             pair_runner=runner,
             on_result=s.on_result,
+            models=pair_models(s, routed),
         )
     except asyncio.CancelledError:
-        kept = check_folder(folder, the_plan, lm).done
+        kept = check_folder(folder, the_plan, lm, routed).done
         total = len(the_plan.schemes) * len(the_plan.samples) * the_plan.repeats
         raise EvalInterrupted(folder / "results.jsonl", kept, total) from None
     files = _write_reports(the_plan, lm, results, folder, s.figure) if keep else []

@@ -500,3 +500,11 @@ def shown_name(model: object) -> str:
     """A model's name as output shows it: a simulated model always says so."""
     name = display_name(model)
     return f"{name} ({SIMULATED_NOTE})" if getattr(model, "simulated", False) else name
+
+
+def routes_note(routed: Mapping[str, object]) -> str:
+    """What follows the model's name where kinds of call go to other models (kind -> model):
+    ` (merge: NAME; refine: NAME)`, "" when none do."""
+    if not routed:
+        return ""
+    return " (" + "; ".join(f"{kind}: {display_name(m)}" for kind, m in routed.items()) + ")"

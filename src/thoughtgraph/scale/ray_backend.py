@@ -177,7 +177,7 @@ def _solve_pair_sync(
     with tempfile.TemporaryDirectory(prefix="thoughtgraph-trace-") as scratch:
         folder = Path(scratch) if traces else None
         pair = asyncio.run(
-            solve_pair(the_plan, scheme, sample, model, meter, options, folder, None, repeat)
+            solve_pair(the_plan, scheme, sample, model, None, meter, options, folder, None, repeat)
         )
         return pair, (Path(scratch) / pair.trace).read_text() if pair.trace else None
 

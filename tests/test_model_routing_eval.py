@@ -1,0 +1,167 @@
+"""`eval --model-for KIND=SPEC` and `evaluate(models=...)`: every pair routes its kinds to their
+models under the evaluation's one budget; results.jsonl records each pair's spend per model, the
+summary has a table of it, and a rerun with other routed models reruns the pairs."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import thoughtgraph
+from thoughtgraph.cli.main import main
+from thoughtgraph.errors import InputError
+from thoughtgraph.models import inflight
+
+from .fake_openai import FakeOpenAI
+
+MERGE = "Combine the two partial results"
+STRONG = "sim:profile=gpt-3.5-paper,latency=0,error=0,seed=0"
+WEAK = "sim:profile=gpt-3.5-paper,latency=0,error=2,seed=0"
+
+
+@pytest.fixture(autouse=True)
+def _no_real_endpoint(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "THOUGHTGRAPH_CACHE"):
+        monkeypatch.delenv(name, raising=False)
+    inflight.forget_endpoints()
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    try:
+        main(["eval", "sorting", "--no-progress", *args])
+        code = 0
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def lines(folder: Path) -> list[dict]:
+    text = (folder / "results.jsonl").read_text()
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def test_evaluate_routes_every_pairs_merges_and_records_spend_per_model(tmp_path: Path):
+    found = thoughtgraph.evaluate(
+        "sorting",
+        size=32,
+        samples=2,
+        schemes=["io", "got"],
+        model="sim:error=2",
+        models={"merge": "sim:error=0"},
+        out=tmp_path / "run",
+    )
+    got = [r for r in found.results if r.scheme == "got"]
+    io = [r for r in found.results if r.scheme == "io"]
+    assert got and all(r.model_for == {"merge": STRONG} for r in got)
+    for r in got:
+        assert r.spend_by_model is not None
+        assert r.spend_by_model[STRONG]["kinds"] == ["merge"]
+        assert "merge" not in r.spend_by_model[WEAK]["kinds"]
+        assert sum(m["requests"] for m in r.spend_by_model.values()) == r.requests
+        assert sum(m["tokens"] for m in r.spend_by_model.values()) == r.tokens
+    assert all(r.spend_by_model and r.spend_by_model[STRONG]["calls"] == 0 for r in io)
+    recorded = lines(tmp_path / "run")
+    assert {json.dumps(line["model_for"]) for line in recorded} == {json.dumps({"merge": STRONG})}
+    summary = (tmp_path / "run" / "summary.md").read_text()
+    assert "**Per model**" in summary and f"| got | {STRONG} | merge |" in summary
+
+
+def test_the_simulated_routed_model_is_fresh_per_pair(tmp_path: Path):
+    """The same answers whatever the order pairs run in: a simulated routed model, like the
+    default, is made afresh for each pair (its seeded answers count the prompts it saw)."""
+    kwargs = dict(size=32, samples=3, schemes=["got"], model="sim:error=2")
+    routed = {"merge": "sim:error=1", "refine": "sim:error=1"}
+    one = thoughtgraph.evaluate("sorting", **kwargs, models=routed, concurrency=1)
+    many = thoughtgraph.evaluate("sorting", **kwargs, models=routed, concurrency=16)
+    assert [r.error for r in one.results] == [r.error for r in many.results]
+    assert [r.spend_by_model for r in one.results] == [r.spend_by_model for r in many.results]
+
+
+def test_a_rerun_with_other_routed_models_reruns_its_pairs(capsys, tmp_path: Path):
+    out = str(tmp_path / "run")
+    base = ["--size", "32", "--samples", "2", "--schemes", "got", "--out", out]
+    code, _, err = run(capsys, *base, "--model-for", "merge=sim:error=0")
+    assert code == 0, err
+    code, _, err = run(capsys, *base, "--model-for", "merge=sim:error=0")
+    assert "2 pairs already done" in err and "rerun" not in err
+    code, _, err = run(capsys, *base, "--model-for", "merge=sim:error=1")
+    assert "note: 2 pairs rerun: the models of the kinds routed to others changed" in err
+
+
+def test_a_bad_kind_and_ray_are_one_line_before_anything_runs(capsys, tmp_path: Path):
+    code, _, err = run(
+        capsys, "--samples", "1", "--out", str(tmp_path / "a"), "--model-for", "x=sim"
+    )
+    assert code == 2 and err.startswith("error: --model-for: unknown call kind 'x' (known: part,")
+    code, _, err = run(
+        capsys,
+        "--samples",
+        "1",
+        "--out",
+        str(tmp_path / "b"),
+        "--model-for",
+        "merge=sim",
+        "--ray",
+        "auto",
+    )
+    assert code == 2 and len(err.splitlines()) == 1
+    assert err == (
+        "error: --model-for runs its pairs in this process: drop --ray to route kinds of call "
+        "to other models\n"
+    )
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+    with pytest.raises(InputError, match=r"^models: unknown call kind 'parts'"):
+        thoughtgraph.evaluate("sorting", samples=1, models={"parts": "sim"})
+
+
+@pytest.fixture
+def servers() -> Iterator[tuple[FakeOpenAI, FakeOpenAI]]:
+    with FakeOpenAI(error=0.0) as small, FakeOpenAI(error=0.0) as big:
+        yield small, big
+
+
+def _prompts(server: FakeOpenAI) -> list[str]:
+    return [r.body["messages"][0]["content"] for r in server.requests]
+
+
+def test_an_eval_over_two_servers_sends_each_its_kinds_and_one_budget_stops_both(
+    capsys, servers, tmp_path: Path
+):
+    small, big = servers
+    out = tmp_path / "run"
+    code, _, err = run(
+        capsys,
+        "--size",
+        "32",
+        "--samples",
+        "4",
+        "--schemes",
+        "got",
+        "--model",
+        f"openai:small@{small.base_url}",
+        "--model-for",
+        f"merge=openai:big@{big.base_url}",
+        "--max-retries",
+        "0",
+        "--max-requests",
+        "20",
+        "--out",
+        str(out),
+    )
+    assert code == 1, err  # the budget stopped the evaluation
+    assert len(small.requests) + len(big.requests) == 20
+    assert small.requests and big.requests
+    assert all(p.startswith(MERGE) for p in _prompts(big))
+    assert not any(p.startswith(MERGE) for p in _prompts(small))
+    recorded = lines(out)
+    small_label = f"openai:small@127.0.0.1:{small.port}"
+    big_label = f"openai:big@127.0.0.1:{big.port}"
+    per_model = {small_label: 0, big_label: 0}
+    for line in recorded:
+        for label, figures in line["spend_by_model"].items():
+            per_model[label] += figures["requests"]
+    assert per_model == {small_label: len(small.requests), big_label: len(big.requests)}
