@@ -92,30 +92,24 @@ def test_a_rerun_with_other_routed_models_reruns_its_pairs(capsys, tmp_path: Pat
     assert "note: 2 pairs rerun: the models of the kinds routed to others changed" in err
 
 
-def test_a_bad_kind_and_ray_are_one_line_before_anything_runs(capsys, tmp_path: Path):
+def test_a_bad_kind_is_one_line_before_anything_runs(capsys, tmp_path: Path):
     code, _, err = run(
         capsys, "--samples", "1", "--out", str(tmp_path / "a"), "--model-for", "x=sim"
     )
     assert code == 2 and err.startswith("error: --model-for: unknown call kind 'x' (known: part,")
-    code, _, err = run(
-        capsys,
-        "--samples",
-        "1",
-        "--out",
-        str(tmp_path / "b"),
-        "--model-for",
-        "merge=sim",
-        "--ray",
-        "auto",
-    )
-    assert code == 2 and len(err.splitlines()) == 1
-    assert err == (
-        "error: --model-for runs its pairs in this process: drop --ray to route kinds of call "
-        "to other models\n"
-    )
-    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+    assert not (tmp_path / "a").exists()
     with pytest.raises(InputError, match=r"^models: unknown call kind 'parts'"):
         thoughtgraph.evaluate("sorting", samples=1, models={"parts": "sim"})
+
+
+def test_ray_takes_routed_models_as_specs_only(tmp_path: Path):
+    with pytest.raises(
+        InputError, match=r"^models merge: with ray give each routed kind a model spec"
+    ):
+        thoughtgraph.evaluate(
+            "sorting", samples=1, models={"merge": lambda p: "[1]"}, ray="auto", out=tmp_path / "r"
+        )
+    assert not (tmp_path / "r").exists()
 
 
 @pytest.fixture
@@ -165,3 +159,17 @@ def test_an_eval_over_two_servers_sends_each_its_kinds_and_one_budget_stops_both
         for label, figures in line["spend_by_model"].items():
             per_model[label] += figures["requests"]
     assert per_model == {small_label: len(small.requests), big_label: len(big.requests)}
+
+
+def test_compare_names_the_routed_models_of_each_run(capsys, tmp_path: Path):
+    base = ["--size", "32", "--samples", "2", "--schemes", "got"]
+    run(capsys, *base, "--out", str(tmp_path / "one"))
+    run(capsys, *base, "--out", str(tmp_path / "two"), "--model-for", "merge=sim:error=0")
+    try:
+        main(["compare", str(tmp_path / "one"), str(tmp_path / "two")])
+    except SystemExit as exc:
+        assert not exc.code
+    out, err = capsys.readouterr()
+    assert f"(merge: {STRONG})" in out, out + err
+    manifest = json.loads((tmp_path / "two" / "eval.json").read_text())
+    assert manifest["model_for"] == {"merge": STRONG}

@@ -68,6 +68,20 @@ def test_eval_on_ray_writes_what_a_local_eval_writes(cluster, capsys, tmp_path):
     assert ray.is_initialized()  # a cluster the command joined is left running
 
 
+def test_eval_on_ray_routes_kinds_as_a_local_eval_does(cluster, capsys, tmp_path):
+    """`--model-for` specs travel to the workers: each pair's merges go to the routed model
+    and the results (spend per model included) are a local eval's."""
+    routed = ("--model", "sim:error=2", "--model-for", "merge=sim:error=0")
+    code, _out, err = run_cli(capsys, *eval_args(tmp_path / "ray", *routed, "--ray", "auto"))
+    assert code == 0, err
+    assert run_cli(capsys, *eval_args(tmp_path / "local", *routed))[0] == 0
+    on_ray = results(tmp_path / "ray")
+    assert on_ray == results(tmp_path / "local")
+    strong = "sim:profile=gpt-3.5-paper,latency=0,error=0,seed=0"
+    got = [r for r in on_ray if r["scheme"] == "got"]
+    assert got and all(r["spend_by_model"][strong]["kinds"] == ["merge"] for r in got)
+
+
 def test_eval_on_ray_shares_the_answer_cache_and_a_rerun_pays_nothing(cluster, capsys, tmp_path):
     cache = tmp_path / "answers.sqlite"
     with FakeOpenAI(error=0.5) as server:

@@ -18,9 +18,19 @@ from thoughtgraph.evaluation.runner import EvalPlan, PairRunner
 from thoughtgraph.modelspec import ModelLike
 
 # How one size's pairs run: (plan, model as given, its spec's options, pairs at once, the run
-# options, the folder of traces or None) -> a pair runner, or None: here (`runner.run_pairs`).
+# options, the folder of traces or None, the kinds routed to other models as given: kind ->
+# model) -> a pair runner, or None: here (`runner.run_pairs`).
 RunnerFor = Callable[
-    [EvalPlan, ModelLike, Mapping[str, object], int, RunOptions, Path | None], PairRunner | None
+    [
+        EvalPlan,
+        ModelLike,
+        Mapping[str, object],
+        int,
+        RunOptions,
+        Path | None,
+        Mapping[str, ModelLike],
+    ],
+    PairRunner | None,
 ]
 
 

@@ -85,6 +85,7 @@ def load_run(path: Path, label: str | None = None) -> Run:
             manifest = read_json(text)
             size, dataset = int(manifest["size"]), str(manifest["dataset"])
             task, model = str(manifest["task"]), str(manifest["model"])
+            model += _routes_shown(manifest.get("model_for"))
             prompts = manifest.get("prompts_hash")
         except (OSError, ValueError, KeyError, TypeError):
             raise InputError(f"{folder / MANIFEST} is not an evaluation manifest") from None
@@ -96,6 +97,14 @@ def load_run(path: Path, label: str | None = None) -> Run:
         sizes[size] = RunSize(dataset, results, built, shown)
     assert task is not None and model is not None
     return Run(label or str(path), path, task, model, sizes, prompts)
+
+
+def _routes_shown(routed: object) -> str:
+    """The kinds an eval routed to other models, as the model's name is followed by them
+    (` (merge: NAME)`); "" when none (or a folder from before routing)."""
+    if not isinstance(routed, dict) or not routed:
+        return ""
+    return " (" + "; ".join(f"{kind}: {name}" for kind, name in routed.items()) + ")"
 
 
 def check_comparable(runs: Sequence[Run]) -> None:

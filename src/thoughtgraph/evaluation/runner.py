@@ -636,6 +636,8 @@ async def run_pairs(
     try:
         out.mkdir(parents=True, exist_ok=True)
         data = manifest(the_plan, model_name)
+        if routed:  # what compare names beside the model (resume reruns by fingerprint)
+            data["model_for"] = {kind: lm.name for kind, lm in routed.items()}
         graphs = {**((_read_manifest(out) or {}).get("graphs") or {}), **graph_digests(the_plan)}
         if graphs:
             data["graphs"] = graphs

@@ -207,6 +207,7 @@ async def run(
                     config.pairs,
                     size.options,
                     folder if config.traces else None,
+                    dict(config.models or {}),
                 )
                 one = await _run_size(size, lm, runner, keep, config, routed)
                 measured.append(one)
@@ -427,12 +428,13 @@ def pair_models(s: EvalConfig, routed: Mapping[str, LanguageModel]) -> dict[str,
 def _check_backend_routes(
     backend: PairBackend, routed: Mapping[str, LanguageModel], s: EvalConfig
 ) -> None:
-    """Ray's workers run each pair with the one model shipped to them: routed kinds are run
-    here, not shipped (one line, before anything runs)."""
-    if routed and backend is not LOCAL_PAIRS:
+    """Ray's workers build each pair's models from their specs: routed kinds travel as specs
+    (text), never as objects (one line, before anything runs)."""
+    objects = [kind for kind, given in (s.models or {}).items() if not isinstance(given, str)]
+    if routed and objects and backend is not LOCAL_PAIRS:
         raise InputError(
-            f"{s.word('models', '--model-for')} runs its pairs in this process: drop "
-            f"{s.word('ray', '--ray')} to route kinds of call to other models"
+            f"{s.word('models', '--model-for')} {objects[0]}: with {s.word('ray', '--ray')} give "
+            "each routed kind a model spec (text such as 'openai:NAME@URL'), not an object"
         )
 
 

@@ -50,6 +50,7 @@ from thoughtgraph.scale.shipping import (
     ray_cloudpickle,
     unpack_model,
     unpack_plan,
+    unpack_routes,
     unpack_setup,
 )
 from thoughtgraph.spend.budget import NOTHING, Amounts, Budget, Meter, share
@@ -172,12 +173,28 @@ def _solve_pair_sync(
     result and, when the evaluation writes traces, the trace's text (the driver writes it:
     its folder need not be on the worker's machine)."""
     the_plan = unpack_plan(shipment)
-    model = for_repeat(unpack_model(shipment), repeat)  # as a local run: seed + repeat
+    given = unpack_model(shipment)
+    model = for_repeat(given, repeat)  # as a local run: seed + repeat
+    routed = {
+        kind: model if lm is given else for_repeat(lm, repeat)
+        for kind, lm in unpack_routes(shipment, given).items()
+    }
     meter = shared_meter(model.name, options.within(allowance))
     with tempfile.TemporaryDirectory(prefix="thoughtgraph-trace-") as scratch:
         folder = Path(scratch) if traces else None
         pair = asyncio.run(
-            solve_pair(the_plan, scheme, sample, model, None, meter, options, folder, None, repeat)
+            solve_pair(
+                the_plan,
+                scheme,
+                sample,
+                model,
+                routed or None,
+                meter,
+                options,
+                folder,
+                None,
+                repeat,
+            )
         )
         return pair, (Path(scratch) / pair.trace).read_text() if pair.trace else None
 
@@ -287,12 +304,15 @@ def runner_for(
     parallel: int,
     options: RunOptions,
     trace_folder: Path | None = None,
+    models: Mapping[str, ModelLike] | None = None,
 ) -> PairRunner:
-    """`eval --ray`: a pair runner for one plan on the cluster. The plan's task and the model go
-    to the workers as a `shipping.Shipment`, checked by a probe task first; a relative
-    answer-cache path is made absolute (a worker's working directory is not the driver's).
-    With a `trace_folder` (`--traces`), the pairs' traces are written there."""
-    shipment = pack(the_plan, model, model_options)  # what cannot travel: one line, here
+    """`eval --ray`: a pair runner for one plan on the cluster. The plan's task, the model and
+    the specs of the kinds routed to other models go to the workers as a `shipping.Shipment`,
+    checked by a probe task first; a relative answer-cache path is made absolute (a worker's
+    working directory is not the driver's). With a `trace_folder` (`--traces`), the pairs'
+    traces are written there."""
+    specs = {kind: str(spec) for kind, spec in (models or {}).items()}  # specs: session.py
+    shipment = pack(the_plan, model, model_options, specs)  # what cannot travel: one line
     if options.cache is not None:
         options = dataclasses.replace(options, cache=Path(options.cache).resolve())
     check_worker(ray, shipment)
@@ -320,9 +340,17 @@ class RayPairs:
                 parallel: int,
                 options: RunOptions,
                 trace_folder: Path | None,
+                models: Mapping[str, ModelLike],
             ) -> PairRunner:
                 return runner_for(
-                    ray, the_plan, model, dict(model_options), parallel, options, trace_folder
+                    ray,
+                    the_plan,
+                    model,
+                    dict(model_options),
+                    parallel,
+                    options,
+                    trace_folder,
+                    models,
                 )
 
             yield runner

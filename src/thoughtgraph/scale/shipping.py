@@ -30,7 +30,7 @@ from thoughtgraph.evaluation.runner import EvalPlan
 from thoughtgraph.io.bounds import MAX_TASK_FILE_BYTES, read_file
 from thoughtgraph.io.imports import first_line, is_import_string
 from thoughtgraph.models.base import LanguageModel
-from thoughtgraph.modelspec import ModelLike, as_model
+from thoughtgraph.modelspec import ModelLike, as_model, filled_in, identity
 from thoughtgraph.tasks import TASKS, BaseTask, Task, get_task
 from thoughtgraph.tasks.filetask import load_task_file
 from thoughtgraph.tasks.loading import TASK_FILE_SUFFIXES, loaded, plugins, remember
@@ -54,6 +54,7 @@ class Shipment:
     model_spec: str | None = None  # `sim`, `openai:MODEL`, `py:pkg.mod:fn`
     model_options: tuple[tuple[str, Any], ...] = ()  # the openai flags
     pickled_model: bytes | None = None  # a model object given to the Python API
+    models: tuple[tuple[str, str], ...] = ()  # the kinds routed to other models: kind -> spec
     paths: tuple[str, ...] = ()  # the driver's import path, absolute, its working directory first
 
     @property
@@ -64,7 +65,8 @@ class Shipment:
     def key(self) -> str:
         """What identifies the shipment in a worker's memory of what it unpacked."""
         digest = hashlib.sha256()
-        for part in (self.task, self.spec, self.text, self.model_spec, repr(self.model_options)):
+        parts = (self.task, self.spec, self.text, self.model_spec, repr(self.model_options))
+        for part in (*parts, repr(self.models)):
             digest.update(repr(part).encode())
         digest.update(repr(self.remembered).encode())
         for blob in (self.payload, self.pickled_task, self.pickled_model):
@@ -73,10 +75,14 @@ class Shipment:
 
 
 def pack(
-    the_plan: EvalPlan, model: ModelLike, model_options: Mapping[str, object] | None = None
+    the_plan: EvalPlan,
+    model: ModelLike,
+    model_options: Mapping[str, object] | None = None,
+    models: Mapping[str, str] | None = None,
 ) -> Shipment:
-    """The shipment of a plan, its task and its model (a spec string, or a model object); one
-    `InputError` line for what cannot be sent to a worker."""
+    """The shipment of a plan, its task and its model (a spec string, or a model object), and
+    the specs of the kinds routed to other models; one `InputError` line for what cannot be
+    sent to a worker."""
     options = tuple(sorted((k, v) for k, v in (model_options or {}).items() if v is not None))
     shipment = Shipment(
         payload=pickled(
@@ -86,6 +92,7 @@ def pack(
         remembered=loaded(the_plan.task) is not None,
         paths=_driver_paths(),
         model_options=options,
+        models=tuple(sorted((models or {}).items())),
     )
     shipment = replace(shipment, **_task_fields(the_plan.task_spec, the_plan.task))
     if isinstance(model, str):
@@ -183,6 +190,19 @@ def unpack_model(shipment: Shipment) -> LanguageModel:
     model = _unpacked(shipment)[1]
     assert model is not None  # pack sets one of model_spec and pickled_model
     return model
+
+
+def unpack_routes(shipment: Shipment, model: LanguageModel) -> dict[str, LanguageModel]:
+    """In a worker: the models of a pair's routed kinds (kind -> model), each from its spec as
+    the driver's pair builds it (a fresh simulated one; one real model per process; the openai
+    flags filling in what a spec leaves out), the default's own spec the pair's model."""
+    same: dict[str, LanguageModel] = {identity(model): model}
+    routed = {}
+    for kind, spec in shipment.models:
+        options = tuple(filled_in(spec, dict(shipment.model_options)).items())
+        made = model_from_recipe(spec, options)
+        routed[kind] = same.setdefault(identity(made), made)
+    return routed
 
 
 def unpack_setup(shipment: Shipment) -> Setup:
