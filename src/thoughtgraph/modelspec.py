@@ -110,7 +110,7 @@ def models_for(
         )
     built: dict[str, LanguageModel] = {}  # by what decides a model's answers and price
     if default_spec is not None:
-        built[_identity(default)] = default
+        built[identity(default)] = default
     routed: dict[str, LanguageModel] = {}
     for kind, given in models.items():
         kind = check_kind(kind, label)
@@ -120,14 +120,14 @@ def models_for(
             routed[kind] = as_model(given)
             continue
         try:
-            made = from_spec(given, **_left_out(given, overrides or {}))
+            made = from_spec(given, **filled_in(given, overrides or {}))
         except (InputError, UnknownNameError) as exc:
             raise type(exc)(f"{label} {kind}: {exc}") from None
-        routed[kind] = built.setdefault(_identity(made), made)
+        routed[kind] = built.setdefault(identity(made), made)
     return routed
 
 
-def _identity(model: LanguageModel) -> str:
+def identity(model: LanguageModel) -> str:
     """One model, whatever the spelling of its spec: its name (which holds an openai model's
     host), settings and price. Two specs of one identity are one model object."""
     from thoughtgraph.models.base import model_price, model_settings
@@ -140,7 +140,7 @@ def _is_openai(spec: str) -> bool:
     return normalize_spec(spec).partition(":")[0].strip().lower() == "openai"
 
 
-def _left_out(spec: str, overrides: Mapping[str, object]) -> dict[str, object]:
+def filled_in(spec: str, overrides: Mapping[str, object]) -> dict[str, object]:
     """The overrides an openai spec does not set itself (its own options win); none for
     another kind of spec."""
     if not overrides or not _is_openai(spec):

@@ -58,6 +58,8 @@ class TuneOptions(RunLimits, total=False):
     ray: str | None
     quiet: bool
     model_options: Mapping[str, ModelOption] | None
+    models: Mapping[str, str] | None
+    candidates: Mapping[str, str] | None
     base_url: str | None
     api_key_env: str | None
     temperature: float | None
@@ -90,6 +92,10 @@ async def atune(
     `InputError` before anything runs. `model_options` (a mapping, as `evaluate()` takes it,
     or as keywords) are the openai flags (`base_url`, `temperature`, `max_completion_tokens`,
     `timeout`, `max_retries`, `api_key_env`, `max_response_bytes`), with a spec string only.
+    `models` routes kinds of call to other models in every run (kind -> spec, as `evaluate()`
+    takes it, specs only); `candidates` (name -> spec, `--models`) makes each trial choose,
+    for each kind of call its graph makes, which candidate answers it: the front then holds
+    the cheapest mix of models at each error (give prices and `cost="usd"` for that front).
     `quiet=False` prints each trial's line to stderr as the CLI does. The search runs in a
     worker thread, so awaiting it leaves the event loop free."""
     data, config = tune_config(data, options)
@@ -127,6 +133,8 @@ def tune_config(data: TuneData | None, options: TuneOptions) -> tuple[TuneData |
         run=run,
         model=options.get("model", default.model),
         model_options=model_options,
+        models=dict(options.get("models") or {}),
+        candidates=dict(options.get("candidates") or {}),
         schemes=tuple(options["schemes"].split(",")) if "schemes" in options else default.schemes,
         dataset=dataset,
         size=options.get("size"),

@@ -29,6 +29,18 @@ def tune_command(
     data: opt.Data = None,
     input_column: opt.InputColumn = "input",
     model: opt.Model = "sim",
+    model_for: opt.ModelFor = None,
+    models: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--models",
+            metavar="NAME=SPEC,...",
+            help="Candidate models: each trial chooses, for each kind of call its graph makes "
+            "(part, merge, refine, ...), which of them answers it, so the front holds the "
+            "cheapest mix at each error (with prices and --cost usd), e.g. "
+            "small=openai:a@http://127.0.0.1:8001/v1,big=openai:b@http://127.0.0.1:8002/v1.",
+        ),
+    ] = None,
     trials: Annotated[int, typer.Option(help="Complete trials wanted (earlier runs count).")] = 30,
     schemes: Annotated[
         str, typer.Option(help="Schemes to search, comma-separated: got, got_paper, tot.")
@@ -106,7 +118,9 @@ def tune_command(
 ) -> None:
     """Search graph settings on a tuning split; report the Pareto front on a held-out split."""
     from thoughtgraph.api.tuning import TuneOptions, tune_config
+    from thoughtgraph.modelspec import parse_model_for
     from thoughtgraph.scale.ray_backend import job_backend
+    from thoughtgraph.tuning.config import parse_candidates
     from thoughtgraph.tuning.run import run_tune
 
     data_given, config = tune_config(
@@ -139,6 +153,8 @@ def tune_command(
             propose=propose,
             quiet=False,
             model_options=asdict(openai),
+            models=parse_model_for(tuple(model_for or ())),
+            candidates=parse_candidates(tuple(models or ())),
         ),
     )
     outcome = run_tune(task, data_given, config, job_backend(ray))

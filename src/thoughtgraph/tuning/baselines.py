@@ -68,7 +68,7 @@ def job(
     as eval builds it for each one (judged as eval judges it on a model-scored task)."""
     data = job_samples(samples)
     if of.scheme is None:
-        return Job.one(key, job_graph(plan.setup, of.graph), data, allowance)
+        return Job.one(key, job_graph(plan.setup, of.graph), data, allowance, of.routes)
     scheme = of.scheme
     graphs = tuple(job_graph(plan.setup, plan.schemes.sample_graph(scheme, s)) for s in samples)
     return Job(key, graphs, data, allowance)

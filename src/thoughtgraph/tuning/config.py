@@ -11,13 +11,14 @@ rating scale) is checked by `tuning.plan`.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from thoughtgraph.engine.options import RunOptions
 from thoughtgraph.errors import InputError, shown
-from thoughtgraph.modelspec import ModelLike
+from thoughtgraph.modelspec import ModelLike, check_kind
 from thoughtgraph.spend.budget import check_whole
 from thoughtgraph.tuning import space
 from thoughtgraph.tuning.jobs import COST_METRICS
@@ -55,6 +56,10 @@ class TuneConfig:
     run: RunOptions = field(default_factory=lambda: RunOptions(flags=True))
     model: ModelLike = "sim"
     model_options: Mapping[str, ModelOption] = field(default_factory=dict)
+    models: Mapping[str, str] = field(default_factory=dict)  # kinds routed to other models
+    # in every run (`--model-for KIND=SPEC`): kind -> spec
+    candidates: Mapping[str, str] = field(default_factory=dict)  # the models a trial chooses
+    # among for each kind of call its graph makes (`--models NAME=SPEC,...`): name -> spec
     schemes: tuple[str, ...] = ("got", "got_paper")
     dataset: str | None = None
     size: int | None = None
@@ -92,12 +97,66 @@ class TuneConfig:
         if self.target is not None and not (math.isfinite(self.target) and self.target >= 0):
             raise InputError(f"--target must be 0 or more, got {self.target}")
         object.__setattr__(self, "schemes", space.check_schemes(self.schemes))
+        _check_models(self.models, self.candidates)
 
     @property
     def model_flags(self) -> dict[str, object]:
         """The openai options by flag (`{"--base-url": ..., ...}`, None: not given), as
         `modelspec.model_from_flags` checks them."""
         return {_flag(name): self.model_options.get(name) for name in MODEL_OPTIONS}
+
+
+_NAME = re.compile(r"^[A-Za-z_][\w.-]*$")
+
+
+def _check_models(models: Mapping[str, str], candidates: Mapping[str, str]) -> None:
+    """`--model-for` kinds known and specs given as text (a tune builds each run's models from
+    their specs, here or on a Ray worker); `--models` at least two named specs."""
+    for kind, spec in models.items():
+        check_kind(kind, "--model-for")
+        if not isinstance(spec, str) or not spec.strip():
+            raise InputError(
+                f"--model-for {kind}: tune takes a model spec (text such as 'openai:NAME'), "
+                f"got {type(spec).__name__}"
+            )
+    if not candidates:
+        return
+    for name, spec in candidates.items():
+        if not isinstance(name, str) or not _NAME.match(name):
+            raise InputError(f"--models: a candidate's name must be a word, got {shown(name)}")
+        if not isinstance(spec, str) or not spec.strip():
+            raise InputError(f"--models {name}: give a model spec (text such as 'openai:NAME')")
+    if len(candidates) < 2:
+        raise InputError("--models needs at least two candidates to choose among (NAME=SPEC,...)")
+
+
+def parse_candidates(values: Sequence[str]) -> dict[str, str]:
+    """`--models NAME=SPEC,NAME=SPEC` (repeatable): name -> spec. A spec may hold commas and
+    `=` of its own options (`small=sim:error=2,price_in=1,price_out=2,big=sim:error=0`): a new
+    candidate starts only where `NAME=` is followed by a model scheme (sim, openai, py)."""
+    found: dict[str, str] = {}
+    for value in values:
+        current: str | None = None
+        for item in value.split(","):
+            match = _CANDIDATE.match(item.strip())
+            if match:
+                current = match.group(1)
+                if current in found:
+                    raise InputError(f"--models names {current} twice: give each name once")
+                found[current] = match.group(2)
+            elif current is None:
+                raise InputError(
+                    f"--models takes NAME=SPEC,... (e.g. small=openai:a@http://127.0.0.1:8001/v1,"
+                    f"big=openai:b@http://127.0.0.1:8002/v1), got {shown(value)}"
+                )
+            else:
+                found[current] += "," + item
+    return found
+
+
+_CANDIDATE = re.compile(
+    r"^([A-Za-z_][\w.-]*)=((?:sim|openai|py|python)(?:[:/].*)?)$", re.IGNORECASE
+)
 
 
 def _flag(name: str) -> str:

@@ -38,7 +38,7 @@ from thoughtgraph.evaluation.runner import judged
 from thoughtgraph.events import StopReason
 from thoughtgraph.models.base import LanguageModel
 from thoughtgraph.models.limits import ConcurrencyLimiter
-from thoughtgraph.modelspec import from_spec
+from thoughtgraph.modelspec import filled_in, from_spec, identity
 from thoughtgraph.sim.model import SimulatedModel
 from thoughtgraph.solving.solve import asolve
 from thoughtgraph.spend.budget import Budget
@@ -73,6 +73,10 @@ class Setup:
     # and the error is the shortfall `scale - rating`; None: the code's error count
     from_data: bool = False  # the rows are a user's --data: errors are not clipped at `size`
     # (a row's count of units bounds nothing its errors count), as eval does not clip them
+    models: tuple[tuple[str, str], ...] = ()  # kinds of call routed to other models in every
+    # run (`--model-for`): kind -> spec
+    candidates: tuple[tuple[str, str], ...] = ()  # the models a trial may route each kind its
+    # graph calls to (`--models NAME=SPEC,...`): name -> spec
 
     @property
     def spec(self) -> TaskSpec:
@@ -101,6 +105,8 @@ class Job:
     samples: tuple[JobSample, ...]
     allowance: Budget = field(default_factory=Budget)  # the most each (graph, sample) pair
     # may pay: its share of what the tune has left (`spend.budget.share`)
+    routes: tuple[tuple[str, str], ...] = ()  # a trial's choice of model per kind of call:
+    # kind -> a candidate's name (`Setup.candidates`), over the setup's own routes
 
     def __post_init__(self) -> None:
         if len(self.graphs) != len(self.samples):
@@ -110,10 +116,15 @@ class Job:
 
     @classmethod
     def one(
-        cls, key: str, graph_json: str, samples: tuple[JobSample, ...], allowance: Budget
+        cls,
+        key: str,
+        graph_json: str,
+        samples: tuple[JobSample, ...],
+        allowance: Budget,
+        routes: tuple[tuple[str, str], ...] = (),
     ) -> Job:
-        """The job running one graph on every sample."""
-        return cls(key, (graph_json,) * len(samples), samples, allowance)
+        """The job running one graph on every sample (with `routes`: a trial's models)."""
+        return cls(key, (graph_json,) * len(samples), samples, allowance, routes)
 
 
 @dataclass(frozen=True)
@@ -152,6 +163,25 @@ def model_for(setup: Setup) -> LanguageModel:
     return model_from_recipe(setup.model_spec, setup.model_options)
 
 
+def routed_models(
+    setup: Setup, routes: tuple[tuple[str, str], ...], default: LanguageModel
+) -> dict[str, LanguageModel]:
+    """The models of one pair's routed kinds (kind -> model): the setup's `--model-for` ones,
+    then the job's choice among the candidates; each from its recipe (a simulated one fresh,
+    a real one shared by the process), the openai flags filling in what its spec leaves out.
+    One spec for two kinds, or the default's own, is one model."""
+    candidates = dict(setup.candidates)
+    specs = dict(setup.models) | {kind: candidates[name] for kind, name in routes}
+    if not specs:
+        return {}
+    same: dict[str, LanguageModel] = {identity(default): default}
+    routed = {}
+    for kind, spec in specs.items():
+        made = model_from_recipe(spec, tuple(filled_in(spec, dict(setup.model_options)).items()))
+        routed[kind] = same.setdefault(identity(made), made)
+    return routed
+
+
 def model_from_recipe(spec: str, options: tuple[tuple[str, Any], ...] = ()) -> LanguageModel:
     """A fresh simulated model per pair; one shared real model per process (limits hold)."""
     if spec.strip().lower().startswith("sim"):
@@ -170,7 +200,15 @@ async def run_job(setup: Setup, job: Job, limiter: ConcurrencyLimiter | None = N
     limiter = limiter or ConcurrencyLimiter(setup.run.concurrency)
     runs = await asyncio.gather(
         *(
-            _run_sample(setup, graphs[text], sample, job.allowance, cache_for(setup, text), limiter)
+            _run_sample(
+                setup,
+                graphs[text],
+                sample,
+                job.allowance,
+                cache_for(setup, text),
+                limiter,
+                job.routes,
+            )
             for text, sample in zip(job.graphs, job.samples, strict=True)
         )
     )
@@ -210,11 +248,11 @@ def job_graph(setup: Setup, graph: Graph) -> str:
 
 def unique(jobs: list[Job]) -> tuple[list[Job], list[int]]:
     """The distinct jobs (same graph, same samples run once) and, per job, which one it is."""
-    seen: dict[tuple[tuple[str, ...], tuple[Any, ...]], int] = {}
+    seen: dict[tuple[Any, ...], int] = {}
     distinct: list[Job] = []
     index = []
     for job in jobs:
-        key = (job.graphs, tuple(sample[0] for sample in job.samples))
+        key = (job.graphs, tuple(sample[0] for sample in job.samples), job.routes)
         if key not in seen:
             seen[key] = len(distinct)
             distinct.append(job)
@@ -281,13 +319,16 @@ async def _run_sample(
     allowance: Budget,
     cache: str | None,
     limiter: ConcurrencyLimiter,
+    routes: tuple[tuple[str, str], ...] = (),
 ) -> dict[str, Any]:
     sample_id, problem, reference = sample
     try:
+        model = model_for(setup)
         result = await asolve(
             setup.spec,
             problem,
-            model_for(setup),
+            model,
+            models=routed_models(setup, routes, model),
             graph=graph,
             concurrency=setup.run.concurrency,
             max_requests=allowance.max_requests,

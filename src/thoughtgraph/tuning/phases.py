@@ -216,6 +216,7 @@ def _trial_row(
         mark="front",
         tune_unrated=int(trial.user_attrs.get("unrated", 0)),
         on_front=True,
+        routes=space.routes_of(trial.params),
     )
 
 

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from thoughtgraph.errors import GraphError, InputError
+from thoughtgraph.errors import GraphError, InputError, UnknownNameError
 from thoughtgraph.evaluation.datasets import Data, Sample, load_data, load_dataset
 from thoughtgraph.evaluation.lock import hold_folder_lock, make_folder
 from thoughtgraph.evaluation.measures import rating_text
@@ -133,13 +133,17 @@ def prepare(
     import_optuna()  # one line naming the extra, before anything is written
     backend.check()
     flags = c.model_flags
-    lm, given = _model(c.model, flags, backend)
-    price = c.run.price(lm.name)
-    if c.cost == "usd" and price is None:
-        raise InputError(
-            f"--cost usd needs a price: {lm.name} is not in the built-in table; "
-            "give --price-in and --price-out (USD per million tokens)"
-        )
+    others = (*c.models.values(), *c.candidates.values())
+    lm, given = _model(c.model, flags, backend, others)
+    price = c.run.price_of(lm)
+    for each in (lm, *_other_models(c, lm, flags)):  # every model a run may call, priced
+        priced = c.run.price_of(each)
+        if c.cost == "usd" and priced is None:
+            raise InputError(
+                f"--cost usd needs a price: {each.name} is not in the built-in table; "
+                "give --price-in and --price-out (USD per million tokens), or its spec's "
+                "price_in= and price_out="
+            )
     simulated = bool(getattr(lm, "simulated", False))
     folder = _folder(c.out, the_plan, data)
     cache = _cache(c.cache_dir, folder, simulated)
@@ -190,17 +194,19 @@ def _check_candidates(the_plan: EvalPlan, searched: Sequence[str], size: int) ->
 
 
 def _model(
-    model: ModelLike, flags: dict[str, object], backend: JobBackend
+    model: ModelLike, flags: dict[str, object], backend: JobBackend, others: tuple[str, ...] = ()
 ) -> tuple[LanguageModel, LanguageModel | None]:
     """(the model, the object every trial shares or None): a spec string builds its model from
     the openai flags (and each process of the tune its own); an object given from Python (a
     `LanguageModel`, a function `prompt -> text`) is used as it is, and with `--ray` is sent
     to the workers as a pickled copy made now (`backend.shared`): one that cannot be pickled is
     one line here, before any request."""
-    from thoughtgraph.modelspec import as_model, model_from_flags
+    from thoughtgraph.modelspec import as_model, from_spec, model_options, normalize_spec
 
     if isinstance(model, str):
-        return model_from_flags(model, flags), None
+        options = model_options(model, flags, others)  # the flags checked, by their names
+        openai = normalize_spec(model).partition(":")[0].strip().lower() == "openai"
+        return from_spec(model, **(options if openai else {})), None
     given = [flag for flag, value in flags.items() if value is not None]
     if given:
         raise InputError(
@@ -209,6 +215,24 @@ def _model(
         )
     lm = as_model(model)
     return lm, backend.shared(lm)
+
+
+def _other_models(
+    c: TuneConfig, lm: LanguageModel, flags: dict[str, object]
+) -> list[LanguageModel]:
+    """The models of `--model-for` and `--models`, each built once now (a bad spec is one line
+    before anything runs), the openai flags filling in what their specs leave out."""
+    from thoughtgraph.modelspec import OPENAI_FLAGS, filled_in, from_spec, models_for
+
+    overrides = {OPENAI_FLAGS[f]: v for f, v in flags.items() if v is not None}
+    routed = models_for(dict(c.models), lm, overrides=overrides, label="--model-for")
+    chosen = []
+    for name, spec in c.candidates.items():
+        try:
+            chosen.append(from_spec(spec, **filled_in(spec, overrides)))
+        except (InputError, UnknownNameError) as exc:
+            raise type(exc)(f"--models {name}: {exc}") from None
+    return [*routed.values(), *chosen]
 
 
 def _items(the_plan: EvalPlan, samples: Sequence[Sample]) -> int:
@@ -275,4 +299,6 @@ def _setup(
         task_spec=the_plan.spec,
         rating_scale=objective.scale,
         from_data=the_plan.data_sha256 is not None,
+        models=tuple(sorted(config.models.items())),
+        candidates=tuple(config.candidates.items()),
     )

@@ -19,7 +19,7 @@ from __future__ import annotations
 import csv
 import io
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TypeVar
@@ -125,6 +125,8 @@ class Row:
     # build it for each row's size as eval does (`EvalPlan.sample_graph`); None: `graph` runs
     # on every row (a trial)
     on_front: bool = False  # on the Pareto front of the tuning split (a front-NN.yaml file)
+    routes: tuple[tuple[str, str], ...] = ()  # a trial's model per kind of call (kind ->
+    # candidate name, `tune --models`); (): every call to `--model`
 
     @property
     def measured(self) -> bool:
@@ -333,6 +335,8 @@ class About:
     simulated: bool
     objective: Objective = ERRORS
     task: str | None = None  # the task's name, which the graph files record
+    candidates: tuple[tuple[str, str], ...] = ()  # `--models`: name -> spec, for the files'
+    # line saying how to run a trial with the models it chose
 
 
 @dataclass(frozen=True)
@@ -355,7 +359,9 @@ def write(
     """front.md, front.csv, the graph files and the plot, from the pick's rows; `note` (what
     failed or was left out) ends the text above the table."""
     rows, objective = chosen.rows, about.objective
-    written = write_graphs(rows, folder, chosen.row, about.size, objective, about.task)
+    written = write_graphs(
+        rows, folder, chosen.row, about.size, objective, about.task, dict(about.candidates)
+    )
     how = pick_text(chosen, about.metric, objective)
     if objective.scale is not None:
         how = (
@@ -462,22 +468,35 @@ def write_graphs(
     size: int | None = None,
     objective: Objective = ERRORS,
     task: str | None = None,
+    candidates: Mapping[str, str] | None = None,
 ) -> list[Path]:
     """front-NN.yaml for every front graph and best.yaml for the pick: `solve --graph FILE` and
     `eval --graph FILE` run them as they are. Each says the `task` and `size` it was built
-    for (another task's solve or eval refuses it)."""
+    for (another task's solve or eval refuses it), and a trial that chose its models
+    (`--models`) the `--model-for` flags that run it with them."""
     written = []
     for number, row in enumerate((r for r in rows if r.on_front), start=1):
         path = folder / front_file(number)
-        path.write_text(_graph_text(row, size, objective, task))
+        path.write_text(_graph_text(row, size, objective, task, candidates))
         written.append(path)
     best = folder / "best.yaml"
-    best.write_text(_graph_text(chosen, size, objective, task))
+    best.write_text(_graph_text(chosen, size, objective, task, candidates))
     return [*written, best]
 
 
+def model_flags(row: Row, candidates: Mapping[str, str] | None) -> str:
+    """The `--model-for KIND=SPEC` flags that run a row with the models its trial chose ("":
+    every call to `--model`)."""
+    specs = candidates or {}
+    return " ".join(f"--model-for {kind}={specs.get(name, name)}" for kind, name in row.routes)
+
+
 def _graph_text(
-    row: Row, size: int | None = None, objective: Objective = ERRORS, task: str | None = None
+    row: Row,
+    size: int | None = None,
+    objective: Objective = ERRORS,
+    task: str | None = None,
+    candidates: Mapping[str, str] | None = None,
 ) -> str:
     what = "error" if objective.scale is None else "model rating"
     of = "" if objective.scale is None else f"/{objective.scale}"
@@ -494,6 +513,8 @@ def _graph_text(
             f"built for each row's size; this file holds it built for "
             f"{'the size below' if size is None else f'{size} items'}\n"
         )
+    if row.routes:
+        header += f"# its models: run it with {model_flags(row, candidates)}\n"
     made_for = {k: v for k, v in (("size", size), ("task", task)) if v is not None}
     graph = row.graph.model_copy(update=made_for)
     return header + graph.to_yaml()

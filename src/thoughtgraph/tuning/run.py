@@ -64,7 +64,13 @@ def _run(
         measured = held_out(run, front)
     chosen = report.choose(measured.rows, config.target, plan.objective)
     about = report.About(
-        plan.label, config.cost, plan.size, plan.simulated, plan.objective, plan.task
+        plan.label,
+        config.cost,
+        plan.size,
+        plan.simulated,
+        plan.objective,
+        plan.task,
+        plan.setup.candidates,
     )
     note = "; ".join(n for n in (searched.note, measured.note) if n)
     written = report.write(plan.folder, about, chosen, front.points, note)

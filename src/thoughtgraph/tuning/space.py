@@ -132,6 +132,36 @@ def _sent(graph: Graph) -> set[str]:
     return {op.prompt for op in graph.ops if op.prompt is not None}
 
 
+MODEL_PARAM = "model."
+"""The prefix of a trial's choice of model for one kind of call (`model.merge`: `big`)."""
+
+
+def call_kinds(graph: Graph) -> list[str]:
+    """The kinds of call a graph makes (its prompts' names; a merge of more than two is a
+    merge), in order: what a trial chooses a model for."""
+    return sorted({"merge" if name == "merge_many" else name for name in _sent(graph)})
+
+
+def suggest_models(trial: Suggester, graph: Graph, names: Sequence[str]) -> dict[str, Any]:
+    """Ask the trial, for each kind of call its graph makes, which of the candidate models
+    (`tune --models NAME=SPEC,...`) answers it."""
+    return {
+        f"{MODEL_PARAM}{kind}": trial.suggest_categorical(f"{MODEL_PARAM}{kind}", list(names))
+        for kind in call_kinds(graph)
+    }
+
+
+def routes_of(params: dict[str, Any]) -> tuple[tuple[str, str], ...]:
+    """A trial's models per kind of call (kind -> candidate name), from its params."""
+    return tuple(
+        sorted(
+            (k.removeprefix(MODEL_PARAM), str(v))
+            for k, v in params.items()
+            if k.startswith(MODEL_PARAM)
+        )
+    )
+
+
 class _Pinned:
     """A Suggester that takes the given categorical choices and every count at its high end:
     the largest graphs of the space, for finding every prompt it can send."""
@@ -222,4 +252,6 @@ def describe(params: dict[str, Any], size: int) -> str:
     short = {**SHORT, "part_prompt": "prompt"}
     text = " ".join(f"{short.get(k, k)}={v}" for k, v in sorted(options.items()))
     chosen = " ".join(f"{k}={v}" for k, v in sorted(params.items()) if k.startswith("prompt."))
-    return " ".join(part for part in (scheme, text, chosen) if part)
+    routes = " ".join(f"{kind}={name}" for kind, name in routes_of(params))
+    models = f"models: {routes}" if routes else ""
+    return " ".join(part for part in (scheme, text, chosen, models) if part)

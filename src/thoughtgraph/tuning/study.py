@@ -290,11 +290,14 @@ def tune_loop(
             trial = study.ask()
             params = space.suggest(trial, schemes, setup.size, setup.task, variants)
             graph = space.graph_for(params, setup.task, setup.size, variants)
+            if setup.candidates:  # which model answers each kind of call the graph makes
+                names = [name for name, _spec in setup.candidates]
+                params |= space.suggest_models(trial, graph, names)
             trial.set_user_attr("allowance", scaled(allowance, len(samples)))
             trial.set_user_attr("graph", space.describe(params, setup.size))
-            asked.append(
-                (trial, Job.one(f"trial-{trial.number}", job_graph(setup, graph), data, allowance))
-            )
+            text = job_graph(setup, graph)
+            key = f"trial-{trial.number}"
+            asked.append((trial, Job.one(key, text, data, allowance, space.routes_of(params))))
         outcomes = run_unique(backend, setup, [job for _, job in asked])
         stop: StopReason | None = None  # the batch's first reason to stop: one of these two
         failure: str | None = None
