@@ -333,3 +333,41 @@ def test_one_budget_stops_both_servers(capsys, servers):
     assert small.requests and big.requests  # both were called, and both stopped at the cap
     by_model = data["spend_by_model"]
     assert [m["requests"] for m in by_model.values()] == [len(small.requests), len(big.requests)]
+
+
+def test_the_trace_and_the_events_name_the_model_of_each_call(capsys, tmp_path: Path):
+    trace, events = tmp_path / "run.json", tmp_path / "events.jsonl"
+    data = solved(
+        capsys,
+        "--model",
+        "sim:error=2",
+        "--model-for",
+        "merge=sim:error=0",
+        "--trace",
+        str(trace),
+        "--events",
+        str(events),
+    )
+    strong = data["model_for"]["merge"]
+    calls = json.loads(trace.read_text())["calls"]
+    assert {c["model"] for c in calls if c["kind"] == "merge"} == {strong}
+    assert {c["model"] for c in calls if c["kind"] != "merge"} == {data["model"]}
+    records = [json.loads(line) for line in events.read_text().splitlines()]
+    finished = [r for r in records if r.get("event") == "call_finished"]
+    assert len(finished) == data["calls"]
+    assert {r["model"] for r in finished if r["kind"] == "merge"} == {strong}
+    started = [r for r in records if r.get("event") == "call_started"]
+    assert {r["model"] for r in started if r["kind"] == "part"} == {data["model"]}
+
+
+def test_the_jupyter_summary_has_a_row_per_model():
+    from thoughtgraph.viewer.jupyter import result_rows
+
+    result = thoughtgraph.solve("sorting", INPUT_32, "sim:error=2", models={"merge": "sim:error=0"})
+    rows = dict(result_rows(result))
+    strong = result.model_for["merge"]
+    spent = result.spend_by_model[strong]
+    assert rows[f"model {strong}"] == f"{spent.calls} calls, {spent.tokens:,} tokens, $0.0000"
+    assert f"model {result.model}" in rows
+    plain = dict(result_rows(thoughtgraph.solve("sorting", [3, 1, 2], "sim")))
+    assert not [name for name in plain if name.startswith("model ")]

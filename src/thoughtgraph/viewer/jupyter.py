@@ -62,7 +62,7 @@ def result_rows(result: Result) -> list[tuple[str, str]]:
     """The summary `solve` prints, as (field, value) rows."""
     model = result.model + (" (SIMULATED: not a real LLM)" if result.simulated else "")
     stop = ": ".join(filter(None, (result.stop_reason, result.stop_detail)))
-    cost = "unknown (no price)" if result.price is None else f"${result.cost:.4f}"
+    cost = "unknown (no price)" if not result.priced else f"${result.cost:.4f}"
     rows = [
         ("task", result.task),
         ("status", result.status + (f" ({stop})" if stop else "")),
@@ -80,6 +80,12 @@ def result_rows(result: Result) -> list[tuple[str, str]]:
         ),
         ("wall time", f"{result.wall_seconds:.2f} s"),
     ]
+    if result.model_for:  # kinds routed to other models: one row per model, after "model"
+        at = [name for name, _v in rows].index("model") + 1
+        rows[at:at] = [
+            (f"model {label}", f"{spent.calls} calls, {spent.tokens:,} tokens, ${spent.cost:.4f}")
+            for label, spent in result.spend_by_model.items()
+        ]
     if result.rating_scale is not None:  # the model rates answers: its rating, or none read
         rating, scale = result.rating, result.rating_scale
         shown = "unrated" if rating is None else f"{rating:g} of {scale}"
