@@ -10,7 +10,7 @@ settings). What comes out is the engine's `Routes`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,7 +54,7 @@ def run_models(
     problem: object,
     reference: object = None,
     *,
-    check: Any = None,
+    check: Callable[[LanguageModel], None] | None = None,
 ) -> RunModels:
     """Wrap the default `model` and each routed one (kind -> model) once each. `check` is
     called on each capped model before anything is opened (the simulated model's refusal of
