@@ -165,7 +165,8 @@ def default_run(run: TuneRun) -> tuple[report.Row, str]:
 def _default_line(row: report.Row, plan: TunePlan) -> str:
     """`got (default): got parts=4 regen=2 merges=1 refines=2: error 0.50, completions 11.0`."""
     measure = _measure_text(row.tune_error, row.tune_unrated, plan.objective)
-    return f"{row.name}: {row.label}: {measure}, {plan.config.cost} {row.tune_cost:.1f}"
+    cost = report.cost_text(row.tune_cost, fixed=True)
+    return f"{row.name}: {row.label}: {measure}, {plan.config.cost} {cost}"
 
 
 def _no_trial_why(end: LoopResult) -> str:
@@ -296,7 +297,7 @@ def _trial_line(
     measure = _measure_text(outcome.error, outcome.unrated, objective)
     return (
         f"{where}: {what}: {measure}, {metric} "
-        f"{outcome.cost:.1f}, paid {outcome.paid_requests} requests"
+        f"{report.cost_text(outcome.cost, fixed=True)}, paid {outcome.paid_requests} requests"
     )
 
 

@@ -174,6 +174,15 @@ def fmt(value: float | None, digits: int = 2) -> str:
     return f"{value:.{digits}f}".rstrip("0").rstrip(".") if digits else f"{value:.0f}"
 
 
+def cost_text(value: float | None, fixed: bool = False) -> str:
+    """A cost per sample as the report shows it: to a tenth from 1 up (`fixed`: always with
+    its tenth, as the progress lines show it), below 1 to four significant digits, so a usd
+    cost of $0.00345 a sample is not shown as 0."""
+    if value is None or math.isinf(value) or value >= 1 or value == 0:
+        return f"{value:.1f}" if fixed and value is not None else fmt(value, 1)
+    return f"{value:.4g}"
+
+
 def table_markdown(
     rows: Sequence[Row], metric: str, title: str, note: str, objective: Objective = ERRORS
 ) -> str:
@@ -198,8 +207,8 @@ def table_markdown(
         tune_cut = " (budget cut)" if r.tune_stopped else ""
         lines.append(
             f"| {name} | {r.label} | {objective.cell(r.tune_error, r.tune_unrated)}{tune_cut} | "
-            f"{fmt(r.tune_cost, 1)} | {objective.cell(r.holdout_error)}{cut} | "
-            f"{fmt(r.holdout_cost, 1)} | {solved} | {r.file} |"
+            f"{cost_text(r.tune_cost)} | {objective.cell(r.holdout_error)}{cut} | "
+            f"{cost_text(r.holdout_cost)} | {solved} | {r.file} |"
         )
     return "\n".join(lines) + "\n"
 
@@ -427,7 +436,7 @@ def _verdict(chosen: Pick, metric: str, objective: Objective) -> str:
     default, tuned, measure = chosen.default, chosen.tuned, _measure(objective)
 
     def at(error: float | None, cost: float | None) -> str:
-        return f"{fmt(objective.shown(error))} at {fmt(cost, 1)}"
+        return f"{fmt(objective.shown(error))} at {cost_text(cost)}"
 
     if default is None:
         return f"best.yaml is {tuned.name}."
@@ -503,9 +512,9 @@ def _graph_text(
     tune, held = objective.shown(row.tune_error), objective.shown(row.holdout_error)
     header = (
         f"# thoughtgraph tune: {row.name}: {row.label}\n"
-        f"# tuning split: {what} {fmt(tune)}{of}, cost {fmt(row.tune_cost, 1)}; "
+        f"# tuning split: {what} {fmt(tune)}{of}, cost {cost_text(row.tune_cost)}; "
         f"held-out: {what} {fmt(held)}{of if held is not None else ''}, "
-        f"cost {fmt(row.holdout_cost, 1)}\n"
+        f"cost {cost_text(row.holdout_cost)}\n"
     )
     if row.scheme is not None:
         header += (
