@@ -58,6 +58,18 @@ class RunContext:
     thoughts: ThoughtFactory
     prompts: Mapping[str, PromptTemplate] = field(default_factory=dict)  # `run_prompts`
     reference: object = None  # the problem's given reference (tasks/reference.py), for ground_truth
+    _variables: dict[str, frozenset[str]] = field(default_factory=dict, repr=False, compare=False)
 
     def render(self, name: str, **values: object) -> str:
         return pick_template(self.task.name, name, self.prompts).render(values)
+
+    def variables(self, name: str) -> frozenset[str]:
+        """The values template `name` uses, looked up once a run: an op works out only those
+        (a merge's `original` is its whole joined problem rendered, which the spec's Merge
+        prompt never shows)."""
+        found = self._variables.get(name)
+        if found is None:
+            found = self._variables[name] = frozenset(
+                pick_template(self.task.name, name, self.prompts).variables
+            )
+        return found

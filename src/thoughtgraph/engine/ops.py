@@ -75,8 +75,12 @@ _ONE_THOUGHT = frozenset(
 """The template values `_values` fills about one thought (generate, refine, score, ...)."""
 
 
-def _values(ctx: RunContext, thought: Thought, **extra: object) -> dict[str, object]:
-    """Every value a template may use about one thought (templates take what they need)."""
+def _values(
+    ctx: RunContext, thought: Thought, needed: frozenset[str] | None = None, **extra: object
+) -> dict[str, object]:
+    """Every value a template may use about one thought (templates take what they need);
+    given `needed` (the template's variables), `original`, the thought's whole problem
+    rendered, only when the template shows it."""
     problem = thought.problem
     shown = _shown(ctx, thought)  # one rendering, under the names the templates use
     values: dict[str, object] = {
@@ -86,12 +90,18 @@ def _values(ctx: RunContext, thought: Thought, **extra: object) -> dict[str, obj
         "input": shown,
         "current": shown,
         "result": shown,
-        "original": ctx.task.render(problem) if problem is not None else "",
         "length": len(problem) if hasattr(problem, "__len__") else "",
         "errors": _errors(thought),
         "previous_errors": "",
     }
+    if needed is None or "original" in needed:
+        values["original"] = ctx.task.render(problem) if problem is not None else ""
     return values | extra
+
+
+def _prompt(ctx: RunContext, name: str, thought: Thought, **extra: object) -> str:
+    """Template `name` rendered about one thought (`_values`, those it uses)."""
+    return ctx.render(name, **_values(ctx, thought, ctx.variables(name), **extra))
 
 
 def _discard(ctx: RunContext, attempts: list[Thought], kept: Thought) -> None:
@@ -221,7 +231,7 @@ async def _model_split(
     """Ask the model to split; its parts stand only if there are exactly `parts` of them."""
     name = op.params_as(SplitParams).prompt
     length = len(source.content) // parts if hasattr(source.content, "__len__") else ""
-    prompt = ctx.render(name, **_values(ctx, source, parts=parts, length=length))
+    prompt = _prompt(ctx, name, source, parts=parts, length=length)
     call_id = f"{op.id}:{item}.answer"
     texts: tuple[str, ...] = ()
     error = None
@@ -314,7 +324,7 @@ async def generate(ctx: RunContext, op: OpView, inputs: list[Thought]) -> list[T
         if params.max_regenerations:
 
             def prompt(previous: Thought | None) -> str:
-                return ctx.render(name, **_values(ctx, source, previous_errors=_errors(previous)))
+                return _prompt(ctx, name, source, previous_errors=_errors(previous))
 
             return [
                 await _until_good(
@@ -334,7 +344,7 @@ async def generate(ctx: RunContext, op: OpView, inputs: list[Thought]) -> list[T
             op,
             item=item,
             kind=name,
-            prompt=ctx.render(name, **_values(ctx, source)),
+            prompt=_prompt(ctx, name, source),
             problem=source.problem,
             parents=[source],
         )
@@ -383,17 +393,22 @@ async def aggregate(ctx: RunContext, op: OpView, inputs: list[Thought]) -> list[
     name = params.prompt
     shown = [_shown(ctx, t) for t in inputs]
     problem = ctx.task.join([t.problem for t in inputs])
-    values = {
+    if len(inputs) > 2 and name == "merge":
+        name = "merge_many"
+    needed = ctx.variables(name)  # the joined problem and all results: only when shown
+    values: dict[str, object] = {
         "task": ctx.task.describe(ctx.problem),
         "format": ctx.task.format(),
-        "original": ctx.task.render(problem),
         "count": len(inputs),
         "result_a": shown[0],
         "result_b": shown[1],
-        "results": "\n".join(f"<{_tag(i)}>{text}</{_tag(i)}>" for i, text in enumerate(shown)),
     }
-    if len(inputs) > 2 and name == "merge":
-        name = "merge_many"
+    if "original" in needed:
+        values["original"] = ctx.task.render(problem)
+    if "results" in needed:
+        values["results"] = "\n".join(
+            f"<{_tag(i)}>{text}</{_tag(i)}>" for i, text in enumerate(shown)
+        )
     prompt = ctx.render(name, **values)
     if params.max_extra_merges:
         merged = [
@@ -505,7 +520,7 @@ async def refine(ctx: RunContext, op: OpView, inputs: list[Thought]) -> list[Tho
                 op,
                 thought_id=f"{op.id}:{item}.{attempt}",
                 kind=params.prompt,
-                prompt=ctx.render(params.prompt, **_values(ctx, best)),
+                prompt=_prompt(ctx, params.prompt, best),
                 problem=best.problem,
                 parents=[best],
                 attempt=attempt,
@@ -552,7 +567,7 @@ async def validate_and_improve(ctx: RunContext, op: OpView, inputs: list[Thought
                 op,
                 thought_id=f"{op.id}:{item}.{attempt}",
                 kind=params.prompt,
-                prompt=ctx.render(params.prompt, **_values(ctx, current)),
+                prompt=_prompt(ctx, params.prompt, current),
                 problem=current.problem,
                 parents=[current],
                 attempt=attempt,
@@ -622,7 +637,7 @@ async def score(ctx: RunContext, op: OpView, inputs: list[Thought]) -> list[Thou
             thought,
             call_id=f"{op.id}:{item}.score",
             kind=name,
-            prompt=ctx.render(name, **_values(ctx, thought)),
+            prompt=_prompt(ctx, name, thought),
             samples=params.samples,
         )
 

@@ -35,7 +35,10 @@ class ThoughtFactory:
     # --- rounds -----------------------------------------------------------------------------
     def start_round(self, op: OpRef) -> int:
         """An op starts once all its inputs are done: in the round the latest of them ended."""
-        return max((self.state.ops[i].end_round for i in op.inputs), default=0)
+        inputs, ops = op.inputs, self.state.ops
+        if len(inputs) == 1:  # most ops: asked two or three times each
+            return ops[inputs[0]].end_round
+        return max((ops[i].end_round for i in inputs), default=0)
 
     def end_round(self, op: OpRef) -> int:
         """The round the op ended in: its start, or its latest model round."""
