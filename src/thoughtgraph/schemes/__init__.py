@@ -20,6 +20,7 @@ instead (k samples per thought, higher is better, no ground-truth op: document m
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -396,9 +397,10 @@ def build(
     if graph is None:
         graph = builder(**settings)
         if key is not None and len(graph.ops) <= _MOST_OPS_KEPT:
-            if len(_BUILT) >= _MOST_KEPT:
-                _BUILT.pop(next(iter(_BUILT)))  # the oldest
-            _BUILT[key] = graph
+            with _BUILT_LOCK:  # runs in threads build too (Jupyter's helper, a user's pool)
+                if len(_BUILT) >= _MOST_KEPT:
+                    _BUILT.pop(next(iter(_BUILT)))  # the oldest
+                _BUILT[key] = graph
     return graph
 
 
@@ -407,6 +409,7 @@ def build(
 # validating) the same ops again for every sample. Bounded: the graphs of at most 64 shapes,
 # none above 5,000 ops (a bigger graph's build is small beside its run, and its memory is not).
 _BUILT: dict[tuple[object, ...], Graph] = {}
+_BUILT_LOCK = threading.Lock()
 _MOST_KEPT = 64
 _MOST_OPS_KEPT = 5_000
 
