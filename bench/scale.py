@@ -10,8 +10,9 @@ default parts of 8 numbers. The floor is depth x latency (model rounds on the cr
 "outside s" the rest of `solve` (the graph's build and check before it, the result after).
 The run is on one thread, so its CPU shows what the wall time pays beyond the floor: "CPU s"
 is the process CPU of the whole `solve`, split into the answer reader
-(`SortingTask.parse_reply`), the simulated model's answer function (`SimulatedModel.answer`)
-and the rest (the engine and asyncio). Prints figures; asserts nothing. Targets (issue 30):
+(`SortingTask.parse_reply`), the task's other code that the engine calls (`score`, `render`,
+`split`, `join`), the simulated model (`SimulatedModel.answer` and the seed of each answer,
+`_rng`) and the rest (the engine and asyncio). Prints figures; asserts nothing. Targets (issue 30):
 wall / floor <= 1.4 at 8,192 and <= 2.0 at 32,768 (goal 1.1 / 1.2).
 """
 
@@ -58,9 +59,12 @@ def child(size: int, latency: float) -> dict[str, Any]:
 
     model = f"sim:latency={latency},error=0"
     thoughtgraph.solve("sorting", random.Random(1).choices(range(10), k=64), model=model)
-    reader, sim = Clock(), Clock()
+    reader, task, sim = Clock(), Clock(), Clock()
     reader.wrap(SortingTask, "parse_reply")
+    for name in ("score", "render", "split", "join"):
+        task.wrap(SortingTask, name)
     sim.wrap(SimulatedModel, "answer")
+    sim.wrap(SimulatedModel, "_rng")
     numbers = random.Random(0).choices(range(10), k=size)
     parts = -(-size // 8)
     started, cpu = time.perf_counter(), time.process_time()
@@ -74,6 +78,7 @@ def child(size: int, latency: float) -> dict[str, Any]:
         "outside": whole - result.wall_seconds,
         "cpu": cpu,
         "reader": reader.seconds,
+        "task": task.seconds,
         "sim": sim.seconds,
         "solved": result.output == sorted(numbers),
     }
@@ -112,9 +117,9 @@ def main() -> None:
     )
     print(
         "| numbers | requests | depth | floor s | wall s | wall / floor | target | outside s "
-        "| CPU s | reader s | sim s | engine s | solved |"
+        "| CPU s | reader s | task s | sim s | engine s | solved |"
     )
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for size in args.sizes:
         rows = runs[size]
 
@@ -124,16 +129,17 @@ def main() -> None:
         first = rows[0]
         floor = first["depth"] * args.latency
         target = f"<= {TARGETS[size]}" if size in TARGETS else ""
-        engine = mid("cpu") - mid("reader") - mid("sim")
+        engine = mid("cpu") - mid("reader") - mid("task") - mid("sim")
         print(
             f"| {size:,} | {first['calls']:,} | {first['depth']} | {floor:.2f} | {mid('wall'):.3f} "
             f"| {mid('wall') / floor:.2f} | {target} | {mid('outside'):.3f} | {mid('cpu'):.3f} "
-            f"| {mid('reader'):.3f} | {mid('sim'):.3f} | {engine:.3f} "
+            f"| {mid('reader'):.3f} | {mid('task'):.3f} | {mid('sim'):.3f} | {engine:.3f} "
             f"| {sum(r['solved'] for r in rows)}/{len(rows)} |"
         )
     print(
         "wall = the run's own (Result.wall_seconds); CPU = the process's over the whole solve: "
-        "the answer reader, the simulated model's answers and the engine"
+        "the answer reader (parse_reply), the task's other code the engine calls (score, "
+        "render, split, join), the simulated model (its answers and their seeds) and the engine"
     )
     print(
         f"load average (1, 5, 15 min) at the start: {' '.join(f'{x:.2f}' for x in load)}, "
