@@ -121,7 +121,8 @@ class FakeOpenAI:
     latency: seconds every answer waits before it is sent (a model's think time, for benches).
     one_choice: llama.cpp's llama-server: any request with n > 1 is refused with this status
         (500 or 400) and its message "Only one completion choice is allowed".
-    thinking, think_tokens: a reasoning model (see the module doc).
+    thinking, think_tokens: a reasoning model (see the module doc); reasoning_details: its usage
+        says how many tokens were thinking (`completion_tokens_details`), as vLLM's does not.
     context: the model's context, as vLLM refuses a request past it (400, its own words).
     streamed: for each streaming fault (trickle_*, endless, huge), the bytes it wrote and
         whether it wrote them all (False: the client left first).
@@ -141,6 +142,7 @@ class FakeOpenAI:
     one_choice: int | None = None
     thinking: str | None = None  # "inline", "reasoning_content" or "reasoning": a model that thinks
     think_tokens: int = 1500
+    reasoning_details: bool = True  # usage says how many tokens were thinking (vLLM: no)
     context: int | None = None  # vLLM's max_model_len: a larger prompt + max_tokens is a 400
     produced: int = 0  # tokens made in 200 answers (prompt + completion, thinking included)
     requests: list[Request] = field(default_factory=list)
@@ -509,8 +511,9 @@ def _thinking_completion(
             "prompt_tokens": prompt_tokens,
             "completion_tokens": completion_tokens,
             "total_tokens": prompt_tokens + completion_tokens,
-            "completion_tokens_details": {"reasoning_tokens": thinking_tokens},
         }
+        if fake.reasoning_details:
+            data["usage"]["completion_tokens_details"] = {"reasoning_tokens": thinking_tokens}
     return data
 
 

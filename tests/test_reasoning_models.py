@@ -140,6 +140,21 @@ def test_solve_reads_the_final_answer_and_bills_the_thinking(capsys, form, usage
     assert "reasoning hit" not in err  # the default cap made room once the model reasoned
 
 
+def test_no_cap_reads_the_final_answer_and_a_server_that_bills_thinking_unsaid(capsys):
+    """`--max-completion-tokens 0` sends no cap; a server whose usage does not break the
+    thinking down (vLLM, llama.cpp) still has it billed, and reported as its share."""
+    with FakeOpenAI(thinking="inline", reasoning_details=False) as server:
+        code, out, err = solve(
+            capsys, server, "--scheme", "io", "--max-completion-tokens", "0", "--json"
+        )
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["output"] == SORTED and data["tokens"] == server.produced
+    [request] = server.requests
+    assert "max_tokens" not in request.body
+    assert 0.9 * server.think_tokens <= data["reasoning_tokens"] < data["completion_tokens"]
+
+
 def test_the_default_cap_makes_room_once_a_reply_shows_reasoning(capsys):
     """The first reply, cut by the default cap while the model thought, is asked again at once
     with room to think; every later request has that room from the start."""

@@ -782,6 +782,10 @@ def _with_usage(
         usage, _int(usage.get("completion_tokens")), prompt_tokens
     )
     thinking = min(_int(reasoning.reasoning_tokens(usage)), completion)
+    if not thinking and any(c.reasoning for c in choices):  # vLLM, llama.cpp: not broken down
+        thinking = reasoning.thinking_share(
+            completion, sum(len(c.reasoning) for c in choices), sum(len(c.answer) for c in choices)
+        )
     if len(choices) == 1:  # the usual request: nothing to spread
         return [_completion(choices[0], Usage(prompt_tokens, completion), thinking)]
     prompt_shares = spread(prompt_tokens, [1] * len(choices))

@@ -118,6 +118,14 @@ def billed_completion(usage: Mapping[str, object], completion: int, prompt: int)
     return completion + thinking if left_out else completion
 
 
+def thinking_share(completion: int, thinking_chars: int, answer_chars: int) -> int:
+    """Of `completion` tokens, those that were thinking, when a server bills them without
+    saying how many (vLLM, llama.cpp): in proportion to the thinking's share of the text."""
+    if not thinking_chars:
+        return 0
+    return completion * thinking_chars // (thinking_chars + answer_chars)
+
+
 def hit_cap_line(cap: int) -> str:
     """The one line that says a reply was cut by the completion cap while the model thought."""
     return f"the model's reasoning hit --max-completion-tokens {cap}: raise it or set 0"
