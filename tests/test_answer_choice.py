@@ -217,9 +217,14 @@ def test_a_reply_of_thousands_of_examples_and_nested_brackets_is_read_in_one_pas
 
 
 def test_a_task_counting_other_things_keeps_lower_case_keys():
-    """Task files count anything (`{"tea": 3}`): only keyword counting asks for places."""
-    assert parse_counts('Here: {"Tea": 3, "jam": 1}') == {"Tea": 3, "jam": 1}
-    assert parse_counts('Here: {"Tea": 3, "jam": 1}', places=True) == {"Tea": 3}
+    """Task files count anything (`{"tea": 3}`): only keyword counting asks for places, and
+    even there an object naming a place is read with every key as written (issue 29: dropping
+    gpt-3.5's `"country": 1` scored its answer better than it was)."""
+    assert parse_counts('Here: {"tea": 3, "jam": 1}') == {"tea": 3, "jam": 1}
+    assert parse_counts('Here: {"Tea": 3, "jam": 1}', places=True) == {"Tea": 3, "jam": 1}
+    assert parse_counts('Here: {"tea": 3, "jam": 1}\nOutput: {"Peru": 1}', places=True) == {
+        "Peru": 1
+    }  # an object of field names alone is no count of places
 
 
 def test_a_merged_block_holding_no_word_of_its_own_is_no_merged_document():

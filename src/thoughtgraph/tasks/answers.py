@@ -17,12 +17,15 @@ scores as a failure, never a made-up answer that could become a part's best thou
   prints. A fence holding just a value is no program.
 - *for another input*: a candidate after an input the model restated that is not the real one
   (`Input: [9, 4]` then `Output: [4, 9]`, a few-shot example repeated with its output, a
-  made-up `Set 1:`), or after an example marker (`for example`, `such as`, `Example usage:`,
-  `here's the output for the example`), until a blank line or the real input restated. What a
+  made-up `Set 1:`), until a blank line or the real input restated, or after an example
+  marker (`for example`, `such as`, `Example usage:`, `here's the output for the example`),
+  until the end of its sentence or a blank line ("nations such as Japan." in a restated
+  passage marks no example). What a
   program prints, written right under it (`Output: [8, 17, 25]` under a fence), belongs to
   the program: it is for another input when the program is (`# Example usage:`).
 - *the input restated under its label* (`Input: [3, 1, 2]`, `Set 1: [...]`): a restatement,
-  not an answer.
+  not an answer; so is what a reply asking for its input restates without a label ("we are
+  not given the second dictionary, please provide it": `choose_in`).
 - *a fragment*: a list inside another list (`[[1, 2], [3, 4]]` gives neither `[1, 2]` nor
   `[3, 4]`), including the endless `[the result is [the result is ...` of a looping model,
   and a list of a run of three or more on one line (`[1, 8, 3], [4, 5, 9], [7, 6, 7], ...`).
@@ -34,7 +37,10 @@ scores as a failure, never a made-up answer that could become a part's best thou
 1. A candidate that repeats something in the prompt without an input label (an *echo*: the
    format example, an example's output, the input copied bare) is used only when there is
    nothing else: then it is what the model answered. (An input that is itself the answer, a list
-   already sorted or a set that is its own intersection, is no echo.)
+   already sorted or a set that is its own intersection, is no echo.) An echo under an answer
+   label is not passed over for a piece of it written before it (a step, a sublist, `[]`):
+   the model built it from them (a merge whose answer equals an input, an answer equal to a
+   few-shot example's sublist).
 2. A complete candidate beats one cut off by the token limit (`[1, 2, 3, 4` at the very end).
 3. A candidate right after an answer label (`Output:`, `Answer:`, `Result:`, ...) beats one
    that is not: the model said that this is its answer.
@@ -48,8 +54,9 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import pairwise
 from typing import Any
@@ -88,9 +95,20 @@ PROGRAM = re.compile(
 )
 # What a program prints, written under it: only blank lines and a label between.
 AFTER_PROGRAM = re.compile(r"\s*(?:(?:output|result|returns?|prints?)\s*:?)?[\s`*]*", re.I)
-# A model's own example: what follows it, to a blank line, is for another input.
+# A model's own example: what follows it, to the end of its sentence or a blank line, is for
+# another input. The sentence bounds it: "countries such as Japan." in a restated passage
+# marks no example for the `Output:` on the next line.
 EXAMPLE = re.compile(r"(?i)\b(?:for example|examples?\b|for instance|e\.g\.|such as|sample input)")
 PARAGRAPH = re.compile(r"\n[ \t]*\n")
+SENTENCE_END = re.compile(r"[.!?](?=\s)")
+# A reply that asks for the input it was given (a capable model finding a merge's second input
+# empty or garbled): what it restates from the prompt is no answer. An offer of more help
+# ("let me know if ...") is no request; a request names what it wants.
+REQUEST = re.compile(
+    r"(?i)\b(?:please (?:provide|share|send|give|supply)|please let me know|"
+    r"(?:could|can|would) you (?:please )?(?:provide|share|send|give|clarify)|"
+    r"once you provide|if you (?:meant to )?provide)"
+)
 _END = 1 << 62  # past any position: bisecting (start, _END) finds the last span starting <= start
 
 
@@ -121,8 +139,75 @@ class Candidate:
 
 
 def choose(candidates: Iterable[Candidate]) -> Candidate | None:
-    """The best usable candidate under the module's rule (None when there is none)."""
-    return max((c for c in candidates if c.usable), key=Candidate.rank, default=None)
+    """The best usable candidate under the module's rule (None when there is none).
+
+    The echo rule passes over an echo only for a rival that could be an answer of its own: an
+    echo under an answer label is not passed over for a piece of it written before it (a step,
+    a sublist, `[]`), which the model built it from (a merge whose answer equals one of its
+    inputs, an answer equal to a few-shot example's sublist)."""
+    usable = [c for c in candidates if c.usable]
+    best = max(usable, key=Candidate.rank, default=None)
+    if best is None or best.echo:
+        return best
+    built = [
+        c
+        for c in usable
+        if c.echo
+        and c.labelled
+        and c.complete
+        and c.start > best.start
+        and piece(best.value, c.value)
+    ]
+    return max(built, key=Candidate.rank, default=best)
+
+
+def piece(part: Any, whole: Any) -> bool:
+    """Is `part` a smaller piece of `whole`: a list of some of its items, a dictionary of some
+    of its keys with at most its counts?"""
+    if isinstance(part, list | tuple) and isinstance(whole, list | tuple):
+        return len(part) < len(whole) and not Counter(part) - Counter(whole)
+    if isinstance(part, dict) and isinstance(whole, dict):
+        return part != whole and all(
+            key in whole and isinstance(n, int) and n <= whole[key] for key, n in part.items()
+        )
+    return False
+
+
+_LINE_REST = re.compile(r"[ \t`*]*\.?[ \t]*(?:\([^()\n]{0,60}\))?[ \t]*(?:\n|\Z)")
+_LINE_LEAD = re.compile(r"[ \t>*`-]*")
+# The body of an object that names nothing: `{}`, or `{"None"}` (a model saying none).
+EMPTY_BODY = re.compile(r"""\s*(?:["']?none["']?)?\s*""", re.IGNORECASE)
+
+
+def alone_on_line(text: str, start: int, end: int) -> bool:
+    """Does the candidate at `start:end` stand on a line of its own (markdown, a final period
+    or a short note in parentheses aside: `{} (no countries mentioned)`)?"""
+    line = text.rfind("\n", 0, start) + 1
+    return _LINE_LEAD.fullmatch(text, line, start) is not None and (
+        _LINE_REST.match(text, end) is not None
+    )
+
+
+def asks_for_input(text: str) -> bool:
+    """Does the reply ask for its input (`please provide the second dictionary`)? Then the
+    values it restates from the prompt are a restatement, not an answer (unless labelled)."""
+    return REQUEST.search(text) is not None
+
+
+def choose_in(text: str, candidates: list[Candidate]) -> Candidate | None:
+    """`choose` for a reply: when the choice would be something the reply may merely restate
+    (an echo of the prompt or an empty value, unlabelled) and the reply asks for its input
+    (a refusal: "we are not given the second dictionary, please provide it"), every such
+    candidate is a restatement and no answer. The request is looked for only then: a plain
+    reply pays nothing for it."""
+    best = choose(candidates)
+    if best is None or not _restating(best) or not asks_for_input(text):
+        return best
+    return choose([replace(c, restated=True) if _restating(c) else c for c in candidates])
+
+
+def _restating(candidate: Candidate) -> bool:
+    return not candidate.labelled and (candidate.echo or not candidate.value)
 
 
 def labelled(text: str, start: int) -> bool:
@@ -225,17 +310,24 @@ def other_input_spans(
     `statements` are the places where the reply states an input, with whether it is the real
     one (the task decides: a list in the prompt's <input>, <part>, ... tags). A stretch starts
     at a stated input that is not the real one, or at an example marker (`for example`, ...),
-    and ends at a blank line or where the real input is stated."""
+    and ends at a blank line or where the real input is stated; one opened by an example
+    marker also ends with the marker's sentence."""
     events: list[tuple[int, int]] = [(pos, 1 if real else 0) for pos, real in statements]
-    events += [(m.start(), 0) for m in EXAMPLE.finditer(text)]
     events += [(m.start(), 2) for m in PARAGRAPH.finditer(text)]
+    markers = {m.start(): m.end() for m in EXAMPLE.finditer(text)}
+    if markers:  # the sentence ends, found once per reply (not once per marker)
+        events += [(m.start(), 3) for m in SENTENCE_END.finditer(text)]
+        events += [(pos, 0) for pos in markers]
     spans: list[tuple[int, int]] = []
-    opened = -1
+    opened, sentence_from = -1, _END  # where a sentence end closes the open stretch
     for pos, kind in sorted(events):
         if kind == 0 and opened < 0:
             opened = pos
-        elif kind > 0 and opened >= 0:
-            spans.append((opened, pos))
+            sentence_from = markers.get(pos, _END)  # an example's: its sentence, after `e.g.`
+        elif kind == 0 and pos in markers and sentence_from < _END:  # `such as e.g.`
+            sentence_from = max(sentence_from, markers[pos])
+        elif opened >= 0 and (kind in (1, 2) or (kind == 3 and pos >= sentence_from)):
+            spans.append((opened, pos + (kind == 3)))
             opened = -1
     if opened >= 0:
         spans.append((opened, len(text)))

@@ -25,7 +25,15 @@ from typing import Any, TypeGuard, cast
 
 from thoughtgraph.errors import InputError
 from thoughtgraph.io.imports import first_line, import_string
-from thoughtgraph.tasks.answers import Candidate, choose, in_code, labelled, restates_input
+from thoughtgraph.tasks.answers import (
+    EMPTY_BODY,
+    Candidate,
+    alone_on_line,
+    choose_in,
+    in_code,
+    labelled,
+    restates_input,
+)
 from thoughtgraph.tasks.base import BaseTask, ParseError, check_parts, mean_score
 from thoughtgraph.tasks.filetask_prompts import prompts_for
 from thoughtgraph.tasks.keywords import split_sentences
@@ -560,7 +568,7 @@ def parse_string_list(text: str, prompt: str = "") -> list[str]:
         items = [item for item in (_bullet_item(m.group(1)) for m in run) if item]
         start = run[0].start()
         candidates.append(Candidate(items, start, True, labelled(text, start)))
-    best = choose(candidates)
+    best = choose_in(text, candidates)
     if best is None:
         raise ParseError("the answer contains no list of strings")
     return list(best.value)
@@ -650,7 +658,7 @@ def parse_count_map(text: str, prompt: str = "") -> dict[str, int]:
         )
         for value, start, end, complete in [*_count_objects(text), *_count_lines(text)]
     ]
-    best = choose(candidates)
+    best = choose_in(text, candidates)
     if best is None:
         raise ParseError("the answer contains no mapping of names to counts")
     return dict(best.value)
@@ -660,7 +668,7 @@ def _count_objects(text: str) -> list[tuple[dict[str, int], int, int, bool]]:
     found = []
     for match in _COUNT_OBJECT.finditer(text):
         body, complete = match.group(1), bool(match.group(2))
-        pairs = _count_pairs(body, complete)
+        pairs = [] if complete and EMPTY_BODY.fullmatch(body) else _count_pairs(body, complete)
         if pairs is None or (not pairs and not _lone_empty(text, match)):
             continue
         found.append((_added(pairs), match.start(), match.end(), complete))
@@ -684,9 +692,12 @@ def _count_pairs(body: str, complete: bool) -> list[tuple[str, int]] | None:
 
 
 def _lone_empty(text: str, match: re.Match[str]) -> bool:
-    """Is this `{}` an answer ("nothing to count"): labelled, or the whole reply?"""
+    """Is this `{}` (or `{"None"}`) an answer ("nothing to count"): labelled, the whole reply,
+    or on a line of its own (code is told apart later, as for every candidate)?"""
+    if labelled(text, match.start()) or alone_on_line(text, match.start(), match.end()):
+        return True
     rest = text[: match.start()] + text[match.end() :]
-    return labelled(text, match.start()) or _FENCE_ONLY.fullmatch(rest) is not None
+    return _FENCE_ONLY.fullmatch(rest) is not None
 
 
 def _count_lines(text: str) -> list[tuple[dict[str, int], int, int, bool]]:

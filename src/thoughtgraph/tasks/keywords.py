@@ -13,9 +13,11 @@ import re
 
 from thoughtgraph.errors import InputError
 from thoughtgraph.tasks.answers import (
+    EMPTY_BODY,
     Candidate,
+    alone_on_line,
     anchor,
-    choose,
+    choose_in,
     in_code,
     labelled,
     other_input_spans,
@@ -162,8 +164,9 @@ def parse_counts(text: str, prompt: str = "", *, places: bool = False) -> dict[s
     """A model's count dictionary, chosen among the reply's candidates by the rule of
     `tasks.answers`: JSON or JSON-like objects, one cut off at the end of the reply, and runs of
     `Country: 2` lines. A dictionary that repeats one in `prompt` (the format example, a
-    few-shot example) is an echo. Repeated keys are added up (a model that lists a country
-    twice has counted both); zero counts are dropped; spellings are normalised where known."""
+    few-shot example) is an echo; one that a reply asking for its input restates is no answer.
+    Repeated keys are added up (a model that lists a country twice has counted both); zero
+    counts are dropped; spellings are normalised where known."""
     if not isinstance(text, str):
         raise ParseError("the answer is not text")
     echoes = [
@@ -174,17 +177,20 @@ def parse_counts(text: str, prompt: str = "", *, places: bool = False) -> dict[s
         (m.start(), not own or m.group(1).strip() in own) for m in _TEXT_LINE.finditer(text)
     ]
     others = other_input_spans(text, statements)
-    best = choose(
-        Candidate(
-            value,
-            start,
-            complete=complete,
-            labelled=labelled(text, start),
-            code=in_code(text, start, end),
-            echo=bool(value) and value in echoes,
-            other_input=within(others, anchor(text, start)),
-        )
-        for start, end, value, complete in _count_candidates(text, places)
+    best = choose_in(
+        text,
+        [
+            Candidate(
+                value,
+                start,
+                complete=complete,
+                labelled=labelled(text, start),
+                code=in_code(text, start, end),
+                echo=bool(value) and value in echoes,
+                other_input=within(others, anchor(text, start)),
+            )
+            for start, end, value, complete in _count_candidates(text, places)
+        ],
     )
     if best is not None:
         return dict(best.value)
@@ -201,28 +207,36 @@ def _none_only_in_code(text: str) -> bool:
 
 
 def _empty_answer(text: str, match: re.Match[str]) -> bool:
-    """Is this `{}` an answer ("no country named") rather than code (`f"{i} {}"`, `x = {}`)?
-    Only when it is labelled or is the whole reply."""
-    if match.group(1).strip():
+    """Is this `{}` (or `{"None"}`: none named) an answer ("no country named") rather than
+    code (`f"{i} {}"`, `x = {}`)? Only when it is labelled, is the whole reply or stands on a
+    line of its own (code on its line or in a program is told apart later, as for every
+    candidate)."""
+    if not EMPTY_BODY.fullmatch(match.group(1)):
         return False
-    return labelled(text, match.start()) or _ONLY_EMPTY.fullmatch(text) is not None
+    return (
+        labelled(text, match.start())
+        or _ONLY_EMPTY.fullmatch(text) is not None
+        or alone_on_line(text, match.start(), match.end())
+    )
 
 
 def _count_candidates(text: str, places: bool) -> list[tuple[int, int, dict[str, int], bool]]:
     """(start, end, counts, complete) for every object naming places and every run of
     `Country: N` lines. An object whose keys are no place (`{"count": 2}`, `{"id": 1}`) is data
-    about something else: no candidate (with `places`: counts of countries; a task counting
-    other things takes every key)."""
+    about something else: no candidate, unless the model labels it its answer (`Output:
+    {"country": 1}`, a wrong answer, still an answer) (with `places`: counts of countries; a
+    task counting other things takes every key). An object naming a place keeps every key."""
     keep = _places if places else _every
     found: list[tuple[int, int, dict[str, int], bool]] = []
     for match in _OBJECT.finditer(text):
         pairs = _PAIR.findall(match.group(1))
-        kept = keep(pairs)
-        if kept or (not pairs and _empty_answer(text, match)):
-            found.append((match.start(), match.end(), _counts(kept), True))
+        if pairs and (keep(pairs) or labelled(text, match.start())):
+            found.append((match.start(), match.end(), _counts(pairs), True))
+        elif not pairs and _empty_answer(text, match):
+            found.append((match.start(), match.end(), {}, True))
     cut = _OPEN_OBJECT.search(text)
     if cut and keep(_PAIR.findall(cut.group(1))):
-        found.append((cut.start(), cut.end(), _counts(keep(_PAIR.findall(cut.group(1)))), False))
+        found.append((cut.start(), cut.end(), _counts(_PAIR.findall(cut.group(1))), False))
     run_start, run_end = -1, -1
     run_pairs: list[tuple[str, str]] = []
     for match in _LINE_PAIR.finditer(text):
@@ -245,7 +259,10 @@ def _every(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
 def _places(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """The pairs whose name could be a place: a country we know, or a capitalised name (a
     model may count a region or misspell a country: a wrong answer, still an answer). A
-    lower-case key (`count`, `total`, `country_name`) names a field, not a place."""
+    lower-case key (`count`, `total`, `country_name`) names a field, not a place: an object of
+    such keys alone is data about something else, unless the model labels it its answer. An
+    object naming a place is read whole, every key as written (`"country": 1` beside
+    `"Peru": 2` is part of the answer: dropping it would score the answer better than it is)."""
     return [(n, c) for n, c in pairs if n.strip()[:1].isupper() or canonical(n) in _KNOWN]
 
 

@@ -33,7 +33,15 @@ _NONE = re.compile(
     r"|no common (?:numbers?|elements?|values?)|nothing in common|have none in common"
     r"|(?:intersection|result|answer|output) is (?:an? |the )?empty|empty intersection)\b"
     r"|\A\s*none\.?\s*\Z"
+    r"""|[{\[]\s*["']?none["']?\s*[}\]]"""  # `{"None"}`, `[None]`: a set naming none
 )
+# Two to four lists side by side on a line of their own (after an optional label): a merge
+# written as its inputs appended, `[], [14, 24, 20]`: their numbers, one answer.
+_APPENDED = re.compile(
+    r"(?m)^([ \t>*`]*(?:[A-Za-z][\w ]{0,30}:[ \t]*)?)"
+    r"(\[[^\[\]\n]*\](?:[ \t]*,[ \t]*\[[^\[\]\n]*\]){1,3})([ \t]*[.`]*[ \t]*)$"
+)
+_ONE_LIST = re.compile(r"\[([^\[\]\n]*)\]")
 _LISTS = SortingTask()  # reads a JSON object of integer lists
 _WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
 
@@ -198,7 +206,9 @@ def parse_set(text: str, prompt: str = "", answers: Iterable[Iterable[int]] = ()
     """The answer's numbers, ascending (duplicates kept so the score can count them).
 
     Copes with what `parse_int_list` copes with (code fences, `Output:`, prose), with sets
-    written in braces (`{3, 11}`) and with answers saying there is no common number. A list
+    written in braces (`{3, 11}`), with a merge written as its lists appended on one line
+    (`[], [14, 24, 20]`: their numbers) and with answers saying there is no common number (in
+    words, or `{"None"}`). A list
     that repeats one in `prompt` (in any order) is an echo, chosen only when nothing else is,
     unless it is in `answers` (a set that is its own intersection).
     """
@@ -206,12 +216,20 @@ def parse_set(text: str, prompt: str = "", answers: Iterable[Iterable[int]] = ()
         raise ParseError("the answer is not text")
     try:
         braced = _BRACED.sub(r"[\1]", text)
+        if "]," in braced:
+            braced = _APPENDED.sub(_appended, braced)
         prompt = _BRACED.sub(r"[\1]", prompt)
         return sorted(parse_int_list(braced, prompt, unordered=True, answers=answers))
     except ParseError as exc:
         if any(not in_code(text, m.start()) for m in _NONE.finditer(text)):
             return []
         raise exc from None
+
+
+def _appended(match: re.Match[str]) -> str:
+    """`[], [14, 24]` -> `[14, 24]`: the lists of a line written side by side, as one."""
+    items = [body.strip() for body in _ONE_LIST.findall(match.group(2))]
+    return match.group(1) + "[" + ", ".join(i for i in items if i) + "]" + match.group(3)
 
 
 def intersection_errors(problem: SetProblem, output: list[int]) -> Score:

@@ -20,7 +20,7 @@ from thoughtgraph.tasks.answers import (
     Candidate,
     alternatives,
     anchor,
-    choose,
+    choose_in,
     in_code,
     labelled,
     looped,
@@ -194,20 +194,23 @@ def parse_int_list(
         keyed.append((start, end, value, complete, key, restated))
     others = other_input_spans(text, statements)
     offered = alternatives(text, [(start, end) for start, end, *_ in keyed])
-    best = choose(
-        Candidate(
-            value,
-            start,
-            complete,
-            labelled(text, start),
-            code=in_code(text, start, end),
-            echo=key in echoes,
-            other_input=within(others, anchor(text, start)),
-            restated=restated,
-            fragment=start in inner,
-            alternative=start in offered,
-        )
-        for start, end, value, complete, key, restated in keyed
+    best = choose_in(
+        text,
+        [
+            Candidate(
+                value,
+                start,
+                complete,
+                labelled(text, start),
+                code=in_code(text, start, end),
+                echo=key in echoes,
+                other_input=within(others, anchor(text, start)),
+                restated=restated,
+                fragment=start in inner,
+                alternative=start in offered,
+            )
+            for start, end, value, complete, key, restated in keyed
+        ],
     )
     if best is None:
         raise ParseError(
