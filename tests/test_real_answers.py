@@ -8,6 +8,11 @@ the text: the parser must say so (a scored failure), not invent one. Entries wit
 the parser read them; bench/parse_agreement.py reports agreement per split. A held-out reply
 the parser reads wrong stays in the corpus with `parser_misses` (why) and is an expected
 failure here, so the corpus keeps telling the truth about the parser.
+
+`top/` holds capable models' replies: a sample of gpt-3.5-turbo's and Llama-3-70B-Instruct's
+replies in the Tree of Problems release (Apache-2.0; its README says how they were drawn and
+split), each with the release's prompt as a template and the values it was filled with, and the
+problem the reply answers (given to the parser, as a run gives it).
 """
 
 from __future__ import annotations
@@ -25,14 +30,24 @@ FIXTURES = Path(__file__).parent / "fixtures" / "real_answers"
 
 def _cases() -> list[Any]:
     cases = []
-    for path in sorted(FIXTURES.glob("*.json")):
+    for path in sorted(FIXTURES.glob("*.json")) + sorted(FIXTURES.glob("top/*.json")):
         corpus = json.loads(path.read_text())
+        name = path.stem if path.parent == FIXTURES else f"top-{path.stem}"
         for index, case in enumerate(corpus["answers"]):
             marks = []
             if case.get("parser_misses"):  # a held-out reply the parser reads wrong: kept, said
                 marks = [pytest.mark.xfail(strict=True, reason=case["parser_misses"])]
-            cases.append(pytest.param(corpus["task"], case, id=f"{path.stem}-{index}", marks=marks))
+            entry = _with_prompt(corpus, case)
+            cases.append(pytest.param(corpus["task"], entry, id=f"{name}-{index}", marks=marks))
     return cases
+
+
+def _with_prompt(corpus: dict[str, Any], case: dict[str, Any]) -> dict[str, Any]:
+    """The entry with its prompt: given, or its template filled (`{{` is a brace)."""
+    if "prompt" in case:
+        return case
+    template = corpus["templates"][case["prompt_of"]].strip()
+    return {**case, "prompt": template.format(**case["fields"])}
 
 
 CASES = _cases()
@@ -46,11 +61,21 @@ def test_the_corpus_covers_all_four_tasks_and_says_why():
         assert entry["answer"] and entry["prompt"] and len(entry["why"]) > 20
 
 
+def test_the_capable_models_sample_holds_both_models_both_splits_and_no_answers():
+    top = [case.values[1] for case in CASES if "model" in case.values[1]]
+    assert {c["model"] for c in top} == {"gpt-3.5-turbo", "llama-3-70b-instruct"}
+    assert {c["split"] for c in top} == {"tune", "heldout"}
+    assert sum(bool(c.get("parse_error")) for c in top) >= 4  # refusals: no answer
+    assert len(top) <= 400  # a sample, never the release
+
+
 @pytest.mark.parametrize(("task_name", "case"), CASES)
 def test_a_real_answer_parses_as_expected(task_name: str, case: dict[str, Any]):
     task = get_task(task_name)
+    problem = task.parse_input(case["input"]) if "input" in case else None
     if case.get("parse_error"):
         with pytest.raises(ParseError):
-            task.parse_reply(case["answer"], None, case["prompt"])
+            task.parse_reply(case["answer"], problem, case["prompt"])
         return
-    assert task.parse_reply(case["answer"], None, case["prompt"]) == case["expected"], case["why"]
+    got = task.parse_reply(case["answer"], problem, case["prompt"])
+    assert got == case["expected"], case["why"]
