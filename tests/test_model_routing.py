@@ -371,3 +371,9 @@ def test_the_jupyter_summary_has_a_row_per_model():
     assert f"model {result.model}" in rows
     plain = dict(result_rows(thoughtgraph.solve("sorting", [3, 1, 2], "sim")))
     assert not [name for name in plain if name.startswith("model ")]
+
+
+def test_a_routed_kind_the_graph_never_calls_is_a_note(capsys):
+    code, _, err = run(capsys, "--input", "[3, 1, 2]", "--scheme", "io", "--model-for", "merge=sim")
+    assert code == 0
+    assert err == "note: --model-for merge: this graph makes no merge call (it calls: io)\n"

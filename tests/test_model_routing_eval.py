@@ -81,13 +81,17 @@ def test_the_simulated_routed_model_is_fresh_per_pair(tmp_path: Path):
     assert [r.spend_by_model for r in one.results] == [r.spend_by_model for r in many.results]
 
 
-def test_a_rerun_with_other_routed_models_reruns_its_pairs(capsys, tmp_path: Path):
+def test_a_rerun_with_other_routed_models_reruns_the_pairs_that_call_them(capsys, tmp_path):
     out = str(tmp_path / "run")
-    base = ["--size", "32", "--samples", "2", "--schemes", "got", "--out", out]
-    code, _, err = run(capsys, *base, "--model-for", "merge=sim:error=0")
+    base = ["--size", "32", "--samples", "2", "--schemes", "io,got", "--out", out]
+    code, _, err = run(capsys, *base)
     assert code == 0, err
     code, _, err = run(capsys, *base, "--model-for", "merge=sim:error=0")
-    assert "2 pairs already done" in err and "rerun" not in err
+    # got merges: its pairs run again; io makes no merge call: its pairs are as they were
+    assert "note: 2 pairs rerun: the models of the kinds routed to others changed" in err
+    assert "2 pairs already done" in err
+    code, _, err = run(capsys, *base, "--model-for", "merge=sim:error=0")
+    assert "4 pairs already done" in err and "rerun" not in err
     code, _, err = run(capsys, *base, "--model-for", "merge=sim:error=1")
     assert "note: 2 pairs rerun: the models of the kinds routed to others changed" in err
 
@@ -173,3 +177,22 @@ def test_compare_names_the_routed_models_of_each_run(capsys, tmp_path: Path):
     assert f"(merge: {STRONG})" in out, out + err
     manifest = json.loads((tmp_path / "two" / "eval.json").read_text())
     assert manifest["model_for"] == {"merge": STRONG}
+
+
+def test_a_routed_kind_no_row_calls_is_a_note(capsys, tmp_path: Path):
+    code, _, err = run(
+        capsys,
+        "--samples",
+        "1",
+        "--schemes",
+        "io,cot",
+        "--model-for",
+        "merge=sim:error=0",
+        "--out",
+        str(tmp_path / "run"),
+    )
+    assert code == 0, err
+    assert (
+        "note: --model-for merge: no row of this evaluation makes a merge call (they call: cot, io)"
+        in err
+    )

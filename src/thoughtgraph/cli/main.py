@@ -321,6 +321,13 @@ def solve(
         )
         return
     lm, routed = models_from_flags(model, openai.by_flag(), tuple(model_for or ()))
+    for kind in routed:  # a kind this graph never calls: its model would answer nothing
+        if kind not in prepared.graph.call_kinds:
+            calls = ", ".join(prepared.graph.call_kinds) or "none"
+            typer.echo(
+                f"note: --model-for {kind}: this graph makes no {kind} call (it calls: {calls})",
+                err=True,
+            )
     run_options = RunOptions(
         concurrency=concurrency,
         max_requests=max_requests,

@@ -227,6 +227,13 @@ class Graph(BaseModel):
             op.kind == "score" and getattr(op.params, "scorer", None) == "model" for op in self.ops
         )
 
+    @property
+    def call_kinds(self) -> list[str]:
+        """The kinds of call its ops may make, sorted: their prompts' names, a merge of more
+        than two being a merge (as the calls are recorded and `--model-for` routes them)."""
+        names = {op.prompt for op in self.ops if op.prompt is not None}
+        return sorted({"merge" if name == "merge_many" else name for name in names})
+
     def bfs_order(self) -> list[str]:
         """The controller's order: roots first, then each successor once all its inputs ran."""
         order, _cyclic = topological({op.id: list(dict.fromkeys(op.inputs)) for op in self.ops})

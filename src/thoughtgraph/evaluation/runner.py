@@ -383,11 +383,7 @@ def pair_fingerprints(
 ) -> dict[tuple[str, int | str], fingerprint.Fingerprint]:
     """Each (row, sample) of the plan -> what decides its answer (`fingerprint.py`): the same
     for every repeat, whose seed is its key's. `routed`: the kinds sent to other models."""
-    common = {
-        **fingerprint.of_model(model),
-        **fingerprint.of_routes(routed or {}),
-        "task": fingerprint.of_task(the_plan.the_task),
-    }
+    common = {**fingerprint.of_model(model), "task": fingerprint.of_task(the_plan.the_task)}
     graphs: dict[tuple[str, int], fingerprint.Fingerprint] = {}
     found = {}
     for sample in the_plan.samples:
@@ -395,18 +391,23 @@ def pair_fingerprints(
         for scheme in the_plan.schemes:
             size = len(sample.input)
             if (scheme, size) not in graphs:
-                graphs[scheme, size] = _graph_parts(the_plan, scheme, size)
+                graphs[scheme, size] = _graph_parts(the_plan, scheme, size, routed or {})
             found[scheme, sample.id] = {**common, "row": row, **graphs[scheme, size]}
     return found
 
 
-def _graph_parts(the_plan: EvalPlan, scheme: str, size: int) -> fingerprint.Fingerprint:
-    """A row's graph at a size as its pairs run it, and the prompt texts it sends in place of
-    the task's."""
+def _graph_parts(
+    the_plan: EvalPlan, scheme: str, size: int, routed: Mapping[str, LanguageModel]
+) -> fingerprint.Fingerprint:
+    """A row's graph at a size as its pairs run it, the prompt texts it sends in place of the
+    task's, and the models of the routed kinds it calls (a row that calls none of them, `io`
+    beside `--model-for merge`, is the row it was without them)."""
     graph = judged(the_plan.graph_for(scheme, size), the_plan.task)
     mine = {op.prompt for op in graph.ops if op.prompt is not None}
     sent = fingerprint.of_prompts({slot: text for slot, text in the_plan.prompts if slot in mine})
-    parts = {"graph": fingerprint.of_graph(graph)}
+    calls = graph.call_kinds
+    routes = fingerprint.of_routes({k: lm for k, lm in routed.items() if k in calls})
+    parts = {"graph": fingerprint.of_graph(graph), **routes}
     return parts if sent is None else {**parts, "prompts": sent}
 
 

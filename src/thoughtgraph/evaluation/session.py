@@ -38,6 +38,7 @@ from thoughtgraph.evaluation.runner import (
     PairRunner,
     Resumed,
     check_folder,
+    judged,
     plan,
     rows_built,
     run_pairs,
@@ -190,6 +191,7 @@ async def run(
     for each in (lm, *routed.values()):  # a cost cap without a price: refused before anything
         config.run.price_of(each)
     _note_unsampled(plans[0], lm, config)
+    _note_uncalled(plans, routed, config)
     with _root(config.out) as (root, keep):
         folders = [root] if len(plans) == 1 else [root / f"size-{p.size}" for p in plans]
         done = _claim(plans, folders, root, lm, keep, routed)
@@ -423,6 +425,28 @@ def pair_models(s: EvalConfig, routed: Mapping[str, LanguageModel]) -> dict[str,
         kind: given[kind] if isinstance(given.get(kind), str) and _simulated(lm) else lm
         for kind, lm in routed.items()
     }
+
+
+def _note_uncalled(
+    plans: list[EvalPlan], routed: Mapping[str, LanguageModel], s: EvalConfig
+) -> None:
+    """One note per routed kind that no row of the evaluation calls: its model answers
+    nothing (a typo of intent, such as `--model-for merge` beside `--schemes io,cot`)."""
+    if not routed:
+        return
+    called: set[str] = set()
+    for the_plan in plans:
+        for row in the_plan.schemes:
+            graph = judged(the_plan.graph_for(row, the_plan.size), the_plan.task)
+            called |= set(graph.call_kinds)
+    for kind in routed:
+        if kind not in called:
+            s.say(
+                Note(
+                    f"{s.word('models', '--model-for')} {kind}: no row of this evaluation makes "
+                    f"a {kind} call (they call: {', '.join(sorted(called)) or 'none'})"
+                )
+            )
 
 
 def _check_backend_routes(

@@ -136,18 +136,12 @@ MODEL_PARAM = "model."
 """The prefix of a trial's choice of model for one kind of call (`model.merge`: `big`)."""
 
 
-def call_kinds(graph: Graph) -> list[str]:
-    """The kinds of call a graph makes (its prompts' names; a merge of more than two is a
-    merge), in order: what a trial chooses a model for."""
-    return sorted({"merge" if name == "merge_many" else name for name in _sent(graph)})
-
-
 def suggest_models(trial: Suggester, graph: Graph, names: Sequence[str]) -> dict[str, Any]:
     """Ask the trial, for each kind of call its graph makes, which of the candidate models
     (`tune --models NAME=SPEC,...`) answers it."""
     return {
         f"{MODEL_PARAM}{kind}": trial.suggest_categorical(f"{MODEL_PARAM}{kind}", list(names))
-        for kind in call_kinds(graph)
+        for kind in graph.call_kinds
     }
 
 
