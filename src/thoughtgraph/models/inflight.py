@@ -43,8 +43,7 @@ import asyncio
 import logging
 import threading
 import weakref
-from collections.abc import AsyncIterator
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 
 logger = logging.getLogger(__name__)
@@ -61,29 +60,61 @@ class Slot:
 
 
 class _Gate:
-    """Admits requests to one endpoint, on one loop, while fewer than its limit are in flight."""
+    """Admits requests to one endpoint, on one loop, while fewer than its limit are in flight.
+
+    A request that finds the gate open and no one waiting goes straight through (the usual
+    case: no limit is known); the others wait their turn on the condition, woken as slots free.
+    The gate lives on one loop, so its counts need no lock."""
 
     def __init__(self, endpoint: Endpoint) -> None:
         self.endpoint = endpoint
         self.in_flight = 0
+        self._waiting = 0
         self._changed = asyncio.Condition()
 
     def _open(self) -> bool:
         limit = self.endpoint.limit
         return limit is None or self.in_flight < limit
 
-    @asynccontextmanager
-    async def slot(self) -> AsyncIterator[Slot]:
-        async with self._changed:
-            await self._changed.wait_for(self._open)
-            taken = self.endpoint.taken(self.in_flight)
-            self.in_flight += 1
+    def slot(self) -> _Held:
+        return _Held(self)
+
+    async def take(self) -> Slot:
+        if not self._waiting and self._open():  # no one ahead in the queue
+            return self._admit()
+        self._waiting += 1
         try:
-            yield taken
-        finally:
             async with self._changed:
-                self.in_flight -= 1
+                await self._changed.wait_for(self._open)
+                return self._admit()
+        finally:
+            self._waiting -= 1
+
+    def _admit(self) -> Slot:
+        taken = self.endpoint.taken(self.in_flight)
+        self.in_flight += 1
+        return taken
+
+    async def release(self) -> None:
+        self.in_flight -= 1
+        if self._waiting:
+            async with self._changed:
                 self._changed.notify_all()
+
+
+class _Held(AbstractAsyncContextManager[Slot]):
+    """A slot held for the time of one request (`async with endpoint.slot() as slot`)."""
+
+    __slots__ = ("_gate",)
+
+    def __init__(self, gate: _Gate) -> None:
+        self._gate = gate
+
+    async def __aenter__(self) -> Slot:
+        return await self._gate.take()
+
+    async def __aexit__(self, *_exc: object) -> None:
+        await self._gate.release()
 
 
 class Endpoint:

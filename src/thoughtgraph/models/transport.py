@@ -5,9 +5,10 @@ fallback); a transport only sends the JSON body and brings back the status, the 
 the body, or says how it failed, in transport-neutral terms (`Timeout`, `Unreachable`,
 `Broken`, `TooLarge`). Two transports do that:
 
-- `lean` (the default): aiohttp with orjson. About a tenth of the client CPU of the SDK per
-  request (bench/transport.py): a local server answering thousands of requests a second is no
-  longer starved by its one client;
+- `lean` (the default): orjson, over `http1` (HTTP/1.1 on asyncio's sockets) to a plain
+  `http://` endpoint with no proxy in front of it, over aiohttp to the rest (TLS, a proxy).
+  A tenth of the SDK's client CPU per request, or less (bench/transport.py): a local server
+  answering thousands of requests a second is no longer starved by its one client;
 - `sdk`: the official openai SDK's `AsyncOpenAI` (its own retries off), for a provider quirk
   the lean path does not know; `transport=sdk` in the model spec.
 
@@ -35,14 +36,16 @@ import contextvars
 import logging
 import ssl
 from collections.abc import AsyncIterator, Callable, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from thoughtgraph.io.strictload import read_json
+from thoughtgraph.models.wire import Broken, Reply, Timeout, TooLarge, TransportError, Unreachable
 
 if TYPE_CHECKING:
     import aiohttp
     from yarl import URL
+
+    from thoughtgraph.models.http1 import Pool
 
 DEFAULT_MAX_RESPONSE_BYTES = 8 * 2**20
 """The largest response body read (8 MiB: thousands of times a long answer)."""
@@ -50,49 +53,27 @@ TRANSPORTS = ("lean", "sdk")
 _CHUNK = 2**16
 _USER_AGENT = "thoughtgraph"
 logger = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True, slots=True)
-class Reply:
-    """A whole response: its status, headers (case-insensitive) and body."""
-
-    status: int
-    headers: Mapping[str, str]
-    body: bytes
-
-
-class TransportError(Exception):
-    """The request got no whole response."""
-
-
-class Timeout(TransportError):
-    """No whole response within the deadline. `connected` is False when no connection could
-    be made in time: the request never left (it is not counted)."""
-
-    def __init__(self, connected: bool = True) -> None:
-        super().__init__("timeout")
-        self.connected = connected
-
-
-class Unreachable(TransportError):
-    """No connection could be made at all (refused, host not found, TLS handshake refused)."""
-
-
-class Broken(TransportError):
-    """The connection broke after the request was sent (reset, closed, a garbled response);
-    `cause` names what broke it."""
-
-    def __init__(self, cause: str) -> None:
-        super().__init__(cause)
-        self.cause = cause
-
-
-class TooLarge(TransportError):
-    """The response body passed the size cap; reading stopped there."""
-
-    def __init__(self, limit: int) -> None:
-        super().__init__(f"larger than {limit} bytes")
-        self.limit = limit
+__all__ = [  # with the outcomes, `wire`'s, which callers name as `transport.Timeout`
+    "DEFAULT_MAX_RESPONSE_BYTES",
+    "KEYLESS",
+    "TRANSPORTS",
+    "Broken",
+    "Client",
+    "LeanClient",
+    "Reply",
+    "SdkClient",
+    "Timeout",
+    "TooLarge",
+    "TransportError",
+    "Unreachable",
+    "basic_authorization",
+    "dumps",
+    "env_proxy",
+    "loads",
+    "netrc_authorization",
+    "netrc_credentials",
+    "split_query",
+]
 
 
 class Client(Protocol):
@@ -131,31 +112,33 @@ def loads(body: bytes | str) -> Any:
 
 
 class LeanClient:
-    """aiohttp + orjson: POST a JSON body to `base_url + path` and read the whole answer."""
+    """POST a JSON body to `base_url + path` and read the whole answer, the body written by
+    orjson: over `http1` (HTTP/1.1 on asyncio's sockets) to a plain `http://` endpoint that no
+    proxy stands in front of, the case where a server answers fast enough for the client's CPU
+    to matter; over aiohttp to the rest (TLS, a proxy).
+
+    What the environment says of the endpoint is read once, when the client is built (one per
+    endpoint and event loop, `clients`): the proxy (`env_proxy`) and, for an endpoint given
+    no key, the `~/.netrc` credentials of its host. aiohttp's `trust_env` looked both up in a
+    thread for every request (0.4-0.6 ms each) and its netrc credentials clashed with our
+    Authorization header (a ValueError)."""
 
     def __init__(
         self, base_url: str, api_key: str, timeout: float, ssl_context: ssl.SSLContext | None = None
     ) -> None:
-        import aiohttp
-        from yarl import URL
+        from urllib.parse import unquote, urlsplit
 
         from thoughtgraph.models.secrets import mask_urls
 
-        url = URL(base_url)
+        parts = urlsplit(base_url)
         # what -v logs of each request, as httpx does: the URL with its credentials masked
         self._shown = mask_urls(base_url.partition("?")[0].rstrip("/"))
         self._query = "?" + mask_urls(base_url).partition("?")[2] if "?" in base_url else ""
         auth = "Bearer " + api_key
-        if url.user is not None:  # user:password@ in the URL wins, as with httpx: Basic auth
-            auth = basic_authorization(url.user or "", url.password or "")
-            url = url.with_user(None)
+        if parts.username is not None:  # user:password@ in the URL wins, as with httpx: Basic
+            auth = basic_authorization(unquote(parts.username), unquote(parts.password or ""))
         elif api_key == KEYLESS:
             auth = netrc_authorization(base_url) or auth
-        self._base = url
-        # the proxy of HTTP(S)_PROXY / ALL_PROXY unless NO_PROXY spares the host, found once:
-        # aiohttp's `trust_env` looked it up in a thread for every request, and read ~/.netrc
-        # for credentials that then clashed with our Authorization header (a ValueError)
-        self._proxy, self._proxy_auth = _env_proxy(url)
         self.timeout = timeout
         self._headers = {
             "Authorization": auth,
@@ -163,6 +146,33 @@ class LeanClient:
             "Accept": "application/json",
             "User-Agent": _USER_AGENT,
         }
+        host = parts.netloc.rpartition("@")[2]
+        proxy = env_proxy(parts.scheme, host)
+        self._pool: Pool | None = None
+        self._session: aiohttp.ClientSession | None = None
+        if parts.scheme == "http" and proxy is None and host.isascii() and parts.hostname:
+            from thoughtgraph.models.http1 import Pool
+
+            self._pool = Pool(parts.hostname, parts.port or 80)
+            self._heads: dict[str, bytes] = {}
+            self._target = (_quoted(parts.path.rstrip("/")), parts.query, host)
+        else:
+            self._open_session(base_url, ssl_context, proxy)
+
+    def _open_session(
+        self, base_url: str, ssl_context: ssl.SSLContext | None, proxy: str | None
+    ) -> None:
+        import aiohttp
+        from yarl import URL
+
+        self._base = URL(base_url).with_user(None)  # its credentials are in our header
+        self._proxy, proxy_auth = _proxy_settings(proxy)
+        # the proxy's credentials: in a plain request's own headers (the proxy reads them), in
+        # the CONNECT that opens a tunnel for an https one
+        tunnel = self._base.scheme == "https"
+        extra = {"Proxy-Authorization": proxy_auth} if proxy_auth else {}
+        self._session_headers = self._headers if tunnel else {**self._headers, **extra}
+        self._proxy_headers = extra if tunnel and extra else None
         connector = aiohttp.TCPConnector(
             limit=1000,  # as the SDK's pool; the real cap is the run's concurrency
             ssl=ssl_context if ssl_context is not None else False,
@@ -170,10 +180,10 @@ class LeanClient:
         )
         self._session = aiohttp.ClientSession(
             connector=connector,
-            timeout=aiohttp.ClientTimeout(total=None, sock_connect=timeout),
+            timeout=aiohttp.ClientTimeout(total=None, sock_connect=self.timeout),
             json_serialize=lambda value: dumps(value).decode(),
             auto_decompress=True,
-            trust_env=False,  # the proxy is found above, the credentials are ours
+            trust_env=False,  # the proxy and the credentials are found once, above
         )
         self._urls: dict[str, URL] = {}
 
@@ -185,25 +195,65 @@ class LeanClient:
             self._urls[path] = url
         return url
 
+    def _head(self, path: str) -> bytes:
+        """The request's head up to its Content-Length value, the same for every request."""
+        head = self._heads.get(path)
+        if head is None:
+            base, query, host = self._target
+            target = base + _quoted(path) + ("?" + query if query else "")
+            lines = [f"POST {target} HTTP/1.1", f"Host: {host}"]
+            lines += [f"{name}: {value}" for name, value in self._headers.items()]
+            lines += ["Accept-Encoding: gzip, deflate", "Content-Length: "]
+            head = self._heads[path] = "\r\n".join(lines).encode("latin-1")
+        return head
+
     def is_closed(self) -> bool:
+        if self._pool is not None:
+            return self._pool.closed
+        assert self._session is not None
         return bool(self._session.closed)
 
     async def close(self) -> None:
-        await self._session.close()
+        if self._pool is not None:
+            self._pool.close()
+        if self._session is not None:
+            await self._session.close()
 
     async def post(self, path: str, payload: Mapping[str, object], max_bytes: int) -> Reply:
         """The whole response to POST `payload` (JSON); raises a `TransportError`."""
+        if self._pool is not None:
+            return await self._post_direct(path, payload, max_bytes)
+        return await self._post_aiohttp(path, payload, max_bytes)
+
+    async def _post_direct(self, path: str, payload: Mapping[str, object], max_bytes: int) -> Reply:
+        assert self._pool is not None
+        body = dumps(payload)
+        request = b"%b%d\r\n\r\n%b" % (self._head(path), len(body), body)
+        conn = None
+        try:
+            async with asyncio.timeout(self.timeout):
+                conn = await self._pool.connection()
+                reply, reason = await self._pool.exchange(conn, request, max_bytes)
+        except TimeoutError:
+            raise Timeout(connected=conn is not None) from None
+        self._log(path, reply.status, reason)
+        return reply
+
+    async def _post_aiohttp(
+        self, path: str, payload: Mapping[str, object], max_bytes: int
+    ) -> Reply:
         import aiohttp
 
+        assert self._session is not None
         try:
             async with asyncio.timeout(self.timeout):
                 response = await self._session.post(
                     self._url(path),
                     data=dumps(payload),
-                    headers=self._headers,
+                    headers=self._session_headers,
                     allow_redirects=False,  # a redirect is the caller's to refuse: see module doc
                     proxy=self._proxy,
-                    proxy_auth=self._proxy_auth,
+                    proxy_headers=self._proxy_headers,
                 )
                 try:
                     body = await _read(response, max_bytes)
@@ -211,13 +261,7 @@ class LeanClient:
                     response.close()  # drop the connection: the rest of the body is not wanted
                     raise
                 response.release()
-            if logger.isEnabledFor(logging.INFO):
-                logger.info(
-                    'HTTP Request: POST %s "HTTP/1.1 %d %s"',
-                    self._shown + path + self._query,
-                    response.status,
-                    response.reason,
-                )
+            self._log(path, response.status, response.reason or "")
         except TooLarge:
             raise
         except aiohttp.ConnectionTimeoutError:
@@ -229,6 +273,96 @@ class LeanClient:
         except (aiohttp.ClientError, OSError) as exc:
             raise Broken(type(exc).__name__) from None
         return Reply(response.status, response.headers, body)
+
+    def _log(self, path: str, status: int, reason: str) -> None:
+        if logger.isEnabledFor(logging.INFO):
+            shown = self._shown + path + self._query
+            logger.info('HTTP Request: POST %s "HTTP/1.1 %d %s"', shown, status, reason)
+
+
+def _quoted(path: str) -> str:
+    """A URL path as a request line carries it: what is not allowed there percent-encoded,
+    escapes already there kept."""
+    from urllib.parse import quote
+
+    return quote(path, safe="/%:@!$&'()*+,;=~")
+
+
+def env_proxy(scheme: str, host: str) -> str | None:
+    """The proxy the environment names for a URL of `scheme` on `host` (`name` or
+    `name:port`), read as the standard library reads it: `SCHEME_PROXY` (`HTTP_PROXY`,
+    `HTTPS_PROXY`; a lower-case name wins), else `ALL_PROXY`; None when `NO_PROXY` spares the
+    host or none is set. In a CGI request (`REQUEST_METHOD` set) `HTTP_PROXY` is not read: a
+    client's `Proxy:` header arrives as it."""
+    proxies = _environment_proxies()
+    proxy = proxies.get(scheme.lower()) or proxies.get("all")
+    if proxy is None or _spared(host, proxies.get("no", "")):
+        return None
+    return proxy
+
+
+def _environment_proxies() -> dict[str, str]:
+    import os
+
+    proxies = {}
+    for name, value in os.environ.items():
+        name = name.lower()
+        if value and name.endswith("_proxy"):
+            proxies[name[:-6]] = value
+    if "REQUEST_METHOD" in os.environ:
+        proxies.pop("http", None)
+    for name, value in os.environ.items():
+        if name.endswith("_proxy"):  # the lower-case names, read again: they win
+            if value:
+                proxies[name[:-6]] = value
+            else:
+                proxies.pop(name[:-6], None)
+    return proxies
+
+
+def _spared(host: str, no_proxy: str) -> bool:
+    """Whether NO_PROXY spares `host` (`name[:port]`): `*`, an entry that is the name (with or
+    without the port), or a domain the name is in (`example.com` or `.example.com` spares
+    `api.example.com`)."""
+    import re
+
+    if no_proxy.strip() == "*":
+        return True
+    host = host.lower()
+    split = re.fullmatch(r"(.*):([0-9]*)", host)
+    name = split.group(1) if split else host
+    for entry in no_proxy.split(","):
+        entry = entry.strip().lstrip(".").lower()
+        if not entry:
+            continue
+        if entry in (name, host) or name.endswith("." + entry) or host.endswith("." + entry):
+            return True
+    return False
+
+
+def _proxy_settings(proxy: str | None) -> tuple[str | None, str | None]:
+    """The proxy URL aiohttp is given (its credentials taken out) and the Proxy-Authorization
+    the proxy is sent: the URL's credentials, else a `~/.netrc` entry for the proxy's host
+    (registered as secrets). aiohttp speaks to http:// proxies only; another one is ignored, with
+    a warning, as aiohttp's own reading of the environment did."""
+    if proxy is None:
+        return None, None
+    from urllib.parse import unquote, urlsplit
+
+    from thoughtgraph.models.secrets import mask_urls
+
+    parts = urlsplit(proxy if "://" in proxy else "http://" + proxy)
+    if parts.scheme != "http":
+        shown = mask_urls(proxy)
+        logger.warning("%s proxies are not supported, ignoring %s", parts.scheme.upper(), shown)
+        return None, None
+    plain = parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()
+    found = (
+        (unquote(parts.username), unquote(parts.password or ""))
+        if parts.username is not None
+        else netrc_credentials(plain)
+    )
+    return plain, None if found is None else basic_authorization(*found)
 
 
 KEYLESS = "sk-no-key-required"
@@ -249,12 +383,18 @@ def basic_authorization(user: str, password: str) -> str:
 def netrc_authorization(base_url: str) -> str | None:
     """Basic credentials for the endpoint's host from `~/.netrc` (or `$NETRC`), for an endpoint
     given no key, as curl, requests and aiohttp read them; None without a readable entry."""
+    found = netrc_credentials(base_url)
+    return None if found is None else basic_authorization(*found)
+
+
+def netrc_credentials(url: str) -> tuple[str, str] | None:
+    """The login and password `~/.netrc` (or `$NETRC`) holds for the URL's host."""
     import netrc
     import os
     from pathlib import Path
     from urllib.parse import urlsplit
 
-    host = urlsplit(base_url).hostname
+    host = urlsplit(url).hostname
     if host is None:
         return None
     try:
@@ -265,17 +405,7 @@ def netrc_authorization(base_url: str) -> str | None:
     if found is None:
         return None
     login, account, password = found
-    return basic_authorization(login or account or "", password or "")
-
-
-def _env_proxy(url: URL) -> tuple[URL | None, aiohttp.BasicAuth | None]:
-    """The proxy the environment names for `url` (none when NO_PROXY spares its host)."""
-    from aiohttp.helpers import get_env_proxy_for_url
-
-    try:
-        return get_env_proxy_for_url(url)
-    except LookupError:
-        return None, None
+    return login or account or "", password or ""
 
 
 async def _read(response: aiohttp.ClientResponse, max_bytes: int) -> bytes:

@@ -11,6 +11,7 @@ price is given, so a cost budget needs a price (it is refused without one).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from thoughtgraph.errors import InputError
@@ -86,13 +87,22 @@ def package_price(model_id: str) -> Price | None:
     """The price `genai-prices` knows for an OpenAI model id; None when it is not installed or
     does not know the model (it reads its bundled data: no network)."""
     try:
-        from genai_prices import Usage as PriceUsage
-        from genai_prices import __version__, calc_price
+        import genai_prices  # noqa: F401
     except ImportError:
         return None
+    return _package_price(model_id.strip())
+
+
+@functools.lru_cache(maxsize=256)
+def _package_price(model_id: str) -> Price | None:
+    """The package's answer, once per model id and process: its lookup scans every model of
+    every provider (about a millisecond), and every eval pair asks for its model's price."""
+    from genai_prices import Usage as PriceUsage
+    from genai_prices import __version__, calc_price
+
     usage = PriceUsage(input_tokens=SAMPLE_TOKENS, output_tokens=SAMPLE_TOKENS)
     try:
-        found = calc_price(usage, model_ref=model_id.strip(), provider_id="openai")
+        found = calc_price(usage, model_ref=model_id, provider_id="openai")
     except (LookupError, ValueError):
         return None
     scale = 1_000_000 / SAMPLE_TOKENS
