@@ -49,6 +49,30 @@ def test_the_live_view_counts_every_op_as_the_summary_does():
     assert f"{total}/{total} ops done" in rendered.getvalue()
 
 
+def test_a_big_graphs_live_view_shows_its_first_running_ops_and_counts_without_a_scan():
+    """A graph of more than MAX_ROWS ops shows the first running ones in graph order; the done
+    count follows the events (a refresh, ten a second beside the run, scanned every op)."""
+    from thoughtgraph.cli.progress import MAX_ROWS
+    from thoughtgraph.events import OpFinished, OpStarted, OpStatus
+
+    graph = build("got", "sorting", 512)
+    view = LiveView(graph, "t", console=Console(file=io.StringIO(), width=200))
+    ops = [op for op in graph.ops if op.kind != "select"]
+    assert len(ops) > 2 * MAX_ROWS
+    started = ops[::-1][: 3 * MAX_ROWS]  # started from the end of the graph
+    for op in started:
+        view(OpStarted(0.0, op.id, op.kind))
+    for op in started[:MAX_ROWS]:  # the first third started finishes (one stopped)
+        status = OpStatus.STOPPED if op is started[0] else OpStatus.DONE
+        view(OpFinished(0.0, op.id, op.kind, status))
+    shown = Console(file=io.StringIO(), width=200)
+    shown.print(view._render())
+    lines = shown.file.getvalue().splitlines()  # type: ignore[attr-defined]
+    running = [op.id for op in ops if op in started[MAX_ROWS:]][:MAX_ROWS]
+    assert [line.split()[0] for line in lines[2 : 2 + MAX_ROWS]] == running
+    assert f"{MAX_ROWS - 1}/{len(graph.ops)} ops done" in lines[-1]
+
+
 class ReverseTask(SortingTask):
     """A user's own task: its prompts ask for no built-in job."""
 
