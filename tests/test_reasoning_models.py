@@ -322,6 +322,26 @@ def test_the_cache_keeps_the_thinking_apart_and_replays_it(tmp_path):
     assert "Let me" not in text  # the answers table holds the answer alone
 
 
+def test_an_answer_from_the_cache_that_shows_reasoning_gives_room_to_the_next_request(tmp_path):
+    """A rerun on a warm cache learns that the model reasons from the answers it replays: its
+    first miss has room to think from the start, not a cut reply asked again."""
+    cache = tmp_path / "answers.sqlite"
+    first = "Sort the following list of numbers in ascending order.\n\nInput: [5, 1, 3]\nOutput:"
+    second = "Sort the following list of numbers in ascending order.\n\nInput: [4, 2]\nOutput:"
+    with FakeOpenAI(thinking="inline") as server:
+        model = OpenAIModel("deepthinker", base_url=server.base_url).with_default_max_tokens(300)
+        with CachedModel(model, cache) as cached:
+            asyncio.run(cached.complete(first))
+        inflight.forget_endpoints()  # a new process: it knows nothing of the model
+        sent = len(server.requests)
+        with CachedModel(model, cache) as cached:
+            [replayed] = asyncio.run(cached.complete(first))
+            [answer] = asyncio.run(cached.complete(second))
+        [request] = server.requests[sent:]
+    assert replayed.cached and not answer.cached and answer.text.strip().endswith("[2, 4]")
+    assert request.body["max_tokens"] == 300 + THINKING_ROOM
+
+
 def test_an_answer_stored_cut_inside_its_thinking_is_asked_again(tmp_path):
     """A cache written by code that read no thinking apart holds `<think>...` cut by the cap as
     the answer: it is no answer, so it is fetched again and replaced (the key is the same: the

@@ -169,6 +169,15 @@ def completion_cap(model: object) -> int | None:
     return value if isinstance(value, int) and value > 0 else None
 
 
+def saw_reasoning(model: object) -> None:
+    """Tell `model` that a reply of its showed reasoning, one it did not read itself (an answer
+    from the cache): a model that learns it (`OpenAIModel`: room to think on its default cap)
+    has a `saw_reasoning()` method; wrappers pass it on."""
+    method = getattr(model, "saw_reasoning", None)
+    if method is not None:
+        method()
+
+
 def model_settings(model: object) -> dict[str, Any]:
     """The model's settings, or {} when it has none (`HasSettings`)."""
     return dict(model.settings) if has_settings(model) else {}
@@ -304,10 +313,10 @@ class WrapperModel:
     """A model that wraps another and forwards what the protocols name.
 
     `LanguageModel` (`name`, `simulated`, `complete` with its `recorder`), `reports_requests`,
-    `complete_delivering` (`Delivers`), `takes_samples`, `completion_cap` and the three optional
-    capabilities (`HasSettings`, `CountsRequests`, `Foresees`) go to `inner` unless a subclass
-    overrides them; nothing else does (a wrapper's own attributes, such as a cache's `hits`, are
-    read on the wrapper that has them). So
+    `complete_delivering` (`Delivers`), `takes_samples`, `completion_cap`, `saw_reasoning` and the
+    three optional capabilities (`HasSettings`, `CountsRequests`, `Foresees`) go to `inner`
+    unless a subclass overrides them; nothing else does (a wrapper's own attributes, such as a
+    cache's `hits`, are read on the wrapper that has them). So
     `CachedModel(RateLimitedModel(m))` and `RateLimitedModel(CachedModel(m))` both keep `m`'s
     name and settings, and cache hits stay free of budget and rate limits either way.
     """
@@ -334,6 +343,9 @@ class WrapperModel:
     @property
     def completion_cap(self) -> int | None:
         return completion_cap(self.inner)
+
+    def saw_reasoning(self) -> None:
+        saw_reasoning(self.inner)
 
     @property
     def price(self) -> Price | None:

@@ -65,6 +65,7 @@ from thoughtgraph.models.base import (
     WrapperModel,
     asking,
     complete_delivering,
+    saw_reasoning,
 )
 from thoughtgraph.models.reasoning import split_inline
 from thoughtgraph.models.samples import SampleCounter
@@ -259,9 +260,16 @@ class CachedModel(DeliveringModel, WrapperModel):
                 raise
         self.hits += n
         answers = [found[key] for key in keys]
+        self._teach(answers)
         for answer in answers:
             deliver(answer)
         return answers
+
+    def _teach(self, answers: list[Completion]) -> None:
+        """Tell the model when an answer from the file shows it reasons: its next request, a
+        miss, then has room to think from the start (`base.saw_reasoning`)."""
+        if any(answer.reasons for answer in answers):
+            saw_reasoning(self.inner)
 
     async def _complete_missing(
         self,
@@ -279,6 +287,7 @@ class CachedModel(DeliveringModel, WrapperModel):
         self.misses += len(missing)
         if missing:
             self._note_other_settings(prompt, samples[missing[0]], keys[missing[0]])
+        self._teach([found[key] for key in keys if key in found])
         for key in keys:
             if key in found:
                 deliver(found[key])

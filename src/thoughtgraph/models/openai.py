@@ -452,6 +452,10 @@ class OpenAIModel(DeliveringModel):
             self.endpoint.refuse_room(self.model)
             return await self._request(prompt, n, recorder, None), None
 
+    def saw_reasoning(self) -> None:
+        """A reply of this model read elsewhere (the answer cache) showed reasoning."""
+        self._learn_reasoning()
+
     def _learn_reasoning(self) -> None:
         if not self.endpoint.reasons(self.model):
             logger.info(
