@@ -377,3 +377,25 @@ def test_a_routed_kind_the_graph_never_calls_is_a_note(capsys):
     code, _, err = run(capsys, "--input", "[3, 1, 2]", "--scheme", "io", "--model-for", "merge=sim")
     assert code == 0
     assert err == "note: --model-for merge: this graph makes no merge call (it calls: io)\n"
+
+
+def test_show_prompts_names_the_model_each_routed_prompt_goes_to(capsys):
+    code, out, err = run(
+        capsys,
+        "--input",
+        "[3, 1, 2, 0]",
+        "--parts",
+        "2",
+        "--model-for",
+        "merge=openai:big@http://user:pw@127.0.0.1:9/v1",
+        "--show-prompts",
+        "--json",
+    )
+    assert code == 0, err
+    prompts = json.loads(out)["prompts"]
+    merges = [p for p in prompts if p["prompt"] == "merge"]
+    assert merges and all(p["model"] == "openai:big@http://***@127.0.0.1:9/v1" for p in merges)
+    assert all(p["model"] is None for p in prompts if p["prompt"] != "merge")
+    assert "pw" not in out
+    code, _, err = run(capsys, "--input", "[3, 1]", "--model-for", "merg=sim", "--show-prompts")
+    assert code == 2 and err.startswith("error: --model-for: unknown call kind 'merg'")

@@ -315,10 +315,13 @@ def solve(
     if user_graph is None and model_scored(prepared.task.name):  # doc-merge: end with the
         # model's score of the merge, as eval does (the `rating:` line shows it)
         prepared = prepared._replace(graph=judged(prepared.graph, prepared.task.name))
-    if show_prompts:
-        _show_prompts(
-            prepared, f"graph {graph_file}" if graph_file else f"scheme {scheme}", as_json
-        )
+    if show_prompts:  # the routed kinds checked and named, their models not built: none is called
+        from thoughtgraph.modelspec import parse_model_for
+
+        given = parse_model_for(tuple(model_for or ()))
+        routes = {kind: secrets.mask_urls(spec) for kind, spec in given.items()}
+        what = f"graph {graph_file}" if graph_file else f"scheme {scheme}"
+        _show_prompts(prepared, what, as_json, routes)
         return
     lm, routed = models_from_flags(model, openai.by_flag(), tuple(model_for or ()))
     for kind in routed:  # a kind this graph never calls: its model would answer nothing
@@ -617,7 +620,7 @@ def _shown_output(result: Result) -> str:
     return result.text or "(none: no usable model answer)"
 
 
-def _show_prompts(prepared: PreparedRun, graph: str, as_json: bool) -> None:
+def _show_prompts(prepared: PreparedRun, graph: str, as_json: bool, routes: dict[str, str]) -> None:
     """`solve --show-prompts`: the prompts of the prepared graph, rendered with no model."""
     import asyncio
 
@@ -627,9 +630,10 @@ def _show_prompts(prepared: PreparedRun, graph: str, as_json: bool) -> None:
     units = prepared.task.unit_names
     what = f"{graph} on this {prepared.task.name} problem ({len(prepared.problem)} {units})"
     if as_json:
-        typer.echo(json.dumps({"task": prepared.task.name, **preview.as_json(found)}, indent=1))
+        shown = {"task": prepared.task.name, **preview.as_json(found, routes)}
+        typer.echo(json.dumps(shown, indent=1))
     else:
-        typer.echo(preview.as_text(found, what), nl=False)
+        typer.echo(preview.as_text(found, what, routes), nl=False)
 
 
 def _short(items: Any, limit: int = 40) -> str:

@@ -12,6 +12,7 @@ task's score finds in one.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from thoughtgraph.engine.executor import execute
@@ -135,9 +136,10 @@ def _note(op: Op) -> str:
     return ""
 
 
-def as_text(preview: Preview, what: str) -> str:
+def as_text(preview: Preview, what: str, routes: Mapping[str, str] | None = None) -> str:
     """The prompts as `solve --show-prompts` prints them: a heading saying what they are of and
-    what the placeholders mean, then each op's first request under a line naming it."""
+    what the placeholders mean, then each op's first request under a line naming it (and, for
+    a kind routed to another model, `routes`: kind -> spec, the model it goes to)."""
     lines = [
         f"# the prompts {what} sends: each model-calling op's first request, no model called",
         "# ⟨...⟩: filled at run time from the model's answers (an earlier op's answer, the "
@@ -145,7 +147,8 @@ def as_text(preview: Preview, what: str) -> str:
     ]
     for sent in preview.sent:
         answers = f"{sent.answers} answer{'s' if sent.answers != 1 else ''}"
-        lines += ["", f"=== {sent.op}: {sent.kind}, prompt {sent.prompt}, {answers} ==="]
+        to = f", to {routes[sent.prompt]}" if routes and sent.prompt in routes else ""
+        lines += ["", f"=== {sent.op}: {sent.kind}, prompt {sent.prompt}, {answers}{to} ==="]
         if sent.note:
             lines.append(f"# {sent.note}")
         lines.append(sent.text)
@@ -158,8 +161,9 @@ def as_text(preview: Preview, what: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def as_json(preview: Preview) -> dict[str, object]:
-    """The prompts as `solve --show-prompts --json` prints them."""
+def as_json(preview: Preview, routes: Mapping[str, str] | None = None) -> dict[str, object]:
+    """The prompts as `solve --show-prompts --json` prints them (`model`: the spec of the model
+    a routed kind goes to, None: `--model`)."""
     return {
         "prompts": [
             {
@@ -169,6 +173,7 @@ def as_json(preview: Preview) -> dict[str, object]:
                 "answers": s.answers,
                 "text": s.text,
                 "note": s.note,
+                "model": (routes or {}).get(s.prompt),
             }
             for s in preview.sent
         ],
