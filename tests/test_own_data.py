@@ -305,7 +305,7 @@ def test_the_papers_keyword_counting_variants_carry_its_labels(capsys, tmp_path)
         ("got_paper:fanout=2", "scheme got_paper:fanout=2: got_paper has no setting 'fanout'"),
         ("got_paper:parts", "scheme got_paper:parts: 'parts' is not key=value"),
         ("got_paper:parts=64", "scheme got_paper:parts=64 cannot run on sample 0 (32 items)"),
-        ("got8", "unknown scheme 'got8' (known: io, cot, cot_sc, tot, tot2, got, got_paper; "
+        ("got8", "unknown scheme 'got8' (known: io, cot, cot_sc, tot, tot2, got, got_paper, top; "
                  "got8 is the paper's variant for keyword-counting)"),
     ],
 )  # fmt: skip

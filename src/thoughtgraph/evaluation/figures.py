@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
 INSTALL_HINT = "pip install 'thoughtgraph[plot]'; from a clone: pip install -e '.[plot]'"
-PALETTE = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3")
+PALETTE = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3", "#17becf")
 OTHERS = ("#8c8c8c", "#ccb974", "#64b5cd", "#2f4b7c", "#a05195", "#f95d6a")  # variants, graphs
 COST_COLOUR = "#9e9e9e"
 CI_LEGEND = "95% CI of the median (bootstrap)"

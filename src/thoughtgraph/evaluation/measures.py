@@ -14,7 +14,7 @@ from typing import Any
 from thoughtgraph.errors import ThoughtgraphError
 from thoughtgraph.evaluation.record import Built
 from thoughtgraph.evaluation.runner import PairResult, no_answer
-from thoughtgraph.schemes import keywords, paper_options, variants
+from thoughtgraph.schemes import keywords, paper_options, settings_for, variants
 from thoughtgraph.tasks import get_task
 from thoughtgraph.tasks.base import BaseTask
 
@@ -103,13 +103,14 @@ def plotted(result: PairResult, scored: bool) -> float:
 
 
 # the keywords a scheme's label shows (a variant's own settings are shown too), and how
-SHOWN = {"tot": ("levels", "k"), "tot2": ("levels", "k"), "cot_sc": ("k",)}
+SHOWN = {"tot": ("levels", "k"), "tot2": ("levels", "k"), "cot_sc": ("k",), "top": ("b", "d")}
 ABBREVIATED = {"levels": "L"}
 
 
 def settings(scheme: str, task: str | None, size: int, built: Built | None = None) -> str:
     """The structure a scheme ran with, as the paper labels it: ToT's levels L and branching
-    k ("L=2, k=20"); CoT-SC's k; a variant's own settings ("parts=8"); empty for the others.
+    k ("L=2, k=20"); CoT-SC's k; ToP's breadth and depth ("b=2, d=3"); a variant's own settings
+    ("parts=8"); empty for the others.
 
     `built` is what the run recorded of the row (`evaluation/record.py`): its values are shown.
     Without it (a folder from before the record) they are the task's configuration at `size`,
@@ -126,6 +127,9 @@ def settings(scheme: str, task: str | None, size: int, built: Built | None = Non
     if scheme not in SHOWN:
         return ""
     options = keywords(scheme, paper_options(scheme, task, size) if task else {})
+    if scheme == "top":  # its depth follows the size
+        with contextlib.suppress(ThoughtgraphError):
+            options = keywords(scheme, settings_for(scheme, task or "", size))
     return _shown(SHOWN[scheme], options)
 
 
@@ -161,6 +165,7 @@ NAMES = {
     "tot2": "ToT2",
     "got": "GoT",
     "got_paper": "GoT (paper)",
+    "top": "ToP",
 }
 
 

@@ -11,6 +11,10 @@
   Its params cover the other tasks' configurations too: no fixes (set intersection), merges
   validated and improved (keyword counting), one part whose best answers are merged together and
   a model scorer (document merging).
+- `top(b, d)`: Tree of Problems (Zebaze et al. 2024), the literature's divide and conquer: the
+  problem cut in code into `b` pieces, each cut again, `d` levels deep; every leaf answered once,
+  the answers merged `b` at a time up the tree with the task's `paper_merge`; no retries and no
+  choice by score.
 
 Every builder scores in code by default; `score_samples=k` scores with the task's model scorer
 instead (k samples per thought, higher is better, no ground-truth op: document merging).
@@ -234,6 +238,82 @@ def got_paper(
     return b.finish(top)
 
 
+def top(
+    b: int = 2, d: int = 2, prompt: str = "io", pairwise: bool = False, score_samples: int = 0
+) -> Graph:
+    """Tree of Problems (Zebaze et al. 2024): cut the problem in code into `b` sub-problems and
+    each of those again, `d` levels deep (`b**d` leaves); answer every leaf once (`prompt`, the
+    task's `io` or `cot`); merge the answers `b` at a time up the tree (the task's
+    `paper_merge`), one request a merge. No retries, no regeneration, no choice by score: the
+    final answer is scored only to be measured.
+
+    `pairwise`: the merge prompt takes two results (`result_a`, `result_b`), so a node of
+    `b` > 2 children is merged by `b - 1` pairwise merges (a balanced tree of them) instead of
+    one merge of all `b` (`settings_for` reads this off the task's prompt).
+    """
+    if b < 2:
+        raise GraphError(f"b must be at least 2, got {b}")
+    _positive(d=d)
+    if _leaves(b, d) > MAX_SIZE:
+        raise GraphError(f"b**d must be at most {MAX_SIZE:,} leaves, got {b}**{d}")
+    builder = _Builder(score_samples)
+
+    def node(path: tuple[int, ...], source: str) -> str:
+        """The answer op of the sub-problem at `path` (1-based child numbers from the root)."""
+        if len(path) == d:
+            return builder.add(f"part{_path(path)}", "generate", (source,), prompt=prompt)
+        split = builder.add(f"split{_path(path)}", "split", (source,) if path else (), parts=b)
+        children = []
+        for i in range(1, b + 1):
+            child = (*path, i)
+            builder.add(f"select{_path(child)}", "select", (split,), index=i - 1)
+            children.append(node(child, f"select{_path(child)}"))
+        return _top_merge(builder, path, children, pairwise)
+
+    return builder.finish(builder.score("score", node((), "")))
+
+
+def _top_merge(
+    builder: _Builder, path: tuple[int, ...], children: list[str], pairwise: bool
+) -> str:
+    """One node's merge: one request of all its children, or pairwise merges of them."""
+    name = f"merge{_path(path)}"
+    if not pairwise or len(children) == 2:
+        return builder.add(name, "aggregate", tuple(children), prompt="paper_merge")
+    count = 0
+
+    def pair(op_id: str, inputs: tuple[str, ...], final: bool) -> str:
+        nonlocal count
+        count += 1
+        step = name if final else f"{name}_p{count}"
+        return builder.add(step, "aggregate", inputs, prompt="paper_merge")
+
+    return _merge_tree(children, 2, pair)
+
+
+def _path(path: tuple[int, ...]) -> str:
+    """`(1, 2)` -> `_1_2`: the ids of the tree's nodes (the root's is empty)."""
+    return "".join(f"_{i}" for i in path)
+
+
+def _leaves(b: int, d: int) -> int:
+    """`b**d`, stopping once it passes `MAX_SIZE` (a huge `d` is refused, not computed)."""
+    leaves = 1
+    for _ in range(d):
+        leaves *= b
+        if leaves > MAX_SIZE:
+            return MAX_SIZE + 1
+    return leaves
+
+
+def top_requests(b: int, d: int, pairwise: bool = False) -> int:
+    """The requests a `top` graph sends (a model-scored one: one more): `b**d` leaves and the
+    merges, `(b**d - 1) / (b - 1)` of all the children, or `b**d - 1` when pairwise. It has no
+    retries, so this is its worst case as well as its count."""
+    leaves = _leaves(b, d)
+    return leaves + (leaves - 1 if pairwise else (leaves - 1) // (b - 1))
+
+
 def _merge_tree(
     level: list[str], arity: int, merge: Callable[[str, tuple[str, ...], bool], str]
 ) -> str:
@@ -270,6 +350,7 @@ SCHEMES: dict[str, SchemeInfo] = {
     "tot2": SchemeInfo(tot2, "tree of thoughts: k = 10, more levels"),
     "got": SchemeInfo(got, "the spec's adaptive Graph-of-Thoughts pattern"),
     "got_paper": SchemeInfo(got_paper, "the paper's fixed Graph-of-Thoughts configuration"),
+    "top": SchemeInfo(top, "Tree of Problems: b pieces, d levels deep, merged b at a time"),
 }
 
 _NO_FIX = {"fix_n": 0, "final_fix_n": 0}
@@ -305,6 +386,7 @@ PAPER_CONFIG: dict[str, dict[int, dict[str, dict[str, Any]]]] = {
             "tot": {"levels": 4, "prompt": "cot"},
             "tot2": {"levels": 6, "prompt": "cot"},
             "got_paper": _KEYWORD_GOT,
+            "top": {"prompt": "cot"},  # ToP's leaves on this task: chains of thought
         },
     },
     "doc-merge": {
@@ -314,6 +396,7 @@ PAPER_CONFIG: dict[str, dict[int, dict[str, dict[str, Any]]]] = {
             "cot_sc": _MODEL_SCORED,
             "tot": {"k": 10, "levels": 3, **_MODEL_SCORED},
             "tot2": {"k": 5, "levels": 6, **_MODEL_SCORED},  # ours: the paper has no ToT2 here
+            "top": _MODEL_SCORED,
             "got_paper": {
                 "parts": 1,
                 "split_by": "code",
@@ -454,7 +537,45 @@ def settings_for(
         settings.setdefault("parts", max(1, min(size, round(size / 16))))
     if "parts" in settings and settings["parts"] > size:
         raise GraphError(f"parts ({settings['parts']}) cannot exceed the input size ({size})")
+    if name == "top":
+        settings = _top_settings(task, size, settings)
     return settings
+
+
+def _top_settings(task: TaskRef, size: int, settings: dict[str, Any]) -> dict[str, Any]:
+    """`top`'s keywords at `size`: `b` 2 unless given; `d` unless given the least depth whose
+    leaves hold at most the task's part size (`got`'s parts), never so deep that a leaf would
+    be empty; `pairwise` when `b` > 2 and the task's merge prompt takes two results. One line
+    for a tree with more leaves than the problem has items."""
+    b, d = settings.get("b", 2), settings.get("d")
+    if b < 2:
+        raise GraphError(f"b must be at least 2, got {b}")
+    if d is None:
+        d, per_part = 1, _part_size(task)
+        while _leaves(b, d) * per_part < size and _leaves(b, d + 1) <= size:
+            d += 1
+    if d < 1:
+        raise GraphError(f"d must be at least 1, got {d}")
+    leaves = _leaves(b, d)
+    if leaves > size:
+        shown_leaves = f"{leaves:,}" if leaves <= MAX_SIZE else f"more than {MAX_SIZE:,}"
+        raise GraphError(
+            f"b={b}, d={d} cuts the problem into {shown_leaves} leaves, but it has {size} "
+            f"item{'s' if size != 1 else ''}: b**d must be at most the input size"
+        )
+    return {**settings, "b": b, "d": d, "pairwise": b > 2 and _merges_two(task)}
+
+
+def _merges_two(task: TaskRef) -> bool:
+    """Does the task's `paper_merge` prompt take two results only (`result_a`, `result_b`, no
+    `results`)? Sorting's, set intersection's and keyword counting's do."""
+    from thoughtgraph.tasks import TASKS
+    from thoughtgraph.tasks.base import own_prompts
+    from thoughtgraph.tasks.prompts import BASELINES
+
+    found = TASKS.get(task if isinstance(task, str) else task.name) or _task_of(task)
+    template = {**BASELINES, **own_prompts(found)}["paper_merge"]
+    return "results" not in template.variables
 
 
 def keywords(name: str, settings: dict[str, Any]) -> dict[str, Any]:

@@ -1,6 +1,7 @@
 """Scheme variants: a built-in scheme with settings of your own, or one of the paper's named ones.
 
-`got_paper:parts=8` is `got_paper` with 8 parts (any builder keyword: `tot:k=5,levels=3`);
+`got_paper:parts=8` is `got_paper` with 8 parts (any builder keyword: `tot:k=5,levels=3`,
+`top:b=2,d=3`);
 `parts=size` means one part per item (the paper's GoTx). The paper's variants that are
 configurations of our schemes have names of their own, for the task they were run on:
 `got4`, `got8`, `gotx` (keyword counting) and `got2` (document merging). A variant's name is its
@@ -148,7 +149,11 @@ def _parameters(scheme: str) -> dict[str, Any]:
     from thoughtgraph.schemes import SCHEMES
 
     signature = inspect.signature(SCHEMES[scheme].builder)
-    found = {name: p.default for name, p in signature.parameters.items()}
+    found = {
+        name: p.default
+        for name, p in signature.parameters.items()
+        if not isinstance(p.default, bool)  # a switch the scheme sets itself (top's pairwise)
+    }
     if scheme in ("got", "got_paper"):
         found.setdefault("parts", 1)
     return found
@@ -157,8 +162,6 @@ def _parameters(scheme: str) -> dict[str, Any]:
 def _value(name: str, key: str, text: str, default: object) -> object:
     if key == "parts" and text == SIZE:
         return SIZE
-    if isinstance(default, bool):
-        raise GraphError(f"scheme {name}: {key} cannot be set here")
     if isinstance(default, int):
         try:
             return int(text)

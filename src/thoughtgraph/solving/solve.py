@@ -18,7 +18,8 @@ from thoughtgraph.engine import kinds
 from thoughtgraph.engine.context import template_for
 from thoughtgraph.engine.executor import execute
 from thoughtgraph.engine.gcpause import fewer_collections
-from thoughtgraph.engine.graph import Graph
+from thoughtgraph.engine.graph import Graph, Op
+from thoughtgraph.engine.ops import SplitParams
 from thoughtgraph.engine.options import PreparedRun, RunKeywords, RunOptions, run_options
 from thoughtgraph.engine.outcome import RunOutcome
 from thoughtgraph.engine.result import Result, ResultStatus, count_calls
@@ -473,7 +474,7 @@ def check_graph(
     if key in seen:
         for op in graph.ops:
             try:
-                kinds.get(op.kind).check_problem(op.params, problem)
+                _check_problem(op, task, problem)
             except ThoughtgraphError as exc:
                 raise GraphError(f"op {shown(op.id)}: {exc}") from None
         return
@@ -506,9 +507,18 @@ def _check_ops(
                         f"{op.kind} op does not fill (it fills: {', '.join(sorted(kind.fills))})"
                     )
                 filled.add((op.kind, prompt))
-            kind.check_problem(op.params, problem)
+            _check_problem(op, task, problem)
         except ThoughtgraphError as exc:
             raise GraphError(f"op {shown(op.id)}: {exc}") from None
+
+
+def _check_problem(op: Op, task: BaseTask[Any, Any], problem: object) -> None:
+    """The checks of one op that depend on the problem: its kind's (parts against items), and
+    for the first split in code, the task's split itself."""
+    kinds.get(op.kind).check_problem(op.params, problem)
+    params = op.params
+    if isinstance(params, SplitParams) and not op.inputs and params.by == "code":
+        _check_code_split(task, problem, params.parts)
 
 
 # id(graph) -> (the graph, weakly; the tasks its problem-free checks passed for, `_task_key`):
@@ -534,6 +544,22 @@ def _task_key(task: BaseTask[Any, Any], checks: bool) -> tuple[object, ...]:
     if type(task) in TASKS.values() and not getattr(task, "__dict__", None):
         return (type(task), checks)
     return (id(task), checks)
+
+
+def _check_code_split(task: BaseTask[Any, Any], problem: object, parts: int) -> None:
+    """Split the problem in code as the graph's first split will (code, no model): a task that
+    cannot (its `split` raises, a problem the default cannot slice) is refused before any call,
+    in one line, where the run would have stopped with a traceback."""
+    try:
+        task.split(problem, parts)
+    except ThoughtgraphError:
+        raise
+    except Exception as exc:  # the user's split: whatever it raises, one line
+        raise GraphError(
+            f"task {task.name!r} cannot split this problem into {parts} parts "
+            f"({type(exc).__name__}: {_first_line(exc)}): use a scheme without parts (io, cot, "
+            "tot), or give the task a split"
+        ) from None
 
 
 def solve(

@@ -525,13 +525,15 @@ def _scoring_function(spec: str, beside: Path | None) -> Callable[[Any, Any], An
 
 def _paper_config(score_samples: int) -> dict[int, dict[str, dict[str, Any]]]:
     """The schemes' configuration for a task file: GoT (`got_paper`) splits in code (a task file
-    has no reader for a model's split); a model-scored task ranks by the model's rating, with
-    the file's `score.samples` ratings an answer (0: scored in code)."""
+    has no reader for a model's split); a model-scored task ranks by the model's rating (ToP
+    rates its final merge), with the file's `score.samples` ratings an answer (0: scored in
+    code)."""
     extra = {"score_samples": score_samples} if score_samples else {}
     config: dict[str, dict[str, Any]] = {name: dict(extra) for name in ("io", "cot", "cot_sc")}
     config["tot"] = {"k": 5, "levels": 2, **extra}
     config["tot2"] = {"k": 3, "levels": 4, **extra}
     config["got_paper"] = {"parts": 2, "split_by": "code", "sort_n": 3, "merge_n": 3, **extra}
+    config["top"] = dict(extra)
     return {1: config}
 
 
