@@ -294,3 +294,54 @@ def test_eval_runs_two_trees_beside_the_schemes_into_the_figure_and_compare(caps
     assert code == 0, err
     compared = [row["scheme"] for row in csv.DictReader(io.StringIO(stdout))]
     assert compared == ["io", "got", "top:b=2,d=2", "top:b=2,d=3"]
+
+
+# --- solve and graph take the names eval takes ----------------------------------------------
+
+
+def test_solve_runs_a_tree_named_with_its_settings(capsys):
+    code, stdout, err = run_cli(
+        capsys, "solve", "sorting", "--dataset", "sorting_064", "--sample", "1",
+        "--scheme", "top:b=2,d=3", "--model", "sim:error=0", "--json",
+    )  # fmt: skip
+    assert code == 0, err
+    found = json.loads(stdout)
+    assert (found["calls"], found["depth"]) == (15, 4)
+    result = thoughtgraph.solve("sorting", [3, 1, 2, 5], model="sim:error=0", scheme="top:b=2")
+    assert result.calls == 3 and result.output == [1, 2, 3, 5]
+
+
+def test_graph_prints_a_tree_named_with_its_settings(capsys):
+    code, stdout, err = run_cli(capsys, "graph", "top:b=3,d=2", "--size", "64")
+    assert code == 0, err
+    built = thoughtgraph.Graph.from_json(stdout)
+    assert built == schemes.build("top", "sorting", 64, b=3, d=2)
+    assert kinds(built)["generate"] == 9
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["graph", "top:b=2", "--parts", "2"],
+         "--parts applies to a plain got or got_paper; 'top:b=2' sets its own"),
+        (["solve", "sorting", "--dataset", "sorting_032", "--scheme", "top:b=2", "--parts", "2"],
+         "parts applies to a plain got or got_paper; 'top:b=2' sets its own"),
+        (["graph", "top:b=2,d=6"], "scheme top:b=2,d=6: b=2, d=6 cuts the problem into 64 leaves"),
+        (["solve", "sorting", "--dataset", "sorting_032", "--scheme", "top:q=1"],
+         "scheme top:q=1: top has no setting 'q'"),
+    ],
+)  # fmt: skip
+def test_a_named_tree_that_cannot_be_built_is_one_line(capsys, argv, message):
+    code, _, err = run_cli(capsys, *argv)
+    assert code == 2 and err == f"error: {message}" + err.split(message, 1)[1]
+    assert err.count("\n") == 1
+
+
+def test_a_got_variant_keeps_the_runs_retry_options_unless_it_sets_them(capsys):
+    code, stdout, err = run_cli(
+        capsys, "solve", "sorting", "--dataset", "sorting_032", "--scheme", "got:parts=2",
+        "--max-refines", "0", "--model", "sim:error=0", "--json",
+    )  # fmt: skip
+    assert code == 0, err
+    found = json.loads(stdout)
+    assert found["calls_by_kind"] == {"part": 2, "merge": 1, "refine": 0}

@@ -34,8 +34,13 @@ from thoughtgraph.events import EventHandler
 from thoughtgraph.io.bounds import MAX_INPUT_BYTES, check_length, read_bounded, read_file
 from thoughtgraph.io.eventlog import EventLog, combine
 from thoughtgraph.models import secrets
-from thoughtgraph.schemes import SCHEMES
+from thoughtgraph.schemes import SCHEMES, variants
 from thoughtgraph.spend.accounting import CALL_KINDS
+
+SCHEME_HELP = (
+    "Built-in scheme: " + ", ".join(SCHEMES) + "; settings after a colon, as eval's --schemes "
+    "takes them (top:b=2,d=3, got_paper:parts=8)."
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the engine loads when a command runs, so `--help` stays fast
@@ -190,9 +195,7 @@ def solve(
             "--no-cache", help="Use no answer cache (overrides --cache and THOUGHTGRAPH_CACHE)."
         ),
     ] = False,
-    scheme: Annotated[
-        str, typer.Option(help="Built-in scheme: " + ", ".join(SCHEMES) + ".")
-    ] = "got",
+    scheme: Annotated[str, typer.Option(help=SCHEME_HELP)] = "got",
     graph_file: Annotated[
         Path | None,
         typer.Option("--graph", help="Run your own graph file (JSON or YAML) instead of a scheme."),
@@ -644,7 +647,7 @@ def _short(items: Any, limit: int = 40) -> str:
 
 @app.command()
 def graph(
-    scheme: Annotated[str, typer.Argument(help="Scheme: " + ", ".join(SCHEMES) + ".")] = "got",
+    scheme: Annotated[str, typer.Argument(help=SCHEME_HELP)] = "got",
     task: Annotated[
         str,
         typer.Option(
@@ -662,9 +665,16 @@ def graph(
     the_task = get_task(task)
     if fmt not in ("json", "yaml", "mermaid", "dot"):
         raise InputError(f"unknown --format {shown(fmt)} (json, yaml, mermaid, dot)")
-    if parts is not None and scheme not in ("got", "got_paper"):
+    if variants.is_variant(scheme) or variants.label(scheme.lower(), the_task.name):
+        if parts is not None:
+            raise InputError(
+                f"--parts applies to a plain got or got_paper; {shown(scheme)} sets its own"
+            )
+        built = variants.parse(scheme, the_task.name).build(the_task, size)
+    elif parts is not None and scheme not in ("got", "got_paper"):
         raise InputError(f"--parts applies to the got and got_paper schemes, not {shown(scheme)}")
-    built = schemes.build(scheme, the_task.name, size, parts=parts)
+    else:
+        built = schemes.build(scheme, the_task.name, size, parts=parts)
     drawn = {"mermaid": drawing.mermaid, "dot": drawing.dot}
     text = (
         drawn[fmt](built) if fmt in drawn else built.to_yaml() if fmt == "yaml" else built.to_json()

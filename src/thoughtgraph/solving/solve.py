@@ -9,6 +9,7 @@ import math
 import time
 import weakref
 from collections.abc import Coroutine, Mapping
+from dataclasses import replace
 from typing import Any
 
 from typing_extensions import Unpack
@@ -39,6 +40,7 @@ from thoughtgraph.io.bounds import check_items
 from thoughtgraph.models.base import LanguageModel, display_name
 from thoughtgraph.models.limits import ConcurrencyLimiter
 from thoughtgraph.modelspec import ModelLike, ModelsFor, as_model, models_for
+from thoughtgraph.schemes import variants
 from thoughtgraph.solving.routing import run_models
 from thoughtgraph.spend.accounting import spend_by_kind, spend_by_model
 from thoughtgraph.spend.budget import Meter, check_whole
@@ -401,7 +403,6 @@ def prepare_resolved(
     """`prepare` for a task already resolved (`get_task`'s): an evaluation resolves its task
     once and prepares every pair with the object, which is not resolved again."""
     _check_options(graph, scheme, parts, retries)
-    max_regenerations, max_extra_merges, max_refines = retries
     scheme = "got" if scheme is None else scheme  # '' is an unknown scheme, not the default
     try:
         problem = the_task.parse_input(input)
@@ -417,23 +418,49 @@ def prepare_resolved(
     if graph is not None:
         check_graph_task(graph, the_task.name)
     if graph is None:
-        options = {}
-        if scheme == "got":
-            parts = the_task.default_parts(problem) if parts is None else parts
-            options = {
-                "max_regenerations": max_regenerations,
-                "max_extra_merges": max_extra_merges,
-                "max_refines": max_refines,
-            }
-        if parts is not None and scheme not in ("got", "got_paper"):
-            raise InputError(f"parts applies to the got and got_paper schemes, not {shown(scheme)}")
-        if parts is not None:
-            check_parts(parts, len(problem))
-        graph = schemes.build(scheme, the_task, len(problem), parts=parts, **options)
+        graph = _scheme_graph(the_task, problem, scheme, parts, retries)
         if not can_check(the_task, given):
             graph = _without_ground_truth(graph)
     check_graph(graph, the_task, problem, given)
     return PreparedRun(the_task, problem, graph, given)
+
+
+def _scheme_graph(
+    task: BaseTask[Any, Any],
+    problem: Any,
+    scheme: str,
+    parts: int | None,
+    retries: tuple[int, int, int],
+) -> Graph:
+    """The graph of the scheme named, for this problem: a built-in one (`got` with the run's
+    retry options and the task's parts), or a variant that carries its settings in its name
+    (`top:b=2,d=3`, `got_paper:parts=8`, the paper's `got8`), built as eval builds its rows."""
+    max_regenerations, max_extra_merges, max_refines = retries
+    got_options: dict[str, object] = {
+        "max_regenerations": max_regenerations,
+        "max_extra_merges": max_extra_merges,
+        "max_refines": max_refines,
+    }
+    if variants.is_variant(scheme) or variants.label(scheme.lower(), task.name):
+        if parts is not None:
+            raise InputError(
+                f"parts applies to a plain got or got_paper; {shown(scheme)} sets its own"
+            )
+        variant = variants.parse(scheme, task.name)
+        if variant.scheme == "got":  # the run's options and the task's parts, unless it says
+            given = {"parts": task.default_parts(problem), **got_options}
+            variant = replace(variant, settings=tuple((given | dict(variant.settings)).items()))
+        built: Graph = variant.build(task, len(problem))
+        return built
+    options = {}
+    if scheme == "got":
+        parts = task.default_parts(problem) if parts is None else parts
+        options = got_options
+    if parts is not None and scheme not in ("got", "got_paper"):
+        raise InputError(f"parts applies to the got and got_paper schemes, not {shown(scheme)}")
+    if parts is not None:
+        check_parts(parts, len(problem))
+    return schemes.build(scheme, task, len(problem), parts=parts, **options)
 
 
 def _without_ground_truth(graph: Graph) -> Graph:
