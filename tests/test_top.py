@@ -345,3 +345,49 @@ def test_a_got_variant_keeps_the_runs_retry_options_unless_it_sets_them(capsys):
     assert code == 0, err
     found = json.loads(stdout)
     assert found["calls_by_kind"] == {"part": 2, "merge": 1, "refine": 0}
+
+
+# --- tune searches it ---------------------------------------------------------------------------
+
+
+class Ends:
+    """A Suggester taking the first or the last choice of everything (no Optuna needed)."""
+
+    def __init__(self, high: bool) -> None:
+        self.high = high
+
+    def suggest_categorical(self, name, choices):
+        return choices[-1] if self.high else choices[0]
+
+    def suggest_int(self, name, low, high):
+        return high if self.high else low
+
+
+@pytest.mark.parametrize("high", [False, True])
+@pytest.mark.parametrize("size", [8, 32, 64])
+def test_tune_searches_breadth_leaf_size_and_prompt(size, high):
+    from thoughtgraph.tuning import space
+
+    params = space.suggest(Ends(high), ["top"], size, "sorting")
+    b, leaf = params["top.b"], params["top.part_size"]
+    assert b == (4 if high else 2) and params["top.prompt"] == ("cot" if high else "io")
+    graph = space.graph_for(params, "sorting", size)
+    d = schemes.top_depth(b, leaf, size)
+    assert kinds(graph)["generate"] == b**d <= size
+    assert -(-size // b**d) <= leaf or b ** (d + 1) > size  # leaves as small as asked, or full
+    assert space.describe(params, size) == f"top b={b} d={d} prompt={params['top.prompt']}"
+
+
+def test_tune_runs_top_on_the_sim_and_its_pick_runs_as_a_graph_file(capsys, tmp_path):
+    pytest.importorskip("optuna")
+    out = tmp_path / "tune"
+    code, _stdout, err = run_cli(
+        capsys, "tune", "sorting", "--dataset", "sorting_032", "--schemes", "top",
+        "--trials", "3", "--pilot", "2", "--holdout", "2", "--parallel", "2", "--out", str(out),
+    )  # fmt: skip
+    assert code == 0, err
+    assert "top b=" in (out / "front.md").read_text()
+    code, _, err = run_cli(
+        capsys, "solve", "sorting", "--dataset", "sorting_032", "--graph", str(out / "best.yaml")
+    )
+    assert code in (0, 1), err  # it ran: solved, or not clean

@@ -43,7 +43,7 @@ def tune_command(
     ] = None,
     trials: Annotated[int, typer.Option(help="Complete trials wanted (earlier runs count).")] = 30,
     schemes: Annotated[
-        str, typer.Option(help="Schemes to search, comma-separated: got, got_paper, tot.")
+        str, typer.Option(help="Schemes to search, comma-separated: got, got_paper, tot, top.")
     ] = "got,got_paper",
     cost: Annotated[
         str, typer.Option(help="Cost objective per sample: completions, tokens or usd.")

@@ -551,9 +551,7 @@ def _top_settings(task: TaskRef, size: int, settings: dict[str, Any]) -> dict[st
     if b < 2:
         raise GraphError(f"b must be at least 2, got {b}")
     if d is None:
-        d, per_part = 1, _part_size(task)
-        while _leaves(b, d) * per_part < size and _leaves(b, d + 1) <= size:
-            d += 1
+        d = top_depth(b, _part_size(task), size)
     if d < 1:
         raise GraphError(f"d must be at least 1, got {d}")
     leaves = _leaves(b, d)
@@ -564,6 +562,15 @@ def _top_settings(task: TaskRef, size: int, settings: dict[str, Any]) -> dict[st
             f"item{'s' if size != 1 else ''}: b**d must be at most the input size"
         )
     return {**settings, "b": b, "d": d, "pairwise": b > 2 and _merges_two(task)}
+
+
+def top_depth(b: int, leaf_size: int, size: int) -> int:
+    """The least depth whose `b**d` leaves hold at most `leaf_size` items of `size`, never so
+    deep that a leaf would be empty (at least 1): bare `top`'s depth, and `tune`'s."""
+    d = 1
+    while _leaves(b, d) * leaf_size < size and _leaves(b, d + 1) <= size:
+        d += 1
+    return d
 
 
 def _merges_two(task: TaskRef) -> bool:

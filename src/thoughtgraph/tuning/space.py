@@ -10,7 +10,8 @@ the chosen texts in its own `prompts`.
 
 Parts are searched as a *part size* (items a part holds) rather than a count: the same choice
 then means the same thing at 64 and at 128 items, and the paper's own rule (16 items a part for
-`got_paper`) is one of the choices.
+`got_paper`) is one of the choices. Tree of Problems (`top`) is searched the same way: its
+leaf size becomes the depth of its tree for the breadth chosen (`schemes.top_depth`).
 """
 
 from __future__ import annotations
@@ -29,16 +30,22 @@ from thoughtgraph.tasks.loading import loaded
 if TYPE_CHECKING:
     from thoughtgraph.evaluation.prompt_variants import Variants
 
-TUNABLE = ("got", "got_paper", "tot")
+TUNABLE = ("got", "got_paper", "tot", "top")
+SPLIT = ("got", "got_paper", "top")  # searched by part size (top: the items a leaf holds)
 PART_SIZES = (2, 4, 8, 16, 32, 64)
 # (low, high) of each whole-number knob, per scheme.
 INT_RANGES: dict[str, dict[str, tuple[int, int]]] = {
     "got": {"max_regenerations": (0, 4), "max_extra_merges": (0, 3), "max_refines": (0, 4)},
     "got_paper": {"sort_n": (1, 10), "merge_n": (1, 10), "fix_n": (0, 10), "final_fix_n": (0, 10)},
     "tot": {"k": (1, 20), "levels": (1, 6)},
+    "top": {"b": (2, 4)},
 }
 # Prompt variants among the task's own prompts (the sim reads them all alike; see docs/tuning.md).
-PROMPT_CHOICES = {"got_paper": ("part_prompt", ("io", "cot")), "tot": ("prompt", ("io", "cot"))}
+PROMPT_CHOICES = {
+    "got_paper": ("part_prompt", ("io", "cot")),
+    "tot": ("prompt", ("io", "cot")),
+    "top": ("prompt", ("io", "cot")),
+}
 SHORT = {"max_regenerations": "regen", "max_extra_merges": "merges", "max_refines": "refines"}
 """How a label names got's retry knobs."""
 
@@ -91,7 +98,7 @@ def suggest(
         else scheme_names[0]
     )
     params: dict[str, Any] = {"scheme": scheme}
-    if scheme in ("got", "got_paper"):
+    if scheme in SPLIT:
         params[f"{scheme}.part_size"] = trial.suggest_categorical(
             f"{scheme}.part_size", part_sizes(size, task)
         )
@@ -179,7 +186,7 @@ def space_graphs(scheme_names: Sequence[str], task: str, size: int) -> list[tupl
     for scheme in scheme_names:
         prompt_knob = PROMPT_CHOICES.get(scheme)
         prompts = prompt_knob[1] if prompt_knob else (None,)
-        sizes = part_sizes(size, task) if scheme in ("got", "got_paper") else [None]
+        sizes = part_sizes(size, task) if scheme in SPLIT else [None]
         for prompt in prompts:
             for part_size in sizes:
                 pinned = {"scheme": scheme, f"{scheme}.part_size": part_size}
@@ -208,12 +215,15 @@ def _one_part_paper(task: str, size: int) -> bool:
 
 
 def options_of(params: dict[str, Any], size: int) -> tuple[str, dict[str, Any]]:
-    """(scheme, builder options) of a trial's params; part size becomes a count of parts."""
+    """(scheme, builder options) of a trial's params; part size becomes a count of parts (for
+    `top`, the depth whose leaves hold at most that many items)."""
     scheme = params.get("scheme", "got")
     prefix = f"{scheme}."
     options = {k[len(prefix) :]: v for k, v in params.items() if k.startswith(prefix)}
     part_size = options.pop("part_size", None)
-    if part_size is not None:
+    if part_size is not None and scheme == "top":
+        options["d"] = schemes.top_depth(int(options.get("b", 2)), int(part_size), size)
+    elif part_size is not None:
         options["parts"] = max(1, min(size, math.ceil(size / int(part_size))))
     return scheme, options
 
