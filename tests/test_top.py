@@ -391,3 +391,13 @@ def test_tune_runs_top_on_the_sim_and_its_pick_runs_as_a_graph_file(capsys, tmp_
         capsys, "solve", "sorting", "--dataset", "sorting_032", "--graph", str(out / "best.yaml")
     )
     assert code in (0, 1), err  # it ran: solved, or not clean
+
+
+def test_an_unknown_name_is_refused_before_parts_are_looked_at(capsys):
+    for argv in (
+        ["graph", "nope", "--parts", "2"],
+        ["solve", "sorting", "--dataset", "sorting_032", "--scheme", "nope", "--parts", "2"],
+    ):
+        code, _, err = run_cli(capsys, *argv)
+        assert code == 2
+        assert err == "error: unknown scheme 'nope' (known: " + ", ".join(schemes.SCHEMES) + ")\n"

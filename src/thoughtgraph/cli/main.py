@@ -665,12 +665,13 @@ def graph(
     the_task = get_task(task)
     if fmt not in ("json", "yaml", "mermaid", "dot"):
         raise InputError(f"unknown --format {shown(fmt)} (json, yaml, mermaid, dot)")
-    if variants.is_variant(scheme) or variants.label(scheme.lower(), the_task.name):
+    if scheme not in SCHEMES:  # a variant (its parse says so, or what it is not)
+        variant = variants.parse(scheme, the_task.name)
         if parts is not None:
             raise InputError(
                 f"--parts applies to a plain got or got_paper; {shown(scheme)} sets its own"
             )
-        built = variants.parse(scheme, the_task.name).build(the_task, size)
+        built = variant.build(the_task, size)
     elif parts is not None and scheme not in ("got", "got_paper"):
         raise InputError(f"--parts applies to the got and got_paper schemes, not {shown(scheme)}")
     else:

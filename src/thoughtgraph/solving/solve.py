@@ -441,12 +441,12 @@ def _scheme_graph(
         "max_extra_merges": max_extra_merges,
         "max_refines": max_refines,
     }
-    if variants.is_variant(scheme) or variants.label(scheme.lower(), task.name):
+    if scheme not in schemes.SCHEMES:  # a variant (its parse says so, or what it is not)
+        variant = variants.parse(scheme, task.name)
         if parts is not None:
             raise InputError(
                 f"parts applies to a plain got or got_paper; {shown(scheme)} sets its own"
             )
-        variant = variants.parse(scheme, task.name)
         if variant.scheme == "got":  # the run's options and the task's parts, unless it says
             given = {"parts": task.default_parts(problem), **got_options}
             variant = replace(variant, settings=tuple((given | dict(variant.settings)).items()))
