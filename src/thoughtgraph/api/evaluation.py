@@ -123,9 +123,9 @@ async def aevaluate(
     - `size` (default 32) picks the built-in dataset; `sizes=[32, 64]` runs each size into its
       own folder `out/size-32/`, ... and returns an `EvalSizes` (combined reports at `out`,
       a figure with a panel per size). A data file holds its own problems: no size then.
-    - `schemes`: names, variants (`"got_paper:parts=8"`, `"got8"`) or one comma-separated
-      string (default: io, cot, tot, tot2, got, got_paper); `graphs`: graph files or `Graph`
-      objects run beside them as rows (a mapping names them).
+    - `schemes`: names, variants (`"got_paper:parts=8"`, `"top:b=2,d=3"`, `"got8"`) or one
+      comma-separated string (default: io, cot, tot, tot2, got, got_paper); `graphs`: graph
+      files or `Graph` objects run beside them as rows (a mapping names them).
     - `repeats` (default 1): runs of every pair, each with its own seed (the simulated model's
       seed + repeat; another model's fresh sample at its temperature; a function taking
       `sample` is asked for the repeat's own samples, docs/models.md).
