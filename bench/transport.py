@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/transport.py [--requests 2000] [--in-flight 16] [--solves 60]
         [--eval-samples 30,100] [--eval-repeats 5] [--eval-transports lean] [--skip-micro]
+        [--against OTHER/src]
 
 Against a zero-latency loopback OpenAI-compatible server in another process (bench/loopback.py),
 so only the client's CPU is measured (`time.process_time()` of this process, or the rusage of
@@ -22,6 +23,7 @@ a child process). Three parts:
    (`sim:error=0`, the same answers), its CPU from the child's rusage (user + system). The
    marginal CPU per HTTP request is (HTTP at 100 - HTTP at 30 - (sim at 100 - sim at 30)) /
    (requests at 100 - requests at 30): the fixed costs (start-up, imports, reports) cancel.
+   With `--against`, the same for another checkout (PYTHONPATH=OTHER/src), interleaved.
 
 Candidates are interleaved over `--repeats` (`--eval-repeats`) rounds and the best round kept
 (the machine is shared). Prints figures and ratios from one run; asserts nothing. Targets:
@@ -39,6 +41,7 @@ import os
 import platform
 import random
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -243,14 +246,19 @@ def solves(model: object, count: int) -> tuple[float, int]:
     return asyncio.run(main())
 
 
-def eval_cpu(model: list[str], samples: int) -> tuple[float, int]:
-    """CPU seconds (user + system) of one `thoughtgraph eval` process, and its HTTP requests
-    (the requests its results.jsonl records)."""
+def eval_cpu(model: list[str], samples: int, src: str | None = None) -> tuple[float, int]:
+    """CPU seconds (user + system) of one `thoughtgraph eval` process (of the checkout whose
+    sources are at `src`, else this one), and its HTTP requests (its results.jsonl's)."""
     out = Path(tempfile.mkdtemp(prefix="bench-transport-"))
     argv = [TG, "eval", "sorting", "--size", "64", "--schemes", "got", "--samples", str(samples)]
-    argv += ["--out", str(out / "run"), "--no-progress", "--no-figure", *model]
+    argv += ["--out", str(out / "run"), "--no-progress", *model]
+    env = None
+    if src is not None:
+        env = dict(os.environ, PYTHONPATH=src)
+    if src is None or "no-figure" in (Path(src) / "thoughtgraph/cli/eval.py").read_text():
+        argv.append("--no-figure")  # an older checkout draws it: a fixed cost, it cancels
     try:
-        child = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        child = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
         _, status, usage = os.wait4(child.pid, 0)
         assert child.stderr is not None
         errors = child.stderr.read().decode()
@@ -319,48 +327,73 @@ def part_solves(base_url: str, args: argparse.Namespace) -> None:
 def part_eval(base_url: str, args: argparse.Namespace) -> None:
     low, high = (int(n) for n in args.eval_samples.split(","))
     transports = [t.strip() for t in args.eval_transports.split(",") if t.strip()]
-    sides = {"sim": ["--model", "sim:error=0"]}
+    sim_model = ["--model", "sim:error=0"]
+    sides: dict[str, tuple[list[str], str | None]] = {"sim": (sim_model, None)}
     for transport in transports:
-        sides[transport] = ["--model", f"openai:sim,transport={transport}", "--base-url", base_url]
-    best: dict[tuple[str, int], tuple[float, int]] = {}
+        http = ["--model", f"openai:sim,transport={transport}", "--base-url", base_url]
+        sides[transport] = (http, None)
+    if args.against:
+        other = str(Path(args.against).resolve())
+        sides["sim@against"] = (sim_model, other)
+        sides["lean@against"] = (sides["lean"][0], other)
+    rounds: list[dict[tuple[str, int], tuple[float, int]]] = []
     for _ in range(args.eval_repeats):  # every side and size once a round, interleaved
-        for side, model in sides.items():
+        runs = {}
+        for side, (model, src) in sides.items():
             for samples in (low, high):
-                cpu, requests = eval_cpu(model, samples)
-                if (side, samples) not in best or cpu < best[side, samples][0]:
-                    best[side, samples] = (cpu, requests)
-    sim = best["sim", high][0] - best["sim", low][0]
+                runs[side, samples] = eval_cpu(model, samples, src)
+        rounds.append(runs)
+    best = {key: min(r[key] for r in rounds) for key in rounds[0]}
+    baseline = {"sim": "sim", "sdk": "sim", "lean": "sim", "lean@against": "sim@against"}
+
+    def marginal(runs: dict[tuple[str, int], tuple[float, int]], side: str) -> float:
+        """Seconds of CPU per HTTP request between the two sizes, beyond the side's sim."""
+        sim = runs[baseline[side], high][0] - runs[baseline[side], low][0]
+        requests = runs[side, high][1] - runs[side, low][1]
+        return (runs[side, high][0] - runs[side, low][0] - sim) / requests
+
     print(
         f"\n3. in an eval: `thoughtgraph eval sorting --size 64 --schemes got --no-figure` at "
-        f"{low} and {high} samples, each a fresh process, CPU from its rusage, best of "
-        f"{args.eval_repeats} interleaved rounds\n"
+        f"{low} and {high} samples, each a fresh process, CPU (user + system) from its rusage; "
+        f"{args.eval_repeats} interleaved rounds. Marginal: per round (HTTP at {high} - HTTP at "
+        f"{low} - the same on the sim of the same checkout) / the requests between, the median "
+        f"of the rounds [their range]; and the same from each run's best of the rounds\n"
     )
     print(
-        f"| {'model':<24} | {f'CPU s at {low}':>11} | {f'CPU s at {high}':>12} | "
-        f"{'requests between':>16} | {'marginal ms/request':>19} |"
+        f"| {'model':<28} | {f'best CPU s at {low}':>16} | {f'at {high}':>8} | "
+        f"{'requests between':>16} | {'marginal ms/request, median [range]':>35} | "
+        f"{'from the bests':>14} |"
     )
-    print("|---|---:|---:|---:|---:|")
-    simulated = best["sim", high][1] - best["sim", low][1]
-    print(
-        f"| {'sim:error=0 (in process)':<24} | {best['sim', low][0]:>11.3f} | "
-        f"{best['sim', high][0]:>12.3f} | {simulated:>16} | {'(the baseline)':>19} |"
-    )
-    marginal = {}
-    for transport in transports:
-        requests = best[transport, high][1] - best[transport, low][1]
-        extra = (best[transport, high][0] - best[transport, low][0] - sim) / requests
-        marginal[transport] = extra
-        print(
-            f"| {'openai:sim, ' + transport:<24} | {best[transport, low][0]:>11.3f} | "
-            f"{best[transport, high][0]:>12.3f} | {requests:>16} | {extra * 1000:>19.3f} |"
-        )
-    if "lean" in marginal:
-        lean = marginal["lean"] * 1000
+    print("|---|---:|---:|---:|---:|---:|")
+    labels = {
+        "sim": "sim:error=0 (in process)",
+        "lean": "openai:sim, transport=lean",
+        "sdk": "openai:sim, transport=sdk",
+        "lean@against": f"lean, {args.against}",
+        "sim@against": f"sim, {args.against}",
+    }
+    medians = {}
+    for side in sides:
+        requests = best[side, high][1] - best[side, low][1]
+        row = f"| {labels[side]:<28} | {best[side, low][0]:>16.3f} | {best[side, high][0]:>8.3f} | "
+        row += f"{requests:>16} | "
+        if side.startswith("sim"):
+            print(row + f"{'(the baseline)':>35} | {'':>14} |")
+            continue
+        each = sorted(marginal(r, side) * 1000 for r in rounds)
+        medians[side] = statistics.median(each)
+        shown = f"{medians[side]:.3f} [{each[0]:.3f}, {each[-1]:.3f}]"
+        print(row + f"{shown:>35} | {marginal(best, side) * 1000:>14.3f} |")
+    if "lean@against" in medians:
+        ratio = medians["lean"] / medians["lean@against"]
+        print(f"\nlean here / lean at {args.against} (medians): {ratio:.2f}")
+    if "lean" in medians:
+        lean = medians["lean"]
         verdict = "met" if lean <= 0.3 else "NOT met"
         goal = "met" if lean <= 0.15 else "not met"
         print(
-            f"\ntarget <= 0.3 ms marginal client CPU per HTTP request in an eval (lean): "
-            f"{verdict} ({lean:.3f} ms; goal <= 0.15 ms: {goal})"
+            f"\ntarget <= 0.3 ms marginal client CPU per HTTP request in an eval (lean, the "
+            f"median): {verdict} ({lean:.3f} ms; goal <= 0.15 ms: {goal})"
         )
 
 
@@ -374,6 +407,7 @@ def main() -> None:
     parser.add_argument("--eval-repeats", type=int, default=5)
     parser.add_argument("--eval-transports", default="lean", help="comma-separated (lean,sdk)")
     parser.add_argument("--skip-micro", action="store_true", help="parts 1 and 2 left out")
+    parser.add_argument("--against", help="another checkout's src folder: its eval too (part 3)")
     args = parser.parse_args()
     print(f"command: .venv/bin/python bench/transport.py {' '.join(sys.argv[1:])}".rstrip())
     print(

@@ -50,6 +50,9 @@ class Headers(Mapping[str, str]):
     def __getitem__(self, name: str) -> str:
         return self._items[name.lower()]
 
+    def get(self, name: str, default: Any = None) -> Any:
+        return self._items.get(name.lower(), default)
+
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and name.lower() in self._items
 
@@ -231,35 +234,40 @@ async def _head(conn: _Connection) -> bytes:
             raise Broken("ServerDisconnectedError")
 
 
-def _parse_head(head: bytes) -> tuple[bytes, int, str, Headers]:
-    lines = head.split(b"\r\n")
-    version, _, rest = lines[0].partition(b" ")
-    code, _, reason = rest.partition(b" ")
-    if not version.startswith(b"HTTP/1.") or len(code) != 3 or not code.isdigit():
+def _parse_head(head: bytes) -> tuple[str, int, str, Headers]:
+    lines = head.decode("latin-1").split("\r\n")
+    version, _, rest = lines[0].partition(" ")
+    code, _, reason = rest.partition(" ")
+    if not version.startswith("HTTP/1.") or len(code) != 3 or not code.isdigit():
         raise Broken("BadStatusLine")
     items: dict[str, str] = {}
     name = ""
     for line in lines[1:]:
-        if line[:1] in (b" ", b"\t") and name:  # an obsolete folded line: more of the last value
-            items[name] += " " + line.strip().decode("latin-1")
+        if line[:1] in (" ", "\t") and name:  # an obsolete folded line: more of the last value
+            items[name] += " " + line.strip()
             continue
-        raw, colon, value = line.partition(b":")
+        raw, colon, value = line.partition(":")
         if not colon or not raw or raw != raw.strip():
             raise Broken("BadHttpMessage")
-        name = raw.decode("latin-1").lower()
-        text = value.strip().decode("latin-1")
-        items[name] = f"{items[name]}, {text}" if name in items else text
-    return version, int(code), reason.decode("latin-1"), Headers(items)
+        name = raw.lower()
+        value = value.strip()
+        items[name] = f"{items[name]}, {value}" if name in items else value
+    return version, int(code), reason, Headers(items)
 
 
-def _keeps_alive(version: bytes, headers: Headers) -> bool:
-    tokens = {t.strip() for t in headers.get("connection", "").lower().split(",")}
-    if version == b"HTTP/1.0":
+def _keeps_alive(version: str, headers: Headers) -> bool:
+    said = headers.get("connection")
+    if said is None:
+        return version != "HTTP/1.0"
+    tokens = {t.strip() for t in said.lower().split(",")}
+    if version == "HTTP/1.0":
         return "keep-alive" in tokens
     return "close" not in tokens
 
 
 def _length(value: str) -> int:
+    if value.isdigit():
+        return int(value)
     values = {v.strip() for v in value.split(",")}  # "5, 5" is one length said twice
     if len(values) != 1 or not next(iter(values)).isdigit():
         raise Broken("BadHttpMessage")
