@@ -220,3 +220,17 @@ def test_a_bare_empty_object_on_its_line_is_the_empty_count(tmp_path: Path, text
 def test_an_empty_object_in_code_or_prose_is_still_no_answer(text: str):
     with pytest.raises(ParseError):
         KEYWORDS.parse_reply(text, None, "")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[]\n\nPlease let me know if you have other sets.",
+        "The intersection is empty: []. Could you clarify whether the sets may repeat?",
+    ],
+)
+def test_an_offer_of_more_help_is_no_request_for_input(text: str):
+    """Only a request for the input makes a reply's restatements no answer: an empty answer
+    followed by an offer of help is still the empty answer."""
+    prompt = "Set 1: [1, 2]\nSet 2: [3, 4]\nOutput the intersection, like []"
+    assert SETS.parse_reply(text, None, prompt) == []

@@ -103,10 +103,10 @@ PARAGRAPH = re.compile(r"\n[ \t]*\n")
 SENTENCE_END = re.compile(r"[.!?](?=\s)")
 # A reply that asks for the input it was given (a capable model finding a merge's second input
 # empty or garbled): what it restates from the prompt is no answer. An offer of more help
-# ("let me know if ...") is no request; a request names what it wants.
+# ("please let me know if ...", "could you clarify") is no request: a request asks for input.
 REQUEST = re.compile(
-    r"(?i)\b(?:please (?:provide|share|send|give|supply)|please let me know|"
-    r"(?:could|can|would) you (?:please )?(?:provide|share|send|give|clarify)|"
+    r"(?i)\b(?:please (?:provide|share|send|give|supply)|"
+    r"(?:could|can|would) you (?:please )?(?:provide|share|send|give)|"
     r"once you provide|if you (?:meant to )?provide)"
 )
 _END = 1 << 62  # past any position: bisecting (start, _END) finds the last span starting <= start
