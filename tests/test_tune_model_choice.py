@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from types import SimpleNamespace
+from typing import cast
 
 import pytest
 
@@ -17,6 +19,7 @@ from thoughtgraph.evaluation.datasets import load_sample
 from thoughtgraph.spend.budget import Budget
 from thoughtgraph.tuning.config import parse_candidates
 from thoughtgraph.tuning.jobs import Job, Outcome, Setup, run_job_sync
+from thoughtgraph.tuning.report import Row, model_flags
 
 pytest.importorskip("optuna")
 
@@ -123,3 +126,13 @@ def test_bad_model_choices_are_one_line_before_any_trial(tmp_path: Path, options
     with pytest.raises(ThoughtgraphError) as caught:
         thoughtgraph.tune("sorting", **SMALL, **options, out=tmp_path / "t")
     assert str(caught.value).startswith(expected) and "\n" not in str(caught.value)
+
+
+def test_a_front_graphs_models_line_never_holds_a_urls_credentials():
+    """A candidate's endpoint may carry `user:password@`: the `# its models:` line of
+    front-NN.yaml and best.yaml names the spec with them masked, as every other output does."""
+    spec = "openai:big@http://user:s3cretpw@127.0.0.1:9/v1,price_in=1,price_out=2"
+    row = cast(Row, SimpleNamespace(routes=(("merge", "big"),)))
+    line = model_flags(row, {"big": spec})
+    assert "s3cretpw" not in line
+    assert line == "--model-for merge=openai:big@http://***@127.0.0.1:9/v1,price_in=1,price_out=2"

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from thoughtgraph.engine.graph import Graph
+from thoughtgraph.models import secrets
 
 T = TypeVar("T")
 
@@ -495,9 +496,12 @@ def write_graphs(
 
 def model_flags(row: Row, candidates: Mapping[str, str] | None) -> str:
     """The `--model-for KIND=SPEC` flags that run a row with the models its trial chose ("":
-    every call to `--model`)."""
+    every call to `--model`), each endpoint's `user:password@` masked: the files are shared."""
     specs = candidates or {}
-    return " ".join(f"--model-for {kind}={specs.get(name, name)}" for kind, name in row.routes)
+    return " ".join(
+        f"--model-for {kind}={secrets.mask_urls(specs.get(name, name))}"
+        for kind, name in row.routes
+    )
 
 
 def _graph_text(
