@@ -91,3 +91,49 @@ def test_an_eval_imports_scipy_and_matplotlib_only_for_what_it_writes(tmp_path) 
     pytest.importorskip("scipy.stats")
     assert "scipy.stats" in _eval_loads(tmp_path, "--samples", "6", "--no-figure")
     assert "95% CI" in (tmp_path / "e" / "summary.md").read_text()
+
+
+def test_a_plain_http_endpoint_loads_neither_aiohttp_nor_a_tls_context() -> None:
+    """The lean transport speaks HTTP/1.1 itself to an http:// endpoint with no proxy: no
+    aiohttp (whose import builds two SSL contexts) and no CA bundle for a run that has no TLS."""
+    import os
+
+    from .fake_openai import FakeOpenAI
+
+    with FakeOpenAI() as server:
+        code = (
+            "import thoughtgraph\n"
+            "from thoughtgraph.models.openai import OpenAIModel\n"
+            f"model = OpenAIModel('m', base_url={server.base_url!r})\n"
+            "r = thoughtgraph.solve('sorting', [3, 1, 2], scheme='io', model=model)\n"
+            "assert r.output == [1, 2, 3], r.output\n"
+            "from thoughtgraph.models import clients\n"
+            "assert clients._ssl_context is None\n"
+        )
+        unset = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "THOUGHTGRAPH_CACHE")
+        environment = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.lower().endswith("_proxy") and k not in unset
+        }
+        probe = f"import sys\n{code}\nprint(' '.join(sorted(sys.modules)))"
+        out = subprocess.run(
+            [sys.executable, "-c", probe],
+            capture_output=True,
+            text=True,
+            check=True,
+            env=environment,
+        ).stdout
+    loaded = set(out.split())
+    assert "thoughtgraph.models.http1" in loaded
+    assert not {"aiohttp", "yarl", "certifi", "openai"} & loaded
+
+
+def test_a_transport_s_missing_library_is_one_line(monkeypatch) -> None:
+    from thoughtgraph.errors import UnknownNameError
+    from thoughtgraph.models.openai import OpenAIModel
+
+    monkeypatch.setitem(sys.modules, "aiohttp", None)  # not installed
+    with pytest.raises(UnknownNameError, match=r"^openai transport=lean needs the aiohttp package"):
+        OpenAIModel("m", base_url="http://127.0.0.1:9/v1")
+    assert OpenAIModel("m", base_url="http://127.0.0.1:9/v1", transport="sdk").transport == "sdk"

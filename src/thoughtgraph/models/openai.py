@@ -962,14 +962,14 @@ def _check_transport(name: str) -> None:
             f"openai option transport must be one of {', '.join(transport.TRANSPORTS)}, "
             f"got {name!r}"
         )
+    from importlib.util import find_spec
+
     modules = ("aiohttp", "orjson") if name == "lean" else ("openai", "orjson")
-    for module in modules:
-        try:
-            __import__(module)
-        except ImportError:
+    for module in modules:  # found, not imported: a plain http:// endpoint needs no aiohttp
+        if find_spec(module) is None:
             raise UnknownNameError(
                 f"openai transport={name} needs the {module} package (pip install {module})"
-            ) from None
+            )
 
 
 def _check_settings(
