@@ -204,3 +204,16 @@ def test_headers_are_read_case_insensitively(serve) -> None:
     assert [a.outcome for a in ledger.attempts] == ["HTTP 429", "ok"]
     headers = http1.Headers({"retry-after": "3"})
     assert headers["Retry-After"] == "3" and "RETRY-after" in headers and len(headers) == 1
+
+
+def test_connections_past_the_limit_wait_for_one_to_be_free(serve, monkeypatch) -> None:
+    monkeypatch.setattr(http1, "LIMIT", 2)
+    server = serve()
+    model = OpenAIModel("m", base_url=server.base_url, max_retries=0)
+
+    async def at_once() -> list[str]:
+        answers = await asyncio.gather(*(model.complete(PROMPT) for _ in range(8)))
+        return [a[0].text for a in answers]
+
+    assert asyncio.run(at_once()) == ["[1, 3, 5, 9]"] * 8
+    assert server.connections == 2 and len(server.requests) == 8

@@ -11,7 +11,8 @@ pooled keep-alive connection, and the response one pass over what the socket del
 - the body by its `Content-Length`, chunked, or read until the server closes the connection,
   decompressed (gzip, deflate) as it arrives and never more than the size cap (`TooLarge`);
 - a connection goes back to the pool only when its response was whole and the server keeps it
-  open (HTTP/1.1 without `Connection: close`), and is dropped after `KEEP_IDLE` seconds idle.
+  open (HTTP/1.1 without `Connection: close`), and is dropped after `KEEP_IDLE` seconds idle;
+  at most `LIMIT` are open at once (a request past it waits for one), as with aiohttp.
 
 The failures are `wire`'s, named as aiohttp names them where the meaning is the same
 (`ServerDisconnectedError`: the server closed or reset the connection before a response;
@@ -24,6 +25,7 @@ drops its connection.
 from __future__ import annotations
 
 import asyncio
+import collections
 import time
 import zlib
 from collections.abc import Iterator, Mapping
@@ -35,6 +37,9 @@ MAX_HEAD = 64 * 1024
 """The longest status line plus headers read (aiohttp's limit is 8 KiB a line)."""
 KEEP_IDLE = 15.0
 """Seconds an idle connection is kept for the next request (as aiohttp keeps one)."""
+LIMIT = 1000
+"""The most connections open (or opening) at once per pool, as aiohttp's; a request past it
+waits for one to be free (the run's concurrency is the cap that matters: 16 by default)."""
 _PAUSE = 2**20  # buffered bytes past which the socket is not read until the reader catches up
 _NO_BODY = (204, 304)
 
@@ -135,11 +140,34 @@ class Pool:
         self.port = port
         self._idle: list[_Connection] = []
         self._open: set[_Connection] = set()
+        self._opening = 0
+        self._waiters: collections.deque[asyncio.Future[None]] = collections.deque()
         self.closed = False
 
     async def connection(self) -> _Connection:
-        """An idle connection, else a new one (`Unreachable` when none can be made)."""
-        return self._idle_connection() or await self._connect()
+        """An idle connection, else a new one (`Unreachable` when none can be made), waiting
+        while `LIMIT` are open."""
+        while True:
+            conn = self._idle_connection()
+            if conn is not None:
+                return conn
+            if len(self._open) + self._opening < LIMIT:
+                return await self._connect()
+            waiter = asyncio.get_running_loop().create_future()
+            self._waiters.append(waiter)
+            try:
+                await waiter
+            except BaseException:
+                if waiter.done() and not waiter.cancelled():
+                    self._wake_one()  # woken, then cancelled: the turn passes on
+                raise
+
+    def _wake_one(self) -> None:
+        while self._waiters:
+            waiter = self._waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(None)
+                return
 
     async def exchange(
         self, conn: _Connection, request: bytes, max_bytes: int
@@ -156,6 +184,7 @@ class Pool:
         if keep and not self.closed and conn.usable():
             conn.idle_since = time.monotonic()
             self._idle.append(conn)
+            self._wake_one()
         else:
             self._forget(conn)
         return reply, reason
@@ -171,16 +200,26 @@ class Pool:
 
     async def _connect(self) -> _Connection:
         loop = asyncio.get_running_loop()
+        self._opening += 1
         try:
             _, conn = await loop.create_connection(_Connection, self.host, self.port)
         except OSError as exc:  # refused, host not found, no route
+            self._opening -= 1
+            self._wake_one()  # a place came free: a waiter tries for itself
             raise Unreachable(type(exc).__name__) from None
+        except BaseException:
+            self._opening -= 1
+            self._wake_one()
+            raise
+        self._opening -= 1
         self._open.add(conn)
         return conn
 
     def _forget(self, conn: _Connection) -> None:
         conn.drop()
-        self._open.discard(conn)
+        if conn in self._open:
+            self._open.discard(conn)
+            self._wake_one()
 
     def close(self) -> None:
         self.closed = True
