@@ -124,6 +124,7 @@ class FakeOpenAI:
     thinking, think_tokens: a reasoning model (see the module doc); reasoning_details: its usage
         says how many tokens were thinking (`completion_tokens_details`), as vLLM's does not.
     context: the model's context, as vLLM refuses a request past it (400, its own words).
+    usage_fields: values put over a reasoning model's usage fields (a server's broken counts).
     streamed: for each streaming fault (trickle_*, endless, huge), the bytes it wrote and
         whether it wrote them all (False: the client left first).
     """
@@ -144,6 +145,7 @@ class FakeOpenAI:
     think_tokens: int = 1500
     reasoning_details: bool = True  # usage says how many tokens were thinking (vLLM: no)
     context: int | None = None  # vLLM's max_model_len: a larger prompt + max_tokens is a 400
+    usage_fields: dict[str, Any] = field(default_factory=dict)
     produced: int = 0  # tokens made in 200 answers (prompt + completion, thinking included)
     requests: list[Request] = field(default_factory=list)
     streamed: list[tuple[int, bool]] = field(default_factory=list)
@@ -514,6 +516,7 @@ def _thinking_completion(
         }
         if fake.reasoning_details:
             data["usage"]["completion_tokens_details"] = {"reasoning_tokens": thinking_tokens}
+        data["usage"].update(fake.usage_fields)
     return data
 
 

@@ -240,6 +240,27 @@ def test_eval_with_default_options_reads_the_answers_and_bills_the_thinking(caps
     assert paid >= 0.5 * server.produced, (paid, server.produced)
 
 
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"completion_tokens": None, "completion_tokens_details": None},
+        {"completion_tokens": "1500", "completion_tokens_details": None},
+        {"completion_tokens": -3, "completion_tokens_details": None},
+        {"prompt_tokens": None},
+    ],
+    ids=["null", "string", "negative", "prompt-null"],
+)
+def test_usage_whose_counts_are_no_numbers_is_counted_from_the_texts(capsys, fields):
+    """A count that is none (null, a string, a negative number) is not a count of 0: the
+    thinking and the prompt are counted from the texts, so every budget still sees them."""
+    with FakeOpenAI(thinking="reasoning_content", usage_fields=fields) as server:
+        code, out, err = solve(capsys, server, "--scheme", "io", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["output"] == SORTED, err
+    assert data["tokens"] >= 0.5 * server.produced, (data["tokens"], server.produced)
+    assert data["estimated_token_requests"] == len(server.requests)
+
+
 def test_thinking_counts_against_the_token_budget(capsys):
     """Without the thinking a run of 3 sorting calls is ~100 tokens; with it each call is
     1,500 more, and --max-tokens stops the run at the server."""

@@ -770,35 +770,39 @@ def _with_usage(
     """Spread the response's usage over its choices so that their sum is what was billed:
     prompt tokens evenly, completion tokens (thinking included, `reasoning.billed_completion`)
     in proportion to each choice's length. A response that reports no usage (many local
-    servers) is counted from the texts, the thinking's as well as the answer's
-    (`count_tokens`), and its answers are marked `estimated`, so the caps still hold and every
-    report says so."""
-    if "prompt_tokens" not in usage and "completion_tokens" not in usage:
-        shares = spread(count_tokens(prompt), [1] * len(choices))
+    servers), or a count that is none (null, "20", -5), is counted from the texts, the
+    thinking's as well as the answer's (`count_tokens`), and its answers are marked
+    `estimated`, so the caps still hold and every report says so."""
+    reported_prompt = _reported(usage.get("prompt_tokens"))
+    reported_completion = _reported(usage.get("completion_tokens"))
+    if reported_completion is None:  # none reported, or a value that is no count (null, "20", -5)
+        shares = spread(
+            count_tokens(prompt) if reported_prompt is None else reported_prompt,
+            [1] * len(choices),
+        )
         answers = []
         for choice, share in zip(choices, shares, strict=True):
             thinking = count_tokens(choice.reasoning) if choice.reasoning else 0
             completion = count_tokens(choice.answer) + thinking
             answers.append(_completion(choice, Usage(share, completion), thinking, True))
         return answers
-    prompt_tokens = _int(usage.get("prompt_tokens"))
-    completion = reasoning.billed_completion(
-        usage, _int(usage.get("completion_tokens")), prompt_tokens
-    )
+    estimated = reported_prompt is None
+    prompt_tokens = count_tokens(prompt) if reported_prompt is None else reported_prompt
+    completion = reasoning.billed_completion(usage, reported_completion, prompt_tokens)
     thinking = min(_int(reasoning.reasoning_tokens(usage)), completion)
     if not thinking and any(c.reasoning for c in choices):  # vLLM, llama.cpp: not broken down
         thinking = reasoning.thinking_share(
             completion, sum(len(c.reasoning) for c in choices), sum(len(c.answer) for c in choices)
         )
     if len(choices) == 1:  # the usual request: nothing to spread
-        return [_completion(choices[0], Usage(prompt_tokens, completion), thinking)]
+        return [_completion(choices[0], Usage(prompt_tokens, completion), thinking, estimated)]
     prompt_shares = spread(prompt_tokens, [1] * len(choices))
     lengths = [max(1, len(c.answer) + len(c.reasoning)) for c in choices]
     completion_shares = spread(completion, lengths)
     thought = [len(c.reasoning) for c in choices]
     thinking_shares = spread(thinking, thought if any(thought) else [1] * len(choices))
     return [
-        _completion(choice, Usage(p, c), min(t, c))
+        _completion(choice, Usage(p, c), min(t, c), estimated)
         for choice, p, c, t in zip(
             choices, prompt_shares, completion_shares, thinking_shares, strict=True
         )
@@ -907,6 +911,18 @@ def _retry_after(headers: Mapping[str, str]) -> float | None:
             return when.timestamp() - time.time()
     except (TypeError, ValueError, OverflowError):
         return None
+
+
+def _reported(value: object) -> int | None:
+    """A reported token count, held as `_int` holds it; None: no count (missing, null, a
+    string, a negative or fractional number, a bool), so the texts are counted instead."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+        return None
+    if isinstance(value, float):  # orjson reads an integer past 64 bits as a float
+        if value >= _TOKENS_MAX:
+            return _TOKENS_MAX
+        return int(value) if value.is_integer() else None
+    return min(value, _TOKENS_MAX)
 
 
 def _int(value: object) -> int:
