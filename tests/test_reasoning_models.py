@@ -82,6 +82,16 @@ def thinking_tokens(server: FakeOpenAI) -> int:
         ("<THINKING>a</THINKING><think>b</think>[1]", "[1]", "a\n\nb", False),
         ("<think>\n\n</think>\n\n[1]", "[1]", "", False),  # Qwen3 with thinking off
         ("[1, 2] < [3]", "[1, 2] < [3]", "", False),
+        ("  \n<think>cut at the start [4", "", "cut at the start [4", True),
+        ("<think>a</think>[1]\n<think>then cut", "[1]", "a\n\nthen cut", True),
+        # a lone tag after text is the answer's own: an input quoted back, a remark
+        (
+            "the input 'a <think> b' sorted: [1, 2]",
+            "the input 'a <think> b' sorted: [1, 2]",
+            "",
+            False,
+        ),
+        ("[1, 2] (no <THINK> tags used)", "[1, 2] (no <THINK> tags used)", "", False),
     ],
 )
 def test_inline_thinking_is_taken_out_of_the_answer(text, answer, thinking, unclosed):

@@ -53,7 +53,10 @@ class Reply:
 def split_inline(text: str) -> Reply:
     """`text` with its inline `<think>` blocks taken out: every closed block, everything before
     a closing tag whose opening one the chat template wrote (`...</think>answer`), and
-    everything after an opening tag never closed (the reply was cut while thinking)."""
+    everything after an opening tag never closed (the reply was cut while thinking) where
+    thinking starts: at the reply's start, or in a reply with blocks of thinking. A lone
+    `<think>` after other text, in a reply that shows no thinking, is text: the answer quoting
+    its input or remarking on the tag."""
     if "<" not in text:  # the usual reply: nothing to look for
         return Reply(text)
     thoughts: list[str] = []
@@ -70,7 +73,9 @@ def split_inline(text: str) -> Reply:
         rest = rest[last.end() :]
     unclosed = False
     opened = _OPEN.search(rest)
-    if opened is not None:  # cut while thinking
+    # cut while thinking: a block opened where thinking starts (the reply's start) or in a
+    # reply that thinks in blocks; elsewhere the tag is text (an input quoted back, a remark)
+    if opened is not None and (thoughts or not rest[: opened.start()].strip()):
         thoughts.append(rest[opened.end() :])
         rest, unclosed = rest[: opened.start()], True
     if not thoughts:
