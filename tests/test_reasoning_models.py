@@ -202,6 +202,8 @@ def test_a_server_whose_context_is_smaller_than_the_room_to_think_runs_without_a
     assert caps[refused + 1 :] and set(caps[refused + 1 :]) == {None}  # asked again, no cap
     assert refused == (0 if declared else 1)
     assert "refused a cap of" in err and "its requests go without a cap" in err
+    answers_line = next(line for line in out.splitlines() if line.startswith("answers:"))
+    assert "requests went without a cap" in answers_line and "16,384" not in answers_line
     assert "error" not in err and "reasoning hit" not in err
 
 

@@ -534,18 +534,7 @@ def _summary(result: Result, title: str, matched: bool | None, score_name: str =
         )
     lines.extend(_by_model(result))
     if result.completion_cap is not None:
-        from thoughtgraph.models.reasoning import THINKING_ROOM
-
-        thinking = (
-            f", + {THINKING_ROOM:,} for a model that reasons"
-            if any(any(c.reasoning) for c in result.state.calls.values())
-            or result.spend.reasoning_tokens
-            else ""
-        )
-        lines.append(
-            f"answers: capped at {result.completion_cap:,} tokens each by default (4 x the "
-            f"expected answer + 256{thinking}; --max-completion-tokens N to change, 0 for no cap)"
-        )
+        lines.append(_cap_line(result.completion_cap, result.completion_cap_sent))
     hops = f"{result.latency} hop{'s' if result.latency != 1 else ''} from the input"
     lines.append(f"final:   {result.final.id} · volume {result.volume} · {hops}")
     rating = _model_rating(result)
@@ -555,6 +544,25 @@ def _summary(result: Result, title: str, matched: bool | None, score_name: str =
     if retries:
         lines.append(f"retries: {retries}")
     return "\n".join(lines)
+
+
+def _cap_line(cap: int, sent: int | None) -> str:
+    """The summary's `answers:` line: the default cap, and what the requests went with when
+    that differs (room for a model that reasons to think, or no cap where the server refused
+    that room)."""
+    if sent is None:
+        thinking = (
+            "; the server refused room to think beyond it (its context is smaller), so requests "
+            "went without a cap"
+        )
+    elif sent > cap:
+        thinking = f", + {sent - cap:,} for a model that reasons"
+    else:
+        thinking = ""
+    return (
+        f"answers: capped at {cap:,} tokens each by default (4 x the expected answer + 256"
+        f"{thinking}; --max-completion-tokens N to change, 0 for no cap)"
+    )
 
 
 def _by_model(result: Result) -> list[str]:

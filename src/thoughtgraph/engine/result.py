@@ -64,6 +64,10 @@ class Result:
     # tokens each answer was capped at by default (engine/answer_cap.py); None: the user's
     # own cap (or no cap) applied, or the model takes none (a function, the simulated model)
     completion_cap: int | None = None
+    # the cap the default model's requests went with at the run's end, when `completion_cap`
+    # is set: above it, room for a model that reasons to think; None, no cap (the server
+    # refused that room: its context is smaller)
+    completion_cap_sent: int | None = None
     # answers of this run the answer cache holds: its hits and what it stored, the answers of a
     # call cut short by Ctrl-C included (a top-up's singles are stored as they arrive); None:
     # no cache
@@ -138,6 +142,7 @@ class Result:
             "budget": self.budget.to_dict(),
             "price": None if self.price is None else self.price.to_dict(),
             "completion_cap": self.completion_cap,
+            "completion_cap_sent": self.completion_cap_sent,
             "rating": self.rating,
             "rating_scale": self.rating_scale,
             "depth": self.depth,

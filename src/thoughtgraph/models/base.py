@@ -160,11 +160,12 @@ def foresees(model: object) -> TypeGuard[Foresees]:
 
 def completion_cap(model: object) -> int | None:
     """The tokens each answer may have as the model sends its requests (`completion_cap`, which
-    may be above the `max_tokens` of its settings: room for a reasoning model to think), else its
-    settings' `max_tokens`; None: no cap known. What a request is expected to cost."""
-    cap = getattr(model, "completion_cap", None)
-    if isinstance(cap, int):
-        return cap or None
+    may be above the `max_tokens` of its settings: room for a reasoning model to think, or None,
+    no cap, where its server refused that room), else its settings' `max_tokens`; None: no cap
+    known. What a request is expected to cost."""
+    if hasattr(model, "completion_cap"):  # None there: the model sends no cap at all
+        cap = model.completion_cap
+        return cap or None if isinstance(cap, int) else None
     value = model_settings(model).get("max_tokens")
     return value if isinstance(value, int) and value > 0 else None
 

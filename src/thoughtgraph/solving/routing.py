@@ -18,7 +18,7 @@ from thoughtgraph.engine.answer_cap import with_default_cap
 from thoughtgraph.engine.options import RunOptions
 from thoughtgraph.engine.routes import Route, Routes
 from thoughtgraph.errors import InputError
-from thoughtgraph.models.base import LanguageModel, display_name
+from thoughtgraph.models.base import LanguageModel, completion_cap, display_name
 from thoughtgraph.models.cache import CachedModel
 from thoughtgraph.models.limits import RateLimitedModel
 from thoughtgraph.models.samples import numbered
@@ -40,6 +40,13 @@ class RunModels:
         if not self.caches:
             return None
         return sum(cache.hits + cache.stored for cache in self.caches)
+
+    @property
+    def sent_cap(self) -> int | None:
+        """The cap the default model's requests go with now, when a default cap was applied:
+        above `cap`, room for a model that reasons to think; None, no cap at all (the server
+        refused that room)."""
+        return None if self.cap is None else completion_cap(self.capped)
 
     def close(self) -> None:
         for cache in self.caches:

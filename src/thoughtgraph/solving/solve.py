@@ -214,14 +214,14 @@ async def _run_prepared(
         if isinstance(so_far, RunOutcome):
             wall = time.perf_counter() - started
             partial = _result(graph, so_far, the_task, problem, lm, routes, wall)
-            partial.completion_cap = wrapped.cap
+            partial.completion_cap, partial.completion_cap_sent = wrapped.cap, wrapped.sent_cap
             partial.cached_answers = wrapped.cached_answers
             exc.result = partial  # type: ignore[attr-defined]
         raise
     finally:
         wrapped.close()
     result = _result(graph, outcome, the_task, problem, lm, routes, time.perf_counter() - started)
-    result.completion_cap = wrapped.cap
+    result.completion_cap, result.completion_cap_sent = wrapped.cap, wrapped.sent_cap
     result.cached_answers = wrapped.cached_answers
     logger.info(
         "%d model calls (%s); %s tokens paid%s; status %s",
