@@ -284,6 +284,32 @@ def test_thinking_counts_against_the_token_budget(capsys):
     assert len(server.requests) < 6  # got on 32 numbers makes more calls than this
 
 
+@pytest.mark.parametrize("declared", [(), ("--reasoning",)], ids=["detected", "declared"])
+@pytest.mark.parametrize(
+    ("budget", "spent"),
+    [
+        (("--max-tokens", "1200"), lambda data: data["tokens"] <= 1200),
+        (
+            ("--max-cost", "0.0012", "--price-in", "1", "--price-out", "1"),
+            lambda data: data["cost"] <= 0.0012,
+        ),
+    ],
+    ids=["tokens", "cost"],
+)
+def test_the_room_to_think_is_held_to_what_the_budget_leaves(capsys, declared, budget, spent):
+    """The room to think is our default, not the user's cap: a request never has more of it
+    than --max-tokens or --max-cost leaves (it paid 16,704 against a budget of 2,000), so a
+    model that thinks 1,500 tokens stays inside the budget, its thinking cut and said so."""
+    with FakeOpenAI(thinking="reasoning_content") as server:
+        code, out, err = solve(capsys, server, "--scheme", "io", "--json", *budget, *declared)
+    data = json.loads(out)
+    assert spent(data), (data["tokens"], data["cost"], [r.body for r in server.requests])
+    caps = [r.body["max_tokens"] for r in server.requests]
+    assert all(cap < 1200 for cap in caps) and caps[-1] > data["completion_cap"]  # some room
+    assert len(caps) == (1 if declared else 2)  # detected: cut at the plain default, asked again
+    assert code in (1, 2) and "reasoning hit --max-completion-tokens" in err
+
+
 # --- kept apart: the trace, the viewer, the cache --------------------------------------------
 def test_the_thinking_is_kept_in_the_trace_and_shown_folded(capsys, tmp_path):
     trace = tmp_path / "trace.json"

@@ -314,6 +314,19 @@ class OpenAIModel(DeliveringModel):
             return self.max_tokens + reasoning.THINKING_ROOM
         return self.max_tokens
 
+    def _budgeted(
+        self, cap: int | None, prompt: str, n: int, recorder: RequestRecorder
+    ) -> int | None:
+        """`cap`, its room to think held to what the budget's token and cost caps leave (the
+        room is our default, not the user's: it must not carry a request past the budget);
+        never below the plain default."""
+        if not self._widened(cap) or self.max_tokens is None:
+            return cap
+        left = recorder.tokens_left()
+        if left is None:
+            return cap
+        return max(self.max_tokens, min(cap or 0, (left - count_tokens(prompt)) // n))
+
     def _widened(self, cap: int | None) -> bool:
         """`cap` is a default cap with room to think added."""
         return self.cap_default and cap is not None and cap > (self.max_tokens or 0)
@@ -414,11 +427,11 @@ class OpenAIModel(DeliveringModel):
         process that the model reasons; one cut by the default cap while the model thought is
         asked again at once with room to think (a new request, reserved and counted like any
         other; refused by the budget, the cut answers stand)."""
-        cap = self.completion_cap
+        cap = self._budgeted(self.completion_cap, prompt, n, recorder)
         answers, cap = await self._roomy(prompt, n, recorder, cap)
         if any(a.reasons for a in answers):
             self._learn_reasoning()
-        wider = self.completion_cap
+        wider = self._budgeted(self.completion_cap, prompt, n, recorder)
         cut = sum(_cut_thinking(a) for a in answers)
         if cut and cap is not None and wider != cap and (wider is None or wider > cap):
             try:

@@ -191,6 +191,22 @@ class Meter:
     def spent(self) -> Amounts:
         return Amounts(self.requests, self.tokens, self.cost)
 
+    def tokens_left(self, price: Price | None = None, mine: Ticket | None = None) -> int | None:
+        """Tokens one more request may use before a token or cost cap (the cost cap's at the
+        output price), beside what is paid and what the other requests in flight expect
+        (`mine`: the request's own reservation, left out); None: no such cap."""
+        caps, price = self.budget, price or self.price
+        own_tokens, own_cost = (
+            (mine.tokens, mine.cost) if mine is not None and mine.open else (0, 0.0)
+        )
+        left: list[int] = []
+        if caps.max_tokens is not None:
+            left.append(caps.max_tokens - self.tokens - self._pending_tokens + own_tokens)
+        if caps.max_cost is not None and price is not None and price.output > 0:
+            money = caps.max_cost - self.cost - self._pending_cost + own_cost
+            left.append(int(money * 1e6 / price.output))
+        return max(0, min(left)) if left else None
+
     def reserve(self, expected: Usage, price: Price | None = None) -> Ticket:
         """Admit one request, or raise `BudgetExhausted` saying which cap stops it. `price` is
         the request's model's, when the run routes kinds to models priced apart (else the

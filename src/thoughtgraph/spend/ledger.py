@@ -94,6 +94,11 @@ class CallLedger:
         self.meter.settle(ticket, usage, cost)
         self.attempts.append(attempt)
 
+    def tokens_left(self) -> int | None:
+        """Tokens the budget leaves the call's next request (its own first reservation not
+        counted against it); None: no token or cost cap."""
+        return self.meter.tokens_left(self.price, self.provisional)
+
     def unsent(self, ticket: Ticket) -> None:
         """A reserved request that never left (no connection could be made): not counted."""
         self.meter.settle(ticket, Usage(), 0.0, paid=False)
@@ -143,6 +148,11 @@ class RequestRecorder(Protocol):
         """The request reserved with `ticket` never left (no connection): not counted."""
         ...
 
+    def tokens_left(self) -> int | None:
+        """Tokens the budget leaves one more request (None: no token or cost cap): what a cap
+        the model chose itself (room to think) is held to."""
+        ...
+
 
 class _Unmetered:
     """The recorder of a model called outside a run: no budget, nothing kept."""
@@ -155,6 +165,9 @@ class _Unmetered:
 
     def unsent(self, ticket: Ticket) -> None:
         pass
+
+    def tokens_left(self) -> int | None:
+        return None
 
     def __repr__(self) -> str:
         return "UNMETERED"
