@@ -428,7 +428,7 @@ def test_an_answer_stored_cut_inside_its_thinking_is_asked_again(tmp_path):
 def test_reasoning_effort_is_sent_and_keys_the_cache(capsys, tmp_path):
     cache = tmp_path / "answers.sqlite"
     with FakeOpenAI(thinking="reasoning") as server:
-        for effort in ("HIGH", "low", "high"):
+        for effort in ("HIGH", "low", "high", "Minimal", "xhigh"):
             code, _out, err = solve(
                 capsys,
                 server,
@@ -440,7 +440,8 @@ def test_reasoning_effort_is_sent_and_keys_the_cache(capsys, tmp_path):
                 str(cache),
             )
             assert code == 0, err
-    assert [r.body["reasoning_effort"] for r in server.requests] == ["high", "high", "low"]
+    efforts = [r.body["reasoning_effort"] for r in server.requests]
+    assert efforts[:3] == ["high", "high", "low"] and efforts[-2:] == ["minimal", "xhigh"]
     # the third run (high again) was answered from the cache: two fresh requests for the first
 
 
@@ -460,7 +461,9 @@ def test_a_bad_reasoning_effort_is_one_line(capsys):
         assert not server.requests
     assert (
         code == 2
-        and err == "error: --reasoning-effort must be one of low, medium, high, got 'extreme'\n"
+        and err
+        == "error: --reasoning-effort must be one of none, minimal, low, medium, high, xhigh, "
+        "got 'extreme'\n"
     )
 
 

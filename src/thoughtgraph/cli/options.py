@@ -102,8 +102,8 @@ Reasoning = Annotated[
 ReasoningEffort = Annotated[
     str | None,
     typer.Option(
-        help="openai: low, medium or high, sent as the request's reasoning_effort (for a "
-        "server and model that take it); part of the answer cache's key.",
+        help="openai: none, minimal, low, medium, high or xhigh, sent as the request's "
+        "reasoning_effort (for a server and model that take it); part of the answer cache's key.",
     ),
 ]
 PriceIn = Annotated[

@@ -74,8 +74,10 @@ _CUT_NOTED: set[tuple[str, int]] = set()  # (model, cap) whose thinking a cap cu
 _BACKOFF_START, _BACKOFF_MAX, _RETRY_AFTER_MAX = 0.5, 8.0, 60.0
 _TOKENS_MAX = 2**53  # a reported token count above this is not real (SQLite holds 2**63)
 
-REASONING_EFFORTS = ("low", "medium", "high")
-"""The values of `reasoning_effort` (`--reasoning-effort`), sent as the request's own field."""
+REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
+"""The values of `reasoning_effort` (`--reasoning-effort`), sent as the request's own field:
+OpenAI's whole set (gpt-5 takes `minimal`, gpt-5.1 `none`, the models after gpt-5.1-codex-max
+`xhigh`; the o-series, vLLM and Ollama low, medium and high)."""
 
 
 def _yes_no(value: object) -> bool:
@@ -251,7 +253,7 @@ class OpenAIModel(DeliveringModel):
         """`MODEL[@URL][,key=value...]` with keys base_url (or `@URL`: the endpoint, e.g.
         `openai:qwen@http://127.0.0.1:8001/v1`), api_key_env, temperature, max_tokens,
         timeout, max_retries, max_in_flight, max_response_bytes, transport (lean or sdk),
-        reasoning (true: a model that thinks first), reasoning_effort (low, medium, high).
+        reasoning (true: a model that thinks first), reasoning_effort (`REASONING_EFFORTS`).
         (No api_key option: keys do not belong in command lines.)
         `overrides` (e.g. from command-line flags) win over the spec's options."""
         model, options = parse_spec(rest, spec)
