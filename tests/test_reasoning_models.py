@@ -18,6 +18,7 @@ from thoughtgraph.models.cache import CachedModel
 from thoughtgraph.models.openai import OpenAIModel
 from thoughtgraph.models.reasoning import (
     THINKING_ROOM,
+    Reply,
     billed_completion,
     read_message,
     split_inline,
@@ -95,8 +96,19 @@ def thinking_tokens(server: FakeOpenAI) -> int:
     ],
 )
 def test_inline_thinking_is_taken_out_of_the_answer(text, answer, thinking, unclosed):
+    """(A reply the cap did not cut.)"""
     reply = split_inline(text)
     assert (reply.answer, reply.reasoning, reply.unclosed) == (answer, thinking, unclosed)
+
+
+def test_a_reply_the_cap_cut_inside_thinking_after_its_answer_keeps_the_answer():
+    """A lone `<think>` after text is text in a whole reply, but thinking in one the cap cut
+    there (finish_reason "length"): its drafts are not read as the answer."""
+    text = "[1, 2, 3]\n<think>wait, maybe [3, 2"
+    assert split_inline(text) == Reply(text)
+    assert split_inline(text, cut=True) == Reply("[1, 2, 3]", "wait, maybe [3, 2", True)
+    cut = read_message({"content": text}, cut=True)
+    assert cut is not None and cut.answer == "[1, 2, 3]"
 
 
 def test_thinking_in_a_field_is_never_the_answer():

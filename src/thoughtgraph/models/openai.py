@@ -762,10 +762,12 @@ def _choice(choice: object) -> _Choice | None:
     surrogates (which no file or cache can store) become U+FFFD. Cut: it stopped at the cap
     (`finish_reason` "length"; a server that gives no reason, inside an unclosed `<think>`)."""
     message = choice.get("message") if isinstance(choice, dict) else None
-    reply = reasoning.read_message(message) if isinstance(message, dict) else None
+    finish = choice.get("finish_reason") if isinstance(choice, dict) else None
+    reply = (
+        reasoning.read_message(message, finish == "length") if isinstance(message, dict) else None
+    )
     if reply is None:
         return None
-    finish = choice.get("finish_reason") if isinstance(choice, dict) else None
     cut = finish == "length" or (finish is None and reply.unclosed)
     return _Choice(_clean(reply.answer), _clean(reply.reasoning), cut)
 

@@ -50,13 +50,13 @@ class Reply:
         return bool(self.reasoning.strip())
 
 
-def split_inline(text: str) -> Reply:
+def split_inline(text: str, cut: bool = False) -> Reply:
     """`text` with its inline `<think>` blocks taken out: every closed block, everything before
     a closing tag whose opening one the chat template wrote (`...</think>answer`), and
     everything after an opening tag never closed (the reply was cut while thinking) where
-    thinking starts: at the reply's start, or in a reply with blocks of thinking. A lone
-    `<think>` after other text, in a reply that shows no thinking, is text: the answer quoting
-    its input or remarking on the tag."""
+    thinking starts: at the reply's start, in a reply with blocks of thinking, or in one the
+    cap `cut` (it stopped in there). A lone `<think>` after other text in a whole reply that
+    shows no thinking is text: the answer quoting its input or remarking on the tag."""
     if "<" not in text:  # the usual reply: nothing to look for
         return Reply(text)
     thoughts: list[str] = []
@@ -75,7 +75,7 @@ def split_inline(text: str) -> Reply:
     opened = _OPEN.search(rest)
     # cut while thinking: a block opened where thinking starts (the reply's start) or in a
     # reply that thinks in blocks; elsewhere the tag is text (an input quoted back, a remark)
-    if opened is not None and (thoughts or not rest[: opened.start()].strip()):
+    if opened is not None and (cut or thoughts or not rest[: opened.start()].strip()):
         thoughts.append(rest[opened.end() :])
         rest, unclosed = rest[: opened.start()], True
     if not thoughts:
@@ -84,17 +84,18 @@ def split_inline(text: str) -> Reply:
     return Reply(rest.strip(), reasoning, unclosed)
 
 
-def read_message(message: Mapping[str, object]) -> Reply | None:
+def read_message(message: Mapping[str, object], cut: bool = False) -> Reply | None:
     """A chat-completions message read as answer and thinking (None: it holds neither text
     content nor thinking, a malformed choice). A message whose `content` is null but which
-    holds thinking is an empty answer: the model had not answered yet."""
+    holds thinking is an empty answer: the model had not answered yet. `cut`: the cap stopped
+    the reply (`split_inline`)."""
     content = message.get("content")
     field_text = next(
         (value for name in REASONING_FIELDS if isinstance(value := message.get(name), str)), ""
     )
     if not isinstance(content, str):
         return Reply("", field_text) if field_text.strip() else None
-    inline = split_inline(content)
+    inline = split_inline(content, cut)
     if not field_text.strip():
         return inline
     reasoning = "\n\n".join(t for t in (field_text.strip(), inline.reasoning) if t)
