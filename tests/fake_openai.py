@@ -9,7 +9,8 @@ a script of faults, one per request, so each test can stage the failure it is ab
         server.script(Fault("429", seconds=0.2), Fault("500"))
         model = OpenAIModel("sim", base_url=server.base_url)
 
-A reasoning model: `thinking="inline"` (a `<think>` block before the answer in `content`) or
+A reasoning model: `thinking="inline"` (a `<think>` block before the answer in `content`;
+`"magistral"`: Magistral's `[THINK]` block, as llama.cpp leaves it in `content`) or
 `"reasoning_content"` / `"reasoning"` (the thinking in that field of the message) thinks
 `think_tokens` tokens (one a word, lists among them that are not the answer) before it
 answers, and honours the request's `max_tokens` as a server does: a reply past it is cut
@@ -494,9 +495,12 @@ def _thinking_completion(
             words, answer = words[:cap], answer[: max(0, cap - len(words)) * 4]
         thinking = " ".join(words)
         message: dict[str, Any] = {"role": "assistant"}
-        if fake.thinking == "inline":
-            closed = "</think>\n\n" if len(words) == fake.think_tokens else ""
-            message["content"] = f"<think>\n{thinking}\n{closed}{answer}"
+        if fake.thinking in ("inline", "magistral"):
+            opened, closing = ("<think>", "</think>")
+            if fake.thinking == "magistral":
+                opened, closing = ("[THINK]", "[/THINK]")
+            closed = f"{closing}\n\n" if len(words) == fake.think_tokens else ""
+            message["content"] = f"{opened}\n{thinking}\n{closed}{answer}"
         else:
             message[fake.thinking or "reasoning_content"] = thinking
             message["content"] = answer if answer else None

@@ -28,7 +28,7 @@ from thoughtgraph.viewer.html import page_data
 from .conftest import INPUT_32, run_cli
 from .fake_openai import FakeOpenAI, thoughts
 
-FORMS = ("inline", "reasoning_content", "reasoning")
+FORMS = ("inline", "magistral", "reasoning_content", "reasoning")
 CUT = "the model's reasoning hit --max-completion-tokens {}: raise it or set 0"
 SORTED = sorted(INPUT_32)
 
@@ -83,6 +83,10 @@ def thinking_tokens(server: FakeOpenAI) -> int:
         ("<THINKING>a</THINKING><think>b</think>[1]", "[1]", "a\n\nb", False),
         ("<think>\n\n</think>\n\n[1]", "[1]", "", False),  # Qwen3 with thinking off
         ("[1, 2] < [3]", "[1, 2] < [3]", "", False),
+        # Magistral's special tokens, left in content by llama.cpp
+        ("[THINK]try [3, 1, 2][/THINK][1, 2, 3]", "[1, 2, 3]", "try [3, 1, 2]", False),
+        ("[THINK]cut while trying [4, 2", "", "cut while trying [4, 2", True),
+        ("[think] is no tag: [1]", "[think] is no tag: [1]", "", False),
         ("  \n<think>cut at the start [4", "", "cut at the start [4", True),
         ("<think>a</think>[1]\n<think>then cut", "[1]", "a\n\nthen cut", True),
         # a lone tag after text is the answer's own: an input quoted back, a remark

@@ -28,7 +28,7 @@ from thoughtgraph.models.base import (
     would_answer,
 )
 from thoughtgraph.models.limits import ConcurrencyLimiter
-from thoughtgraph.models.reasoning import split_inline
+from thoughtgraph.models.reasoning import may_think, split_inline
 from thoughtgraph.spend.budget import Budget, Meter, Ticket
 from thoughtgraph.spend.ledger import Attempt, CallLedger
 from thoughtgraph.spend.pricing import Price
@@ -308,7 +308,7 @@ def _thinking_apart(answer: Completion) -> Completion:
     """An answer with inline `<think>` blocks left in it (a user's function calling a local
     server, an answer cached before it was read apart) taken out of the answer: the thinking is
     never read as the answer (`models.reasoning`)."""
-    if answer.reasoning or "<" not in answer.text:
+    if answer.reasoning or not may_think(answer.text):
         return answer
     reply = split_inline(answer.text)
     if reply.answer == answer.text:

@@ -67,7 +67,7 @@ from thoughtgraph.models.base import (
     complete_delivering,
     saw_reasoning,
 )
-from thoughtgraph.models.reasoning import split_inline
+from thoughtgraph.models.reasoning import may_think, split_inline
 from thoughtgraph.models.samples import SampleCounter
 from thoughtgraph.spend.ledger import RequestRecorder
 from thoughtgraph.spend.usage import Usage
@@ -613,7 +613,7 @@ def _cut_thinking(answer: Completion) -> bool:
 
 
 def _cut_thinking_text(text: str) -> bool:
-    if "<" not in text:
+    if not may_think(text):
         return False
     reply = split_inline(text)
     return reply.unclosed and not reply.answer.strip()

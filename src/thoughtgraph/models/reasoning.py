@@ -3,9 +3,10 @@
 Servers hand back a reasoning model's thinking in one of two ways:
 
 - inline, in `content`, between `<think>` and `</think>` (llama.cpp with `--reasoning-format
-  none`, Ollama's raw output, the DeepSeek-R1 distills, QwQ, Qwen3); a chat template that opens
-  the block itself leaves only the closing `</think>` in the reply, and a reply cut by the
-  completion cap ends inside an unclosed `<think>`;
+  none`, Ollama's raw output, the DeepSeek-R1 distills, QwQ, Qwen3), or Magistral's `[THINK]`
+  and `[/THINK]` (which llama.cpp leaves in `content` whatever its format); a chat template
+  that opens the block itself leaves only the closing `</think>` in the reply, and a reply cut
+  by the completion cap ends inside an unclosed `<think>`;
 - in a field of the message beside `content`: `reasoning_content` (vLLM's reasoning parsers,
   DeepSeek's API, llama.cpp's default) or `reasoning` (OpenRouter, Ollama's OpenAI API, newer
   vLLM); `content` is then null or empty while the model still thinks.
@@ -31,9 +32,18 @@ THINKING_ROOM = 16_384
 """Tokens added to the default completion cap of a model that reasons (declared, or seen
 reasoning in its replies): its thinking comes before its answer and is cut by the same cap."""
 
-_OPEN = re.compile(r"<(think|thinking)>", re.IGNORECASE)
-_CLOSE = re.compile(r"</(think|thinking)>", re.IGNORECASE)
-_BLOCK = re.compile(r"<(think|thinking)>(.*?)</\1>", re.IGNORECASE | re.DOTALL)
+# `<think>` (any case) and Magistral's `[THINK]` special tokens (upper case, as it writes them;
+# llama.cpp leaves them in `content`)
+_OPEN = re.compile(r"<(?:think|thinking)>|(?-i:\[THINK\])", re.IGNORECASE)
+_CLOSE = re.compile(r"</(?:think|thinking)>|(?-i:\[/THINK\])", re.IGNORECASE)
+_BLOCK = re.compile(
+    r"<(think|thinking)>(.*?)</\1>|(?-i:\[THINK\])(.*?)(?-i:\[/THINK\])", re.IGNORECASE | re.DOTALL
+)
+
+
+def may_think(text: str) -> bool:
+    """`text` may hold inline thinking (a cheap test: the usual reply holds no tag)."""
+    return "<" in text or "THINK]" in text
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,12 +67,12 @@ def split_inline(text: str, cut: bool = False) -> Reply:
     thinking starts: at the reply's start, in a reply with blocks of thinking, or in one the
     cap `cut` (it stopped in there). A lone `<think>` after other text in a whole reply that
     shows no thinking is text: the answer quoting its input or remarking on the tag."""
-    if "<" not in text:  # the usual reply: nothing to look for
+    if not may_think(text):  # the usual reply: nothing to look for
         return Reply(text)
     thoughts: list[str] = []
 
     def taken(match: re.Match[str]) -> str:
-        thoughts.append(match.group(2))
+        thoughts.append(match.group(2) if match.group(1) else match.group(3))
         return ""
 
     rest = _BLOCK.sub(taken, text)
