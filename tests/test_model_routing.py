@@ -205,6 +205,30 @@ def test_the_python_api_takes_model_objects_and_refuses_unknown_kinds():
         thoughtgraph.solve("sorting", [3, 1], "sim", models=["merge"])  # type: ignore[arg-type]
 
 
+def test_one_function_or_object_given_twice_is_one_model():
+    """The default's function routed to a kind too, or one function (one model object) for two
+    kinds, is one model, as one spec is: one label, one numbering of samples, one cache key."""
+
+    def answer(prompt: str) -> str:
+        return "[0, 1, 2, 3]"
+
+    def merger(prompt: str) -> str:
+        return "[0, 1, 2, 3]"
+
+    same = thoughtgraph.solve(
+        "sorting", [3, 1, 2, 0], answer, parts=2, models={"merge": answer, "refine": answer}
+    )
+    assert list(same.spend_by_model) == ["function:answer"]
+    assert same.model_for == {"merge": "function:answer", "refine": "function:answer"}
+    two = thoughtgraph.solve(
+        "sorting", [3, 1, 2, 0], "sim", parts=2, models={"merge": merger, "refine": merger}
+    )
+    assert list(two.spend_by_model) == [two.model, "function:merger"]
+    model = from_spec("sim:error=0")
+    objects = thoughtgraph.solve("sorting", [3, 1, 2, 0], model, parts=2, models={"merge": model})
+    assert list(objects.spend_by_model) == [objects.model]
+
+
 def test_each_model_answers_from_the_cache_under_its_own_key(capsys, tmp_path: Path):
     """A run with the merges routed elsewhere reuses the parts the default model paid for and
     pays for merges again; the same routing run again is answered wholly from the cache."""

@@ -111,13 +111,16 @@ def models_for(
     built: dict[str, LanguageModel] = {}  # by what decides a model's answers and price
     if default_spec is not None:
         built[identity(default)] = default
+    objects = _given_objects(default)  # a function or model object given twice is one model
     routed: dict[str, LanguageModel] = {}
     for kind, given in models.items():
         kind = check_kind(kind, label)
         if given is None:
             raise InputError(f"{label}: no model given for {kind}")
         if not isinstance(given, str):
-            routed[kind] = as_model(given)
+            if id(given) not in objects:
+                objects[id(given)] = as_model(given)
+            routed[kind] = objects[id(given)]
             continue
         try:
             made = from_spec(given, **filled_in(given, overrides or {}))
@@ -125,6 +128,15 @@ def models_for(
             raise type(exc)(f"{label} {kind}: {exc}") from None
         routed[kind] = built.setdefault(identity(made), made)
     return routed
+
+
+def _given_objects(default: LanguageModel) -> dict[int, LanguageModel]:
+    """The default model by the id of what was given for it: the model object, and the
+    function a `FunctionModel` wraps (`model=f, models={"merge": f}` is one model)."""
+    objects: dict[int, LanguageModel] = {id(default): default}
+    if isinstance(default, FunctionModel):
+        objects[id(default.fn)] = default
+    return objects
 
 
 def identity(model: LanguageModel) -> str:
