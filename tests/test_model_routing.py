@@ -274,6 +274,38 @@ def test_an_openai_spec_names_its_endpoint_after_an_at():
         from_spec("openai:q@http://127.0.0.1:1/v1,base_url=http://127.0.0.1:2/v1")
 
 
+@pytest.mark.parametrize(
+    ("spec", "expected"),
+    [
+        (
+            "openai:x@ftp://u:s3cretpw@127.0.0.1/v1",
+            r"^'openai:x@ftp://\*\*\*@127.0.0.1/v1': the endpoint after @ must start with "
+            r"http:// or https://$",
+        ),
+        (
+            "openai:x@127.0.0.1:8001/v1,temperature=0",
+            r"^'openai:x@127.0.0.1:8001/v1,temperature=0': the endpoint after @ must start with "
+            r"http:// or https:// \(did you mean openai:x@http://127.0.0.1:8001/v1\?\)$",
+        ),
+        (
+            "openai:x@localhost",
+            r"did you mean openai:x@http://localhost\?",
+        ),
+    ],
+)
+def test_an_endpoint_after_an_at_without_http_is_one_line_not_a_model_name(
+    capsys, spec: str, expected: str
+):
+    """`NAME@host:port/v1` (no http://) or another scheme's URL would have been the model's
+    name, sent to the default endpoint and shown with its credentials: one line instead."""
+    with pytest.raises(UnknownNameError, match=expected):
+        from_spec(spec)
+    code, _out, err = run(capsys, "--dataset", "sorting_032", "--model-for", f"merge={spec}")
+    assert code == 2 and err.startswith("error: --model-for merge: ") and "s3cretpw" not in err
+    dated = from_spec("openai:claude-3@20240229,base_url=http://127.0.0.1:8001/v1")
+    assert isinstance(dated, OpenAIModel) and dated.model == "claude-3@20240229"
+
+
 def test_the_openai_flags_fill_in_what_a_routed_spec_leaves_out():
     default = from_spec("openai:a@http://127.0.0.1:8001/v1")
     routed = models_for(

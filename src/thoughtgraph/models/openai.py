@@ -712,6 +712,8 @@ def parse_spec(rest: str, spec: str) -> tuple[str, dict[str, str]]:
     starts a URL, so a model named `claude-3@20240229` keeps its name."""
     head, _, text = rest.partition(",")
     model, at, url = _split_at_url(head)
+    if not at:
+        _refuse_other_endpoints(model, spec)
     if not model:
         raise UnknownNameError(f"{shown(spec)}: expected openai:MODEL, e.g. openai:gpt-4o-mini")
     options = parse_options(text, spec)
@@ -722,6 +724,27 @@ def parse_spec(rest: str, spec: str) -> tuple[str, dict[str, str]]:
             )
         options = {"base_url": url, **options}
     return model, options
+
+
+_AT_OTHER_URL = re.compile(r"@\s*[a-z][a-z0-9+.\-]*://", re.IGNORECASE)
+_AT_HOST = re.compile(
+    r"@\s*((?:localhost|\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-f:]+\])(?::\d+)?|[\w.\-]+:\d+)(?:/\S*)?$",
+    re.IGNORECASE,
+)
+
+
+def _refuse_other_endpoints(model: str, spec: str) -> None:
+    """A name ending in `@` and an endpoint that is not http(s) (`@ftp://...`, `@127.0.0.1:8001/v1`
+    with no scheme) is a mistyped endpoint, not a model's name: sent as the name to the default
+    endpoint, it would also be shown with the URL's credentials. One line instead."""
+    shown_spec = shown(secrets.mask_urls(spec))
+    problem = f"{shown_spec}: the endpoint after @ must start with http:// or https://"
+    if _AT_OTHER_URL.search(model):
+        raise UnknownNameError(problem)
+    host = _AT_HOST.search(model)
+    if host:
+        name, endpoint = model[: host.start()], model[host.start() + 1 :].strip()
+        raise UnknownNameError(f"{problem} (did you mean openai:{name}@http://{endpoint}?)")
 
 
 def _split_at_url(head: str) -> tuple[str, bool, str]:
