@@ -110,6 +110,27 @@ def test_tune_model_for_routes_every_run(capsys, tmp_path: Path):
     assert code == 0, err
 
 
+def test_a_kind_routed_by_model_for_is_not_a_trials_choice(tmp_path: Path):
+    """`--model-for merge=SPEC` routes the merges in every run, the trials' too: beside
+    `--models`, the trials choose the models of the other kinds only."""
+    found = thoughtgraph.tune(
+        "sorting",
+        **{**SMALL, "trials": 3},
+        **PRICED,
+        models={"merge": "sim:error=0,price_in=5,price_out=5"},
+        candidates={"cheap": CHEAP, "dear": DEAR},
+        out=tmp_path / "tune",
+    )
+    assert found.trials == 3
+    optuna = pytest.importorskip("optuna")
+    study = optuna.load_study(
+        study_name=None, storage=f"sqlite:///{tmp_path / 'tune' / 'study.db'}"
+    )
+    chosen = [set(trial.params) for trial in study.trials]
+    assert len(chosen) == 3 and all("model.part" in params for params in chosen)
+    assert not any("model.merge" in params for params in chosen), chosen
+
+
 @pytest.mark.parametrize(
     ("options", "expected"),
     [

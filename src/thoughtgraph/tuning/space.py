@@ -17,7 +17,7 @@ leaf size becomes the depth of its tree for the breadth chosen (`schemes.top_dep
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from thoughtgraph import schemes
@@ -143,12 +143,16 @@ MODEL_PARAM = "model."
 """The prefix of a trial's choice of model for one kind of call (`model.merge`: `big`)."""
 
 
-def suggest_models(trial: Suggester, graph: Graph, names: Sequence[str]) -> dict[str, Any]:
+def suggest_models(
+    trial: Suggester, graph: Graph, names: Sequence[str], fixed: Collection[str] = ()
+) -> dict[str, Any]:
     """Ask the trial, for each kind of call its graph makes, which of the candidate models
-    (`tune --models NAME=SPEC,...`) answers it."""
+    (`tune --models NAME=SPEC,...`) answers it; not for the `fixed` kinds, which `--model-for`
+    routes in every run."""
     return {
         f"{MODEL_PARAM}{kind}": trial.suggest_categorical(f"{MODEL_PARAM}{kind}", list(names))
         for kind in graph.call_kinds
+        if kind not in fixed
     }
 
 

@@ -292,7 +292,8 @@ def tune_loop(
             graph = space.graph_for(params, setup.task, setup.size, variants)
             if setup.candidates:  # which model answers each kind of call the graph makes
                 names = [name for name, _spec in setup.candidates]
-                params |= space.suggest_models(trial, graph, names)
+                fixed = [kind for kind, _spec in setup.models]  # --model-for's, in every run
+                params |= space.suggest_models(trial, graph, names, fixed)
             trial.set_user_attr("allowance", scaled(allowance, len(samples)))
             trial.set_user_attr("graph", space.describe(params, setup.size))
             text = job_graph(setup, graph)
