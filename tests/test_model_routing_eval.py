@@ -196,3 +196,47 @@ def test_a_routed_kind_no_row_calls_is_a_note(capsys, tmp_path: Path):
         "note: --model-for merge: no row of this evaluation makes a merge call (they call: cot, io)"
         in err
     )
+
+
+def test_a_cost_cap_takes_each_models_own_spec_price_and_stops_the_whole_eval(
+    capsys, tmp_path: Path
+):
+    """`--max-cost` over specs priced by their own `price_in=`/`price_out=` (the default's too,
+    as solve takes them): the whole evaluation, every model's cost counted at its own price,
+    stays within the cap; a routed model with no price is one line naming it."""
+    out = tmp_path / "capped"
+    args = ["--size", "32", "--samples", "4", "--schemes", "got,io", "--out", str(out)]
+    code, _, err = run(
+        capsys,
+        *args,
+        "--model",
+        "sim:error=2,price_in=1,price_out=2",
+        "--model-for",
+        "merge=sim:error=0,price_in=50,price_out=100",
+        "--max-cost",
+        "0.01",
+    )
+    assert code in (0, 1), err
+    rows = lines(out)
+    paid = sum(row["cost"] for row in rows)  # no request once the cap is paid or reserved:
+    assert 0.005 < paid < 0.011  # past it by at most what was in flight then
+    dear = "sim:profile=gpt-3.5-paper,latency=0,error=0,seed=0"
+    merges = sum(row["spend_by_model"][dear]["cost"] for row in rows)
+    assert merges > paid / 2  # the merges counted at their own, dearer price
+    assert any(row["stop_reason"] == "budget exhausted" for row in rows)
+    code, _, err = run(
+        capsys,
+        *args[:-1],
+        str(tmp_path / "unpriced"),
+        "--model",
+        "sim:error=2,price_in=1,price_out=2",
+        "--model-for",
+        "merge=sim:error=0",
+        "--max-cost",
+        "0.01",
+    )
+    assert code == 2 and err.strip().splitlines()[-1].startswith(
+        "error: --max-cost needs a price: sim:"
+    )
+    assert "error=0" in err.strip().splitlines()[-1]
+    assert not (tmp_path / "unpriced" / "results.jsonl").exists()

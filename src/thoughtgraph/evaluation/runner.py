@@ -631,8 +631,10 @@ async def run_pairs(
     """
     shared = None if isinstance(model, str) and model.startswith("sim") else as_model(model)
     model_name = (shared or as_model(model)).name
-    meter = shared_meter(model_name, options)
+    meter = shared_meter(shared or as_model(model), options)
     routed = models_for(models, shared or as_model(model), default_spec=_spec(model))
+    for lm in routed.values():  # a cost cap needs every model priced: one line, before any pair
+        options.price_of(lm)
     held = check_folder(out, the_plan, shared or as_model(model), routed)
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -818,9 +820,10 @@ def _keep_unrecorded(
                 (out / UNRECORDED).write_text(json.dumps(total) + "\n")
 
 
-def shared_meter(model_name: str, options: RunOptions) -> Meter:
-    """The evaluation's one budget ledger (a cost cap without a price is refused here)."""
-    return Meter(options.budget, options.price(model_name))
+def shared_meter(model: LanguageModel, options: RunOptions) -> Meter:
+    """The evaluation's one budget ledger, at the model's price (its spec's own, the one given,
+    or the built-in table's; a cost cap without a price is refused here)."""
+    return Meter(options.budget, options.price_of(model))
 
 
 def exhausted(meter: Meter) -> bool:

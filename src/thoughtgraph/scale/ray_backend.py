@@ -179,7 +179,7 @@ def _solve_pair_sync(
         kind: model if lm is given else for_repeat(lm, repeat)
         for kind, lm in unpack_routes(shipment, given).items()
     }
-    meter = shared_meter(model.name, options.within(allowance))
+    meter = shared_meter(model, options.within(allowance))
     with tempfile.TemporaryDirectory(prefix="thoughtgraph-trace-") as scratch:
         folder = Path(scratch) if traces else None
         pair = asyncio.run(
