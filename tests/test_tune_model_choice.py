@@ -108,6 +108,23 @@ def test_tune_model_for_routes_every_run(capsys, tmp_path: Path):
         code = int(exc.code or 0)
     _out, err = capsys.readouterr()
     assert code == 0, err
+    assert "note: --models" not in err
+
+
+def test_candidates_without_a_usd_cost_are_a_note(capsys, tmp_path: Path):
+    """`--models` compares models by what they cost: with `--cost completions` (the default)
+    a dear model costs what a cheap one does, which the tune says before its first trial."""
+    args = ["tune", "sorting", "--size", "16", "--schemes", "got", "--trials", "1"]
+    args += ["--pilot", "2", "--holdout", "1", "--out", str(tmp_path / "tune")]
+    try:
+        main([*args, "--model", "sim:error=1", "--models", f"cheap={CHEAP},dear={DEAR}"])
+        code = 0
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    _out, err = capsys.readouterr()
+    assert code == 0, err
+    note = "note: --models: cost = completions counts the same whichever candidate answers"
+    assert err.count(note) == 1 and "--cost usd" in err.split(note)[1].splitlines()[0]
 
 
 def test_a_kind_routed_by_model_for_is_not_a_trials_choice(tmp_path: Path):

@@ -106,6 +106,12 @@ def _announce(plan: TunePlan, study: Study, rerun: list[int], say: Callable[[str
         )
     if config.prompts is not None and plan.variants is not None:
         say(f"prompt variants from {config.prompts}: {_slots_line(plan.variants)}")
+    if config.candidates and config.cost != "usd":
+        say(
+            f"note: --models: cost = {config.cost} counts the same whichever candidate answers, "
+            "so the front cannot tell a cheap model from a dear one; give each a price and "
+            "--cost usd (docs/tuning.md)"
+        )
     say(
         f"study {plan.folder / 'study.db'}: {len(completed(study))} trials already complete"
         + (f"; rerunning killed trial(s) {', '.join(map(str, rerun))}" if rerun else "")
