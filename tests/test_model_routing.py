@@ -149,6 +149,17 @@ def test_a_bad_model_for_is_one_line(capsys, value: str, expected: str):
     assert code == 2 and err.startswith(expected) and len(err.splitlines()) == 1, err
 
 
+def test_a_spec_whose_options_follow_a_comma_is_told_the_colon(capsys):
+    code, _, err = run(
+        capsys, "--dataset", "sorting_032", "--model-for", "merge=sim,price_in=1,price_out=2"
+    )
+    assert code == 2
+    assert err == (
+        "error: --model-for merge: unknown model 'sim,price_in=1,price_out=2': a spec's options "
+        "follow a colon: did you mean sim:price_in=1,price_out=2?\n"
+    )
+
+
 def test_the_unknown_kind_line_lists_every_kind(capsys):
     _, _, err = run(capsys, "--input", "[3, 1, 2]", "--model-for", "parts=sim")
     assert err.rstrip().endswith(f"(known: {', '.join(MODEL_CALL_KINDS)})")

@@ -264,6 +264,9 @@ def _suggestion(spec: str) -> str:
 
     if is_import_string(text):
         return f": did you mean --model py:{text}? (known: {KNOWN_SPECS})"
+    head, comma, options = text.partition(",")
+    if comma and head.strip().lower() in ("sim", "openai", *PYTHON_SCHEMES):
+        return f": a spec's options follow a colon: did you mean {head.strip()}:{options}?"
     if not text or ":" in text:
         return f" (known: {KNOWN_SPECS})"
     provider, slash, name = text.partition("/")
