@@ -240,6 +240,37 @@ def test_one_function_or_object_given_twice_is_one_model():
     assert list(objects.spend_by_model) == [objects.model]
 
 
+def test_the_python_api_takes_an_object_with_complete_as_py_does():
+    """An object with `complete(prompt, n)` and a name, no `simulated` flag (what docs/models.md
+    calls a model, and what `py:` takes), is a model from Python too, as `model=` and in
+    `models=`; one whose complete cannot take (prompt, n) is one line."""
+
+    class Batch:
+        name = "my-batch"
+
+        def __init__(self) -> None:
+            self.asked: list[int] = []
+
+        async def complete(self, prompt: str, n: int = 1) -> list[str]:
+            self.asked.append(n)
+            return ["[0, 1, 2, 3]"] * n
+
+    merger = Batch()
+    result = thoughtgraph.solve("sorting", [3, 1, 2, 0], "sim", parts=2, models={"merge": merger})
+    assert result.model_for == {"merge": "my-batch"}
+    assert result.spend_by_model["my-batch"].calls == len(merger.asked) > 0
+    alone = Batch()
+    assert thoughtgraph.solve("sorting", [3, 1, 2, 0], alone, parts=2).model == "my-batch"
+    assert alone.asked
+
+    class Wrong:
+        def complete(self, prompt: str) -> list[str]:
+            return [prompt]
+
+    with pytest.raises(UnknownNameError, match=r"^model 'Wrong' has complete\(prompt.*\): it is"):
+        thoughtgraph.solve("sorting", [3, 1], "sim", models={"merge": Wrong()})
+
+
 def test_each_model_answers_from_the_cache_under_its_own_key(capsys, tmp_path: Path):
     """A run with the merges routed elsewhere reuses the parts the default model paid for and
     pays for merges again; the same routing run again is answered wholly from the cache."""

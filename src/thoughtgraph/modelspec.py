@@ -33,11 +33,15 @@ def as_model(model: ModelLike | None) -> LanguageModel:
         return from_spec(model or "sim")
     if isinstance(model, LanguageModel):
         return model
+    if callable(getattr(model, "complete", None)) and not isinstance(model, type):
+        from thoughtgraph.models.imported import ImportedObject
+
+        return ImportedObject.given(model)  # `complete(prompt, n)` and a name, as py: takes
     if callable(model):
         return FunctionModel(model)
     raise InputError(
         f"not a model: {type(model).__name__} (give a spec string such as 'sim', a "
-        "LanguageModel, or a function prompt -> str)"
+        "LanguageModel, an object with a method complete(prompt, n), or a function prompt -> str)"
     )
 
 

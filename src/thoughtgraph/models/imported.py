@@ -110,19 +110,20 @@ class ImportedObject(WrapperModel):
 
     simulated = False
 
-    def __init__(self, value: object, target: str) -> None:
+    def __init__(self, value: object, target: str | None) -> None:
         # Only the capability functions read `inner` (by getattr, safe on any object); the name
-        # and the simulated flag are this wrapper's own.
+        # and the simulated flag are this wrapper's own. `target` None: given from Python.
         super().__init__(cast(LanguageModel, value))
         self.target = target
         own = getattr(value, "name", None)
-        self._name = own if isinstance(own, str) and own.strip() else f"py:{target}"
+        fallback = f"py:{target}" if target is not None else f"object:{type(value).__name__}"
+        self._name = own if isinstance(own, str) and own.strip() else fallback
         complete: Callable[..., object] = getattr(value, "complete")  # noqa: B009
         self._complete = complete
         self._takes_samples = has_keyword(complete, "sample")
         self._is_async = is_async(complete)
         self._threads = Threads()
-        self.code = source_digest(type(value), _module_of(target))
+        self.code = source_digest(type(value), _module_of(target) if target else None)
 
     @property
     def name(self) -> str:
@@ -187,11 +188,21 @@ class ImportedObject(WrapperModel):
             for a, text, usage in zip(result, texts, counted, strict=True)
         ]
 
+    @classmethod
+    def given(cls, value: object) -> ImportedObject:
+        """An object with `complete(prompt, n)` given from Python (`model=`, `models=`), checked
+        as a `py:` one is, before any call."""
+        _check_complete(value, type(value).__name__)
+        return cls(value, None)
+
     def __repr__(self) -> str:
-        return f"ImportedObject({self.target!r})"
+        return f"ImportedObject({self.target or self.inner!r})"
 
     def __reduce__(self) -> tuple[Any, ...]:
-        """Pickled as its import string (a Ray worker imports the object again)."""
+        """Pickled as its import string (a Ray worker imports the object again), or, given from
+        Python, as the object itself."""
+        if self.target is None:
+            return (ImportedObject.given, (self.inner,))
         return (_rebuild, (self.target,))
 
 
