@@ -260,7 +260,8 @@ def test_the_python_api_takes_an_object_with_complete_as_py_does():
     assert result.model_for == {"merge": "my-batch"}
     assert result.spend_by_model["my-batch"].calls == len(merger.asked) > 0
     alone = Batch()
-    assert thoughtgraph.solve("sorting", [3, 1, 2, 0], alone, parts=2).model == "my-batch"
+    both = thoughtgraph.solve("sorting", [3, 1, 2, 0], alone, parts=2, models={"merge": alone})
+    assert both.model == "my-batch" and list(both.spend_by_model) == ["my-batch"]
     assert alone.asked
 
     class Wrong:

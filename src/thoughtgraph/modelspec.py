@@ -136,10 +136,15 @@ def models_for(
 
 def _given_objects(default: LanguageModel) -> dict[int, LanguageModel]:
     """The default model by the id of what was given for it: the model object, and the
-    function a `FunctionModel` wraps (`model=f, models={"merge": f}` is one model)."""
+    function a `FunctionModel` wraps or the object an `ImportedObject` given from Python does
+    (`model=f, models={"merge": f}` is one model)."""
+    from thoughtgraph.models.imported import ImportedObject
+
     objects: dict[int, LanguageModel] = {id(default): default}
     if isinstance(default, FunctionModel):
         objects[id(default.fn)] = default
+    if isinstance(default, ImportedObject) and default.target is None:
+        objects[id(default.inner)] = default
     return objects
 
 
