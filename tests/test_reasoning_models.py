@@ -324,6 +324,8 @@ def test_the_room_to_think_is_held_to_what_the_budget_leaves(capsys, declared, b
     assert all(cap < 1200 for cap in caps) and caps[-1] > data["completion_cap"]  # some room
     assert len(caps) == (1 if declared else 2)  # detected: cut at the plain default, asked again
     assert code in (1, 2) and "reasoning hit --max-completion-tokens" in err
+    # the note says why a cap no one set was this low
+    assert "tokens: the default cap, with the room to think the budget left)\n" in err
 
 
 # --- kept apart: the trace, the viewer, the cache --------------------------------------------

@@ -444,7 +444,8 @@ class OpenAIModel(DeliveringModel):
                 answers = [a for a in answers if not _cut_thinking(a)] + again
                 cap = wider
         if cap is not None and any(_cut_thinking(a) for a in answers):
-            self._note_cut(cap)
+            full = self.completion_cap  # the room to think the budget did not hold back
+            self._note_cut(cap, held=self.cap_default and full is not None and cap < full)
         return answers
 
     async def _roomy(
@@ -478,12 +479,14 @@ class OpenAIModel(DeliveringModel):
             )
         self.endpoint.learn_reasons(self.model)
 
-    def _note_cut(self, cap: int) -> None:
-        """Say once per model and cap that the cap cut the model's thinking."""
+    def _note_cut(self, cap: int, held: bool = False) -> None:
+        """Say once per model and cap that the cap cut the model's thinking; `held`: a default
+        cap the budget held below its room to think (a cap no one set: the budget says why)."""
         if (self.name, cap) in _CUT_NOTED:
             return
         _CUT_NOTED.add((self.name, cap))
-        logger.warning("%s", reasoning.hit_cap_line(cap))
+        why = f" ({cap:,} tokens: the default cap, with the room to think the budget left)"
+        logger.warning("%s%s", reasoning.hit_cap_line(cap), why if held else "")
 
     async def _request(
         self, prompt: str, n: int, recorder: RequestRecorder, cap: int | None
