@@ -104,6 +104,15 @@ def test_a_compressed_body_is_inflated(serve, coding, pack) -> None:
     assert b"Accept-Encoding: gzip, deflate\r\n" in server.requests[0]
 
 
+def test_a_zlib_deflate_body_whose_first_chunk_is_one_byte_is_inflated(serve) -> None:
+    packed = zlib.compress(answer("[4, 5]"))  # the zlib header is told by its first two bytes
+    chunks = b"1\r\n%b\r\n%x\r\n%b\r\n0\r\n\r\n" % (packed[:1], len(packed) - 1, packed[1:])
+    raw = response(chunks, "Content-Encoding: deflate", "Transfer-Encoding: chunked", length=False)
+    server = serve(raw)
+    found, _ = ask(server)
+    assert found == ["[4, 5]"]
+
+
 def test_an_interim_response_is_skipped(serve) -> None:
     server = serve(b"HTTP/1.1 100 Continue\r\n\r\n" + response(answer("[7]")))
     found, _ = ask(server)
@@ -148,6 +157,10 @@ def test_a_connection_idle_too_long_is_not_reused(serve, monkeypatch) -> None:
         (b"SMTP ready\r\n\r\n", "BadStatusLine"),
         (b"HTTP/1.1 200 OK\r\nno colon here\r\n\r\n", "BadHttpMessage"),
         (response(answer()).replace(b"Content-Length: ", b"Content-Length: -"), "BadHttpMessage"),
+        # digits to str.isdigit but not to int(): a ValueError escaped as a traceback
+        (b"HTTP/1.1 200 OK\r\nContent-Length: \xb2\r\n\r\nab", "BadHttpMessage"),
+        (b"HTTP/1.1 200 OK\r\nContent-Length: \xb2, \xb2\r\n\r\nab", "BadHttpMessage"),
+        (b"HTTP/1.1 2\xb20 OK\r\nContent-Length: 2\r\n\r\nab", "BadStatusLine"),
         (response(b"zz\r\nab\r\n0\r\n\r\n", "Transfer-Encoding: chunked"), "TransferEncodingError"),
         (response(answer(), "Content-Encoding: br"), "ContentEncodingError"),
         (response(b"not gzip at all", "Content-Encoding: gzip"), "ContentEncodingError"),

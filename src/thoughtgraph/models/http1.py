@@ -277,7 +277,7 @@ def _parse_head(head: bytes) -> tuple[str, int, str, Headers]:
     lines = head.decode("latin-1").split("\r\n")
     version, _, rest = lines[0].partition(" ")
     code, _, reason = rest.partition(" ")
-    if not version.startswith("HTTP/1.") or len(code) != 3 or not code.isdigit():
+    if not version.startswith("HTTP/1.") or len(code) != 3 or not _digits(code):
         raise Broken("BadStatusLine")
     items: dict[str, str] = {}
     name = ""
@@ -304,11 +304,16 @@ def _keeps_alive(version: str, headers: Headers) -> bool:
     return "close" not in tokens
 
 
+def _digits(text: str) -> bool:
+    """Whether `text` is ASCII digits only: str.isdigit also takes "\u00b2", which int() refuses."""
+    return text.isascii() and text.isdigit()
+
+
 def _length(value: str) -> int:
-    if value.isdigit():
+    if _digits(value):
         return int(value)
     values = {v.strip() for v in value.split(",")}  # "5, 5" is one length said twice
-    if len(values) != 1 or not next(iter(values)).isdigit():
+    if len(values) != 1 or not _digits(next(iter(values))):
         raise Broken("BadHttpMessage")
     return int(values.pop())
 
@@ -380,22 +385,32 @@ class _Body:
         coding = (encoding or "identity").strip().lower()
         self._inflate: Any = None
         self._coding = coding
+        self._held = b""  # a deflate body's first byte, until the second tells its wrapping
         if coding in ("gzip", "x-gzip"):
             self._inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
         elif coding not in ("identity", "deflate"):
             raise Broken("ContentEncodingError")
 
     def feed(self, data: bytes) -> None:
-        if self._coding == "deflate" and self._inflate is None and data:
-            # zlib-wrapped as the RFC says, or the raw deflate some servers send
-            wrapped = len(data) >= 2 and data[0] & 0x0F == 8 and (data[0] << 8 | data[1]) % 31 == 0
-            self._inflate = zlib.decompressobj(zlib.MAX_WBITS if wrapped else -zlib.MAX_WBITS)
+        if self._coding == "deflate" and self._inflate is None:
+            # zlib-wrapped as the RFC says, or the raw deflate some servers send: told by the
+            # first two bytes, which may come in two pieces (a 1-byte chunk)
+            data = self._held + data
+            if len(data) < 2:
+                self._held = data
+                return
+            self._held = b""
+            self._choose_deflate(data)
         if self._inflate is not None:
             try:
                 data = self._inflate.decompress(data, self.limit - self.size + 1)
             except zlib.error:
                 raise Broken("ContentEncodingError") from None
         self._add(data)
+
+    def _choose_deflate(self, data: bytes) -> None:
+        wrapped = len(data) >= 2 and data[0] & 0x0F == 8 and (data[0] << 8 | data[1]) % 31 == 0
+        self._inflate = zlib.decompressobj(zlib.MAX_WBITS if wrapped else -zlib.MAX_WBITS)
 
     def _add(self, data: bytes) -> None:
         self.size += len(data)
@@ -404,6 +419,10 @@ class _Body:
         self.parts.append(data)
 
     def whole(self) -> bytes:
+        if self._held:  # a 1-byte deflate body: raw deflate, or nothing that inflates
+            held, self._held = self._held, b""
+            self._choose_deflate(held)
+            self.feed(held)
         if self._inflate is not None:
             try:
                 self._add(self._inflate.flush())
