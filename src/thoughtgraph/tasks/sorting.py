@@ -50,6 +50,15 @@ _BARE_LINE = re.compile(
 _NUMBERED = re.compile(
     r"(?m)^[ \t]*(?:(?P<index>\d+)[.)]|[-*\u2022])[ \t]+(?P<value>[+-]?\d+)[ \t]*[.,]?[ \t]*$"
 )
+# A reply that is exactly one list on one line: optionally in a code fence holding nothing else,
+# optionally after a bare answer label (`Output:`, `Answer:`, `Result:`). Nothing else in it can
+# be another candidate, code, an example, a restated input, a fragment or an alternative, so
+# the careful rules cannot change its reading (`_plain_list`; tests/test_plain_reply.py).
+_PLAIN = re.compile(
+    r"\s*(?:```(?:json|python|text|plaintext)?[ \t]*\n\s*)?(?:(?:output|answer|result)[ \t]*:\s*)?"
+    r"\[([^\[\]\n`]*)\][ \t]*(?:\n\s*```)?\s*",
+    re.IGNORECASE,
+)
 _SINGLE = re.compile(r"\s*(?:[A-Za-z][\w ]{0,30}[:=]\s*)?([+-]?\d+)\s*\.?\s*")
 _WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
 MAX_LISTED_ORDER_ERRORS = 20
@@ -173,6 +182,44 @@ def parse_int_list(
     (its tagged lists) tell a restated input from another input the model made up; code,
     lists for another input, restated inputs and pieces of nested lists are never the answer.
     """
+    if not isinstance(text, str):
+        raise ParseError("the answer is not text")
+    answers = [list(a) for a in answers]  # read twice: by the fast path, then the careful one
+    plain = _plain_list(text, prompt, unordered, answers)
+    if plain is not None:
+        return plain
+    return careful_int_list(text, prompt, unordered=unordered, answers=answers)
+
+
+def _plain_list(
+    text: str, prompt: str, unordered: bool, answers: Iterable[Iterable[int]]
+) -> list[int] | None:
+    """The reply's list when the reply is exactly one list that echoes nothing in the prompt
+    (`[0, 1, 2]`, in a fence or after `Output:`), read without the careful scans; None when the
+    careful reader must decide. The careful reader reads such a reply the same way (its only
+    candidate, usable): the fast path only skips the work."""
+    match = _PLAIN.fullmatch(text)
+    if match is None:
+        return None
+    items = _items(match.group(1))
+    if not items:  # not a list of integers, or `[]` (which a careful read may call a restatement)
+        return None
+    key = tuple(sorted(items) if unordered else items)
+    if key in _echoes(prompt, unordered) and key not in {
+        tuple(sorted(a) if unordered else a) for a in answers
+    }:
+        return None  # an echo: the careful reader decides
+    return items
+
+
+def careful_int_list(
+    text: str,
+    prompt: str = "",
+    *,
+    unordered: bool = False,
+    answers: Iterable[Iterable[int]] = (),
+) -> list[int]:
+    """`parse_int_list` without the fast path: every candidate found and every rule applied."""
     if not isinstance(text, str):
         raise ParseError("the answer is not text")
     found = int_list_candidates(text)
