@@ -36,6 +36,8 @@ def _reading(read: Any, *args: Any) -> Any:
         "Output: [1, 2, 3]",
         "Answer:\n[1, 2, 3]",
         "```python\nResult: [1, 2, 3]\n```",
+        "Here is the result:\n```\n[1, 2, 3]\n```",
+        "Here's my answer: [1, 2, 3]",
     ],
 )
 def test_the_fast_path_reads_a_plain_reply(reply: str) -> None:
@@ -58,6 +60,8 @@ def test_the_fast_path_reads_a_plain_reply(reply: str) -> None:
         "[[1, 2], [3]]",  # fragments
         "[1, 2, 3].sort()",
         "[1, x, 3]",
+        "Here is an example:\n```\n[1, 2, 3]\n```",
+        "Here is the input: [1, 2, 3]",
     ],
 )
 def test_the_fast_path_leaves_the_rest_to_the_careful_reader(reply: str) -> None:

@@ -51,11 +51,13 @@ _NUMBERED = re.compile(
     r"(?m)^[ \t]*(?:(?P<index>\d+)[.)]|[-*\u2022])[ \t]+(?P<value>[+-]?\d+)[ \t]*[.,]?[ \t]*$"
 )
 # A reply that is exactly one list on one line: optionally in a code fence holding nothing else,
-# optionally after a bare answer label (`Output:`, `Answer:`, `Result:`). Nothing else in it can
-# be another candidate, code, an example, a restated input, a fragment or an alternative, so
-# the careful rules cannot change its reading (`_plain_list`; tests/test_plain_reply.py).
+# optionally after a bare answer label (`Output:`, `Answer:`, `Here is the result:`), before the
+# fence or inside it. Nothing else in it can be another candidate, code, an example, a restated
+# input, a fragment or an alternative, so the careful rules cannot change its reading
+# (`_plain_list`; tests/test_plain_reply.py).
+_PLAIN_LABEL = r"(?:(?:here(?: is|'s) (?:the|my) )?(?:output|answer|result)[ \t]*:\s*)?"
 _PLAIN = re.compile(
-    r"\s*(?:```(?:json|python|text|plaintext)?[ \t]*\n\s*)?(?:(?:output|answer|result)[ \t]*:\s*)?"
+    rf"\s*{_PLAIN_LABEL}(?:```(?:json|python|text|plaintext)?[ \t]*\n\s*)?{_PLAIN_LABEL}"
     r"\[([^\[\]\n`]*)\][ \t]*(?:\n\s*```)?\s*",
     re.IGNORECASE,
 )
