@@ -31,6 +31,8 @@ def _reading(read: Any, *args: Any) -> Any:
     [
         "[1, 2, 3]",
         "  [1, 2, 3]\n",
+        "[1,2,3]",
+        "['1', '2', '3']",
         "```\n[1, 2, 3]\n```",
         "```json\n[1,2,3]\n```\n",
         "Output: [1, 2, 3]",
@@ -41,16 +43,13 @@ def _reading(read: Any, *args: Any) -> Any:
     ],
 )
 def test_the_fast_path_reads_a_plain_reply(reply: str) -> None:
-    assert _plain_list(reply, PROMPT, False, []) == [1, 2, 3]
+    assert _plain_list(reply) == [1, 2, 3]
     assert parse_int_list(reply, PROMPT) == careful_int_list(reply, PROMPT) == [1, 2, 3]
 
 
 @pytest.mark.parametrize(
     "reply",
     [
-        "[0, 1, 1, 4, 9]",  # the prompt's format example: an echo
-        "[3, 1, 2]",  # the input copied: an echo
-        "[]",  # maybe a restatement: the careful reader decides
         "Input: [1, 2, 3]",  # a restated input
         "Example output: [1, 2, 3]",  # for another input
         "```example\n[1, 2, 3]\n```",
@@ -65,19 +64,28 @@ def test_the_fast_path_reads_a_plain_reply(reply: str) -> None:
     ],
 )
 def test_the_fast_path_leaves_the_rest_to_the_careful_reader(reply: str) -> None:
-    assert _plain_list(reply, PROMPT, False, []) is None
+    assert _plain_list(reply) is None
     assert _reading(lambda: parse_int_list(reply, PROMPT)) == _reading(
         lambda: careful_int_list(reply, PROMPT)
     )
 
 
-def test_an_echo_that_is_the_answer_asked_for_takes_the_fast_path() -> None:
-    """The input already sorted is no echo (`answers`): the plain reply of it is read fast."""
-    prompt = "<input>[1, 2, 3]</input>"
-    assert _plain_list("[1, 2, 3]", prompt, False, [[1, 2, 3]]) == [1, 2, 3]
-    assert _plain_list("[1, 2, 3]", prompt, False, []) is None
-    assert _plain_list("[3, 2, 1]", prompt, True, []) is None  # a set in another order: echo
-    assert parse_int_list("[1, 2, 3]", prompt, answers=iter([[1, 2, 3]])) == [1, 2, 3]
+@pytest.mark.parametrize("reply", ["[0, 1, 1, 4, 9]", "[3, 1, 2]", "[2, 1, 3]", "[]"])
+@pytest.mark.parametrize("unordered", [False, True])
+def test_a_plain_echo_reads_as_the_careful_reader_reads_it(reply: str, unordered: bool) -> None:
+    """An echo of the prompt (its format example, the input copied) or an empty list, alone in
+    the reply, is what the model answered: the careful reader takes it too."""
+    fast = _plain_list(reply)
+    assert fast is not None
+    assert fast == careful_int_list(reply, PROMPT, unordered=unordered)
+    assert parse_int_list(reply, PROMPT, unordered=unordered) == fast
+
+
+def test_a_list_beside_its_echo_is_still_read_carefully() -> None:
+    """Two lists: the careful reader passes over the echo for the other one."""
+    reply = "[1, 2, 3]\n[3, 1, 2]"
+    assert _plain_list(reply) is None
+    assert parse_int_list(reply, PROMPT) == [1, 2, 3]
 
 
 def _corpus() -> list[tuple[str, dict[str, Any]]]:
@@ -206,7 +214,7 @@ def test_the_fast_path_agrees_with_the_careful_reader(
     careful = _reading(
         lambda: careful_int_list(reply, prompt, unordered=unordered, answers=answers)
     )
-    fast = _plain_list(reply, prompt, unordered, answers)
+    fast = _plain_list(reply)
     if fast is not None:
         assert fast == careful
     assert (
@@ -218,7 +226,7 @@ def test_the_fast_path_agrees_with_the_careful_reader(
 @settings(max_examples=200, deadline=None)
 @given(st.text(alphabet="[]0123456789, -\n`:Outpa=x", max_size=40))
 def test_the_fast_path_agrees_on_any_text(reply: str) -> None:
-    fast = _plain_list(reply, PROMPT, False, [])
+    fast = _plain_list(reply)
     if fast is not None:
         assert fast == careful_int_list(reply, PROMPT)
 

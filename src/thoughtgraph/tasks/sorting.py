@@ -99,7 +99,8 @@ class SortingTask(FirstNumberScore, BaseTask[list[int], list[int]]):
     def parse_reply(self, text: str, problem: list[int] | None, prompt: str) -> list[int]:
         """`parse`, knowing the prompt: a list that only repeats the prompt is an echo, except
         the input when it is already sorted (then repeating it is the right answer)."""
-        ready = [problem] if isinstance(problem, list) and problem == sorted(problem) else []
+        # lazy: only the careful reader asks (a plain reply is read without sorting the input)
+        ready = (p for p in [problem] if isinstance(p, list) and p == sorted(p))
         return parse_int_list(text, prompt or self.format(), answers=ready)
 
     def score(self, problem: list[int], content: list[int]) -> Score:
@@ -186,32 +187,23 @@ def parse_int_list(
     """
     if not isinstance(text, str):
         raise ParseError("the answer is not text")
-    answers = [list(a) for a in answers]  # read twice: by the fast path, then the careful one
-    plain = _plain_list(text, prompt, unordered, answers)
+    plain = _plain_list(text)
     if plain is not None:
         return plain
     return careful_int_list(text, prompt, unordered=unordered, answers=answers)
 
 
-def _plain_list(
-    text: str, prompt: str, unordered: bool, answers: Iterable[Iterable[int]]
-) -> list[int] | None:
-    """The reply's list when the reply is exactly one list that echoes nothing in the prompt
-    (`[0, 1, 2]`, in a fence or after `Output:`), read without the careful scans; None when the
-    careful reader must decide. The careful reader reads such a reply the same way (its only
-    candidate, usable): the fast path only skips the work."""
+def _plain_list(text: str) -> list[int] | None:
+    """The reply's list when the reply is exactly one list (`[0, 1, 2]`, in a fence, after
+    `Output:`), read without the careful scans; None when the careful reader must decide.
+
+    The careful reader reads such a reply the same way: its one candidate is usable (no code,
+    example, restated input, fragment or alternative can be in it), so it is chosen, an echo of
+    the prompt too (an echo is passed over only for another candidate), and a reply holding
+    nothing but a list asks for no input. The fast path only skips the work, the prompt's
+    lists included."""
     match = _PLAIN.fullmatch(text)
-    if match is None:
-        return None
-    items = _items(match.group(1))
-    if not items:  # not a list of integers, or `[]` (which a careful read may call a restatement)
-        return None
-    key = tuple(sorted(items) if unordered else items)
-    if key in _echoes(prompt, unordered) and key not in {
-        tuple(sorted(a) if unordered else a) for a in answers
-    }:
-        return None  # an echo: the careful reader decides
-    return items
+    return None if match is None else _items(match.group(1))
 
 
 def careful_int_list(
