@@ -143,7 +143,9 @@ def test_an_empty_scheme_is_refused_not_replaced_by_got(capsys):
 def test_graph_parts_on_a_scheme_without_parts_is_refused(capsys):
     code, out, err = run_cli(capsys, "graph", "io", "--parts", "4")
     assert (code, out) == (2, "")
-    assert one_line(err) == "--parts applies to the got and got_paper schemes, not 'io'"
+    assert one_line(err) == (
+        "--parts applies to the got, got_adaptive and got_paper schemes, not 'io'"
+    )
 
 
 @pytest.mark.parametrize(

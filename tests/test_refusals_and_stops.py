@@ -194,7 +194,10 @@ def test_a_console_that_cannot_encode_the_summary_gets_replacements():
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--scheme", "io", "--parts", "2"], "parts applies to the got and got_paper schemes"),
+        (
+            ["--scheme", "io", "--parts", "2"],
+            "parts applies to the got, got_adaptive and got_paper schemes",
+        ),
         (["--sample", "3"], "--sample picks a sample of --dataset"),
         (
             ["--cache", "/nonexistent/c.sqlite"],

@@ -393,3 +393,77 @@ def test_a_routed_call_shows_its_model_in_the_browser(browser, routed_run, tmp_p
         ".map(dt => [dt.textContent, dt.nextElementSibling.textContent]))"
     )
     assert facts["model"] == strong
+
+
+def fails_part_of_eight(prompt: str, _n: int) -> str:
+    """Part 2 (8 numbers) is wrong at every attempt; its pieces of 4 and the rest are right."""
+    answer = perfect_sorting_answer(prompt)
+    if prompt_kind(prompt) == "part" and ints(section(prompt, "part")) == INPUT_32[8:16]:
+        return str(answer[1:])
+    return str(answer)
+
+
+@pytest.fixture(scope="module")
+def grown_run() -> thoughtgraph.Result:
+    result = thoughtgraph.solve(
+        "sorting",
+        INPUT_32,
+        model=ScriptedModel(fails_part_of_eight),
+        scheme="got_adaptive",
+        parts=4,
+    )
+    assert result.clean and result.state.ops["part_2.g0.merge_1_1"].grown_by == "part_2"
+    return result
+
+
+def test_the_page_lists_grown_ops_under_the_op_that_grew_them(grown_run):
+    data = page_data(state_dict(grown_run.state))
+    rows = [row["id"] for row in data["ops"]]
+    at = rows.index("part_2")
+    assert rows[at + 1 : at + 7] == [
+        "part_2.g0.split",
+        "part_2.g0.select_1",
+        "part_2.g0.part_1",
+        "part_2.g0.select_2",
+        "part_2.g0.part_2",
+        "part_2.g0.merge_1_1",
+    ]
+    row = data["ops"][at + 3]
+    assert row["grown_by"] == "part_2" and row["nest"] == 1 and row["calls"] == 1
+    assert row["inputs"] == ["part_2.g0.select_1"]
+    grown = {n["id"] for n in data["nodes"] if n.get("grown_by") == "part_2"}
+    assert "part_2.g0.merge_1_1:0.1" in grown and "part_2:0.1" not in grown
+
+
+@pytest.mark.slow  # headless Chromium
+def test_grown_ops_are_drawn_and_listed_as_grown(browser, grown_run, tmp_path):
+    page = write_html(grown_run, tmp_path / "grown.html")
+    browser.open(page.as_uri())
+    grown = browser.evaluate(
+        "[...document.querySelectorAll('#nodes .node.grown')].map(g => g.dataset.id)"
+    )
+    made = [t.id for t in grown_run.state.thoughts.values() if t.op_id.startswith("part_2.g0.")]
+    assert sorted(grown) == sorted(made) and len(made) == 5  # 2 pieces, 2 answers, 1 merge
+    marks = "document.querySelectorAll('#nodes .node{} .grown-mark').length"
+    assert browser.evaluate(marks.format(".grown")) == 5
+    assert browser.evaluate(marks.format(":not(.grown)")) == 0
+    rows = browser.evaluate(
+        "[...document.querySelectorAll('table.ops tbody tr')].map(tr => [tr.firstChild.textContent,"
+        " tr.className, tr.dataset.grownBy || null])"
+    )
+    names = [r[0] for r in rows]
+    at = names.index("part_2")
+    assert rows[at + 1] == ["\u21b3 part_2.g0.splitgrown", "grown", "part_2"]
+    assert [r[1] for r in rows[at + 1 : at + 7]] == ["grown"] * 6 and rows[at + 7][0] == "select_3"
+    assert all(r[1] == "" for r in rows if r[2] is None)
+    browser.click(*node_center(browser, "part_2.g0.merge_1_1:0.1"))
+    badges = browser.evaluate(
+        "[...document.querySelectorAll('#details .badge')].map(b => b.textContent)"
+    )
+    assert "grown by part_2" in badges
+    browser.click(*node_center(browser, "part_2:0.3"))
+    assert "grown by part_2" not in browser.evaluate(
+        "[...document.querySelectorAll('#details .badge')].map(b => b.textContent)"
+    )
+    ARTIFACTS.mkdir(exist_ok=True)
+    browser.screenshot(ARTIFACTS / "viewer-grown.png")

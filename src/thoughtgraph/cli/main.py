@@ -318,6 +318,10 @@ def solve(
     if user_graph is None and model_scored(prepared.task.name):  # doc-merge: end with the
         # model's score of the merge, as eval does (the `rating:` line shows it)
         prepared = prepared._replace(graph=judged(prepared.graph, prepared.task.name))
+    if verbose:  # before the first call: what the caps allow at most
+        bound = prepared.graph.worst_case()
+        line = bound.line() if bound is not None else "unknown (an op's kind states no bound)"
+        typer.echo(f"thoughtgraph: worst case: {line}", err=True)
     if show_prompts:  # the routed kinds checked and named, their models not built: none is called
         from thoughtgraph.modelspec import parse_model_for
 
@@ -543,6 +547,9 @@ def _summary(result: Result, title: str, matched: bool | None, score_name: str =
     retries = _retries(result)
     if retries:
         lines.append(f"retries: {retries}")
+    grown = _grown(result)
+    if grown:
+        lines.append(f"grown:   {grown}")
     return "\n".join(lines)
 
 
@@ -616,13 +623,27 @@ def _retries(result: Result) -> str:
     from thoughtgraph.engine import kinds
     from thoughtgraph.engine.result import calls_by_op
 
+    graph_ops = {op.id for op in result.graph.ops}
     for op_id, n in calls_by_op(result.state).items():
+        if op_id not in graph_ops:  # grown at run time: `_grown` says what it did
+            continue
         op = result.graph.op(op_id)
         thoughts = [t for t in result.state.thoughts.values() if t.op_id == op_id]
         note = kinds.get(op.kind).retry_note(op, n, thoughts)
         if note:
             notes.append(note)
     return " · ".join(notes)
+
+
+def _grown(result: Result) -> str:
+    """What each part that failed its regenerations grew (`engine/growth.py`)."""
+    from thoughtgraph.engine.growth import growths
+
+    words = {True: "kept", False: "not better, not kept", None: "stopped"}
+    return " · ".join(
+        f"{g.id}: {g.pieces} pieces, {_plural(g.calls, 'call')}, {words[g.kept]}"
+        for g in growths(result.state)
+    )
 
 
 def _shown_output(result: Result) -> str:
@@ -665,6 +686,14 @@ def graph(
     size: Annotated[int, typer.Option(help="Input size the graph is built for.")] = 32,
     parts: Annotated[int | None, typer.Option(help="Number of parts (got, got_paper).")] = None,
     fmt: Annotated[str, typer.Option("--format", help="json, yaml, mermaid or dot.")] = "json",
+    as_json: Annotated[
+        bool,
+        typer.Option(
+            "--json",
+            help="One JSON object: the graph (its file form) and its worst case (the most "
+            "requests, calls and answers its caps allow), instead of --format.",
+        ),
+    ] = False,
 ) -> None:
     """Print the graph of operations a scheme builds for a task and size, before any call."""
     from thoughtgraph.tasks import get_task
@@ -680,10 +709,23 @@ def graph(
                 f"--parts applies to a plain got or got_paper; {shown(scheme)} sets its own"
             )
         built = variant.build(the_task, size)
-    elif parts is not None and scheme not in ("got", "got_paper"):
-        raise InputError(f"--parts applies to the got and got_paper schemes, not {shown(scheme)}")
+    elif parts is not None and scheme not in (*schemes.SPEC_PATTERNS, "got_paper"):
+        raise InputError(
+            f"--parts applies to the got, got_adaptive and got_paper schemes, not {shown(scheme)}"
+        )
     else:
         built = schemes.build(scheme, the_task.name, size, parts=parts)
+    if as_json:
+        bound = built.worst_case()
+        report = {
+            "scheme": scheme,
+            "task": the_task.name,
+            "size": size,
+            "worst_case": None if bound is None else bound.to_dict(),
+            "graph": built.to_dict(),
+        }
+        typer.echo(json.dumps(report, indent=2))
+        return
     drawn = {"mermaid": drawing.mermaid, "dot": drawing.dot}
     text = (
         drawn[fmt](built) if fmt in drawn else built.to_yaml() if fmt == "yaml" else built.to_json()

@@ -29,6 +29,7 @@ from pydantic import (
 from thoughtgraph.engine import kinds
 from thoughtgraph.engine.dag import topological
 from thoughtgraph.engine.kinds import Params
+from thoughtgraph.engine.worstcase import WorstCase, worst_case
 from thoughtgraph.errors import GraphError, ThoughtgraphError, shown
 from thoughtgraph.io.bounds import MAX_ITEMS
 from thoughtgraph.io.strictload import RefusedDocument, TooDeepError, load_json, load_yaml
@@ -219,6 +220,11 @@ class Graph(BaseModel):
         """The op whose thoughts are the run's result (the only op nothing depends on)."""
         assert self._output is not None  # found by model_post_init's checks
         return self._output
+
+    def worst_case(self) -> WorstCase | None:
+        """The most this graph can ask of the model (`worstcase.py`), from its caps alone;
+        None when an op's kind does not bound itself."""
+        return worst_case(self.ops)
 
     @property
     def rates_with_model(self) -> bool:
@@ -451,7 +457,9 @@ def _first_error(exc: ValidationError) -> str:
 def _parse_prompts(prompts: dict[str, str], ops: tuple[Op, ...]) -> dict[str, PromptTemplate]:
     """Each of the graph's prompts parsed; a bad name, a broken template or an unused prompt is
     one `GraphError` line."""
-    used = {op.prompt for op in ops}
+    used = {op.prompt for op in ops} | {
+        prompt for op in ops for _kind, prompt in op.params.grown_prompts()
+    }
     parsed = {}
     for name, source in prompts.items():
         if not _PROMPT_NAME.match(name):

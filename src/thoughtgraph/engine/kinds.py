@@ -41,6 +41,11 @@ class Params(BaseModel):
         prompt = getattr(self, "prompt", None)
         return prompt if isinstance(prompt, str) else None
 
+    def grown_prompts(self) -> tuple[tuple[str, str], ...]:
+        """(kind, prompt) of every op these params may grow at run time beside the op's own
+        prompt (a part's merges back): checked before any call like the graph's own."""
+        return ()
+
 
 P = TypeVar("P", bound=Params)
 
@@ -72,6 +77,21 @@ Check = Callable[[P, Any], None]
 call (a split into more parts than the problem has items)."""
 
 
+@dataclass(frozen=True, slots=True)
+class Most:
+    """The most one op can do, from its params and the most thoughts it can be given: model
+    calls, answers asked for (a call of `n` answers asks `n`) and thoughts passed on. What the
+    graph's worst case (`worstcase.py`) adds up, op by op, before any call."""
+
+    calls: int = 0
+    answers: int = 0
+    outputs: int = 1
+
+
+Bound = Callable[[P, int], Most]
+"""`(op params, the most input thoughts) -> the most the op does (`Most`)`."""
+
+
 @dataclass(frozen=True)
 class OpKind(Generic[P]):
     """One op kind.
@@ -85,7 +105,9 @@ class OpKind(Generic[P]):
     where it stands instead of as an asyncio task of their own, which costs more than they do;
     `in_place_when` says it of an op by its params (a score op scoring in code never waits, one
     asking the model does).
-    `needs` and `check` receive the op's validated params, an instance of `params`.
+    `needs` and `check` receive the op's validated params, an instance of `params`. `most`
+    bounds what an op does from its params alone (`Most`); a kind without it leaves the graph's
+    worst case unknown.
     """
 
     name: str
@@ -100,6 +122,7 @@ class OpKind(Generic[P]):
     plumbing: bool = False
     in_place: bool = False
     in_place_when: Callable[[P], bool] | None = None
+    most: Bound[P] | None = None
 
     def __post_init__(self) -> None:
         if not self.reference_name:
@@ -121,6 +144,11 @@ class OpKind(Generic[P]):
     def check_problem(self, params: Params, problem: object) -> None:
         if self.check is not None:
             self.check(self._own(params), problem)
+
+    def bound(self, params: Params, inputs: int) -> Most | None:
+        """The most an op of this kind with these params does given `inputs` thoughts; None
+        when the kind does not say."""
+        return self.most(self._own(params), inputs) if self.most is not None else None
 
     def _own(self, params: Params) -> P:
         if not isinstance(params, self.params):

@@ -16,9 +16,10 @@ from collections.abc import Callable, Coroutine
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
-from pydantic import Field, model_validator
+from pydantic import Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
-from thoughtgraph.engine.kinds import OpKind, OpView, Params, register
+from thoughtgraph.engine.growth import GrowParams, most_per_item, regrow
+from thoughtgraph.engine.kinds import Most, OpKind, OpView, Params, register
 from thoughtgraph.engine.thought import Thought
 from thoughtgraph.errors import GraphError, ModelError
 from thoughtgraph.tasks.base import (
@@ -123,6 +124,33 @@ async def _until_good(
     make_prompt: Callable[[Thought | None], str],
 ) -> Thought:
     """Ask up to `tries` times while the answer's error count is above `bar`; keep the best."""
+    best, _last = await _attempts(
+        ctx,
+        op,
+        item=item,
+        kind=kind,
+        tries=tries,
+        bar=bar,
+        problem=problem,
+        parents=parents,
+        make_prompt=make_prompt,
+    )
+    return best
+
+
+async def _attempts(
+    ctx: RunContext,
+    op: OpView,
+    *,
+    item: int,
+    kind: str,
+    tries: int,
+    bar: float,
+    problem: object,
+    parents: list[Thought],
+    make_prompt: Callable[[Thought | None], str],
+) -> tuple[Thought, Thought]:
+    """`_until_good`'s attempts: (the best, kept; the last, whose round growth starts after)."""
     attempts: list[Thought] = []
     previous: Thought | None = None
     for attempt in range(1, tries + 1):
@@ -141,7 +169,7 @@ async def _until_good(
             break
     best = _best(attempts)
     _discard(ctx, attempts, best)
-    return ctx.state.thoughts[best.id]
+    return ctx.state.thoughts[best.id], attempts[-1]
 
 
 async def _together(jobs: list[Coroutine[Any, Any, _T]]) -> list[_T]:
@@ -264,6 +292,7 @@ SPLIT = register(
         needs=lambda params: ModelSplit if params.by == "model" else None,
         check=lambda params, problem: check_parts(params.parts, len(problem)),
         makes_answers=False,
+        most=lambda p, k: Most(k * (p.by == "model"), k * (p.by == "model"), k * p.parts),
     )
 )
 
@@ -282,7 +311,15 @@ async def select(ctx: RunContext, op: OpView, inputs: list[Thought]) -> list[Tho
 
 
 SELECT = register(
-    OpKind("select", SelectParams, select, reference_name="selector", plumbing=True, in_place=True)
+    OpKind(
+        "select",
+        SelectParams,
+        select,
+        reference_name="selector",
+        plumbing=True,
+        in_place=True,
+        most=lambda _p, k: Most(outputs=min(k, 1)),
+    )
 )
 
 
@@ -301,10 +338,14 @@ class GenerateParams(BranchParams):
     With `max_regenerations` > 0 (only for one answer per input: n = repeat = 1), an answer whose
     error count is above `bar` is asked for again with its errors in `previous_errors`, and the
     best attempt is passed on. Otherwise every answer is passed on (follow with `keep_best`).
+    With `grow` (also only for n = repeat = 1), a best attempt still above `bar` grows: its
+    sub-problem is split again in code and solved finer (`GrowParams`), the result passed on
+    only if it scores better. Growth is opt-in: without `grow` nothing is ever added.
     """
 
     max_regenerations: int = Field(default=0, ge=0, le=100)
     bar: float = Field(default=0, ge=0)
+    grow: GrowParams | None = None
 
     @model_validator(mode="after")
     def _regenerate_one(self) -> GenerateParams:
@@ -312,7 +353,21 @@ class GenerateParams(BranchParams):
             raise ValueError(
                 "max_regenerations needs n = repeat = 1 (use keep_best after branches)"
             )
+        if self.grow is not None and self.n * self.repeat > 1:
+            raise ValueError("grow needs n = repeat = 1 (one answer per part to judge)")
         return self
+
+    def grown_prompts(self) -> tuple[tuple[str, str], ...]:
+        return () if self.grow is None else (("aggregate", self.grow.merge_prompt),)
+
+    @model_serializer(mode="wrap")
+    def _no_growth_written(self, write: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """A part that does not grow is written as it always was (no `grow: null`), so the
+        graphs, traces and eval fingerprints of every graph without growth stay the same."""
+        data: dict[str, Any] = write(self)
+        if self.grow is None:
+            data.pop("grow", None)
+        return data
 
 
 async def generate(ctx: RunContext, op: OpView, inputs: list[Thought]) -> list[Thought]:
@@ -321,24 +376,26 @@ async def generate(ctx: RunContext, op: OpView, inputs: list[Thought]) -> list[T
     name = params.prompt
 
     async def one(item: int, source: Thought) -> list[Thought]:
-        if params.max_regenerations:
+        if params.max_regenerations or params.grow is not None:
 
             def prompt(previous: Thought | None) -> str:
                 return _prompt(ctx, name, source, previous_errors=_errors(previous))
 
-            return [
-                await _until_good(
-                    ctx,
-                    op,
-                    item=item,
-                    kind=name,
-                    tries=params.max_regenerations + 1,
-                    bar=params.bar,
-                    problem=source.problem,
-                    parents=[source],
-                    make_prompt=prompt,
-                )
-            ]
+            best, last = await _attempts(
+                ctx,
+                op,
+                item=item,
+                kind=name,
+                tries=params.max_regenerations + 1,
+                bar=params.bar,
+                problem=source.problem,
+                parents=[source],
+                make_prompt=prompt,
+            )
+            if params.grow is not None and _error_value(best) > params.bar:
+                grown = await regrow(ctx, op, item, source, best, last.round, params.grow)
+                return [grown or best]
+            return [best]
         return await _branches(
             ctx,
             op,
@@ -363,8 +420,24 @@ def _single(op: OpView) -> bool:
     return params.n == 1 and params.repeat == 1
 
 
+def _generate_most(params: GenerateParams, inputs: int) -> Most:
+    """Every attempt at every item, and everything a failing item may grow (`growth.py`)."""
+    if params.max_regenerations or params.grow is not None:
+        calls = inputs * most_per_item(params.max_regenerations + 1, params.grow)
+        return Most(calls, calls, inputs)
+    calls = inputs * params.repeat
+    return Most(calls, calls * params.n, calls * params.n)
+
+
 GENERATE = register(
-    OpKind("generate", GenerateParams, generate, _ONE_THOUGHT, retries=_regenerations)
+    OpKind(
+        "generate",
+        GenerateParams,
+        generate,
+        _ONE_THOUGHT,
+        retries=_regenerations,
+        most=_generate_most,
+    )
 )
 
 
@@ -491,8 +564,24 @@ def _merges(op: OpView, calls: int, _thoughts: list[Thought]) -> str | None:
 _MERGE_VALUES = frozenset(
     {"task", "format", "original", "count", "result_a", "result_b", "results"}
 )
+
+
+def _aggregate_most(params: AggregateParams, _inputs: int) -> Most:
+    """All inputs go into one merge: its attempts, or its requests of `n` answers."""
+    if params.max_extra_merges:
+        return Most(params.max_extra_merges + 1, params.max_extra_merges + 1, 1)
+    return Most(params.repeat, params.repeat * params.n, params.repeat * params.n)
+
+
 AGGREGATE = register(
-    OpKind("aggregate", AggregateParams, aggregate, _MERGE_VALUES, retries=_merges)
+    OpKind(
+        "aggregate",
+        AggregateParams,
+        aggregate,
+        _MERGE_VALUES,
+        retries=_merges,
+        most=_aggregate_most,
+    )
 )
 
 
@@ -539,7 +628,15 @@ def _passes(op: OpView, calls: int, thoughts: list[Thought]) -> str | None:
 
 
 REFINE = register(
-    OpKind("refine", RefineParams, refine, _ONE_THOUGHT, reference_name="improve", retries=_passes)
+    OpKind(
+        "refine",
+        RefineParams,
+        refine,
+        _ONE_THOUGHT,
+        reference_name="improve",
+        retries=_passes,
+        most=lambda p, k: Most(k * p.max_refines, k * p.max_refines, k),
+    )
 )
 
 
@@ -603,6 +700,7 @@ VALIDATE_AND_IMPROVE = register(
         validate_and_improve,
         _ONE_THOUGHT,
         retries=_improvements,
+        most=lambda p, k: Most(k * p.tries, k * p.tries, k),
     )
 )
 
@@ -652,6 +750,7 @@ SCORE = register(
         _ONE_THOUGHT,
         needs=lambda params: ModelScore if params.scorer == "model" else None,
         in_place_when=lambda params: params.scorer == "code",  # no model call: never waits
+        most=lambda p, k: Most(k, k * p.samples, k) if p.scorer == "model" else Most(outputs=k),
     )
 )
 
@@ -675,7 +774,14 @@ async def keep_best(ctx: RunContext, op: OpView, inputs: list[Thought]) -> list[
 
 
 KEEP_BEST = register(
-    OpKind("keep_best", KeepBestParams, keep_best, reference_name="keep_best_n", in_place=True)
+    OpKind(
+        "keep_best",
+        KeepBestParams,
+        keep_best,
+        reference_name="keep_best_n",
+        in_place=True,
+        most=lambda p, k: Most(outputs=min(p.n, k)),
+    )
 )
 
 
@@ -687,7 +793,15 @@ async def keep_valid(ctx: RunContext, op: OpView, inputs: list[Thought]) -> list
     return [t for t in inputs if t.valid]
 
 
-KEEP_VALID = register(OpKind("keep_valid", KeepValidParams, keep_valid, in_place=True))
+KEEP_VALID = register(
+    OpKind(
+        "keep_valid",
+        KeepValidParams,
+        keep_valid,
+        in_place=True,
+        most=lambda _p, k: Most(outputs=k),
+    )
+)
 
 
 class GroundTruthParams(Params):
@@ -716,5 +830,6 @@ GROUND_TRUTH = register(
         reference_name="ground_truth_evaluator",
         needs=lambda _params: HasReference,
         in_place=True,
+        most=lambda _p, k: Most(outputs=k),
     )
 )

@@ -150,6 +150,7 @@ class Result:
             "model": self.model,
             "simulated": self.simulated,
             "final_thought": self.final.id,
+            "worst_case": self.worst_case,
             "graph": self.graph.to_dict(),
         }
 
@@ -169,6 +170,13 @@ class Result:
                 "price": None if price is None else price.to_dict(),
             }
         return shown
+
+    @property
+    def worst_case(self) -> dict[str, int] | None:
+        """The most the graph could have asked of the model, known before its first call
+        (`engine/worstcase.py`); None when some op's kind does not bound itself."""
+        bound = self.graph.worst_case()
+        return None if bound is None else bound.to_dict()
 
 
 def count_calls(state: RunState) -> dict[str, int]:

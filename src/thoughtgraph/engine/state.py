@@ -129,7 +129,10 @@ class GraphSource(Protocol):
 
 @dataclass(slots=True)
 class OpRecord:
-    """What happened to one op during a run."""
+    """What happened to one op during a run.
+
+    An op grown at run time (`engine/growth.py`) is in no graph: its record says which op grew
+    it (`grown_by`) and carries its inputs and params, so a trace describes it fully."""
 
     id: str
     kind: str
@@ -138,12 +141,25 @@ class OpRecord:
     end_round: int = 0
     started: float | None = None
     ended: float | None = None
+    grown_by: str | None = None
+    inputs: tuple[str, ...] = ()  # a grown op's (a graph op's are in the graph)
+    params: dict[str, Any] | None = None  # a grown op's, as a graph file writes them
+
+    def to_dict(self) -> dict[str, Any]:
+        """The trace's form; a graph op's has no growth fields (traces stay as they were)."""
+        data = asdict(self)
+        if self.grown_by is None:
+            del data["grown_by"], data["inputs"], data["params"]
+        else:
+            data["inputs"] = list(self.inputs)
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> OpRecord:
         """An op of a trace (its status read back as an `OpStatus`)."""
         record = cls(**data)
         record.status = OpStatus(record.status)
+        record.inputs = tuple(record.inputs)
         return record
 
 
@@ -164,6 +180,11 @@ class RunState:
     ) -> None:
         self._graph = graph
         self.ops: dict[str, OpRecord] = {} if ops is None else ops
+        # the ops each op grew at run time, in the order they were recorded
+        self.grown: dict[str, list[str]] = {}
+        for record in self.ops.values():
+            if record.grown_by is not None:
+                self.grown.setdefault(record.grown_by, []).append(record.id)
         self.thoughts: dict[str, Thought] = {} if thoughts is None else thoughts
         self.calls: dict[str, Call] = {} if calls is None else calls
         self.cost = cost
@@ -188,10 +209,38 @@ class RunState:
     __hash__ = None  # type: ignore[assignment]  # mutable, as the dataclass it was
 
     def op_ids(self) -> list[str]:
-        """The graph's op ids in graph order (without building the graph's data)."""
+        """The graph's op ids in graph order (without building the graph's data), each op grown
+        at run time right after the op that grew it."""
         if isinstance(self._graph, dict):
-            return [op["id"] for op in self._graph.get("ops", [])]
-        return [op.id for op in self._graph.ops]
+            ids = [op["id"] for op in self._graph.get("ops", [])]
+        else:
+            ids = [op.id for op in self._graph.ops]
+        return self._with_grown(ids) if self.grown else ids
+
+    def add_op(self, record: OpRecord) -> OpRecord:
+        """Record an op grown at run time (a graph's ops are recorded when the run starts)."""
+        self.ops[record.id] = record
+        if record.grown_by is not None:
+            self.grown.setdefault(record.grown_by, []).append(record.id)
+        return record
+
+    def _with_grown(self, ids: list[str]) -> list[str]:
+        """`ids` with each op's grown ops after it: one growth's ops as recorded, the growths
+        of one op by their ids (`part_3.g0` before `part_3.g1`), whatever order they ran in."""
+        out: list[str] = []
+
+        def visit(op_id: str) -> None:
+            out.append(op_id)
+            blocks: dict[str, list[str]] = {}
+            for child in self.grown.get(op_id, ()):
+                blocks.setdefault(child.rsplit(".", 1)[0], []).append(child)
+            for prefix in sorted(blocks, key=natural):
+                for child in blocks[prefix]:
+                    visit(child)
+
+        for op_id in ids:
+            visit(op_id)
+        return out
 
     def __repr__(self) -> str:
         return (
@@ -234,8 +283,8 @@ class RunState:
         """Rebuild a run state from a trace of any version `tracefile` reads."""
         data = upgrade(data, where)
         try:
-            state = cls(graph=data["graph"], cost=data.get("cost", 0.0))
-            state.ops = {op["id"]: OpRecord.from_dict(op) for op in data.get("ops", [])}
+            ops = {op["id"]: OpRecord.from_dict(op) for op in data.get("ops", [])}
+            state = cls(graph=data["graph"], ops=ops, cost=data.get("cost", 0.0))
             state.thoughts = {t["id"]: Thought.from_dict(t) for t in data["thoughts"]}
             state.calls = {c["id"]: Call.from_dict(c) for c in data.get("calls", [])}
         except (KeyError, TypeError, ValueError) as exc:

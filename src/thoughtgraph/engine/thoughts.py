@@ -31,14 +31,27 @@ class ThoughtFactory:
     def __init__(self, task: BaseTask[Any, Any], state: RunState, gateway: CallGateway) -> None:
         self.task, self.state, self.gateway = task, state, gateway
         self._end_rounds: dict[str, int] = {}  # the latest model round each op reached
+        self._floors: dict[str, int] = {}  # a grown op's start: after what grew it
 
     # --- rounds -----------------------------------------------------------------------------
     def start_round(self, op: OpRef) -> int:
-        """An op starts once all its inputs are done: in the round the latest of them ended."""
+        """An op starts once all its inputs are done: in the round the latest of them ended
+        (an op grown at run time, once the attempts that grew it ended: `begin_after`)."""
         inputs, ops = op.inputs, self.state.ops
         if len(inputs) == 1:  # most ops: asked two or three times each
-            return ops[inputs[0]].end_round
-        return max((ops[i].end_round for i in inputs), default=0)
+            start = ops[inputs[0]].end_round
+        else:
+            start = max((ops[i].end_round for i in inputs), default=0)
+        return max(start, self._floors[op.id]) if self._floors and op.id in self._floors else start
+
+    def begin_after(self, op_id: str, round_: int) -> None:
+        """The op starts no earlier than `round_` (a grown split: after the last attempt of
+        the part that grew it, not when that part's own op started)."""
+        self._floors[op_id] = round_
+
+    def extend_to(self, op: OpRef, round_: int) -> None:
+        """The op ends no earlier than `round_` (a part waits for what it grew)."""
+        self._reached(op, round_)
 
     def end_round(self, op: OpRef) -> int:
         """The round the op ended in: its start, or its latest model round."""

@@ -9,7 +9,6 @@ no op. The version and the one reader stay in `io/tracefile.py`.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -36,7 +35,7 @@ def state_dict(state: RunState) -> dict[str, Any]:
     return {
         VERSION_KEY: TRACE_VERSION,
         "graph": state.graph,
-        "ops": [asdict(op) for op in sorted(state.ops.values(), key=lambda o: order[o.id])],
+        "ops": [op.to_dict() for op in sorted(state.ops.values(), key=lambda o: order[o.id])],
         "thoughts": thoughts,
         "calls": [
             c.to_dict()

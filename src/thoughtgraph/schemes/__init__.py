@@ -6,6 +6,9 @@
   best of those and the previous best kept (the paper's ToT; `tot2` is the narrower, deeper one).
 - `got`: the spec's adaptive Graph-of-Thoughts pattern (code split, Part with regenerations,
   pairwise Merge with extra merges, Refine kept only if better).
+- `got_adaptive`: the same pattern whose parts split again when they fail: a part still wrong
+  after its regenerations is cut in code into `fanout` pieces, solved and merged back, kept
+  only if better, to `depth` levels (`engine/growth.py`); its worst case is known beforehand.
 - `got_paper`: the paper's fixed GoT configuration (model split; sort with Repeat 5 + keep best;
   merge with Repeat 10 + keep best; fix with Repeat 5, or 10 for the final merge, + keep best).
   Its params cover the other tasks' configurations too: no fixes (set intersection), merges
@@ -141,9 +144,50 @@ def got(
     max_refines: int = 2,
 ) -> Graph:
     """The spec's pattern: split → parts × (select → part) → merge tree of `arity` → refine."""
+    return _spec_pattern(parts, arity, max_regenerations, max_extra_merges, max_refines)
+
+
+def got_adaptive(
+    parts: int = 4,
+    arity: int = 2,
+    max_regenerations: int = 2,
+    max_extra_merges: int = 1,
+    max_refines: int = 2,
+    fanout: int = 2,
+    depth: int = 2,
+    min_items: int = 2,
+) -> Graph:
+    """The spec's pattern with parts that split again when they fail: a part whose best answer
+    still has errors after its regenerations is cut in code into `fanout` pieces, each solved
+    as a part (and grown again, to `depth` levels, never into pieces under `min_items`), merged
+    back as the graph merges (`arity`, `max_extra_merges`) and kept only if it scores better."""
+    _positive(fanout=fanout, depth=depth, min_items=min_items)
+    if fanout < 2:
+        raise GraphError(f"fanout must be at least 2, got {fanout}")
+    grow = {
+        "fanout": fanout,
+        "depth": depth,
+        "min_items": min_items,
+        "arity": arity,
+        "merge_prompt": "merge",
+        "max_extra_merges": max_extra_merges,
+    }
+    return _spec_pattern(parts, arity, max_regenerations, max_extra_merges, max_refines, grow)
+
+
+def _spec_pattern(
+    parts: int,
+    arity: int,
+    max_regenerations: int,
+    max_extra_merges: int,
+    max_refines: int,
+    grow: dict[str, Any] | None = None,
+) -> Graph:
+    """split → parts × (select → part, growing when `grow`) → merge tree of `arity` → refine."""
     _positive(parts=parts)
     if arity < 2:
         raise GraphError(f"arity must be at least 2, got {arity}")
+    growth = {} if grow is None else {"grow": grow}
     b = _Builder()
     b.add("split", "split", parts=parts)
     level = []
@@ -156,6 +200,7 @@ def got(
                 (f"select_{i}",),
                 prompt="part",
                 max_regenerations=max_regenerations,
+                **growth,
             )
         )
 
@@ -349,6 +394,9 @@ SCHEMES: dict[str, SchemeInfo] = {
     "tot": SchemeInfo(tot, "tree of thoughts: k = 20 answers per level, best kept"),
     "tot2": SchemeInfo(tot2, "tree of thoughts: k = 10, more levels"),
     "got": SchemeInfo(got, "the spec's adaptive Graph-of-Thoughts pattern"),
+    "got_adaptive": SchemeInfo(
+        got_adaptive, "the spec's pattern with parts that split again when they fail"
+    ),
     "got_paper": SchemeInfo(got_paper, "the paper's fixed Graph-of-Thoughts configuration"),
     "top": SchemeInfo(top, "Tree of Problems: b pieces, d levels deep, merged b at a time"),
 }
@@ -436,6 +484,10 @@ def paper_options(name: str, task: TaskRef, size: int) -> dict[str, Any]:
         options["parts"] = max(1, min(size, int(options["parts"])))
     return options
 
+
+SPEC_PATTERNS = ("got", "got_adaptive")
+"""The schemes built on the spec's pattern: parts of the task's `part_size` by default, and the
+spec's caps (regenerations, extra merges, refines) as `solve`'s options."""
 
 MAX_SIZE = MAX_ITEMS  # beyond this a graph takes minutes (and gigabytes) just to build
 
@@ -529,7 +581,7 @@ def settings_for(
         raise GraphError(f"parts must be at least 1, got {parts}")
     if size > MAX_SIZE:
         raise GraphError(f"size must be at most {MAX_SIZE:,}, got {size:,}")
-    if name == "got":
+    if name in SPEC_PATTERNS:
         settings.setdefault("parts", parts or max(1, -(-size // _part_size(task))))
     elif name == "got_paper" and parts is not None:
         settings["parts"] = parts

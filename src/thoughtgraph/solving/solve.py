@@ -432,8 +432,8 @@ def _scheme_graph(
     parts: int | None,
     retries: tuple[int, int, int],
 ) -> Graph:
-    """The graph of the scheme named, for this problem: a built-in one (`got` with the run's
-    retry options and the task's parts), or a variant that carries its settings in its name
+    """The graph of the scheme named, for this problem: a built-in one (`got` and
+    `got_adaptive` with the run's retry options and the task's parts), or a variant that carries its settings in its name
     (`top:b=2,d=3`, `got_paper:parts=8`, the paper's `got8`), built as eval builds its rows."""
     max_regenerations, max_extra_merges, max_refines = retries
     got_options: dict[str, object] = {
@@ -447,17 +447,19 @@ def _scheme_graph(
             raise InputError(
                 f"parts applies to a plain got or got_paper; {shown(scheme)} sets its own"
             )
-        if variant.scheme == "got":  # the run's options and the task's parts, unless it says
+        if variant.scheme in schemes.SPEC_PATTERNS:  # the run's options and the task's parts
             given = {"parts": task.default_parts(problem), **got_options}
             variant = replace(variant, settings=tuple((given | dict(variant.settings)).items()))
         built: Graph = variant.build(task, len(problem))
         return built
     options = {}
-    if scheme == "got":
+    if scheme in schemes.SPEC_PATTERNS:
         parts = task.default_parts(problem) if parts is None else parts
         options = got_options
-    if parts is not None and scheme not in ("got", "got_paper"):
-        raise InputError(f"parts applies to the got and got_paper schemes, not {shown(scheme)}")
+    if parts is not None and scheme not in (*schemes.SPEC_PATTERNS, "got_paper"):
+        raise InputError(
+            f"parts applies to the got, got_adaptive and got_paper schemes, not {shown(scheme)}"
+        )
     if parts is not None:
         check_parts(parts, len(problem))
     return schemes.build(scheme, task, len(problem), parts=parts, **options)
@@ -525,15 +527,18 @@ def _check_ops(
                 raise GraphError(
                     f"a {op.kind} op here needs {missing}, which task {task.name!r} lacks"
                 )
-            prompt = op.prompt
-            if prompt is not None and (op.kind, prompt) not in filled:
-                needed = template_for(task, prompt, graph.templates).variables - kind.fills
+            sent = [(op.kind, op.prompt), *op.params.grown_prompts()]  # and what it may grow
+            for kind_name, prompt in sent:
+                if prompt is None or (kind_name, prompt) in filled:
+                    continue
+                fills = kinds.get(kind_name).fills
+                needed = template_for(task, prompt, graph.templates).variables - fills
                 if needed:
                     raise GraphError(
                         f"prompt {shown(prompt)} needs {', '.join(sorted(needed))}, which a "
-                        f"{op.kind} op does not fill (it fills: {', '.join(sorted(kind.fills))})"
+                        f"{kind_name} op does not fill (it fills: {', '.join(sorted(fills))})"
                     )
-                filled.add((op.kind, prompt))
+                filled.add((kind_name, prompt))
             _check_problem(op, task, problem)
         except ThoughtgraphError as exc:
             raise GraphError(f"op {shown(op.id)}: {exc}") from None

@@ -57,7 +57,9 @@ def trace_dict(source: Mapping[str, Any] | RunState | Any) -> dict[str, Any]:
 def page_data(trace: Mapping[str, Any]) -> dict[str, Any]:
     """What the page draws: summary, per-op rows, laid-out thoughts and calls.
 
-    Every field is read with a default, so older or partial traces still render.
+    Every field is read with a default, so older or partial traces still render. A thought
+    of an op grown at run time says which op grew it (`grown_by`: the graph's op at the root
+    of the growth), so the page marks it as grown.
     """
     thoughts = [t for t in _list(trace.get("thoughts")) if isinstance(t, dict) and "id" in t]
     calls = [c for c in _list(trace.get("calls")) if isinstance(c, dict) and "id" in c]
@@ -65,18 +67,35 @@ def page_data(trace: Mapping[str, Any]) -> dict[str, Any]:
     xs = layout(thoughts, levels)
     answered = {t.get("call_id") for t in thoughts}
     call_prompts = {c["id"]: c.get("prompt") for c in calls}
+    roots = _growth_roots(trace)
     nodes = [_node(t, levels[t["id"]], xs[t["id"]], call_prompts) for t in thoughts]
     answer_of: Counter[str] = Counter()
     for node in nodes:  # which answer of its call a thought is: the thinking before it
         if node["call"] is not None:
             node["answer"] = answer_of[str(node["call"])]
             answer_of[str(node["call"])] += 1
+        if node["op"] in roots:
+            node["grown_by"] = roots[node["op"]]
     return {
         "summary": summary(trace, thoughts, calls),
         "ops": op_rows(trace, thoughts, calls),
         "nodes": nodes,
         "calls": {c["id"]: _call(c, c["id"] in answered) for c in calls},
     }
+
+
+def _growth_roots(trace: Mapping[str, Any]) -> dict[str, str]:
+    """Each grown op -> the graph op its growth started from (through growths within)."""
+    records = [o for o in _list(trace.get("ops")) if isinstance(o, dict)]
+    grown_by = {str(o["id"]): str(o["grown_by"]) for o in records if o.get("grown_by")}
+    roots = {}
+    for op_id in grown_by:
+        root, seen = op_id, {op_id}
+        while root in grown_by and grown_by[root] not in seen:
+            root = grown_by[root]
+            seen.add(root)
+        roots[op_id] = root
+    return roots
 
 
 def _list(value: object) -> list[Any]:
@@ -285,11 +304,10 @@ def op_rows(
     """One row per op in graph order: status, calls, tokens, thoughts made, best score, timing."""
     graph_ops = [o for o in _list(_dict(trace.get("graph")).get("ops")) if isinstance(o, dict)]
     records = {o.get("id"): o for o in _list(trace.get("ops")) if isinstance(o, dict)}
-    order = [o.get("id") for o in graph_ops] + [
-        i for i in records if i not in {o.get("id") for o in graph_ops}
-    ]
+    order = _row_order(graph_ops, records)
     kinds = {o.get("id"): o.get("kind") for o in graph_ops}
     inputs = {o.get("id"): _list(o.get("inputs")) for o in graph_ops}
+    grown_by = {i: r.get("grown_by") for i, r in records.items() if r.get("grown_by")}
     made: dict[Any, list[dict[str, Any]]] = defaultdict(list)
     for thought in thoughts:
         made[thought.get("op_id")].append(thought)
@@ -306,7 +324,9 @@ def op_rows(
                 "id": str(op_id),
                 "kind": record.get("kind", kinds.get(op_id)),
                 "status": record.get("status", "unknown"),
-                "inputs": inputs.get(op_id, []),
+                "inputs": inputs.get(op_id, _list(record.get("inputs"))),
+                "grown_by": grown_by.get(op_id),
+                "nest": _nesting(op_id, grown_by),
                 "outputs": _list(record.get("outputs")),
                 "thoughts": len(made[op_id]),
                 "calls": len(spent[op_id]),
@@ -321,6 +341,26 @@ def op_rows(
             }
         )
     return rows
+
+
+def _row_order(graph_ops: list[dict[str, Any]], records: dict[Any, dict[str, Any]]) -> list[Any]:
+    """The ops in graph order, each op grown at run time right after the op that grew it (the
+    trace lists them so); records of ops the graph does not name otherwise come last."""
+    in_graph = [o.get("id") for o in graph_ops]
+    if not any(r.get("grown_by") for r in records.values()):
+        known = set(in_graph)
+        return in_graph + [i for i in records if i not in known]
+    return list(records) + [i for i in in_graph if i not in records]
+
+
+def _nesting(op_id: Any, grown_by: Mapping[Any, Any]) -> int:
+    """How many growths deep an op is: 0 for the graph's own, 1 for what one of them grew."""
+    depth, seen = 0, {op_id}
+    while op_id in grown_by and grown_by[op_id] not in seen:
+        op_id = grown_by[op_id]
+        seen.add(op_id)
+        depth += 1
+    return depth
 
 
 # --- the page ------------------------------------------------------------------------------

@@ -108,15 +108,16 @@
   function drawNodes(layer) {
     var frag = document.createDocumentFragment();
     nodes.forEach(function (n) {
-      var cls = "node " + state(n) + (n.kept === false ? " discarded" : "") + (n.id === summary.final_thought ? " final" : "");
+      var cls = "node " + state(n) + (n.kept === false ? " discarded" : "") + (n.id === summary.final_thought ? " final" : "") + (n.grown_by ? " grown" : "");
       var g = sv("g", { "class": cls, transform: "translate(" + px(n) + "," + py(n) + ")", "data-i": n.i, "data-id": n.id });
+      if (n.grown_by) g.appendChild(sv("rect", { "class": "grown-mark", x: -4, y: -4, width: NODE_W + 8, height: NODE_H + 8, rx: 9 }));
       g.appendChild(sv("rect", { width: NODE_W, height: NODE_H, rx: 7 }));
       var label = sv("text", { x: 8, y: 16 });
       label.textContent = short(n.id, 19);
       var sub = sv("text", { x: 8, y: 32, "class": "sub" });
       sub.textContent = short(n.kind + " \u00b7 " + scoreText(n), 24);
       var tip = sv("title", {});
-      tip.textContent = n.id + " (" + scoreText(n) + (n.kept === false ? ", discarded attempt" : "") + ")";
+      tip.textContent = n.id + " (" + scoreText(n) + (n.kept === false ? ", discarded attempt" : "") + (n.grown_by ? ", grown at run time by " + n.grown_by : "") + ")";
       g.appendChild(label); g.appendChild(sub); g.appendChild(tip);
       n.g = g;
       frag.appendChild(g);
@@ -310,6 +311,7 @@
     if (n.kept === false) badges.appendChild(el("span", "badge bad", "discarded"));
     if (n.valid === false) badges.appendChild(el("span", "badge bad", "not parsed / invalid"));
     if (n.id === summary.final_thought) badges.appendChild(el("span", "badge clean", "final thought"));
+    if (n.grown_by) badges.appendChild(el("span", "badge grown", "grown by " + n.grown_by));
     if (call && call.cached) badges.appendChild(el("span", "badge sim", "cache hit"));
     box.appendChild(badges);
 
@@ -433,12 +435,20 @@
     var firstOf = new Map();
     nodes.forEach(function (n) { if (!firstOf.has(n.op)) firstOf.set(n.op, n.id); });
     ops.forEach(function (op) {
-      var tr = el("tr");
+      var tr = el("tr", op.grown_by ? "grown" : null);
+      if (op.grown_by) tr.setAttribute("data-grown-by", op.grown_by);
       var dur = typeof op.started === "number" && typeof op.ended === "number" ? op.ended - op.started : null;
       [[op.id], [op.kind], [op.status, "status-" + op.status], [(op.inputs || []).join(", ")],
        [op.thoughts, "num"], [op.calls, "num"], [op.tokens, "num"], [op.cost ? money(op.cost) : null, "num"], [op.best, "num"],
        [seconds(op.started), "num"], [seconds(op.ended), "num"], [seconds(dur), "num"], [op.end_round, "num"]]
         .forEach(function (c) { tr.appendChild(el("td", c[1] || null, show(c[0]))); });
+      if (op.grown_by) {  // under the op that grew it, indented by how many growths deep
+        var cell = tr.firstChild;
+        cell.className = "nest-" + Math.min(op.nest || 1, 6);
+        cell.textContent = "\u21b3 " + op.id;
+        cell.appendChild(el("span", "badge grown", "grown"));
+        cell.title = "grown at run time by " + op.grown_by;
+      }
       var target = (op.outputs || []).filter(function (id) { return byId.has(id) && byId.get(id).op === op.id; })[0] || firstOf.get(op.id);
       if (target) tr.addEventListener("click", function () { select(target, true); svgEl.scrollIntoView({ block: "nearest" }); });
       body.appendChild(tr);
