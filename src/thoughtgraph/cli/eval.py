@@ -251,6 +251,7 @@ class Printer:
                 f"{len(the_plan.samples)} samples{times}, {event.done_before} pairs already "
                 f"done; model {event.model}\n"
             )
+            sys.stderr.write(f"worst case a sample: {worst_cases(the_plan)}\n")
             self.start(f"pairs ({shown_size(the_plan)})", event.total, event.done_before)
         elif isinstance(event, SizeDone):
             self.stop()
@@ -373,3 +374,12 @@ def _finish(parts: list[EvalResults], caps: dict[str, Any], figure: bool) -> Non
         raise typer.Exit(2)
     if stopped or len(results) < total:
         raise typer.Exit(1)
+
+
+def worst_cases(the_plan: Any) -> str:
+    """Each row's worst case a sample, before any call: `got 40 · got_adaptive 232 requests`."""
+    shown = []
+    for row in the_plan.schemes:
+        bound = the_plan.worst_case(row)
+        shown.append(f"{row} {'unknown' if bound is None else f'{bound.requests:,}'}")
+    return " · ".join(shown) + " requests (retries aside)"

@@ -42,11 +42,22 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
 INSTALL_HINT = "pip install 'thoughtgraph[plot]'; from a clone: pip install -e '.[plot]'"
-PALETTE = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3", "#17becf")
+PALETTE = (
+    "#4c72b0",
+    "#dd8452",
+    "#55a868",
+    "#c44e52",
+    "#8172b3",
+    "#937860",
+    "#da8bc3",
+    "#17becf",
+    "#bcbd22",
+)  # the built-in schemes in their order (schemes.SCHEMES): each keeps its colour
 OTHERS = ("#8c8c8c", "#ccb974", "#64b5cd", "#2f4b7c", "#a05195", "#f95d6a")  # variants, graphs
 COST_COLOUR = "#9e9e9e"
 CI_LEGEND = "95% CI of the median (bootstrap)"
 GOT_LEGEND = "GoT: ours, adaptive (the spec's pattern); GoT (paper): the paper's fixed graph"
+GROWN_LEGEND = "GoT (growing): the spec's pattern, its failing parts split again at run time"
 
 
 class FigureMissing(ImportError):
@@ -120,6 +131,8 @@ def figure(panels: Sequence[Panel], schemes: Sequence[str], task: str | None, ti
         handles.append(Line2D([], [], color="black", linewidth=1.4, label=CI_LEGEND))
     if {"got", "got_paper"} <= set(schemes):  # two GoTs side by side: say which is which
         handles.append(Patch(facecolor="none", edgecolor="none", label=GOT_LEGEND))
+    if "got_adaptive" in {s.partition(":")[0] for s in schemes}:
+        handles.append(Patch(facecolor="none", edgecolor="none", label=GROWN_LEGEND))
     # one legend row when the figure is wide enough for every entry, else one entry a row
     ncol = len(handles) if width >= LEGEND_INCHES * len(handles) else 1
     rows = -(-len(handles) // ncol)

@@ -166,6 +166,7 @@ NAMES = {
     "got": "GoT",
     "got_paper": "GoT (paper)",
     "top": "ToP",
+    "got_adaptive": "GoT (growing)",
 }
 
 

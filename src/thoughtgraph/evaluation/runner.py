@@ -26,6 +26,7 @@ from thoughtgraph.engine.ops import BranchParams, ScoreParams
 from thoughtgraph.engine.options import RunOptions
 from thoughtgraph.engine.result import Result, ResultStatus
 from thoughtgraph.engine.trace import trace_dict
+from thoughtgraph.engine.worstcase import WorstCase
 from thoughtgraph.errors import (
     BudgetExhausted,
     GraphError,
@@ -180,6 +181,16 @@ class EvalPlan:
         count of items), a graph file is the same on every sample. `tune` builds its baselines
         and its default candidate with this too, so one name is one graph in both."""
         return self.graph_for(row, len(sample.input))
+
+    def worst_case(self, row: str) -> WorstCase | None:
+        """The most one pair of a row can ask of the model, known before any call: the worst
+        case of the graph it runs on its largest sample (a scheme's graph grows with the
+        size), as the pair runs it (the model's rating added where eval adds one); None when
+        some op's kind does not bound itself."""
+        largest = max(self.samples, key=lambda s: len(s.input), default=None)
+        if largest is None:
+            return None
+        return judged(self.sample_graph(row, largest), self.task).worst_case()
 
     @property
     def prompts_hash(self) -> str | None:

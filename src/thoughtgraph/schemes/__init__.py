@@ -394,11 +394,11 @@ SCHEMES: dict[str, SchemeInfo] = {
     "tot": SchemeInfo(tot, "tree of thoughts: k = 20 answers per level, best kept"),
     "tot2": SchemeInfo(tot2, "tree of thoughts: k = 10, more levels"),
     "got": SchemeInfo(got, "the spec's adaptive Graph-of-Thoughts pattern"),
+    "got_paper": SchemeInfo(got_paper, "the paper's fixed Graph-of-Thoughts configuration"),
+    "top": SchemeInfo(top, "Tree of Problems: b pieces, d levels deep, merged b at a time"),
     "got_adaptive": SchemeInfo(
         got_adaptive, "the spec's pattern with parts that split again when they fail"
     ),
-    "got_paper": SchemeInfo(got_paper, "the paper's fixed Graph-of-Thoughts configuration"),
-    "top": SchemeInfo(top, "Tree of Problems: b pieces, d levels deep, merged b at a time"),
 }
 
 _NO_FIX = {"fix_n": 0, "final_fix_n": 0}

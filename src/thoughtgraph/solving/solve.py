@@ -433,8 +433,9 @@ def _scheme_graph(
     retries: tuple[int, int, int],
 ) -> Graph:
     """The graph of the scheme named, for this problem: a built-in one (`got` and
-    `got_adaptive` with the run's retry options and the task's parts), or a variant that carries its settings in its name
-    (`top:b=2,d=3`, `got_paper:parts=8`, the paper's `got8`), built as eval builds its rows."""
+    `got_adaptive` with the run's retry options and the task's parts), or a variant that
+    carries its settings in its name (`top:b=2,d=3`, `got_paper:parts=8`, the paper's `got8`),
+    built as eval builds its rows."""
     max_regenerations, max_extra_merges, max_refines = retries
     got_options: dict[str, object] = {
         "max_regenerations": max_regenerations,

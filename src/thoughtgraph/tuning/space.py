@@ -30,12 +30,19 @@ from thoughtgraph.tasks.loading import loaded
 if TYPE_CHECKING:
     from thoughtgraph.evaluation.prompt_variants import Variants
 
-TUNABLE = ("got", "got_paper", "tot", "top")
-SPLIT = ("got", "got_paper", "top")  # searched by part size (top: the items a leaf holds)
+TUNABLE = ("got", "got_paper", "tot", "top", "got_adaptive")
+SPLIT = ("got", "got_paper", "top", "got_adaptive")  # searched by part size (top: a leaf's items)
 PART_SIZES = (2, 4, 8, 16, 32, 64)
 # (low, high) of each whole-number knob, per scheme.
 INT_RANGES: dict[str, dict[str, tuple[int, int]]] = {
     "got": {"max_regenerations": (0, 4), "max_extra_merges": (0, 3), "max_refines": (0, 4)},
+    "got_adaptive": {
+        "max_regenerations": (0, 4),
+        "max_extra_merges": (0, 3),
+        "max_refines": (0, 4),
+        "fanout": (2, 4),
+        "depth": (1, 3),
+    },
     "got_paper": {"sort_n": (1, 10), "merge_n": (1, 10), "fix_n": (0, 10), "final_fix_n": (0, 10)},
     "tot": {"k": (1, 20), "levels": (1, 6)},
     "top": {"b": (2, 4)},
@@ -126,12 +133,12 @@ def fixed(scheme: str, task: str) -> dict[str, Any]:
     never fire (they act on code's errors), so they are 0 and only its parts are searched;
     trials that differ only in them would pay for the same graph again. (A trial's stored
     params lack these: `graph_for` and `describe` get them from here too.)"""
-    if scheme != "got" or task in TASKS:
+    if scheme not in schemes.SPEC_PATTERNS or task in TASKS:
         return {}
     found = loaded(task)
     if found is None or found.checks_in_code:
         return {}
-    return {f"got.{knob}": 0 for knob in INT_RANGES["got"]}
+    return {f"{scheme}.{knob}": 0 for knob in INT_RANGES["got"]}
 
 
 def _sent(graph: Graph) -> set[str]:
