@@ -5,6 +5,7 @@ only if better, within a worst case known before the first call (`engine/worstca
 from __future__ import annotations
 
 import json
+from collections import Counter
 
 import pytest
 from typer.testing import CliRunner
@@ -106,6 +107,21 @@ def test_growth_recurses_to_its_depth_and_never_below_min_items():
     assert "part_3.g0.split" in shallow.state.ops
     assert not any(op.endswith(".g0.part_2.g0.split") for op in shallow.state.ops)
     assert not shallow.clean  # pieces of 4 still fail and may not be cut below 4 (no refine)
+
+
+def test_a_wide_growth_merges_each_piece_once():
+    graph = schemes.got_adaptive(parts=4, fanout=6, depth=1, min_items=1)
+    result = thoughtgraph.solve(
+        "sorting", INPUT_32, model=ScriptedModel(fails_above(2)), graph=graph
+    )
+    state = result.state
+    assert result.clean and growths(state)[0].pieces == 6
+    merges = [op for op in state.ops if op.startswith("part_1.g0.merge_")]
+    assert merges == [f"part_1.g0.merge_{m}" for m in ("1_1", "1_2", "1_3", "2_1", "3_1")]
+    assert state.ops["part_1.g0.merge_3_1"].inputs == ("part_1.g0.merge_2_1", "part_1.g0.merge_1_3")
+    per_op = Counter(call.op_id for call in state.calls.values())
+    assert all(per_op[m] == 1 for m in merges)  # each merge back sent once (its answer is right)
+    assert result.requests <= graph.worst_case().requests
 
 
 def test_the_same_answers_give_the_same_run_at_any_concurrency():

@@ -191,7 +191,8 @@ def _plan(op: kinds.OpView, item: int, count: int, grow: GrowParams) -> _Plan:
             )
             for number, g in enumerate(groups, start=1)
         ]
-        merges.append([m for m in level if m.kind == "aggregate"])
+        # this level's own merges (an odd one out carried up is a part or an earlier merge)
+        merges.append([m for m, g in zip(level, groups, strict=True) if len(g) > 1])
         below = level
     return _Plan(split, selects, parts, merges)
 
