@@ -76,3 +76,21 @@ def test_tune_searches_got_adaptive_growth_within_its_caps():
     built = space.graph_for(params, "sorting", 32)
     assert built.op("part_1").params.grow.depth == 1 and len(built.ops) == 13
     assert space.describe(params, 32).startswith("got_adaptive depth=1 fanout=2")
+
+
+def test_show_prompts_names_the_growth_and_sends_nothing_of_it(capsys):
+    args = ["solve", "sorting", "--dataset", "sorting_032", "--scheme", "got_adaptive"]
+    code, printed, err = run_cli(capsys, *args, "--show-prompts", "--json")
+    assert code == 0, err
+    sent = json.loads(printed)["prompts"]
+    assert [p["op"] for p in sent] == [
+        "part_1",
+        "part_2",
+        "part_3",
+        "part_4",
+        "merge_1_1",
+        "merge_1_2",
+        "merge_2_1",
+        "refine",
+    ]
+    assert all("grows at run time" in p["note"] for p in sent if p["op"].startswith("part_"))

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from thoughtgraph.engine.executor import execute
 from thoughtgraph.engine.graph import Op
-from thoughtgraph.engine.ops import SplitParams
+from thoughtgraph.engine.ops import GenerateParams, SplitParams
 from thoughtgraph.engine.options import PreparedRun
 from thoughtgraph.engine.state import RunState
 from thoughtgraph.models.base import Completion
@@ -26,6 +26,11 @@ ERRORS = "⟨errors the task's score finds in that answer⟩"
 MODEL_SPLIT = (
     "its parts come from the model's answer at run time: the prompts after it show the code "
     "split in their place"
+)
+GROWS = (
+    "if its best answer still has errors after its regenerations, it grows at run time: its "
+    "part is split again in code into {fanout} pieces, each sent this prompt with its own piece, "
+    "and merged back with the {merge} prompt (docs/graphs.md, growth at run time)"
 )
 
 
@@ -97,8 +102,9 @@ async def prompts_of(prepared: PreparedRun) -> Preview:
 def _preview(prepared: PreparedRun, state: RunState) -> Preview:
     names = _placeholders(state)
     first: dict[str, SentPrompt] = {}
+    graph_ops = {op.id for op in prepared.graph.ops}
     for call in state.calls.values():
-        if call.op_id not in first:
+        if call.op_id not in first and call.op_id in graph_ops:  # a grown op's: said in a note
             op = prepared.graph.op(call.op_id)
             text = _filled(call.prompt, names)
             first[op.id] = SentPrompt(op.id, op.kind, call.kind, call.n, text, _note(op))
@@ -133,6 +139,9 @@ def _filled(prompt: str, names: dict[str, str]) -> str:
 def _note(op: Op) -> str:
     if op.kind == "split" and op.params_as(SplitParams).by == "model":
         return MODEL_SPLIT
+    grow = op.params_as(GenerateParams).grow if op.kind == "generate" else None
+    if grow is not None:
+        return GROWS.format(fanout=grow.fanout, merge=grow.merge_prompt)
     return ""
 
 
