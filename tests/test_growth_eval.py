@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from thoughtgraph.evaluation.runner import plan
 from thoughtgraph.tuning import space
 
@@ -14,6 +16,7 @@ MODEL = "sim:profile=llama-3-70b"  # fixed parts of 32 fail nearly always; of 8,
 ROWS = "got:parts=2,got_adaptive:parts=2"
 
 
+@pytest.mark.slow  # two evals with their figures, a compare and a page: seconds
 def test_eval_says_each_rows_worst_case_first_and_no_pair_exceeds_it(tmp_path, capsys):
     out = tmp_path / "run"
     args = ["eval", "sorting", "--size", "64", "--samples", "6", "--schemes", ROWS]
