@@ -245,3 +245,25 @@ def test_the_summary_says_what_grew():
     shown = runner.invoke(app, [*args, "-m", "sim:error=3", "--max-regenerations", "0"])
     grown_line = next(line for line in shown.stdout.splitlines() if line.startswith("grown:"))
     assert ".g0: 2 pieces" in grown_line
+
+
+def test_the_live_view_counts_grown_calls_in_the_row_that_grew_them():
+    import io
+
+    from rich.console import Console
+
+    from thoughtgraph.cli.progress import LiveView
+
+    graph = schemes.got_adaptive(parts=4)
+    view = LiveView(graph, "t", console=Console(file=io.StringIO(), width=200))
+    result = thoughtgraph.solve(
+        "sorting", INPUT_32, model=ScriptedModel(fails_above(4)), graph=graph, on_event=view
+    )
+    assert view.calls == result.calls and view.in_flight == 0
+    grew = sum(
+        n
+        for op, n in Counter(c.op_id for c in result.state.calls.values()).items()
+        if op.startswith("part_2")
+    )
+    assert view.ops["part_2"].calls == grew == 3 + 2 + 1  # its tries, two pieces, one merge
+    assert view.ops["part_2"].best == 1  # its own best; a piece's clean score is not its part's

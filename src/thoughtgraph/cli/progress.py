@@ -77,6 +77,7 @@ class LiveView:
     def __call__(self, event: Event) -> None:
         view = self.ops.get(event.op_id or "")
         if view is None:
+            self._grown(event)
             return
         match event:
             case OpStarted():
@@ -102,6 +103,26 @@ class LiveView:
             self._running.add(op_id)
         else:
             self._running.discard(op_id)
+
+    def _grown(self, event: Event) -> None:
+        """An op grown at run time (`part_2.g0.part_1`) is in no row: its calls count in the
+        row of the graph's op it grew from (the longest id before a dot that is one), its
+        status and scores do not (a piece's score is not its part's)."""
+        owner = event.op_id or ""
+        while "." in owner and owner not in self.ops:
+            owner = owner.rsplit(".", 1)[0]
+        view = self.ops.get(owner)
+        if view is None:
+            return
+        match event:
+            case CallStarted():
+                view.in_flight += 1
+                self.in_flight += 1
+            case CallFinished():
+                view.in_flight -= 1
+                view.calls += 1
+                self.in_flight -= 1
+                self.calls += 1
 
     def _render(self) -> Group:
         table = Table(box=None, pad_edge=False, header_style="bold")
