@@ -403,6 +403,10 @@ def json_schema() -> dict[str, Any]:
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "https://thoughtgraph.dev/schemas/graph.json",
         "title": "thoughtgraph graph of operations",
+        "description": "A DAG of ops with one output op, fixed before any call. A part may "
+        "grow at run time (a generate op's `grow`), within caps the graph states: its worst "
+        "case, the most requests its caps allow, is known before the first call "
+        "(`thoughtgraph graph --json`, docs/graphs.md).",
         "type": "object",
         "properties": {
             "name": {
