@@ -161,6 +161,8 @@ def test_the_worst_case_follows_from_the_caps():
     assert adaptive.calls == 4 * most_per_item(3, two) + 3 * 2 + 2
     paper = schemes.build("got_paper", "sorting", 64).worst_case()
     assert (paper.calls, paper.answers) == (11, 71)  # one split, 4 + 3 + 3 requests of n
+    for b, d in ((2, 2), (2, 3), (3, 2)):  # Tree of Problems: its own count, from the caps
+        assert schemes.top(b=b, d=d).worst_case().requests == schemes.top_requests(b, d)
 
 
 def test_requests_never_exceed_the_worst_case_and_a_model_always_wrong_meets_it():
