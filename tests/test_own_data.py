@@ -305,8 +305,8 @@ def test_the_papers_keyword_counting_variants_carry_its_labels(capsys, tmp_path)
         ("got_paper:fanout=2", "scheme got_paper:fanout=2: got_paper has no setting 'fanout'"),
         ("got_paper:parts", "scheme got_paper:parts: 'parts' is not key=value"),
         ("got_paper:parts=64", "scheme got_paper:parts=64 cannot run on sample 0 (32 items)"),
-        ("got8", "unknown scheme 'got8' (known: io, cot, cot_sc, tot, tot2, got, got_paper, top; "
-                 "got8 is the paper's variant for keyword-counting)"),
+        ("got8", "unknown scheme 'got8' (known: io, cot, cot_sc, tot, tot2, got, got_paper, top, "
+                 "got_adaptive; got8 is the paper's variant for keyword-counting)"),
     ],
 )  # fmt: skip
 def test_a_bad_variant_is_one_line_before_any_request(capsys, tmp_path, server, schemes, message):
