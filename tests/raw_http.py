@@ -38,6 +38,7 @@ class RawServer:
         self.port = self._sock.getsockname()[1]
         self.base_url = f"http://127.0.0.1:{self.port}/v1"
         self._lock = threading.Lock()
+        self.hung_up = threading.Semaphore(0)  # released each time a connection is closed
         threading.Thread(target=self._accept, daemon=True).start()
 
     def _accept(self) -> None:
@@ -51,6 +52,12 @@ class RawServer:
             threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
 
     def _serve(self, conn: socket.socket) -> None:
+        try:
+            self._converse(conn)
+        finally:
+            self.hung_up.release()
+
+    def _converse(self, conn: socket.socket) -> None:
         with conn:
             reader = conn.makefile("rb")
             while True:

@@ -140,6 +140,25 @@ def test_a_connection_the_server_closes_after_answering_is_not_reused(serve, fir
     assert [a.outcome for a in ledger.attempts] == ["ok", "ok"]
 
 
+def test_a_pooled_connection_the_server_closed_unannounced_is_not_reused(serve) -> None:
+    # The server hangs up after a whole HTTP/1.1 response that did not say so, and the next
+    # request is sent before the event loop has read that end: reusing the connection had the
+    # request fail and be counted (3 requests for the 2 the server saw), as httpx never does.
+    server = serve(response(answer("[6]")) + b"<close>")
+    ledger = CallLedger(Meter(), lambda count: Usage())
+    model = OpenAIModel("m", base_url=server.base_url, max_retries=1)
+
+    async def run() -> list[str]:
+        first = (await model.complete(PROMPT, recorder=ledger))[0].text
+        server.hung_up.acquire()  # blocks the loop: asyncio has not seen the hang-up yet
+        return [first, (await model.complete(PROMPT, recorder=ledger))[0].text]
+
+    assert asyncio.run(run()) == ["[6]", "[1, 3, 5, 9]"]
+    assert len(server.requests) == 2 and server.connections == 2
+    assert ledger.meter.requests == 2
+    assert [a.outcome for a in ledger.attempts] == ["ok", "ok"]
+
+
 def test_a_connection_idle_too_long_is_not_reused(serve, monkeypatch) -> None:
     monkeypatch.setattr(http1, "KEEP_IDLE", 0.0)
     server = serve()

@@ -11,7 +11,8 @@ pooled keep-alive connection, and the response one pass over what the socket del
 - the body by its `Content-Length`, chunked, or read until the server closes the connection,
   decompressed (gzip, deflate) as it arrives and never more than the size cap (`TooLarge`);
 - a connection goes back to the pool only when its response was whole and the server keeps it
-  open (HTTP/1.1 without `Connection: close`), and is dropped after `KEEP_IDLE` seconds idle;
+  open (HTTP/1.1 without `Connection: close`), and is dropped after `KEEP_IDLE` seconds idle
+  or when its socket turns readable while idle (the server hung up, or spoke out of turn);
   at most `LIMIT` are open at once (a request past it waits for one), as with aiohttp.
 
 The failures are `wire`'s, named as aiohttp names them where the meaning is the same
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import select
 import time
 import zlib
 from collections.abc import Iterator, Mapping
@@ -126,10 +128,32 @@ class _Connection(asyncio.Protocol):
         transport = self.transport
         return not self.closed and transport is not None and not transport.is_closing()
 
+    def readable(self) -> bool:
+        """Whether the socket holds bytes or an end the event loop has not read yet: on an idle
+        connection either means it cannot carry a request (a server that hung up just after
+        answering, with no `Connection: close`, is seen here, not by a failed request)."""
+        sock = self.transport.get_extra_info("socket") if self.transport is not None else None
+        if sock is None:
+            return True
+        try:
+            return _readable(sock.fileno())
+        except (OSError, ValueError):  # closed under us
+            return True
+
     def drop(self) -> None:
         self.closed = True
         if self.transport is not None:
             self.transport.abort()
+
+
+def _readable(fd: int) -> bool:
+    """Whether `fd` can be read without waiting: poll, which takes any descriptor (select
+    refuses those past 1023), or select where there is no poll (Windows)."""
+    if hasattr(select, "poll"):
+        poller = select.poll()
+        poller.register(fd, select.POLLIN)
+        return bool(poller.poll(0))
+    return bool(select.select([fd], [], [], 0)[0])
 
 
 class Pool:
@@ -193,7 +217,8 @@ class Pool:
         now = time.monotonic()
         while self._idle:
             conn = self._idle.pop()
-            if conn.usable() and not conn.buffer and now - conn.idle_since < KEEP_IDLE:
+            fresh = now - conn.idle_since < KEEP_IDLE
+            if fresh and conn.usable() and not conn.buffer and not conn.readable():
                 return conn
             self._forget(conn)  # closed by the server, spoke out of turn, or idle too long
         return None
