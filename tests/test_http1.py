@@ -184,6 +184,14 @@ def test_a_connection_idle_too_long_is_not_reused(serve, monkeypatch) -> None:
         (response(answer(), "Content-Encoding: br"), "ContentEncodingError"),
         (response(b"not gzip at all", "Content-Encoding: gzip"), "ContentEncodingError"),
         (b"HTTP/1.1 200 OK\r\nX-Long: " + b"a" * (http1.MAX_HEAD + 10), "LineTooLong"),
+        # no end but the deadline before: interim responses, trailer fields without end
+        (b"HTTP/1.1 100 Continue\r\n\r\n" * (http1.MAX_HEAD // 20), "LineTooLong"),
+        (
+            response(
+                b"0\r\n" + b"X-T: t\r\n" * (http1.MAX_HEAD // 7), "Transfer-Encoding: chunked"
+            ),
+            "LineTooLong",
+        ),
     ],
 )
 def test_a_broken_response_is_one_counted_failed_request(serve, raw, cause) -> None:

@@ -7,7 +7,8 @@ a request's path; a local server answering thousands of requests a second makes 
 bottleneck (docs/benchmarks.md). Here a request is one prepared head and body written to a
 pooled keep-alive connection, and the response one pass over what the socket delivered:
 
-- the status line and headers, at most `MAX_HEAD` bytes (1xx responses are skipped);
+- the status line and headers, at most `MAX_HEAD` bytes (1xx responses are skipped, at most
+  `MAX_HEAD` bytes of them; a chunked body's trailer fields are skipped, as many at most);
 - the body by its `Content-Length`, chunked, or read until the server closes the connection,
   decompressed (gzip, deflate) as it arrives and never more than the size cap (`TooLarge`);
 - a connection goes back to the pool only when its response was whole and the server keeps it
@@ -256,11 +257,15 @@ class Pool:
 async def _response(conn: _Connection, max_bytes: int) -> tuple[Reply, str, bool]:
     """The response on `conn`: (the reply, its reason phrase, whether the connection can carry
     the next request)."""
+    interim = 0  # bytes of 1xx heads so far: an endless run of them is a head too long
     while True:
         head = await _head(conn)
         version, status, reason, headers = _parse_head(head)
         if not 100 <= status < 200:
             break
+        interim += len(head) + 4
+        if interim > MAX_HEAD:
+            raise Broken("LineTooLong")
     body = _Body(headers.get("content-encoding"), max_bytes)
     keep = _keeps_alive(version, headers)
     chunked = "chunked" in headers.get("transfer-encoding", "").lower()
@@ -381,8 +386,11 @@ async def _chunked(conn: _Connection, body: _Body) -> None:
             raise Broken("TransferEncodingError")
         size = int(size_text, 16)
         if size == 0:
-            while await _line(conn):  # the trailer fields, up to a blank line
-                pass
+            trailers = 0  # the trailer fields, up to a blank line, at most MAX_HEAD bytes
+            while line := await _line(conn):
+                trailers += len(line) + 2
+                if trailers > MAX_HEAD:
+                    raise Broken("LineTooLong")
             return
         await _exactly(conn, size, body)
         if await _line(conn):
