@@ -78,6 +78,18 @@ def test_requests_in_a_row_share_one_connection(serve) -> None:
     assert "Authorization: Bearer sk-no-key-required\r\n" in head
 
 
+def test_a_query_in_the_url_goes_on_the_request_line_percent_encoded(serve) -> None:
+    # a space or a non-ASCII letter as written split or garbled the request line
+    server = serve()
+    server.base_url += "?api-version=2024 preview&who=z\u00e9&ok=a%20b/c?d"
+    found, _ = ask(server)
+    assert found == ["[1, 3, 5, 9]"]
+    line = server.requests[0].split(b"\r\n")[0]
+    assert line == (
+        b"POST /v1/chat/completions?api-version=2024%20preview&who=z%C3%A9&ok=a%20b/c?d HTTP/1.1"
+    )
+
+
 def test_a_chunked_body_with_extensions_and_trailers_is_read_whole(serve) -> None:
     body = answer("[1, 2, 3]")
     chunks = b"".join(b"%x;ext=1\r\n%b\r\n" % (len(p), p) for p in (body[:7], body[7:]))

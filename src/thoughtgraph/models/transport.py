@@ -155,7 +155,7 @@ class LeanClient:
 
             self._pool = Pool(parts.hostname, parts.port or 80)
             self._heads: dict[str, bytes] = {}
-            self._target = (_quoted(parts.path.rstrip("/")), parts.query, host)
+            self._target = (_quoted(parts.path.rstrip("/")), _quoted(parts.query, "?"), host)
         else:
             self._open_session(base_url, ssl_context, proxy)
 
@@ -280,12 +280,12 @@ class LeanClient:
             logger.info('HTTP Request: POST %s "HTTP/1.1 %d %s"', shown, status, reason)
 
 
-def _quoted(path: str) -> str:
-    """A URL path as a request line carries it: what is not allowed there percent-encoded,
-    escapes already there kept."""
+def _quoted(part: str, also: str = "") -> str:
+    """A URL path (or, with `also="?"`, a query) as a request line carries it: what is not
+    allowed there (a space, a non-ASCII letter) percent-encoded, escapes already there kept."""
     from urllib.parse import quote
 
-    return quote(path, safe="/%:@!$&'()*+,;=~")
+    return quote(part, safe="/%:@!$&'()*+,;=~" + also)
 
 
 def env_proxy(scheme: str, host: str) -> str | None:
