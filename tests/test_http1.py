@@ -194,6 +194,11 @@ def test_a_connection_idle_too_long_is_not_reused(serve, monkeypatch) -> None:
         (b"HTTP/1.1 2\xb20 OK\r\nContent-Length: 2\r\n\r\nab", "BadStatusLine"),
         (response(b"zz\r\nab\r\n0\r\n\r\n", "Transfer-Encoding: chunked"), "TransferEncodingError"),
         (response(answer(), "Content-Encoding: br"), "ContentEncodingError"),
+        (
+            response(b"2\r\nab\r\n0\r\n\r\n", "Transfer-Encoding: gzip, chunked"),
+            "TransferEncodingError",
+        ),
+        (response(answer(), "Transfer-Encoding: xchunked"), "TransferEncodingError"),
         (response(b"not gzip at all", "Content-Encoding: gzip"), "ContentEncodingError"),
         (b"HTTP/1.1 200 OK\r\nX-Long: " + b"a" * (http1.MAX_HEAD + 10), "LineTooLong"),
         # no end but the deadline before: interim responses, trailer fields without end

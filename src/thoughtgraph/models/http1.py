@@ -268,7 +268,7 @@ async def _response(conn: _Connection, max_bytes: int) -> tuple[Reply, str, bool
             raise Broken("LineTooLong")
     body = _Body(headers.get("content-encoding"), max_bytes)
     keep = _keeps_alive(version, headers)
-    chunked = "chunked" in headers.get("transfer-encoding", "").lower()
+    chunked = _chunked_coding(headers.get("transfer-encoding"))
     length = headers.get("content-length")
     if status in _NO_BODY:
         pass
@@ -322,6 +322,17 @@ def _parse_head(head: bytes) -> tuple[str, int, str, Headers]:
         value = value.strip()
         items[name] = f"{items[name]}, {value}" if name in items else value
     return version, int(code), reason, Headers(items)
+
+
+def _chunked_coding(said: str | None) -> bool:
+    """Whether the body is chunked; a transfer coding other than chunked (gzip, "xchunked")
+    is one this client cannot undo: the response is refused, not read as something else."""
+    if said is None:
+        return False
+    codings = [t.strip() for t in said.lower().split(",") if t.strip()]
+    if codings and all(coding in ("chunked", "identity") for coding in codings):
+        return "chunked" in codings
+    raise Broken("TransferEncodingError")
 
 
 def _keeps_alive(version: str, headers: Headers) -> bool:
