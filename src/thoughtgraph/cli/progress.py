@@ -84,14 +84,8 @@ class LiveView:
                 self._set_status(event.op_id, view, OpStatus.RUNNING)
             case OpFinished(status=status):
                 self._set_status(event.op_id, view, status)
-            case CallStarted():
-                view.in_flight += 1
-                self.in_flight += 1
-            case CallFinished():
-                view.in_flight -= 1
-                view.calls += 1
-                self.in_flight -= 1
-                self.calls += 1
+            case CallStarted() | CallFinished():
+                self._count_call(view, event)
             case ThoughtMade(score=score) if score is not None:
                 if view.best is None or score < view.best:
                     view.best = score
@@ -114,6 +108,10 @@ class LiveView:
         view = self.ops.get(owner)
         if view is None:
             return
+        self._count_call(view, event)
+
+    def _count_call(self, view: _OpView, event: Event) -> None:
+        """A call started or finished, in its op's row and in the run's totals."""
         match event:
             case CallStarted():
                 view.in_flight += 1

@@ -111,33 +111,6 @@ def _discard(ctx: RunContext, attempts: list[Thought], kept: Thought) -> None:
             ctx.state.add(replace(ctx.state.thoughts[attempt.id], kept=False))
 
 
-async def _until_good(
-    ctx: RunContext,
-    op: OpView,
-    *,
-    item: int,
-    kind: str,
-    tries: int,
-    bar: float,
-    problem: object,
-    parents: list[Thought],
-    make_prompt: Callable[[Thought | None], str],
-) -> Thought:
-    """Ask up to `tries` times while the answer's error count is above `bar`; keep the best."""
-    best, _last = await _attempts(
-        ctx,
-        op,
-        item=item,
-        kind=kind,
-        tries=tries,
-        bar=bar,
-        problem=problem,
-        parents=parents,
-        make_prompt=make_prompt,
-    )
-    return best
-
-
 async def _attempts(
     ctx: RunContext,
     op: OpView,
@@ -150,7 +123,8 @@ async def _attempts(
     parents: list[Thought],
     make_prompt: Callable[[Thought | None], str],
 ) -> tuple[Thought, Thought]:
-    """`_until_good`'s attempts: (the best, kept; the last, whose round growth starts after)."""
+    """Ask up to `tries` times while the answer's error count is above `bar`: (the best, kept;
+    the last, whose round growth starts after)."""
     attempts: list[Thought] = []
     previous: Thought | None = None
     for attempt in range(1, tries + 1):
@@ -484,19 +458,18 @@ async def aggregate(ctx: RunContext, op: OpView, inputs: list[Thought]) -> list[
         )
     prompt = ctx.render(name, **values)
     if params.max_extra_merges:
-        merged = [
-            await _until_good(
-                ctx,
-                op,
-                item=0,
-                kind="merge",
-                tries=params.max_extra_merges + 1,
-                bar=0,
-                problem=problem,
-                parents=inputs,
-                make_prompt=lambda _previous: prompt,
-            )
-        ]
+        best, _last = await _attempts(
+            ctx,
+            op,
+            item=0,
+            kind="merge",
+            tries=params.max_extra_merges + 1,
+            bar=0,
+            problem=problem,
+            parents=inputs,
+            make_prompt=lambda _previous: prompt,
+        )
+        merged = [best]
     else:
         merged = await _branches(
             ctx,
