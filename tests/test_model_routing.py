@@ -13,15 +13,13 @@ from pathlib import Path
 import pytest
 
 import thoughtgraph
-from thoughtgraph.cli.main import main
 from thoughtgraph.errors import InputError, UnknownNameError
 from thoughtgraph.evaluation.datasets import load_sample
-from thoughtgraph.models import inflight
 from thoughtgraph.models.openai import OpenAIModel
 from thoughtgraph.modelspec import from_spec, models_for
 from thoughtgraph.spend.accounting import MODEL_CALL_KINDS
 
-from .conftest import INPUT_32
+from .conftest import INPUT_32, run_cli
 from .fake_openai import FakeOpenAI
 
 PART = "Solve this part of a larger task"
@@ -33,17 +31,11 @@ REFINE = "The result below is close"
 def _no_real_endpoint(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "THOUGHTGRAPH_CACHE"):
         monkeypatch.delenv(name, raising=False)
-    inflight.forget_endpoints()
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    try:
-        main(["solve", "sorting", "--no-progress", *args])
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
+    code, out, err = run_cli(capsys, "solve", "sorting", "--no-progress", *args)
+    return int(code), out, err
 
 
 def solved(capsys: pytest.CaptureFixture[str], *args: str) -> dict:

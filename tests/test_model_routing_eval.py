@@ -13,8 +13,8 @@ import pytest
 import thoughtgraph
 from thoughtgraph.cli.main import main
 from thoughtgraph.errors import InputError
-from thoughtgraph.models import inflight
 
+from .conftest import run_cli
 from .fake_openai import FakeOpenAI
 
 MERGE = "Combine the two partial results"
@@ -26,17 +26,11 @@ WEAK = "sim:profile=gpt-3.5-paper,latency=0,error=2,seed=0"
 def _no_real_endpoint(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "THOUGHTGRAPH_CACHE"):
         monkeypatch.delenv(name, raising=False)
-    inflight.forget_endpoints()
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    try:
-        main(["eval", "sorting", "--no-progress", *args])
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
+    code, out, err = run_cli(capsys, "eval", "sorting", "--no-progress", *args)
+    return int(code), out, err
 
 
 def lines(folder: Path) -> list[dict]:
