@@ -223,6 +223,29 @@ def test_a_server_whose_context_is_smaller_than_the_room_to_think_runs_without_a
     assert "error" not in err and "reasoning hit" not in err
 
 
+def test_a_server_that_refused_the_room_is_held_to_what_the_budget_leaves(capsys):
+    """Under --max-tokens a model whose server refused the room to think goes with what the
+    budget leaves, held to the context the server said it has, never without a cap: a reply
+    of 3,800 tokens of thinking cannot carry the run past the budget (without a cap the second
+    request paid ~4,000 against the 2,000 left: 8,000 of 6,000)."""
+    with FakeOpenAI(thinking="reasoning_content", context=4096, think_tokens=3800) as server:
+        code, out, err = solve(
+            capsys, server, "--scheme", "got", "--concurrency", "1", "--reasoning", "--json",
+            "--max-tokens", "6000",
+        )  # fmt: skip
+    data = json.loads(out)
+    assert code == 1 and data["stop_reason"] == "budget exhausted", err
+    caps = [r.body.get("max_tokens") for r in server.requests]
+    prompts = [len(r.body["messages"][0]["content"]) // 4 for r in server.requests]
+    assert None not in caps, caps
+    asked = zip(prompts[1:], caps[1:], strict=True)
+    assert caps[0] > 4096 and all(p + c <= 4096 for p, c in asked), caps  # one refusal
+    # the run stops once paid reaches the cap (docs/models.md, Budgets): the last request may
+    # pass it by what a request at the plain default costs, and no more
+    assert data["tokens"] <= 6000 + data["completion_cap"] + max(prompts), (data["tokens"], caps)
+    assert "its requests go with what --max-tokens/--max-cost leave" in err
+
+
 @pytest.mark.parametrize("form", FORMS)
 def test_a_reply_the_users_cap_cut_while_thinking_says_so(capsys, form):
     with FakeOpenAI(thinking=form) as server:

@@ -538,7 +538,10 @@ def _summary(result: Result, title: str, matched: bool | None, score_name: str =
         )
     lines.extend(_by_model(result))
     if result.completion_cap is not None:
-        lines.append(_cap_line(result.completion_cap, result.completion_cap_sent))
+        budgeted = result.budget.max_tokens is not None or (
+            result.budget.max_cost is not None and result.priced
+        )
+        lines.append(_cap_line(result.completion_cap, result.completion_cap_sent, budgeted))
     hops = f"{result.latency} hop{'s' if result.latency != 1 else ''} from the input"
     lines.append(f"final:   {result.final.id} · volume {result.volume} · {hops}")
     rating = _model_rating(result)
@@ -553,14 +556,15 @@ def _summary(result: Result, title: str, matched: bool | None, score_name: str =
     return "\n".join(lines)
 
 
-def _cap_line(cap: int, sent: int | None) -> str:
+def _cap_line(cap: int, sent: int | None, budgeted: bool = False) -> str:
     """The summary's `answers:` line: the default cap, and what the requests went with when
-    that differs (room for a model that reasons to think, or no cap where the server refused
-    that room)."""
+    that differs (room for a model that reasons to think, or, where the server refused that
+    room, no cap, or what the budget left when one limits tokens)."""
     if sent is None:
+        went = "with what the budget left" if budgeted else "without a cap"
         thinking = (
             "; the server refused room to think beyond it (its context is smaller), so requests "
-            "went without a cap"
+            f"went {went}"
         )
     elif sent > cap:
         thinking = f", + {sent - cap:,} for a model that reasons"

@@ -29,7 +29,8 @@ The same object remembers the models of the endpoint seen returning fewer choice
 rejecting `n` (`ignores_n` / `forget_n`): later calls go straight to parallel single requests;
 and those seen reasoning before they answer (`reasons` / `learn_reasons`): their default
 completion cap then has room to think (`OpenAIModel.completion_cap`), unless the server refused
-that room (`refuses_room` / `refuse_room`: its context is smaller; then no cap is sent).
+that room (`refuses_room` / `refuse_room`: its context is smaller; then no cap is sent, or
+under a budget what the budget leaves, held to the context the server said it has).
 
 Every `OpenAIModel` of one base URL reads the same `Endpoint` (`endpoint(base_url)`), so what
 one learned, the others know; `forget_endpoints()` starts afresh (tests). The knowledge is per
@@ -117,6 +118,24 @@ class _Held(AbstractAsyncContextManager[Slot]):
         await self._gate.release()
 
 
+@dataclass(frozen=True)
+class ServerRoom:
+    """What a server that refused a cap said it holds (None: it did not say)."""
+
+    context: int | None = None  # prompt and completion together (vLLM, SGLang)
+    completion: int | None = None  # the completion alone (OpenAI: "at most N completion tokens")
+
+    @property
+    def said(self) -> bool:
+        return self.context is not None or self.completion is not None
+
+    def for_prompt(self, prompt_tokens: int) -> int | None:
+        """The most completion tokens a request with this prompt may ask for (None: unsaid)."""
+        context = None if self.context is None else self.context - prompt_tokens
+        most = [room for room in (context, self.completion) if room is not None]
+        return min(most) if most else None
+
+
 class Endpoint:
     """One endpoint's learned limits: requests in flight at once and the models that ignore `n`."""
 
@@ -129,7 +148,8 @@ class Endpoint:
         self._streak = 0  # answers since the limit last changed
         self.n_ignored: set[str] = set()  # models seen returning fewer choices than asked
         self.reasoning: set[str] = set()  # models seen reasoning before they answer
-        self.no_room: set[str] = set()  # models whose server refused a cap with room to think
+        # models whose server refused a cap with room to think, and what it said it holds
+        self.no_room: dict[str, ServerRoom] = {}
         self._lock = threading.Lock()
         self._gates: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Gate]
         self._gates = weakref.WeakKeyDictionary()
@@ -222,11 +242,17 @@ class Endpoint:
     def refuses_room(self, model: str) -> bool:
         return model in self.no_room
 
-    def refuse_room(self, model: str) -> None:
+    def room(self, model: str) -> ServerRoom:
+        """What the server that refused `model` room to think said it holds."""
+        return self.no_room.get(model, ServerRoom())
+
+    def refuse_room(self, model: str, room: ServerRoom) -> None:
         """The server refused `model` a default cap with room to think (its context is
-        smaller): its requests go without a cap from now on."""
+        smaller): from now on its requests go without a cap, or, under a budget, with what the
+        budget leaves held to `room` (a later refusal that says more replaces one that did not)."""
         with self._lock:
-            self.no_room.add(model)
+            if room.said or model not in self.no_room:
+                self.no_room[model] = room
 
 
 _endpoints: dict[str, Endpoint] = {}

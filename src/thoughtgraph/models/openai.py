@@ -170,7 +170,12 @@ class _Ended:
 
 class _RoomRefused(Exception):
     """The endpoint refused a default cap widened for a reasoning model: the prompt and the cap
-    pass the model's context (vLLM, SGLang) or its most completion tokens (OpenAI)."""
+    pass the model's context (vLLM, SGLang) or its most completion tokens (OpenAI); `room`,
+    what its words say it holds."""
+
+    def __init__(self, room: inflight.ServerRoom) -> None:
+        super().__init__("room to think refused")
+        self.room = room
 
 
 class _Retryable(Exception):
@@ -307,7 +312,8 @@ class OpenAIModel(DeliveringModel):
     def completion_cap(self) -> int | None:
         """The `max_tokens` requests are sent with (None: no cap): the user's cap as set, the
         default with room to think for a model that reasons, or no cap for one whose server
-        refused that room (its context is smaller: its own limit is the most there is)."""
+        refused that room (its context is smaller: its own limit is the most there is; under a
+        budget `_budgeted` gives it what the budget leaves instead)."""
         if not self.max_tokens:
             return None
         if self.cap_default and self.thinks:
@@ -321,13 +327,27 @@ class OpenAIModel(DeliveringModel):
     ) -> int | None:
         """`cap`, its room to think held to what the budget's token and cost caps leave (the
         room is our default, not the user's: it must not carry a request past the budget);
-        never below the plain default."""
-        if not self._widened(cap) or self.max_tokens is None:
+        never below the plain default. A model whose server refused that room goes without a
+        cap only while no budget limits tokens: under one it goes with what the budget leaves,
+        held to what the server said it holds (the plain default when it said nothing)."""
+        roomless = cap is None and self._room_refused()
+        if not (roomless or self._widened(cap)) or self.max_tokens is None:
             return cap
         left = recorder.tokens_left()
         if left is None:
             return cap
-        return max(self.max_tokens, min(cap or 0, (left - count_tokens(prompt)) // n))
+        prompt_tokens = count_tokens(prompt)
+        room = (left - prompt_tokens) // n
+        if cap is not None:
+            room = min(room, cap)
+        else:
+            held = self.endpoint.room(self.model).for_prompt(prompt_tokens)
+            room = min(room, self.max_tokens if held is None else held)
+        return max(self.max_tokens, room)
+
+    def _room_refused(self) -> bool:
+        """A default cap whose room to think the server refused (requests go without one)."""
+        return self.cap_default and bool(self.max_tokens) and self.endpoint.refuses_room(self.model)
 
     def _widened(self, cap: int | None) -> bool:
         """`cap` is a default cap with room to think added."""
@@ -445,28 +465,46 @@ class OpenAIModel(DeliveringModel):
                 cap = wider
         if cap is not None and any(_cut_thinking(a) for a in answers):
             full = self.completion_cap  # the room to think the budget did not hold back
-            self._note_cut(cap, held=self.cap_default and full is not None and cap < full)
+            self._note_cut(cap, held=self.cap_default and (full is None or cap < full))
         return answers
 
     async def _roomy(
         self, prompt: str, n: int, recorder: RequestRecorder, cap: int | None
     ) -> tuple[list[Completion], int | None]:
         """`_request` at `cap`, and the cap it was answered at: a server that refuses the room
-        to think a default cap was given (its context is smaller) is asked again with no cap
-        (its own limit), and so is every later request of the model."""
+        to think a default cap was given (its context is smaller) is asked again, and so is
+        every later request of the model, with no cap (its own limit) or, under a budget, what
+        the budget leaves within what the server holds (`_budgeted`), never as much as it
+        refused (else the plain default)."""
         try:
             return await self._request(prompt, n, recorder, cap), cap
-        except _RoomRefused:
-            if not self.endpoint.refuses_room(self.model):
-                logger.warning(
-                    "%s refused a cap of %s tokens, room for the model to think (its context "
-                    "is smaller): its requests go without a cap, to the server's own limit "
-                    "(--max-completion-tokens N sets one)",
-                    self._where(),
-                    f"{cap:,}",
-                )
-            self.endpoint.refuse_room(self.model)
-            return await self._request(prompt, n, recorder, None), None
+        except _RoomRefused as refused:
+            first = not self.endpoint.refuses_room(self.model)
+            self.endpoint.refuse_room(self.model, refused.room)
+            again = self._budgeted(None, prompt, n, recorder)
+            if again is not None and cap is not None and again >= cap:
+                again = self.max_tokens  # as much was refused: the server counts more
+            if first:
+                self._note_refused(cap, budgeted=again is not None)
+        try:
+            return await self._request(prompt, n, recorder, again), again
+        except _RoomRefused:  # the server counts the prompt longer than we do
+            return await self._request(prompt, n, recorder, self.max_tokens), self.max_tokens
+
+    def _note_refused(self, cap: int | None, budgeted: bool) -> None:
+        """Say once per model that its server refused the room to think, and what follows."""
+        then = (
+            "its requests go with what --max-tokens/--max-cost leave, held to what the server holds"
+            if budgeted
+            else "its requests go without a cap, to the server's own limit"
+        )
+        logger.warning(
+            "%s refused a cap of %s tokens, room for the model to think (its context is "
+            "smaller): %s (--max-completion-tokens N sets one)",
+            self._where(),
+            f"{cap or 0:,}",
+            then,
+        )
 
     def saw_reasoning(self) -> None:
         """A reply of this model read elsewhere (the answer cache) showed reasoning."""
@@ -602,7 +640,7 @@ class OpenAIModel(DeliveringModel):
         if self._widened(cap) and status.refuses_length():
             reason = self._key.scrub(_reason(status))
             ended.attempt = Attempt(f"HTTP {reply.status}", error=reason)
-            raise _RoomRefused()
+            raise _RoomRefused(_room_said(_reason(status, limit=10_000)))
         if n > 1 and status.refuses_n():
             reason = self._key.scrub(_reason(status))
             ended.attempt = Attempt(f"HTTP {reply.status}", error=reason)
@@ -920,6 +958,21 @@ _TOO_LONG = re.compile(
     r"at most \d+ completion tokens",
     re.IGNORECASE,
 )
+
+# what a refusal says the server holds: vLLM's "maximum context length is 8192 tokens", SGLang's
+# "maximum context length of 8192 tokens", OpenAI's "supports at most 16384 completion tokens"
+_CONTEXT_SAID = re.compile(r"maximum context length (?:is|of) (\d{1,9}) tokens", re.IGNORECASE)
+_COMPLETION_SAID = re.compile(r"at most (\d{1,9}) completion tokens", re.IGNORECASE)
+
+
+def _room_said(reason: str) -> inflight.ServerRoom:
+    """What a refusal of the room to think says the server holds (nothing: both None)."""
+    context, completion = _CONTEXT_SAID.search(reason), _COMPLETION_SAID.search(reason)
+    return inflight.ServerRoom(
+        int(context.group(1)) if context else None,
+        int(completion.group(1)) if completion else None,
+    )
+
 
 # llama.cpp's server (tools/server/utils.hpp): "Only one completion choice is allowed"
 _ONE_CHOICE = re.compile(r"only one completion choice", re.IGNORECASE)
