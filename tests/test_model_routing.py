@@ -126,6 +126,23 @@ def test_the_same_spec_for_two_kinds_is_one_model(capsys):
     assert data["model_for"]["merge"] == data["model_for"]["refine"]
 
 
+def test_a_kind_given_the_default_models_spec_is_no_route(capsys):
+    """`--model-for merge=<--model's spec>`, in any spelling, is the plain model, not a route."""
+    for same in ("sim:error=2", "sim:seed=0,error=2"):
+        data = solved(capsys, "--model", "sim:error=2", "--model-for", f"merge={same}")
+        assert data["model_for"] == {} and len(data["spend_by_model"]) == 1
+        code, out, err = run(
+            capsys, "--dataset", "sorting_032", "--model", "sim:error=2", "--model-for",
+            f"merge={same}",
+        )  # fmt: skip
+        assert code in (0, 1) and "(merge:" not in out, err
+    code, out, err = run(
+        capsys, "--input", "[3, 1, 2, 0]", "--parts", "2", "--model", "sim", "--model-for",
+        "merge=sim", "--show-prompts", "--json",
+    )  # fmt: skip
+    assert code == 0 and all(p["model"] is None for p in json.loads(out)["prompts"]), err
+
+
 @pytest.mark.parametrize(
     ("value", "expected"),
     [
@@ -222,7 +239,7 @@ def test_one_function_or_object_given_twice_is_one_model():
         "sorting", [3, 1, 2, 0], answer, parts=2, models={"merge": answer, "refine": answer}
     )
     assert list(same.spend_by_model) == ["function:answer"]
-    assert same.model_for == {"merge": "function:answer", "refine": "function:answer"}
+    assert same.model_for == {}  # the default model routed to a kind is no route
     two = thoughtgraph.solve(
         "sorting", [3, 1, 2, 0], "sim", parts=2, models={"merge": merger, "refine": merger}
     )
@@ -465,7 +482,9 @@ def test_the_jupyter_summary_has_a_row_per_model():
 
 
 def test_a_routed_kind_the_graph_never_calls_is_a_note(capsys):
-    code, _, err = run(capsys, "--input", "[3, 1, 2]", "--scheme", "io", "--model-for", "merge=sim")
+    code, _, err = run(
+        capsys, "--input", "[3, 1, 2]", "--scheme", "io", "--model-for", "merge=sim:error=0"
+    )
     assert code == 0
     assert err == "note: --model-for merge: this graph makes no merge call (it calls: io)\n"
 

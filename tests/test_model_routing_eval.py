@@ -90,6 +90,20 @@ def test_a_rerun_with_other_routed_models_reruns_the_pairs_that_call_them(capsys
     assert "note: 2 pairs rerun: the models of the kinds routed to others changed" in err
 
 
+def test_a_kind_routed_to_the_default_model_is_no_route_and_reruns_nothing(capsys, tmp_path):
+    """`--model-for merge=<--model's spec>` (in any spelling) is the plain model: a resumed eval
+    reuses every pair, and the banner and the results name no route."""
+    out = str(tmp_path / "run")
+    base = ["--size", "32", "--samples", "2", "--schemes", "io,got", "--out", out]
+    code, _, err = run(capsys, *base, "--model", WEAK)
+    assert code == 0, err
+    for same in (WEAK, "sim:error=2"):  # the default profile, latency and seed spelled out or not
+        code, _, err = run(capsys, *base, "--model", WEAK, "--model-for", f"merge={same}")
+        assert code == 0 and "4 pairs already done" in err and "rerun" not in err, err
+        assert "(merge:" not in err
+    assert all(row.get("model_for") is None for row in lines(Path(out)))
+
+
 def test_a_bad_kind_is_one_line_before_anything_runs(capsys, tmp_path: Path):
     code, _, err = run(
         capsys, "--samples", "1", "--out", str(tmp_path / "a"), "--model-for", "x=sim"

@@ -103,8 +103,10 @@ def models_for(
 ) -> dict[str, LanguageModel]:
     """Each routed kind's model, built once per spec: a spec given for two kinds (or the same
     as `default_spec`, the default model's) is one model, so its answers, cache numbering,
-    rate limits and endpoint are shared. `overrides` (the openai flags) fill in the options an
-    openai spec leaves out."""
+    rate limits and endpoint are shared. A kind given the default model itself (its spec, in
+    any spelling, or its object) is no route and is left out: the output, the fingerprints
+    and a resumed eval see the plain model. `overrides` (the openai flags) fill in the options
+    an openai spec leaves out."""
     if models is None:
         return {}
     if not isinstance(models, Mapping):
@@ -131,7 +133,7 @@ def models_for(
         except (InputError, UnknownNameError) as exc:
             raise type(exc)(f"{label} {kind}: {exc}") from None
         routed[kind] = built.setdefault(identity(made), made)
-    return routed
+    return {kind: lm for kind, lm in routed.items() if lm is not default}
 
 
 def _given_objects(default: LanguageModel) -> dict[int, LanguageModel]:

@@ -323,10 +323,14 @@ def solve(
         line = bound.line() if bound is not None else "unknown (an op's kind states no bound)"
         typer.echo(f"thoughtgraph: worst case: {line}", err=True)
     if show_prompts:  # the routed kinds checked and named, their models not built: none is called
-        from thoughtgraph.modelspec import parse_model_for
+        from thoughtgraph.modelspec import normalize_spec, parse_model_for
 
         given = parse_model_for(tuple(model_for or ()))
-        routes = {kind: secrets.mask_urls(spec) for kind, spec in given.items()}
+        routes = {  # a kind given --model's own spec is no route
+            kind: secrets.mask_urls(spec)
+            for kind, spec in given.items()
+            if normalize_spec(spec) != normalize_spec(model.strip())
+        }
         what = f"graph {graph_file}" if graph_file else f"scheme {scheme}"
         _show_prompts(prepared, what, as_json, routes)
         return
