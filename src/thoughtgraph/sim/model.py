@@ -2,8 +2,9 @@
 
 It reads the prompt (`readers.py`: which task, which job, the right answer and its length),
 draws how many slips to make, and writes the answer with them. The number of slips is Poisson
-with the mean its profile's law gives for the job's task, kind and length, times `error`; the
-law's mix says which kind each slip is (`profiles.py`, `laws.py`). The default profile,
+with the mean its profile's law gives for the job's task, kind and length, times `error` (or the
+job kind's own scale, `part_error=6`: a model weak at one kind of job and fine at the others);
+the law's mix says which kind each slip is (`profiles.py`, `laws.py`). The default profile,
 `gpt-3.5-paper`, is calibrated so that the paper's configurations land near its GPT-3.5 figures
 on its datasets (docs/simulated-model.md, bench/calibrate.py); `llama-3-70b` and
 `gpt-3.5-turbo` are fitted call by call to real replies (scripts/fit_profiles.py), and a
@@ -21,13 +22,14 @@ import hashlib
 import math
 import random
 from collections import Counter
+from collections.abc import Mapping
 
 from thoughtgraph.errors import UnknownNameError, shown
 from thoughtgraph.io.bounds import MAX_SIM_LATENCY
 from thoughtgraph.models.base import Completion, _tokens
 from thoughtgraph.sim import propose
 from thoughtgraph.sim.jobs import Job, Slips, poisson
-from thoughtgraph.sim.profiles import DEFAULT, Profile, load_profile, shipped
+from thoughtgraph.sim.profiles import DEFAULT, KINDS, Profile, load_profile, shipped
 from thoughtgraph.sim.readers import read_prompt
 from thoughtgraph.sim.sorting import Item, slip_list
 from thoughtgraph.spend.pricing import Price
@@ -41,10 +43,30 @@ def expected_slips(
     return shipped(profile).law(task, kind).expected(length, error)
 
 
+SCALE_SUFFIX = "_error"  # `part_error=6`: the slip scale of one job kind
+
+
+def kind_scales(given: Mapping[str, float], error: float) -> dict[str, float]:
+    """The job kinds' own slip scales, checked, in `KINDS` order; a kind at `error` is left
+    out (it answers as without it, so its name and cache key are the same)."""
+    for kind, scale in given.items():
+        if kind not in KINDS:
+            raise UnknownNameError(
+                f"sim option {shown(kind + SCALE_SUFFIX)}: unknown job kind {shown(kind)} "
+                f"(known: {', '.join(KINDS)})"
+            )
+        if not (math.isfinite(scale) and scale >= 0):
+            raise UnknownNameError(
+                f"sim option {kind}{SCALE_SUFFIX} must be 0 or more, got {scale:g}"
+            )
+    return {kind: given[kind] for kind in KINDS if kind in given and given[kind] != error}
+
+
 class SimulatedModel:
     """`sim`, `sim:latency=0.05,error=0,seed=1`, `sim:profile=llama-3-70b`. error: slip scale
-    (0 never wrong); profile: a shipped profile's name, a profile file or a `Profile`
-    (`profiles.py`)."""
+    (0 never wrong); `kind_error`: a job kind's own scale in its place (`sim:part_error=6`:
+    parts slip six times as often, merges and refines as at `error`); profile: a shipped
+    profile's name, a profile file or a `Profile` (`profiles.py`)."""
 
     simulated = True
     price: Price | None = None  # a spec's `price_in=`/`price_out=` (modelspec.py): the sim at a
@@ -56,6 +78,7 @@ class SimulatedModel:
         latency: float = 0.0,
         seed: int = 0,
         profile: str | Profile = DEFAULT,
+        kind_error: Mapping[str, float] | None = None,
     ) -> None:
         if error < 0 or latency < 0:
             raise UnknownNameError("sim options error and latency must be 0 or more")
@@ -64,24 +87,32 @@ class SimulatedModel:
                 f"sim option latency is at most {MAX_SIM_LATENCY:g} seconds, got {latency:g}"
             )
         self.error, self.latency, self.seed = error, latency, seed
+        self.kind_error = kind_scales(kind_error or {}, error)
         self.profile_spec = profile
         self.profile: Profile = load_profile(profile)
         self._seen: Counter[str] = Counter()
         # the profile first: every header, report and figure names the sim by this, and answers
         # of one profile are not another's in a cache
         label = profile if isinstance(profile, str) else self.profile.name
-        self.name = f"sim:profile={label},latency={latency:g},error={error:g},seed={seed}"
+        # and a kind's own scale after the rest: two settings never share cached answers
+        scales = "".join(f",{k}{SCALE_SUFFIX}={v:g}" for k, v in self.kind_error.items())
+        self.name = f"sim:profile={label},latency={latency:g},error={error:g},seed={seed}{scales}"
 
     @classmethod
     def from_options(cls, options: dict[str, str]) -> SimulatedModel:
         known: dict[str, type[float] | type[int]] = {"error": float, "latency": float, "seed": int}
         numbers: dict[str, float | int] = {}
+        scales: dict[str, float] = {}
         for key, text in options.items():
             if key == "profile":
                 continue
+            if key.endswith(SCALE_SUFFIX) and key != SCALE_SUFFIX:
+                scales[key.removesuffix(SCALE_SUFFIX)] = _number(key, text)
+                continue
             if key not in known:
                 raise UnknownNameError(
-                    f"unknown sim option {shown(key)} (known: error, latency, seed, profile)"
+                    f"unknown sim option {shown(key)} "
+                    "(known: error, latency, seed, profile, KIND_error such as part_error)"
                 )
             try:
                 numbers[key] = known[key](text)
@@ -97,11 +128,12 @@ class SimulatedModel:
             latency=float(numbers.get("latency", 0.0)),
             seed=int(numbers.get("seed", 0)),
             profile=profile,
+            kind_error=scales,
         )
 
     def with_seed(self, seed: int) -> SimulatedModel:
         """A fresh copy (nothing asked yet) with another seed, the same profile and options."""
-        fresh = SimulatedModel(self.error, self.latency, seed, self.profile_spec)
+        fresh = SimulatedModel(self.error, self.latency, seed, self.profile_spec, self.kind_error)
         fresh.price = self.price
         return fresh
 
@@ -123,16 +155,31 @@ class SimulatedModel:
         job = read_prompt(prompt)
         if job is None:
             return "I could not find anything to work on in this prompt."
-        return job.write(self.slips(job, rng), rng, self.error)
+        return job.write(self.slips(job, rng), rng, self.scale(job.kind))
+
+    def scale(self, kind: str) -> float:
+        """The slip scale of a job kind: its own (`part_error=`) or `error`."""
+        return self.kind_error.get(kind, self.error)
 
     def slips(self, job: Job, rng: random.Random) -> Slips:
         """How many slips this answer makes (a Poisson draw around the job's law) and the mix
         their kinds are drawn from, at the length the law measures."""
         law = self.profile.law(job.task, job.kind)
         length = job.measure(law.measure)
-        return Slips(poisson(law.expected(length, self.error), rng), law.mix_at(length))
+        return Slips(poisson(law.expected(length, self.scale(job.kind)), rng), law.mix_at(length))
 
     def slip(self, items: list[Item], rng: random.Random) -> list[Item]:
         """A list answer of a sorting job, with this model's slips (drop, duplicate, swap)."""
         job = Job("sorting", "solve", len(items), lambda *_: "")
         return slip_list(items, self.slips(job, rng), rng)
+
+
+def _number(key: str, text: str) -> float:
+    """A sim option's number, finite (one line when it is not)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise UnknownNameError(f"sim option {key}={shown(text)} is not a number") from None
+    if not math.isfinite(value):
+        raise UnknownNameError(f"sim option {key}={shown(text)} is not a finite number")
+    return value
