@@ -8,7 +8,7 @@ import pytest
 
 import thoughtgraph
 from thoughtgraph.errors import BudgetExhausted, InputError
-from thoughtgraph.spend.budget import Budget, Meter
+from thoughtgraph.spend.budget import Budget, Meter, dollars, usd
 from thoughtgraph.spend.pricing import Price
 from thoughtgraph.spend.usage import Usage, estimate_tokens
 from thoughtgraph.testing import ScriptedModel
@@ -150,3 +150,18 @@ def test_meter_messages_say_what_was_paid_and_what_is_in_flight():
     cost_meter.settle(cost_meter.reserve(Usage(5, 0)), Usage(6, 4), 0.01)
     with pytest.raises(BudgetExhausted, match=r"max_cost=\$0.01 reached \(\$0.01 paid\)"):
         cost_meter.reserve(Usage(1, 0))
+
+
+@pytest.mark.parametrize(
+    ("amount", "shown", "cell", "cap"),
+    [
+        (0.0, "$0.0000", "0.0000", "$0"),
+        (0.0123456, "$0.0123", "0.0123", "$0.012346"),
+        (0.000012, "$0.000012", "0.000012", "$0.000012"),
+        (0.0000999, "$0.0001", "0.0001", "$0.0001"),
+        (3.1e-9, "$0.0000000031", "0.0000000031", "<$0.000001"),
+        (1234.5, "$1,234.5000", "1,234.5000", "$1,234.5"),
+    ],
+)
+def test_a_cost_that_is_not_zero_is_never_shown_as_zero(amount, shown, cell, cap):
+    assert (dollars(amount), dollars(amount, sign=""), usd(amount)) == (shown, cell, cap)

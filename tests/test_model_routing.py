@@ -6,6 +6,7 @@ calls routed to it."""
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -124,6 +125,26 @@ def test_the_same_spec_for_two_kinds_is_one_model(capsys):
     )
     assert len(data["spend_by_model"]) == 2
     assert data["model_for"]["merge"] == data["model_for"]["refine"]
+
+
+def test_small_costs_per_model_are_shown_not_rounded_to_zero(capsys, tmp_path: Path):
+    """A few hundred tokens at a cent per million tokens is a real cost: the summary's line per
+    model and eval's Per model table show it to two significant digits, never $0.0000."""
+    priced = ("--model", "sim:price_in=0.01,price_out=0.01")
+    merger = ("--model-for", "merge=sim:error=0,price_in=0.01,price_out=0.02")
+    code, out, err = run(capsys, "--input", "[3, 1, 2, 0]", "--parts", "2", *priced, *merger)
+    assert code == 0, err
+    models = [line for line in out.splitlines() if line.startswith(("model:", "calls:"))]
+    assert len(models) == 3 and all(re.search(r"\$0\.00000\d\d?$", line) for line in models)
+    code, _, err = run_cli(
+        capsys, "eval", "sorting", "--size", "32", "--samples", "1", "--schemes", "got",
+        *priced, *merger, "--out", str(tmp_path / "ev"), "--no-progress",
+    )  # fmt: skip
+    assert code == 0, err
+    summary = (tmp_path / "ev" / "summary.md").read_text()
+    rows = [line for line in summary.splitlines() if line.startswith("| got | sim:")]
+    assert len(rows) == 2 and all(not row.endswith("| 0.0000 |") for row in rows), rows
+    assert "$0.0000;" not in summary and "0.0000 |" not in summary
 
 
 def test_a_kind_given_the_default_models_spec_is_no_route(capsys):

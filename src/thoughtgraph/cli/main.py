@@ -36,6 +36,7 @@ from thoughtgraph.io.eventlog import EventLog, combine
 from thoughtgraph.models import secrets
 from thoughtgraph.schemes import SCHEMES, variants
 from thoughtgraph.spend.accounting import CALL_KINDS
+from thoughtgraph.spend.budget import dollars
 
 SCHEME_HELP = (
     "Built-in scheme: " + ", ".join(SCHEMES) + "; settings after a colon, as eval's --schemes "
@@ -537,7 +538,7 @@ def _summary(result: Result, title: str, matched: bool | None, score_name: str =
         lines.append(
             f"cache:   {calls} answered from the cache "
             f"({result.spend.saved_tokens:,} tokens not paid again"
-            + (f", ${result.spend.saved_cost:.4f}" if result.priced else "")
+            + (f", {dollars(result.spend.saved_cost)}" if result.priced else "")
             + ")"
         )
     lines.extend(_by_model(result))
@@ -588,7 +589,7 @@ def _by_model(result: Result) -> list[str]:
     for label, spent in result.spend_by_model.items():
         kinds = sorted({c.kind for c in result.state.calls.values() if c.model == label})
         price = result.prices.get(label)
-        cost = f" · ${spent.cost:.4f}" if price is not None else " · no price"
+        cost = f" · {dollars(spent.cost)}" if price is not None else " · no price"
         tokens = f"{'~' if spent.tokens_estimated else ''}{spent.tokens:,} tokens"
         lines.append(
             f"model:   {label}: {_plural(spent.calls, 'call')} "
@@ -622,7 +623,7 @@ def _money(result: Result) -> str:
     """The cost when a price is known (never shown as $0 for a model we cannot price)."""
     if not result.priced:
         return ""
-    return f" · {'~' if result.spend.tokens_estimated else ''}${result.cost:.4f}"
+    return f" · {'~' if result.spend.tokens_estimated else ''}{dollars(result.cost)}"
 
 
 def _retries(result: Result) -> str:

@@ -42,6 +42,7 @@ from thoughtgraph.evaluation.statistics import (
 from thoughtgraph.io.bounds import MAX_RUN_FILE_BYTES, read_file
 from thoughtgraph.io.strictload import read_json
 from thoughtgraph.schemes import SCHEMES
+from thoughtgraph.spend.budget import dollars
 
 
 @dataclass(frozen=True)
@@ -333,8 +334,8 @@ def to_markdown(rows: Sequence[Row], runs: Sequence[Run]) -> str:
             + (f" {r.run} |" if several else "")
             + f" {r.samples} | {r.median_baseline:.3g} | {r.median_run:.3g} | {d.value:+.3g} | "
             f"{d.low:+.3g}, {d.high:+.3g} | {_p(r.p)} | {r.effect:+.2f} | {solved} | "
-            f"{r.tokens_baseline:,.0f} | {r.tokens_run:,.0f} | {r.cost_baseline:.4f} | "
-            f"{r.cost_run:.4f} |"
+            f"{r.tokens_baseline:,.0f} | {r.tokens_run:,.0f} | "
+            f"{dollars(r.cost_baseline, sign='')} | {dollars(r.cost_run, sign='')} |"
         )
     other = "each other run" if several else "the second"
     lines += ["", f"A is the baseline (the first run), B {other}."]

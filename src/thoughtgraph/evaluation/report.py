@@ -44,6 +44,7 @@ from thoughtgraph.evaluation.statistics import (
 from thoughtgraph.evaluation.statistics import (
     available as stats_available,
 )
+from thoughtgraph.spend.budget import dollars
 
 # Per sample, what the scheme consumed (answers from the answer cache counted as if fetched):
 # a property of the scheme, the same on a cold and a warm cache. What runs paid: `paid_section`.
@@ -291,7 +292,7 @@ def to_markdown(
             f"| {r.scheme} | {settings(r.scheme, task, size, (built or {}).get(r.scheme))} | "
             f"{samples} | {shown} "
             f"{r.mean_requests:.1f} | {r.mean_completions:.1f} | {r.mean_tokens:,.0f} | "
-            f"{r.mean_cost:.4f} |{proxy}{link}"
+            f"{dollars(r.mean_cost, sign='')} |{proxy}{link}"
         )
     lines += [
         "",
@@ -456,8 +457,8 @@ def totals_section(results: Sequence[PairResult], where: str = "") -> str:
     paid_cost = sum(r.cost for r in results)
     return (
         f"\n**Totals{' at ' + where if where else ''}** ({len(results)} pairs): the schemes "
-        f"consumed {requests:,} requests, {tokens:,} tokens, ${cost:.4f}; the runs paid "
-        f"{paid[0]:,} requests, {paid[1]:,} tokens, ${paid_cost:.4f} (answers from the answer "
+        f"consumed {requests:,} requests, {tokens:,} tokens, {dollars(cost)}; the runs paid "
+        f"{paid[0]:,} requests, {paid[1]:,} tokens, {dollars(paid_cost)} (answers from the answer "
         "cache are free; retries are paid).\n"
     )
 
@@ -489,7 +490,7 @@ def models_section(results: Sequence[PairResult], where: str = "") -> str:
         kinds = ", ".join(row["kinds"]) or "none"
         lines.append(
             f"| {scheme} | {label} | {kinds} | {row['calls']:,} | {row['requests']:,} | "
-            f"{row['tokens']:,} | {row['cost']:.4f} |"
+            f"{row['tokens']:,} | {dollars(row['cost'], sign='')} |"
         )
     return "\n".join(lines) + "\n"
 

@@ -43,7 +43,7 @@ from thoughtgraph.modelspec import ModelLike, ModelsFor, as_model, models_for
 from thoughtgraph.schemes import variants
 from thoughtgraph.solving.routing import run_models
 from thoughtgraph.spend.accounting import spend_by_kind, spend_by_model
-from thoughtgraph.spend.budget import Meter, check_whole
+from thoughtgraph.spend.budget import Meter, check_whole, dollars
 from thoughtgraph.tasks import TASKS, Task, get_task
 from thoughtgraph.tasks.base import BaseTask, HasReference, check_parts, lacks
 from thoughtgraph.tasks.reference import attach_reference, can_check, given_reference
@@ -228,7 +228,7 @@ async def _run_prepared(
         result.calls,
         ", ".join(f"{k} {v}" for k, v in result.calls_by_kind.items()),
         f"{result.tokens:,}",
-        f", ${result.cost:.4f}" if result.priced else "",
+        f", {dollars(result.cost)}" if result.priced else "",
         result.status,
     )
     if routes.by_kind:

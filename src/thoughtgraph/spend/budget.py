@@ -282,8 +282,21 @@ class Meter:
 
 
 def usd(amount: float) -> str:
-    """Dollars to the millionth, without trailing zeros: $0.5, $0.00006, $12."""
+    """Dollars to the millionth, without trailing zeros: $0.5, $0.00006, $12; a cap or a spend
+    below a millionth of a dollar is `<$0.000001`, never $0."""
+    if 0 < amount < 5e-7:
+        return "<$0.000001"
     return "$" + f"{amount:,.6f}".rstrip("0").rstrip(".")
+
+
+def dollars(amount: float, sign: str = "$") -> str:
+    """A cost as the summaries and tables show it: to four decimals ($0.0123), a smaller one
+    to two significant digits ($0.000012), so a real cost never reads as $0.0000 (`sign=""`:
+    a table cell under a `$` heading)."""
+    rounded = float(f"{amount:.2g}")  # its two digits ($0.0000999 is $0.0001)
+    if not math.isfinite(amount) or amount == 0 or abs(rounded) >= 0.0001:
+        return f"{sign}{amount:,.4f}"
+    return f"{sign}{rounded:.{1 - math.floor(math.log10(abs(rounded)))}f}"
 
 
 def requests_cap(max_requests: int | None, max_calls: int | None) -> int | None:

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 from thoughtgraph.engine.graph import Graph
 from thoughtgraph.engine.result import Result
+from thoughtgraph.spend.budget import dollars
 from thoughtgraph.viewer.drawing import MAX_DRAWN_OPS, inline_svg, svg
 
 
@@ -62,7 +63,7 @@ def result_rows(result: Result) -> list[tuple[str, str]]:
     """The summary `solve` prints, as (field, value) rows."""
     model = result.model + (" (SIMULATED: not a real LLM)" if result.simulated else "")
     stop = ": ".join(filter(None, (result.stop_reason, result.stop_detail)))
-    cost = "unknown (no price)" if not result.priced else f"${result.cost:.4f}"
+    cost = "unknown (no price)" if not result.priced else dollars(result.cost)
     rows = [
         ("task", result.task),
         ("status", result.status + (f" ({stop})" if stop else "")),
@@ -83,7 +84,10 @@ def result_rows(result: Result) -> list[tuple[str, str]]:
     if result.model_for:  # kinds routed to other models: one row per model, after "model"
         at = [name for name, _v in rows].index("model") + 1
         rows[at:at] = [
-            (f"model {label}", f"{spent.calls} calls, {spent.tokens:,} tokens, ${spent.cost:.4f}")
+            (
+                f"model {label}",
+                f"{spent.calls} calls, {spent.tokens:,} tokens, {dollars(spent.cost)}",
+            )
             for label, spent in result.spend_by_model.items()
         ]
     if result.rating_scale is not None:  # the model rates answers: its rating, or none read

@@ -34,7 +34,12 @@
     if (typeof value === "object") return JSON.stringify(value);
     return String(value);
   }
-  function money(value) { return typeof value === "number" ? "$" + value.toFixed(value && value < 0.01 ? 6 : 4) : show(value); }
+  function money(value) {  // as spend.budget.dollars: 4 decimals, a smaller cost to 2 significant digits
+    if (typeof value !== "number") return show(value);
+    const rounded = Number(value.toPrecision(2));  // its two digits ($0.0000999 is $0.0001)
+    if (!value || !isFinite(value) || Math.abs(rounded) >= 0.0001) return "$" + value.toFixed(4);
+    return "$" + rounded.toFixed(Math.min(100, 1 - Math.floor(Math.log10(Math.abs(rounded)))));
+  }
   function seconds(value) { return typeof value === "number" ? value.toFixed(3) + " s" : "\u2014"; }
   function pretty(value) {
     if (value === undefined || value === null) return "(none)";
