@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import functools
 import json
 import logging
 from typing import Any
@@ -168,44 +167,60 @@ class _Runner:
     async def run_concurrently(self) -> None:
         """Start every op the moment its inputs are done; stop launching once the run stops.
 
-        An op of an `in_place` kind (select, keep_best, a score in code: code that never waits)
-        runs right here, between two wake-ups, instead of as a task: a task costs more than such
-        an op does, and the 10,000-op `got` graph has 3,333 selects."""
-        finished: asyncio.Queue[tuple[str, asyncio.Task[bool]]] = asyncio.Queue()
-        running: set[asyncio.Task[bool]] = set()
-        here: collections.deque[str] = collections.deque()
-
-        def launch(op_ids: list[str]) -> None:
-            # a done-callback queue, not asyncio.wait over every running task: wait() costs
-            # O(running) per wake-up, which made big graphs quadratic
-            for op_id in op_ids:
-                if op_id in self.in_place:
-                    here.append(op_id)
-                    continue
-                task = asyncio.create_task(self._run_op(self.ops[op_id]))
-                task.add_done_callback(functools.partial(_report_done, finished, op_id))
-                running.add(task)
-
-        launch(self._roots())
-        stopped = False
+        The op that finishes an op's last input launches it, from its own task, the moment it
+        ends: through the scheduler's loop it waited two more turns of the event loop, and a
+        turn of the 4,096-part `got` graph runs every answer that came due (the merges of a
+        level then started only once the whole level below had been read). An op of an
+        `in_place` kind (select, keep_best, a score in code: code that never waits) runs right
+        there instead of as a task: a task costs more than such an op does, and the 10,000-op
+        `got` graph has 3,333 selects. The scheduler's loop only waits for the tasks and raises
+        what one raised."""
+        self._finished: asyncio.Queue[asyncio.Task[bool]] = asyncio.Queue()
+        self._running: set[asyncio.Task[bool]] = set()
+        self._stopped = False
+        running = self._running
         try:
-            while running or here:
-                if here:
-                    op_id = here.popleft()
-                    done = await self._run_op(self.ops[op_id])
-                else:
-                    op_id, task = await finished.get()
-                    running.discard(task)
-                    done = task.result()
-                if not done:
-                    stopped = True
-                elif not stopped:
-                    launch(self._ready_after(op_id))
+            await self._launch(self._roots())
+            while running:
+                task = await self._finished.get()
+                running.discard(task)
+                task.result()  # an op's error (or its cancellation) ends the run here
         finally:
             for task in running:
                 task.cancel()
             if running:
                 await asyncio.gather(*running, return_exceptions=True)
+
+    async def _launch(self, op_ids: list[str]) -> None:
+        """Start these ready ops: each as a task, or (in place) here, in the order the ops
+        became ready; a done-callback queue reports the tasks, not asyncio.wait over every
+        running task (O(running) per wake-up, which made big graphs quadratic)."""
+        here: collections.deque[str] = collections.deque()
+        while True:
+            for op_id in op_ids:
+                if op_id in self.in_place:
+                    here.append(op_id)
+                    continue
+                task = asyncio.create_task(self._run_task(self.ops[op_id]))
+                task.add_done_callback(self._finished.put_nowait)
+                self._running.add(task)
+            if not here:
+                return
+            op_id = here.popleft()
+            op_ids = self._next(op_id, await self._run_op(self.ops[op_id]))
+
+    async def _run_task(self, op: Op) -> bool:
+        """One op as a task: run it, then launch what it made ready."""
+        done = await self._run_op(op)
+        await self._launch(self._next(op.id, done))
+        return done
+
+    def _next(self, op_id: str, done: bool) -> list[str]:
+        """The ops that op's end makes ready; none once the run has stopped (a cap, a fatal
+        model error: no further op starts)."""
+        if not done:
+            self._stopped = True
+        return [] if self._stopped else self._ready_after(op_id)
 
     async def _run_op(self, op: Op) -> bool:
         """Run one op; False when a budget cap or a fatal model error stopped it (its attempts
@@ -257,10 +272,3 @@ class _Runner:
         if len(self.succ[op_id]) > 1:
             self._output_cache[op_id] = outputs
         return outputs
-
-
-def _report_done(
-    finished: asyncio.Queue[tuple[str, asyncio.Task[bool]]], op_id: str, task: asyncio.Task[bool]
-) -> None:
-    """Done-callback: hand the finished op to the scheduler loop (a queue, not a wait over all)."""
-    finished.put_nowait((op_id, task))
