@@ -9,8 +9,11 @@ kind and length. Readers look only at the prompt text, as a model would: the tag
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 
 from thoughtgraph.sim.jobs import Job, known_task, sections
+
+Reader = Callable[[str, dict[str, str]], Job | None]
 
 
 def read_prompt(prompt: str) -> Job | None:
@@ -25,17 +28,24 @@ def read_prompt(prompt: str) -> Job | None:
 
 @functools.lru_cache(maxsize=32)
 def _read(prompt: str) -> Job | None:
-    # the readers load on the first prompt (keywords and doc-merge read with the tasks' code)
-    from thoughtgraph.sim import docmerge, keywords, sets, sorting
-
-    readers = {
-        "doc-merge": docmerge.read,
-        "keyword-counting": keywords.read,
-        "set-intersection": sets.read,
-    }
+    readers = _readers()
     task = known_task(prompt)
-    if task in readers:
+    if task in readers and task != "sorting":
         return readers[task](prompt, sections(prompt))
     # a sorting prompt of 8,192 numbers is read by the sorting reader alone, without the
     # generic section scan it does not use
-    return sorting.read(prompt, {})
+    return readers["sorting"](prompt, {})
+
+
+@functools.cache
+def _readers() -> dict[str, Reader]:
+    """The readers by task, loaded on the first prompt (keywords and doc-merge read with the
+    tasks' code), once: not looked up again for each of a run's 8,191 prompts."""
+    from thoughtgraph.sim import docmerge, keywords, sets, sorting
+
+    return {
+        "doc-merge": docmerge.read,
+        "keyword-counting": keywords.read,
+        "set-intersection": sets.read,
+        "sorting": sorting.read,
+    }

@@ -83,7 +83,7 @@ def prompt_kind(sections: dict[str, str]) -> str:
 
 
 def ints(text: str) -> list[int]:
-    return [int(tok) for tok in _INTS.findall(text)]
+    return list(map(int, _INTS.findall(text)))  # map: no Python frame per number
 
 
 def sort_answer(kind: str, sections: dict[str, str], prompt: str) -> list[int] | None:
@@ -159,9 +159,10 @@ def slip_list(
 def strays_for(truth: list[int]) -> Stray[int]:
     """A number near the input's that it does not hold, where it belongs in a sorted list (so a
     stray is a count slip, not also an order one)."""
-    held = set(truth)
 
     def stray(out: list[int], rng: random.Random) -> tuple[int, int]:
+        # worked out here, at a slip: most answers make none, and a merge's truth is long
+        held = set(truth)
         low, high = min(truth, default=0), max(truth, default=0)
         value = rng.choice([v for v in range(low - 3, high + 4) if v not in held])
         return bisect.bisect(out, value), value
