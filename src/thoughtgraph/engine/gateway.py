@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from thoughtgraph.engine.outcome import Stop
@@ -161,13 +161,14 @@ class CallGateway:
                 )
             raise
         self._count_unreported(ledger, completions)
-        fatal = next((a for a in ledger.attempts if a.fatal), None)
-        if fatal is not None:  # a sibling request was refused for good: keep these, then stop
-            self._stop(StopReason.FATAL, fatal.error or fatal.outcome)
+        attempts = ledger.attempts
+        for attempt in attempts:
+            if attempt.fatal:  # a sibling request was refused for good: keep these, then stop
+                self._stop(StopReason.FATAL, attempt.error or attempt.outcome)
+                break
         usage = ledger.usage
-        cost = route.price.cost(usage) if route.price and ledger.attempts else 0.0
-        completions = [_thinking_apart(c) for c in completions]
-        texts = tuple(c.text for c in completions)
+        cost = route.price.cost(usage) if route.price and attempts else 0.0
+        texts, reasoning, saved = _answers(completions)
         self._record(
             Call(
                 call_id,
@@ -179,12 +180,12 @@ class CallGateway:
                 self.now(),
                 usage,
                 n=n,
-                cached=not ledger.attempts,
+                cached=not attempts,
                 cost=cost,
-                saved=_sum(c.usage for c in completions if c.cached),
-                requests=len(ledger.attempts),
-                attempts=tuple(a.to_dict() for a in ledger.attempts),
-                reasoning=tuple(c.reasoning for c in completions),
+                saved=saved,
+                requests=len(attempts),
+                attempts=tuple([a.to_dict() for a in attempts]),
+                reasoning=reasoning,
                 reasoning_tokens=ledger.reasoning_tokens,
                 model=route.label,
             )
@@ -199,24 +200,22 @@ class CallGateway:
         if ledger.attempts or ledger.provisional is None:
             ledger.release()
             return
-        paid = [c for c in completions if not c.cached]
+        paid = prompt_tokens = completion_tokens = 0
+        estimated = False
+        for answer in completions:  # one pass: every call of a simulated run comes here
+            if not answer.cached:
+                paid += 1
+                prompt_tokens += answer.usage.prompt_tokens
+                completion_tokens += answer.usage.completion_tokens
+                estimated = estimated or answer.estimated
         if failed is None and not paid:  # answered wholly from the cache after all
             ledger.release()
             return
-        ticket = ledger.reserve(len(paid) or 1)  # the gateway's reservation: never refused
-        usage = _sum(c.usage for c in paid)
+        ticket = ledger.reserve(paid or 1)  # the gateway's reservation: never refused
         outcome = "ok" if failed is None else "error"
-        estimated = any(c.estimated for c in paid)
         ledger.record(
             ticket,
-            Attempt(
-                outcome,
-                len(paid),
-                usage.prompt_tokens,
-                usage.completion_tokens,
-                failed,
-                estimated=estimated,
-            ),
+            Attempt(outcome, paid, prompt_tokens, completion_tokens, failed, estimated=estimated),
         )
 
     def _failed_call(
@@ -304,6 +303,22 @@ class CallGateway:
         )
 
 
+def _answers(completions: Sequence[Completion]) -> tuple[tuple[str, ...], tuple[str, ...], Usage]:
+    """A call's answers as recorded, in one pass: their texts and thinking (inline thinking
+    taken apart, `_thinking_apart`), and the tokens of those served from the cache."""
+    texts: list[str] = []
+    reasoning: list[str] = []
+    prompt_tokens = completion_tokens = 0
+    for answer in completions:
+        answer = _thinking_apart(answer)
+        texts.append(answer.text)
+        reasoning.append(answer.reasoning)
+        if answer.cached:
+            prompt_tokens += answer.usage.prompt_tokens
+            completion_tokens += answer.usage.completion_tokens
+    return tuple(texts), tuple(reasoning), usage_of(prompt_tokens, completion_tokens)
+
+
 def _thinking_apart(answer: Completion) -> Completion:
     """An answer with inline `<think>` blocks left in it (a user's function calling a local
     server, an answer cached before it was read apart) taken out of the answer: the thinking is
@@ -314,12 +329,3 @@ def _thinking_apart(answer: Completion) -> Completion:
     if reply.answer == answer.text:
         return answer
     return replace(answer, text=reply.answer, reasoning=reply.reasoning, cut=reply.unclosed)
-
-
-def _sum(usages: Iterable[Usage]) -> Usage:
-    """Total usage: each answer carries its share of what its response billed (prompt included)."""
-    prompt = completion = 0
-    for usage in usages:
-        prompt += usage.prompt_tokens
-        completion += usage.completion_tokens
-    return usage_of(prompt, completion)

@@ -112,10 +112,12 @@ class CallLedger:
     @property
     def usage(self) -> Usage:
         """Tokens known to be billed (requests with unknown tokens add nothing here)."""
-        known = [a.usage for a in self.attempts if a.usage is not None]
-        return usage_of(
-            sum(u.prompt_tokens for u in known), sum(u.completion_tokens for u in known)
-        )
+        prompt = completion = 0
+        for attempt in self.attempts:  # no Usage built per attempt: read once per call
+            if attempt.prompt_tokens is not None and attempt.completion_tokens is not None:
+                prompt += attempt.prompt_tokens
+                completion += attempt.completion_tokens
+        return usage_of(prompt, completion)
 
     @property
     def reasoning_tokens(self) -> int:
