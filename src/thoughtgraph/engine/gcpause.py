@@ -16,7 +16,12 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-RUN_THRESHOLD = 50_000  # allocations between first-generation passes during a run (CPython: 700)
+RUN_THRESHOLD = 400_000  # allocations between first-generation passes during a run (CPython:
+# 700). Not 50,000: calls in flight (4,096 parts at 0.05 s a request) keep their tasks and
+# coroutine frames alive across passes, so every pass rescanned them and moved them on to be
+# scanned again: the 32,768-number `got` run made 7 young and 1 middle pass in its run (0.28 s
+# of its 1.9 s of CPU), none at 400,000. Acyclic garbage is freed at once either way; only
+# cycles wait for a pass, so memory stays bounded.
 
 _lock = threading.Lock()
 _active = 0
