@@ -212,7 +212,9 @@ class _Runner:
     async def _run_task(self, op: Op) -> bool:
         """One op as a task: run it, then launch what it made ready."""
         done = await self._run_op(op)
-        await self._launch(self._next(op.id, done))
+        ready = self._next(op.id, done)
+        if ready:  # half the parts of a merge tree make nothing ready
+            await self._launch(ready)
         return done
 
     def _next(self, op_id: str, done: bool) -> list[str]:

@@ -21,6 +21,7 @@ from thoughtgraph.sim.laws import Mix
 SECTION = re.compile(r"<(\w+)>((?:(?>[^<]+)|<(?!\1>))*?)</\1>", re.DOTALL)
 _NDA = re.compile(r"\bNDA")
 _COUNTRY = re.compile(r"(?i)\bcountr(?:y|ies)\b")
+_SORT = re.compile(r"(?i)\bsort")
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,6 @@ def known_task(prompt: str) -> str | None:
         return "keyword-counting"
     if "Set 2" in prompt or "both sets" in prompt:
         return "set-intersection"
-    if re.search(r"(?i)\bsort", prompt):
+    if _SORT.search(prompt):
         return "sorting"
     return None

@@ -358,10 +358,10 @@ def _items(body: str) -> list[int] | None:
 
 def error_scope(expected: list[int], output: list[int]) -> Score:
     """The paper's error scope with error strings a model can act on."""
+    if len(output) == len(expected) and output == sorted(expected):
+        return _PERFECT  # the usual answer, told at C speed: sorted, so no pairs to walk
     errors: list[str] = []
     inversions = [(i, a, b) for i, (a, b) in enumerate(pairwise(output)) if a > b]
-    if not inversions and len(output) == len(expected) and output == sorted(expected):
-        return _PERFECT  # the usual answer, told at C speed: no counts to compare
     for i, a, b in inversions[:MAX_LISTED_ORDER_ERRORS]:
         errors.append(f"{a} before {b} at positions {i + 1}-{i + 2}")
     if len(inversions) > MAX_LISTED_ORDER_ERRORS:
