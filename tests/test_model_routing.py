@@ -179,6 +179,29 @@ def test_a_bad_model_for_is_one_line(capsys, value: str, expected: str):
     assert code == 2 and err.startswith(expected) and len(err.splitlines()) == 1, err
 
 
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "sim:PRICE_IN=1,PRICE_OUT=2",
+        "sim:Price_in=1,price_out=2",  # was "give both price_in and price_out"
+        "sim:price_out=2,price-in=1",
+        "openai:x@http://127.0.0.1:9/v1,PRICE_IN=1,price_out=2",
+    ],
+)
+def test_a_price_option_spelled_otherwise_is_told_its_spelling(capsys, spec):
+    """Not "unknown sim option 'PRICE_IN' (known: error, latency, seed, profile)", a list with
+    no price in it, nor "give both" when both were given."""
+    code, out, err = run(capsys, "--input", "[3, 1]", "--model", spec)
+    key = next(k for k in ("PRICE_IN", "Price_in", "price-in") if k in spec)
+    assert code == 2 and not out
+    assert err == (
+        f"error: model option '{key}' in '{spec}': write it price_in (lower case, with an "
+        "underscore)\n"
+    )
+    code, _, err = run(capsys, "--input", "[3, 1]", "--model-for", f"merge={spec}")
+    assert code == 2 and "write it price_in" in err and err.count("\n") == 1
+
+
 def test_a_spec_whose_options_follow_a_comma_is_told_the_colon(capsys):
     code, _, err = run(
         capsys, "--dataset", "sorting_032", "--model-for", "merge=sim,price_in=1,price_out=2"

@@ -229,6 +229,7 @@ def _spec_price(spec: str, given: str) -> tuple[str, Price | None]:
     found: dict[str, float] = {}
     for item in rest.split(",") if colon else []:
         key, eq, value = item.partition("=")
+        _check_price_spelling(key.strip(), given)
         if not (eq and key.strip() in PRICE_OPTIONS):
             kept.append(item)
         elif key.strip() in found:
@@ -242,6 +243,18 @@ def _spec_price(spec: str, given: str) -> tuple[str, Price | None]:
             f"{shown(given)}: give both price_in and price_out (USD per million tokens), or neither"
         )
     return scheme + colon + ",".join(kept), Price(found["price_in"], found["price_out"], "spec")
+
+
+def _check_price_spelling(key: str, given: str) -> None:
+    """`PRICE_IN`, `Price-In`, `price-in`: a price option spelled otherwise than `price_in`
+    is told so, not called unknown to the model's kind (whose list of options has no price)
+    nor taken for a price given alone."""
+    meant = key.lower().replace("-", "_")
+    if meant in PRICE_OPTIONS and key != meant:
+        raise UnknownNameError(
+            f"model option {shown(key)} in {shown(given)}: write it {meant} (lower case, "
+            "with an underscore)"
+        )
 
 
 def _price_number(key: str, text: str, given: str) -> float:
