@@ -104,6 +104,31 @@ def test_a_kind_routed_to_the_default_model_is_no_route_and_reruns_nothing(capsy
     assert all(row.get("model_for") is None for row in lines(Path(out)))
 
 
+def test_a_resumed_eval_says_when_a_models_price_changed(capsys, tmp_path):
+    """The pairs already done keep the cost they were paid at: a resumed eval at another price
+    for the routed model (or the default one) says so in one line, and nothing when it is not."""
+    out = str(tmp_path / "run")
+    base = ["--size", "32", "--samples", "2", "--schemes", "io,got", "--out", out]
+    merger = "merge=sim:error=0,price_in={0},price_out={0}"
+    code, _, err = run(capsys, *base, "--model-for", merger.format(1))
+    assert code == 0 and "price changed" not in err, err
+    code, _, err = run(capsys, *base, "--model-for", merger.format(1))
+    assert code == 0 and "price changed" not in err, err
+    code, _, err = run(capsys, *base, "--model-for", merger.format(2))
+    assert code == 0 and "4 pairs already done" in err, err
+    [line] = [line for line in err.splitlines() if "price changed" in line]
+    assert line == (
+        "note: the price changed since pairs already done ran (2 ran "
+        "sim:profile=gpt-3.5-paper,latency=0,error=0,seed=0 at 1/1, now 2/2; USD per "
+        "million tokens in/out): their costs stay as they were paid"
+    )
+    code, _, err = run(capsys, *base, "--model-for", merger.format(2), "--price-in", "3",
+                       "--price-out", "4")  # fmt: skip
+    assert code == 0 and "4 ran sim:profile=gpt-3.5-paper,latency=0,error=1,seed=0 at no " \
+        "price, now 3/4" in err, err  # fmt: skip
+    assert "2 ran sim:profile=gpt-3.5-paper,latency=0,error=0,seed=0 at 1/1, now 2/2" in err
+
+
 def test_a_bad_kind_is_one_line_before_anything_runs(capsys, tmp_path: Path):
     code, _, err = run(
         capsys, "--samples", "1", "--out", str(tmp_path / "a"), "--model-for", "x=sim"

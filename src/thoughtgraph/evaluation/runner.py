@@ -59,6 +59,7 @@ from thoughtgraph.solving.solve import check_graph_task, prepare, prepare_resolv
 from thoughtgraph.spend.accounting import consumed
 from thoughtgraph.spend.budget import Meter
 from thoughtgraph.spend.ledger import RequestRecorder
+from thoughtgraph.spend.pricing import Price
 from thoughtgraph.tasks import BaseTask, Task, get_task
 from thoughtgraph.tasks.reference import answer_matches
 from thoughtgraph.tasks.scorer import ScorerFailed
@@ -120,6 +121,9 @@ class PairResult:
     # the model's label (`--model-for`); None: every call went to `model`
     spend_by_model: dict[str, dict[str, Any]] | None = None  # with routed kinds: each model's
     # calls, requests, tokens, cost and the kinds it answered (label -> figures)
+    prices: dict[str, list[float] | None] | None = None  # each model's price the pair ran at
+    # (label -> [input, output] USD per million tokens; None: no price); None in results from
+    # before they were recorded
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> PairResult:
@@ -433,10 +437,31 @@ class Resumed:
     stale: frozenset[PairKey] = frozenset()
     reasons: Mapping[str, int] = field(default_factory=dict)  # reason -> stale pairs
     unchecked: int = 0  # reused pairs whose lines record no fingerprint (older results)
+    # the prices the reused pairs ran at: model label -> (input, output) or None -> pairs
+    priced: Mapping[str, Mapping[tuple[float, float] | None, int]] = field(default_factory=dict)
 
     @property
     def done(self) -> int:
         return len(self.reused)
+
+    def price_line(self, now: Mapping[str, Price | None]) -> str | None:
+        """One line naming each model (label -> its price now) whose reused pairs ran at
+        another price: their costs stay as paid (None: every price is as it was)."""
+        said = []
+        for label, price in now.items():
+            current = None if price is None else (price.input, price.output)
+            other = {was: n for was, n in self.priced.get(label, {}).items() if was != current}
+            if other:
+                was = ", ".join(_price_shown(p) for p in other)
+                said.append(
+                    f"{sum(other.values())} ran {label} at {was}, now {_price_shown(current)}"
+                )
+        if not said:
+            return None
+        return (
+            f"the price changed since pairs already done ran ({'; '.join(said)}; USD per "
+            "million tokens in/out): their costs stay as they were paid"
+        )
 
     def notes(self, out: str = "--out") -> list[str]:
         """One line for the pairs rerun and why; one for the pairs reused unchecked (`out`:
@@ -465,6 +490,7 @@ def resumed(
     stale: set[PairKey] = set()
     unchecked = 0
     reasons: Counter[str] = Counter()
+    priced: dict[str, Counter[tuple[float, float] | None]] = {}
     for result in latest(results):
         if key(result) not in wanted:
             continue  # a pair of another plan in the same folder (other schemes, samples)
@@ -475,7 +501,14 @@ def resumed(
         elif not is_incomplete(result) and not no_answer(result):
             reused.add(key(result))
             unchecked += result.fingerprint is None
-    return Resumed(prints, frozenset(reused), frozenset(stale), dict(reasons), unchecked)
+            for label, price in (result.prices or {}).items():
+                was = None if price is None else (float(price[0]), float(price[1]))
+                priced.setdefault(label, Counter())[was] += 1
+    return Resumed(prints, frozenset(reused), frozenset(stale), dict(reasons), unchecked, priced)
+
+
+def _price_shown(price: tuple[float, float] | None) -> str:
+    return "no price" if price is None else f"{price[0]:g}/{price[1]:g}"
 
 
 def problem_sizes(the_plan: EvalPlan) -> list[int]:
@@ -953,6 +986,11 @@ async def solve_pair(
         unrated=result.unrated,
         model_for=result.model_for or None,
         spend_by_model=_spend_by_model(result) if result.model_for else None,
+        prices={
+            label: None if price is None else [price.input, price.output]
+            for label, price in result.prices.items()
+            if label in result.spend_by_model and result.spend_by_model[label].calls
+        },  # the models it called: a routed kind it never calls leaves its cost as it is
     )
 
 

@@ -45,7 +45,7 @@ from thoughtgraph.evaluation.runner import (
     sampled_rows,
     sized,
 )
-from thoughtgraph.models.base import LanguageModel, routes_note, shown_name
+from thoughtgraph.models.base import LanguageModel, display_name, routes_note, shown_name
 from thoughtgraph.models.samples import ignores_samples
 from thoughtgraph.modelspec import ModelLike, as_model, from_spec, models_for
 from thoughtgraph.spend.budget import Amounts, check_whole, share
@@ -553,6 +553,10 @@ async def _run_size(
     the_plan, folder = size.plan, size.folder
     for line in size.held.notes(s.word("out")):  # the pairs rerun, and why
         s.say(Note(line))
+    prices = {display_name(m): size.options.price_of(m) for m in (lm, *routed.values())}
+    changed = size.held.price_line(prices)  # the reused pairs' costs are at their own price
+    if changed is not None:
+        s.say(Note(changed))
     s.say(SizeStarting(the_plan, folder, size.done, shown_name(lm) + routes_note(routed)))
     if s.traces and size.done:
         s.say(
