@@ -218,6 +218,45 @@ def test_the_unknown_kind_line_lists_every_kind(capsys):
     assert err.rstrip().endswith(f"(known: {', '.join(MODEL_CALL_KINDS)})")
 
 
+OWN = str(Path(__file__).parents[1] / "examples" / "own_prompt.yaml")  # prompt careful_sort
+
+
+def test_a_graph_files_own_prompt_is_a_kind_a_model_may_take(capsys, tmp_path: Path):
+    """A call's kind is its prompt's name: a graph file's own prompt is routed like a built-in
+    one, in solve, in eval and from Python; a misspelt one is one line naming the graph's."""
+    args = ("--input", "[3, 1, 2, 0]", "--graph", OWN, "--json")
+    data = json.loads(run(capsys, *args, "--model-for", "careful_sort=sim:error=0")[1])
+    strong = "sim:profile=gpt-3.5-paper,latency=0,error=0,seed=0"
+    assert data["model_for"] == {"careful_sort": strong}
+    assert data["spend_by_model"][strong]["calls"] == data["calls"] == 1
+    code, out, err = run(capsys, *args, "--model-for", "carefulsort=sim:error=0")
+    assert (
+        code == 2
+        and not out
+        and err
+        == (
+            "error: --model-for: unknown call kind 'carefulsort' (known: "
+            + ", ".join(MODEL_CALL_KINDS)
+            + "; the graph's own: careful_sort)\n"
+        )
+    )
+    code, out, err = run(capsys, *args, "--model-for", "careful_sort=sim:error=0", "--show-prompts")
+    assert code == 0 and json.loads(out)["prompts"][0]["model"] == "sim:error=0", err
+    result = thoughtgraph.solve("sorting", [3, 1, 2, 0], "sim", graph=thoughtgraph.Graph.load(OWN),
+                                models={"careful_sort": "sim:error=0"})  # fmt: skip
+    assert result.model_for == {"careful_sort": strong}
+    evaluated = ("eval", "sorting", "--samples", "1", "--graph", OWN, "--no-progress")
+    code, _, err = run_cli(capsys, *evaluated, "--model-for", "careful_sort=sim:error=0",
+                           "--out", str(tmp_path / "ev"))  # fmt: skip
+    assert code == 0 and "(careful_sort: sim:" in err, err
+    rows = (tmp_path / "ev" / "results.jsonl").read_text().splitlines()
+    assert json.loads(rows[0])["model_for"] == {"careful_sort": strong}
+    code, _, err = run_cli(capsys, *evaluated, "--model-for", "carefulsort=sim:error=0",
+                           "--out", str(tmp_path / "ev2"))  # fmt: skip
+    assert code == 2 and err.endswith("; the graph's own: careful_sort)\n"), err
+    assert not (tmp_path / "ev2").exists()
+
+
 def test_a_kind_given_twice_is_refused(capsys):
     code, _, err = run(
         capsys, "--input", "[3, 1]", "--model-for", "merge=sim", "--model-for", "merge=sim"

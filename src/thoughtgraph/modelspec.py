@@ -13,7 +13,8 @@ CLI's (`cli/options.py`).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+import re
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from thoughtgraph.errors import InputError, UnknownNameError, shown
@@ -55,20 +56,28 @@ ModelsFor = Mapping[str, ModelLike]
 
 
 def models_from_flags(
-    spec: str, flags: dict[str, object], model_for: list[str] | tuple[str, ...] = ()
+    spec: str,
+    flags: dict[str, object],
+    model_for: list[str] | tuple[str, ...] = (),
+    own: Collection[str] = (),
 ) -> tuple[LanguageModel, dict[str, LanguageModel]]:
     """The model of `--model` and those of `--model-for KIND=SPEC` (kind -> model), the openai
-    flags over `--model`'s spec and filling in what each `--model-for` spec leaves out."""
-    routed = parse_model_for(model_for)
+    flags over `--model`'s spec and filling in what each `--model-for` spec leaves out; `own`:
+    the graph's own kinds of call (its prompts' names), routable beside the built-in ones."""
+    routed = parse_model_for(model_for, own)
     overrides = model_options(spec, flags, others=tuple(routed.values()))
     main = from_spec(spec, **(overrides if _is_openai(spec) else {}))
     return main, models_for(
-        routed, main, default_spec=spec, overrides=overrides, label="--model-for"
+        routed, main, default_spec=spec, overrides=overrides, label="--model-for", own=own
     )
 
 
-def parse_model_for(values: list[str] | tuple[str, ...]) -> dict[str, str]:
-    """`--model-for KIND=SPEC`, repeated: kind -> spec, each kind once and a known one."""
+def parse_model_for(
+    values: list[str] | tuple[str, ...], own: Collection[str] | None = ()
+) -> dict[str, str]:
+    """`--model-for KIND=SPEC`, repeated: kind -> spec, each kind once and a known one (a
+    built-in kind or one of `own`, the graph's own; None: the graphs are not read yet, so any
+    prompt name passes here and `models_for` checks it once they are)."""
     routed: dict[str, str] = {}
     for value in values:
         kind, eq, spec = value.partition("=")
@@ -77,20 +86,29 @@ def parse_model_for(values: list[str] | tuple[str, ...]) -> dict[str, str]:
                 f"--model-for takes KIND=SPEC (e.g. merge=openai:NAME@http://127.0.0.1:8001/v1), "
                 f"got {shown(value)}"
             )
-        kind = check_kind(kind.strip(), "--model-for")
+        kind = check_kind(kind.strip(), "--model-for", own)
         if kind in routed:
             raise InputError(f"--model-for {kind} is given twice: give each kind one model")
         routed[kind] = spec.strip()
     return routed
 
 
-def check_kind(kind: object, label: str = "models") -> str:
-    """A call kind a model may be routed to (`MODEL_CALL_KINDS`), or one line listing them."""
-    if not isinstance(kind, str) or kind not in MODEL_CALL_KINDS:
-        raise InputError(
-            f"{label}: unknown call kind {shown(kind)} (known: {', '.join(MODEL_CALL_KINDS)})"
-        )
-    return kind
+def check_kind(kind: object, label: str = "models", own: Collection[str] | None = ()) -> str:
+    """A call kind a model may be routed to: a built-in one (`MODEL_CALL_KINDS`) or one of
+    `own`, the graph's own prompt names (None: any prompt name, the graphs not read yet); else
+    one line listing them."""
+    if isinstance(kind, str) and (kind in MODEL_CALL_KINDS or kind in (own or ())):
+        return kind
+    if own is None and isinstance(kind, str) and _PROMPT_NAME.fullmatch(kind):
+        return kind
+    mine = sorted(set(own or ()) - set(MODEL_CALL_KINDS))
+    graphs = f"; the graph's own: {', '.join(mine)}" if mine else ""
+    raise InputError(
+        f"{label}: unknown call kind {shown(kind)} (known: {', '.join(MODEL_CALL_KINDS)}{graphs})"
+    )
+
+
+_PROMPT_NAME = re.compile(r"[A-Za-z0-9_]+")  # a graph file's prompt names (engine/graph.py)
 
 
 def models_for(
@@ -100,13 +118,15 @@ def models_for(
     default_spec: str | None = None,
     overrides: Mapping[str, object] | None = None,
     label: str = "models",
+    own: Collection[str] | None = (),
 ) -> dict[str, LanguageModel]:
     """Each routed kind's model, built once per spec: a spec given for two kinds (or the same
     as `default_spec`, the default model's) is one model, so its answers, cache numbering,
     rate limits and endpoint are shared. A kind given the default model itself (its spec, in
     any spelling, or its object) is no route and is left out: the output, the fingerprints
     and a resumed eval see the plain model. `overrides` (the openai flags) fill in the options
-    an openai spec leaves out."""
+    an openai spec leaves out; `own`: the graph's own kinds of call (its prompts' names),
+    routable beside the built-in ones (None: any prompt name, the kinds checked already)."""
     if models is None:
         return {}
     if not isinstance(models, Mapping):
@@ -120,7 +140,7 @@ def models_for(
     objects = _given_objects(default)  # a function or model object given twice is one model
     routed: dict[str, LanguageModel] = {}
     for kind, given in models.items():
-        kind = check_kind(kind, label)
+        kind = check_kind(kind, label, own)
         if given is None:
             raise InputError(f"{label}: no model given for {kind}")
         if not isinstance(given, str):

@@ -158,7 +158,7 @@ def eval_command(
     from thoughtgraph.modelspec import model_options, parse_model_for
 
     sizes = parse_sizes(size)
-    routed = parse_model_for(tuple(model_for or ()))
+    routed = parse_model_for(tuple(model_for or ()), None)  # checked once the graphs are read
     # the flags' own errors name the flags
     checked = model_options(model, openai.by_flag(), others=tuple(routed.values()))
     printer = Printer(show=progress and sys.stderr.isatty(), several=len(sizes) > 1)

@@ -326,7 +326,7 @@ def solve(
     if show_prompts:  # the routed kinds checked and named, their models not built: none is called
         from thoughtgraph.modelspec import normalize_spec, parse_model_for
 
-        given = parse_model_for(tuple(model_for or ()))
+        given = parse_model_for(tuple(model_for or ()), prepared.graph.call_kinds)
         routes = {  # a kind given --model's own spec is no route
             kind: secrets.mask_urls(spec)
             for kind, spec in given.items()
@@ -335,7 +335,9 @@ def solve(
         what = f"graph {graph_file}" if graph_file else f"scheme {scheme}"
         _show_prompts(prepared, what, as_json, routes)
         return
-    lm, routed = models_from_flags(model, openai.by_flag(), tuple(model_for or ()))
+    lm, routed = models_from_flags(
+        model, openai.by_flag(), tuple(model_for or ()), own=prepared.graph.call_kinds
+    )
     for kind in routed:  # a kind this graph never calls: its model would answer nothing
         if kind not in prepared.graph.call_kinds:
             calls = ", ".join(prepared.graph.call_kinds) or "none"

@@ -676,7 +676,9 @@ async def run_pairs(
     shared = None if isinstance(model, str) and model.startswith("sim") else as_model(model)
     model_name = (shared or as_model(model)).name
     meter = shared_meter(shared or as_model(model), options)
-    routed = models_for(models, shared or as_model(model), default_spec=_spec(model))
+    routed = models_for(  # the kinds checked by the session against the rows' graphs
+        models, shared or as_model(model), default_spec=_spec(model), own=None
+    )
     for lm in routed.values():  # a cost cap needs every model priced: one line, before any pair
         options.price_of(lm)
     held = check_folder(out, the_plan, shared or as_model(model), routed)
@@ -765,7 +767,7 @@ def _pair_models(
     if not models:
         return repeated, None
     fresh = any(isinstance(m, str) for m in models.values())
-    mine = models_for(models, pair_model, default_spec=_spec(model)) if fresh else routed
+    mine = models_for(models, pair_model, default_spec=_spec(model), own=None) if fresh else routed
     return repeated, {
         kind: repeated if lm is pair_model else for_repeat(lm, repeat) for kind, lm in mine.items()
     }

@@ -185,7 +185,7 @@ async def run(
     dataset, rows = _data(the_task, data, config)
     plans = _plans(task, the_task, dataset, rows, config)
     lm = _model(config)
-    routed = _routed(config, lm)
+    routed = _routed(config, lm, _called(plans))
     _check_backend_routes(backend, routed, config)
     backend.check()  # one line naming the extra or the bad address, before anything runs
     for each in (lm, *routed.values()):  # a cost cap without a price: refused before anything
@@ -401,17 +401,28 @@ def _prompt_texts(
     return {slot: next(iter(named.values())) for slot, named in variants.slots.items()}
 
 
-def _routed(s: EvalConfig, lm: LanguageModel) -> dict[str, LanguageModel]:
+def _routed(s: EvalConfig, lm: LanguageModel, called: set[str]) -> dict[str, LanguageModel]:
     """The models of the kinds routed away from `model` (kind -> model), each built once and
-    checked before anything runs; the openai `model_options` fill in what their specs leave
-    out."""
+    checked before anything runs (a kind built in, or one the rows' graphs call: a graph
+    file's own prompt); the openai `model_options` fill in what their specs leave out."""
     return models_for(
         s.models,
         lm,
         default_spec=s.model if isinstance(s.model, str) else None,
         overrides=dict(s.model_options or {}),
         label=s.word("models", "--model-for"),
+        own=called,
     )
+
+
+def _called(plans: list[EvalPlan]) -> set[str]:
+    """The kinds of call the evaluation's rows make (their prompts' names)."""
+    called: set[str] = set()
+    for the_plan in plans:
+        for row in the_plan.schemes:
+            graph = judged(the_plan.graph_for(row, the_plan.size), the_plan.task)
+            called |= set(graph.call_kinds)
+    return called
 
 
 def pair_models(s: EvalConfig, routed: Mapping[str, LanguageModel]) -> dict[str, ModelLike] | None:
@@ -434,11 +445,7 @@ def _note_uncalled(
     nothing (a typo of intent, such as `--model-for merge` beside `--schemes io,cot`)."""
     if not routed:
         return
-    called: set[str] = set()
-    for the_plan in plans:
-        for row in the_plan.schemes:
-            graph = judged(the_plan.graph_for(row, the_plan.size), the_plan.task)
-            called |= set(graph.call_kinds)
+    called = _called(plans)
     for kind in routed:
         if kind not in called:
             s.say(

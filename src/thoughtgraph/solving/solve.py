@@ -123,7 +123,6 @@ async def asolve(
     """
     checked = run_options(options)
     default = as_model(model)
-    routed = models_for(models, default, default_spec=model if isinstance(model, str) else None)
     if on_event is not None and not callable(on_event):
         raise InputError(f"on_event must be a function of one event, got {type(on_event).__name__}")
     with fewer_collections():  # the graph build too: a 10,000-op graph is 10,000 pydantic ops
@@ -137,6 +136,12 @@ async def asolve(
             max_extra_merges=max_extra_merges,
             max_refines=max_refines,
             reference=reference,
+        )
+        routed = models_for(  # the graph's own kinds of call (its prompts' names) routable too
+            models,
+            default,
+            default_spec=model if isinstance(model, str) else None,
+            own=prepared.graph.call_kinds,
         )
         return await run_prepared(
             prepared,
