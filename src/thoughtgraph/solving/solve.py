@@ -41,6 +41,7 @@ from thoughtgraph.models.base import LanguageModel, display_name
 from thoughtgraph.models.limits import ConcurrencyLimiter
 from thoughtgraph.modelspec import ModelLike, ModelsFor, as_model, models_for
 from thoughtgraph.schemes import variants
+from thoughtgraph.solving import loop
 from thoughtgraph.solving.routing import run_models
 from thoughtgraph.spend.accounting import spend_by_kind, spend_by_model
 from thoughtgraph.spend.budget import Meter, check_whole, dollars
@@ -612,8 +613,8 @@ def solve(
     """
     try:
         asyncio.get_running_loop()
-    except RuntimeError:
-        result = asyncio.run(keep_partial(asolve(task, input, model, **options)))
+    except RuntimeError:  # the usual case: on the loop the last call left clean (loop.py)
+        result = loop.run(keep_partial(asolve(task, input, model, **options)))
     else:
         with concurrent.futures.ThreadPoolExecutor(1) as pool:
             coro = keep_partial(asolve(task, input, model, **options))
