@@ -9,10 +9,10 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 from itertools import pairwise
-from typing import cast
+from typing import Any, cast
 
 from thoughtgraph.errors import InputError, shown
 from thoughtgraph.io.strictload import read_json
@@ -62,6 +62,10 @@ _PLAIN = re.compile(
     re.IGNORECASE,
 )
 _SINGLE = re.compile(r"\s*(?:[A-Za-z][\w ]{0,30}[:=]\s*)?([+-]?\d+)\s*\.?\s*")
+_OBJECT = re.compile(r"\{.*\}", re.DOTALL)  # a split's JSON object, first brace to last
+_DIGIT_RUNS = re.compile(r"(\d+)")
+# the scanner `json.loads` runs (the C one): (value, end) for the JSON value at an index
+_SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 _WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
 MAX_LISTED_ORDER_ERRORS = 20
 _PERFECT = Score(0.0, ())
@@ -111,24 +115,24 @@ class SortingTask(FirstNumberScore, BaseTask[list[int], list[int]]):
 
     def parse_split(self, text: str, parts: int) -> list[list[int]]:
         """The model's split: a JSON object of lists ("List 1", "List 2", ...), in key order."""
-        match = re.search(r"\{.*\}", text, re.DOTALL)
+        match = _OBJECT.search(text)
         if not match:
             raise ParseError("the split answer holds no JSON object")
-        try:
-            data = json.loads(match.group(0))
-        except json.JSONDecodeError:
-            raise ParseError("the split answer is not valid JSON") from None
+        data = _json_object(match.group(0))
         lists = [v for _, v in sorted(data.items(), key=lambda kv: _natural_key(str(kv[0])))]
         if len(lists) != parts or not all(isinstance(v, list) for v in lists):
             raise ParseError(f"the split answer does not hold {parts} lists")
-        try:
-            return [[_as_int(x, i) for i, x in enumerate(v)] for v in lists]
+        try:  # a list of JSON integers is its own reading (`_as_int` keeps an int as it is)
+            return [
+                list(v) if set(map(type, v)) <= {int} else [_as_int(x, i) for i, x in enumerate(v)]
+                for v in lists
+            ]
         except InputError as exc:
             raise ParseError(str(exc)) from None
 
 
 def _natural_key(text: str) -> list[int | str]:
-    return [int(tok) if tok.isdigit() else tok for tok in re.split(r"(\d+)", text)]
+    return [int(tok) if tok.isdigit() else tok for tok in _DIGIT_RUNS.split(text)]
 
 
 def _input_items(raw: object) -> list[int]:
@@ -341,12 +345,9 @@ def _items(body: str) -> list[int] | None:
     body = body.strip()
     if not body:
         return []
-    try:  # the common case, at C speed: plain comma-separated integers
-        fast = json.loads("[" + body + "]")
-        if set(map(type, fast)) <= {int}:  # ints only (not bools, floats): also at C speed
-            return cast(list[int], fast)  # the check above proves it
-    except ValueError:  # not JSON, or an integer beyond Python's 4,300-digit limit
-        pass
+    fast = _json_array("[" + body + "]")  # the common case, at C speed: plain integers
+    if fast is not None and set(map(type, fast)) <= {int}:  # ints only (not bools, floats)
+        return cast(list[int], fast)  # the check above proves it
     tokens = [tok.strip().strip("'\"") for tok in re.split(r"[,\s]+", body) if tok.strip()]
     if not all(_INT.fullmatch(tok) for tok in tokens):
         return None
@@ -354,6 +355,32 @@ def _items(body: str) -> list[int] | None:
         return [int(tok.split(".")[0]) for tok in tokens]
     except ValueError:  # a number too long to be an integer here: not a usable list
         return None
+
+
+def _json_array(text: str) -> list[object] | None:
+    """`text` read as one JSON array, as `json.loads` reads it, or None where that raises a
+    `ValueError` (not JSON, an integer beyond Python's 4,300-digit limit) or reads no array.
+    The C scanner `json.loads` runs, called without its wrappers: a third of a plain reply's
+    reading went to them."""
+    try:
+        value, end = _SCAN(text, 0)
+    except (StopIteration, ValueError):
+        return None
+    return value if end == len(text) and type(value) is list else None
+
+
+def _json_object(text: str) -> dict[str, Any]:
+    """`text` (from its first brace to its last) read as `json.loads` reads it: the scanner
+    alone (`_json_array`), a `ParseError` for what is not one JSON object. Other errors
+    (an integer beyond Python's 4,300-digit limit, nesting past the stack) rise as they would
+    from `json.loads`."""
+    try:
+        value, end = _SCAN(text, 0)
+    except (StopIteration, json.JSONDecodeError):
+        value, end = None, -1
+    if end != len(text) or type(value) is not dict:
+        raise ParseError("the split answer is not valid JSON")
+    return cast(dict[str, Any], value)
 
 
 def error_scope(expected: list[int], output: list[int]) -> Score:
