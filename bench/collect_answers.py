@@ -12,7 +12,8 @@ cot, part, merge, refine, improve, ...), prompt, reply and its `id` (the first 1
 sha1(prompt NUL reply), as the corpus's ids). So the prompts are exactly the ones a run sends:
 `got` gives the spec's part, merge and refine prompts, `tot` the improve prompt. Replies to the
 scoring prompt (`score`) are read by another parser and are left out. A rerun appends; a reply
-already in OUT (same id) is not written twice.
+already in OUT (same id) is not written twice. The runs' own output (their summaries say
+what the parser made of the replies) goes to OUT.log, to be read only after labelling.
 
 Nothing here parses a reply: the lines are labelled by hand (the parse a careful person reads,
 or "no answer", and why) before the parser sees them; tests/fixtures/real_answers/README.md
@@ -45,9 +46,12 @@ def reply_id(prompt: str, answer: str) -> str:
     return hashlib.sha1(f"{prompt}\0{answer}".encode()).hexdigest()[:10]
 
 
-def solve(task: str, dataset: str, sample: int, scheme: str, args: Any, trace: Path) -> int:
-    """One `thoughtgraph solve` run writing its trace; its exit code (a failed run still has
-    the replies it got in the trace, when it wrote one)."""
+def solve(
+    task: str, dataset: str, sample: int, scheme: str, args: Any, trace: Path, log: Path
+) -> int:
+    """One `thoughtgraph solve` run writing its trace (a failed run still has the replies it
+    got); its output goes to `log` unread, so that what the parser made of a reply is not seen
+    before the reply is labelled."""
     command = [
         sys.executable, "-c", CLI, "solve", task, "--dataset", dataset,
         "--sample", str(sample), "--scheme", scheme, "--model", args.model,
@@ -58,10 +62,9 @@ def solve(task: str, dataset: str, sample: int, scheme: str, args: Any, trace: P
         command += ["--timeout", "600"]
     if args.max_requests:
         command += ["--max-requests", str(args.max_requests)]
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
-    if done.returncode:
-        print(f"  exit {done.returncode}: {done.stderr.strip()[-300:]}", flush=True)
-    return done.returncode
+    with log.open("a") as stderr:  # the run's verdicts are the parser's: not shown here
+        print(f"== {' '.join(command[3:])}", file=stderr, flush=True)
+        return subprocess.run(command, stdout=subprocess.DEVNULL, stderr=stderr).returncode
 
 
 def rows_of(trace: Path, task: str, dataset: str, sample: int, scheme: str) -> list[dict[str, Any]]:
@@ -108,6 +111,7 @@ def main() -> None:
     args = parser.parse_args()
     datasets = dict(DATASETS)
     datasets.update(dict(pair.split("=", 1) for pair in args.datasets.split(",") if pair))
+    log = args.out.with_name(args.out.name + ".log")
     seen = set()
     if args.out.exists():
         seen = {json.loads(line)["id"] for line in args.out.read_text().splitlines() if line}
@@ -117,7 +121,7 @@ def main() -> None:
                 for scheme in args.schemes.split(","):
                     trace = Path(tmp) / f"{task}-{sample}-{scheme}.json"
                     print(f"{task} {datasets[task]} #{sample} {scheme}", flush=True)
-                    solve(task, datasets[task], sample, scheme, args, trace)
+                    solve(task, datasets[task], sample, scheme, args, trace, log)
                     fresh = rows_of(trace, task, datasets[task], sample, scheme)
                     with args.out.open("a") as out:
                         for row in fresh:
