@@ -79,3 +79,36 @@ def test_a_real_answer_parses_as_expected(task_name: str, case: dict[str, Any]):
         return
     got = task.parse_reply(case["answer"], problem, case["prompt"])
     assert got == case["expected"], case["why"]
+
+
+SCRIPT_REPLY = """<script>
+const json_data = JSON.JSON_ARRAY(
+    {
+        "Chile": 2,
+        "Japan": 2
+    },
+{
+    "South Korea": 1,
+    "USA": {
+        "United States": 3,
+        "Canada": 2
+    },
+});</script>"""
+
+
+@pytest.mark.parametrize("reply", [SCRIPT_REPLY, SCRIPT_REPLY.removesuffix("</script>")])
+def test_objects_inside_a_script_block_are_code_not_counts(reply: str):
+    # a tune reply of the corpus: the inner object was read as the counts (an invented answer)
+    with pytest.raises(ParseError):
+        get_task("keyword-counting").parse_reply(reply, None, "")
+
+
+def test_a_list_inside_a_script_block_is_code_and_one_after_it_still_counts():
+    task = get_task("sorting")
+    with pytest.raises(ParseError):
+        task.parse_reply("<script>\nconsole.log(\n[1, 2, 3]);\n</script>", None, "")
+    assert task.parse_reply("<script>let a = 1;</script>\nOutput: [1, 2, 3]", None, "") == [
+        1,
+        2,
+        3,
+    ]

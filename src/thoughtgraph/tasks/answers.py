@@ -90,6 +90,8 @@ CODE_LINE = re.compile(
 CODE_WINDOW = 200
 # A fenced block (one the token limit left open runs to the end) and signs that it is a program.
 FENCE = re.compile(r"```[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
+# JavaScript in HTML (`<script>const data = f({...});</script>`; the token limit may leave it open).
+SCRIPT = re.compile(r"<script\b[^>]*>(.*?)(?:</script>|\Z)", re.DOTALL | re.IGNORECASE)
 PROGRAM = re.compile(
     r"\bdef |\bprint\(|\breturn\b|\bimport |\bfor \w+ in |^\s*\w+\s*=", re.MULTILINE
 )
@@ -255,15 +257,34 @@ def anchor(text: str, start: int) -> int:
 
 @lru_cache(maxsize=8)
 def _programs(text: str) -> tuple[tuple[int, int], ...]:
-    """The spans of the reply's fenced blocks that are programs, found once per reply (not once
-    per candidate: thousands of candidates in a fence made that quadratic)."""
-    if "```" not in text:
-        return ()
-    return tuple(
-        (fence.start(1), max(fence.end(1), fence.start(1) + 1))
-        for fence in FENCE.finditer(text)
-        if PROGRAM.search(fence.group(1)) is not None
-    )
+    """The spans of the reply's programs: fenced blocks that are programs, and `<script>`
+    blocks (JavaScript in HTML, whatever it holds), found once per reply (not once per
+    candidate: thousands of candidates in a fence made that quadratic)."""
+    spans: list[tuple[int, int]] = []
+    if "```" in text:
+        spans.extend(
+            (fence.start(1), max(fence.end(1), fence.start(1) + 1))
+            for fence in FENCE.finditer(text)
+            if PROGRAM.search(fence.group(1)) is not None
+        )
+    if "<script" in text or "<SCRIPT" in text:
+        spans.extend(
+            (block.start(1), max(block.end(1), block.start(1) + 1))
+            for block in SCRIPT.finditer(text)
+        )
+        spans = _disjoint(spans)
+    return tuple(spans)
+
+
+def _disjoint(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The spans sorted, overlapping ones joined (a fence inside a script): `within` bisects."""
+    joined: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if joined and start < joined[-1][1]:
+            joined[-1] = (joined[-1][0], max(joined[-1][1], end))
+        else:
+            joined.append((start, end))
+    return joined
 
 
 @lru_cache(maxsize=8)
