@@ -112,3 +112,29 @@ def test_a_list_inside_a_script_block_is_code_and_one_after_it_still_counts():
         2,
         3,
     ]
+
+
+def test_a_lone_made_up_set_in_the_steps_leaves_the_output_the_answer():
+    # a tune reply of the corpus: `Set 1: [50, 29]` was taken for another problem, so its
+    # `Output:` was discarded as that problem's answer
+    prompt = "<input>Set 1: [51, 76, 50, 6]\nSet 2: [108, 50, 72]</input>"
+    reply = "Set 1: [50, 29]\nThe second half holds the common numbers.\nOutput: [50, 6]"
+    assert get_task("set-intersection").parse_reply(reply, None, prompt) == [6, 50]
+
+
+def test_a_made_up_pair_of_sets_is_still_another_problem():
+    prompt = "<input>Set 1: [3, 4, 8]\nSet 2: [4, 3, 7]</input>"
+    reply = "[3, 4]\nSet 1: [1, 2, 9]\nSet 2: [9, 5, 6]\nOutput: [9]"
+    assert get_task("set-intersection").parse_reply(reply, None, prompt) == [3, 4]
+
+
+def test_camel_case_field_names_are_no_countries():
+    # a tune reply of the corpus: `{"ContentTypeId": 1, "CategoryId": "2034867"}` in a made-up
+    # schema was read as counts (an invented answer)
+    reply = '{"Description": {\n  "ContentTypeId": 1,\n  "CategoryId": "2034867"\n}}'
+    with pytest.raises(ParseError):
+        get_task("keyword-counting").parse_reply(reply, None, "")
+    assert get_task("keyword-counting").parse_reply('{"New Zealand": 2, "Peru": 1}', None, "") == {
+        "New Zealand": 2,
+        "Peru": 1,
+    }

@@ -38,6 +38,8 @@ _OPEN_OBJECT = re.compile(r"\{([^{}]*)\Z")  # an object the token limit cut off
 _PAIR = re.compile(
     r"""["']?([A-Za-z][^"':{}\[\],\n]{0,60}?)["']?\s*[:=]\s*["']?(\d+)(?:\.0+)?(?!\d|\.\d)"""
 )
+# A field name in camel case (`ContentTypeId`, `dataType`): no country is spelled so.
+_FIELD = re.compile(r"[A-Za-z][a-z]+(?:[A-Z][a-z0-9]+)+")
 _LINE_PAIR = re.compile(
     r"(?m)^\s*(?:[-*•]\s*)?([A-Z][A-Za-z .'-]{0,60}?)\s*(?::|-|–)\s*(\d+)[ \t]*[.,;]?[ \t]*$"
 )
@@ -262,8 +264,14 @@ def _places(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
     lower-case key (`count`, `total`, `country_name`) names a field, not a place: an object of
     such keys alone is data about something else, unless the model labels it its answer. An
     object naming a place is read whole, every key as written (`"country": 1` beside
-    `"Peru": 2` is part of the answer: dropping it would score the answer better than it is)."""
-    return [(n, c) for n, c in pairs if n.strip()[:1].isupper() or canonical(n) in _KNOWN]
+    `"Peru": 2` is part of the answer: dropping it would score the answer better than it is).
+    A name in camel case (`ContentTypeId`, `CategoryId`) is a field too: no place is written
+    so."""
+    return [
+        (n, c)
+        for n, c in pairs
+        if canonical(n) in _KNOWN or (n.strip()[:1].isupper() and not _FIELD.fullmatch(n.strip()))
+    ]
 
 
 def _counts(pairs: list[tuple[str, str]]) -> dict[str, int]:

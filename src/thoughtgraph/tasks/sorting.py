@@ -17,6 +17,7 @@ from typing import Any, cast
 from thoughtgraph.errors import InputError, shown
 from thoughtgraph.io.strictload import read_json
 from thoughtgraph.tasks.answers import (
+    PARAGRAPH,
     Candidate,
     alternatives,
     anchor,
@@ -237,6 +238,8 @@ def careful_int_list(
         if restated or key in real:  # the model states an input: the real one or its own
             statements.append((start, key in real or not real))  # no prompt: cannot tell
         keyed.append((start, end, value, complete, key, restated))
+    if unordered:  # a set problem is two sets: one made-up `Set 1:` alone is a step
+        statements = _paired(text, statements, sorted(k[0] for k in keyed if k[5]))
     others = other_input_spans(text, statements)
     offered = alternatives(text, [(start, end) for start, end, *_ in keyed])
     best = choose_in(
@@ -290,6 +293,27 @@ def prompt_lists(prompt: str) -> set[tuple[int, ...]]:
         if items:
             found.add(tuple(items))
     return found
+
+
+def _paired(
+    text: str, statements: list[tuple[int, bool]], restated: list[int]
+) -> list[tuple[int, bool]]:
+    """The statements of a set reply that can state another problem: the real input, or a
+    made-up set with another restated set in its paragraph (`Set 1: [...]` and `Set 2: [...]`).
+    A lone made-up `Set 1: [50, 29]` in a model's steps states no problem, and what follows it
+    (its `Output:`) still answers the real one."""
+    order = {start: i for i, start in enumerate(restated)}  # ascending: found in order
+    kept = []
+    for start, real in statements:
+        i = order.get(start)
+        near = [] if i is None else restated[max(0, i - 1) : i] + restated[i + 1 : i + 2]
+        if real or any(_same_paragraph(text, start, other) for other in near):
+            kept.append((start, real))
+    return kept
+
+
+def _same_paragraph(text: str, one: int, other: int) -> bool:
+    return PARAGRAPH.search(text, min(one, other), max(one, other)) is None
 
 
 def int_list_candidates(text: str) -> list[tuple[int, int, list[int], bool]]:
