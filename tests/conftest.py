@@ -74,3 +74,18 @@ def _no_learned_in_flight_limits() -> Iterator[None]:
     inflight.forget_endpoints()
     yield
     inflight.forget_endpoints()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Headless Chromium for the viewer's in-browser tests (skipped, reason shown, where none is
+    installed or can be)."""
+    from .chromium import Browser, find_or_install
+
+    binary, why = find_or_install()
+    if binary is None:
+        pytest.skip(f"no headless Chromium here: {why}")
+    pytest.importorskip("websocket", reason="websocket-client (dev extra) drives Chromium")
+    chromium = Browser(binary)
+    yield chromium
+    chromium.close()

@@ -64,19 +64,6 @@ def test_growth_solves_more_where_fixed_parts_fail_and_stays_within_its_worst_ca
     assert lost <= failing  # every sample got loses here, a part of it was still wrong
 
 
-@pytest.fixture(scope="module")
-def browser():
-    from .chromium import Browser, find_or_install
-
-    binary, why = find_or_install()
-    if binary is None:
-        pytest.skip(f"no headless Chromium here: {why}")
-    pytest.importorskip("websocket", reason="websocket-client (dev extra) drives Chromium")
-    chromium = Browser(binary)
-    yield chromium
-    chromium.close()
-
-
 @pytest.mark.slow  # an eval, a page and headless Chromium
 def test_the_viewer_draws_what_a_part_grew_in_an_eval_row(browser, tmp_path, capsys):
     rows, _err = evaluate(capsys, tmp_path / "run", 4, "got_adaptive")

@@ -365,19 +365,6 @@ def test_the_thinking_is_kept_in_the_trace_and_shown_folded(capsys, tmp_path):
     assert page["calls"][call["id"]]["reasoning"][node["answer"]] == call["reasoning"][0]
 
 
-@pytest.fixture(scope="module")
-def browser():
-    from .chromium import Browser, find_or_install
-
-    binary, why = find_or_install()
-    if binary is None:
-        pytest.skip(f"no headless Chromium here: {why}")
-    pytest.importorskip("websocket", reason="websocket-client (dev extra) drives Chromium")
-    chromium = Browser(binary)
-    yield chromium
-    chromium.close()
-
-
 @pytest.mark.slow  # headless Chromium
 def test_the_viewer_shows_the_thinking_folded_under_the_answer(capsys, tmp_path, browser):
     trace, page = tmp_path / "trace.json", tmp_path / "run.html"

@@ -217,19 +217,6 @@ def test_trace_view_of_a_folder_or_empty_path_is_one_line(capsys, path):
 
 
 # --- in a real browser ---------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def browser():
-    from .chromium import Browser, find_or_install
-
-    binary, why = find_or_install()
-    if binary is None:
-        pytest.skip(f"no headless Chromium here: {why}")
-    pytest.importorskip("websocket", reason="websocket-client (dev extra) drives Chromium")
-    chromium = Browser(binary)
-    yield chromium
-    chromium.close()
-
-
 def node_center(browser, thought_id: str) -> tuple[float, float]:
     rect = browser.evaluate(
         "(() => { const r = [...document.querySelectorAll('.node')].find("
