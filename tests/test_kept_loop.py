@@ -9,6 +9,7 @@ import os
 import signal
 import threading
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -29,12 +30,19 @@ def _solve(model: object) -> thoughtgraph.Result:
     return thoughtgraph.solve("sorting", [2, 1], model=model, scheme="io")  # type: ignore[arg-type]
 
 
-def test_two_solves_in_a_row_run_on_one_loop_left_open_between() -> None:
+def _loop_noting_model() -> tuple[list[asyncio.AbstractEventLoop], Any]:
+    """A model that notes the event loop each call runs on, and the list it notes them in."""
     loops: list[asyncio.AbstractEventLoop] = []
 
     async def model(prompt: str) -> str:
         loops.append(asyncio.get_running_loop())
         return "[1, 2]"
+
+    return loops, model
+
+
+def test_two_solves_in_a_row_run_on_one_loop_left_open_between() -> None:
+    loops, model = _loop_noting_model()
 
     assert _solve(model).output == [1, 2]
     assert _solve(model).output == [1, 2]
@@ -119,11 +127,7 @@ def test_each_solve_runs_in_a_fresh_copy_of_the_callers_context() -> None:
 
 
 def test_another_thread_gets_a_loop_of_its_own_each_call() -> None:
-    loops: list[asyncio.AbstractEventLoop] = []
-
-    async def model(prompt: str) -> str:
-        loops.append(asyncio.get_running_loop())
-        return "[1, 2]"
+    loops, model = _loop_noting_model()
 
     def twice() -> None:
         _solve(model)
@@ -144,11 +148,7 @@ def test_the_threads_current_event_loop_is_left_alone() -> None:
 
 
 def test_a_new_event_loop_policy_gets_a_loop_of_its_own() -> None:
-    loops: list[asyncio.AbstractEventLoop] = []
-
-    async def model(prompt: str) -> str:
-        loops.append(asyncio.get_running_loop())
-        return "[1, 2]"
+    loops, model = _loop_noting_model()
 
     _solve(model)
     old = asyncio.get_event_loop_policy()
@@ -178,11 +178,7 @@ def test_ctrl_c_during_a_solve_returns_the_run_so_far_and_restores_the_handler()
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here")
 def test_a_fork_closes_the_kept_loop_first_so_no_child_shares_its_selector() -> None:
-    loops: list[asyncio.AbstractEventLoop] = []
-
-    async def model(prompt: str) -> str:
-        loops.append(asyncio.get_running_loop())
-        return "[1, 2]"
+    loops, model = _loop_noting_model()
 
     _solve(model)
     assert not loops[0].is_closed()
