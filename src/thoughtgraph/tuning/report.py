@@ -21,6 +21,7 @@ import io
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from decimal import Decimal
 from pathlib import Path
 from typing import TypeVar
 
@@ -178,10 +179,11 @@ def fmt(value: float | None, digits: int = 2) -> str:
 def cost_text(value: float | None, fixed: bool = False) -> str:
     """A cost per sample as the report shows it: to a tenth from 1 up (`fixed`: always with
     its tenth, as the progress lines show it), below 1 to four significant digits, so a usd
-    cost of $0.00345 a sample is not shown as 0."""
+    cost of $0.00345 a sample is not shown as 0, and in positional digits (0.000012, not
+    1.2e-05), as every other cost we print."""
     if value is None or math.isinf(value) or value >= 1 or value == 0:
         return f"{value:.1f}" if fixed and value is not None else fmt(value, 1)
-    return f"{value:.4g}"
+    return format(Decimal(f"{value:.4g}"), "f")
 
 
 def table_markdown(
