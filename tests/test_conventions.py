@@ -169,3 +169,12 @@ def test_the_facade_installs_the_displays_in_a_running_ipython():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=root
     ).stdout
     assert out.strip() == "['Graph', 'Result', 'Result']"
+
+
+def test_the_known_model_forms_name_the_slip_and_price_options(capsys):
+    """An unknown model's hint lists every form a spec can take, so a user looking for how to
+    price a model or slow one job kind finds the option's spelling in the error line."""
+    assert run_cli("solve", "sorting", "--input", "[2, 1]", "--model", "gpt-4o-mini") == 2
+    err = capsys.readouterr().err
+    assert "KIND_error=E" in err and "price_in=USD,price_out=USD" in err
+    assert err.count("\n") == 1

@@ -235,8 +235,8 @@ def _model_of(spec: str, given: str, overrides: Mapping[str, object]) -> Languag
 
 
 KNOWN_SPECS = (
-    "sim, sim:profile=P,latency=S,error=E,seed=N, openai:MODEL, openai:MODEL@URL, "
-    "py:MODULE:FUNCTION"
+    "sim, sim:profile=P,latency=S,error=E,seed=N,KIND_error=E, openai:MODEL, openai:MODEL@URL, "
+    "py:MODULE:FUNCTION; any of them with price_in=USD,price_out=USD (per million tokens)"
 )
 PRICE_OPTIONS = ("price_in", "price_out")  # any spec's own price, USD per million tokens
 
