@@ -74,6 +74,23 @@ DAMAGES = {
         "{r}: line 1 is not a result line",
     ),
     "deep JSON": (deep_line, "{r}: line 1 is not a result line"),
+    # each of these once ended in a traceback, in a sum, a set or a comparison later
+    "a word for a count": (
+        first_line_replaced('"requests": 1', '"requests": "x"'),
+        "{r}: line 1 is not a result line (requests: input should be a valid integer)",
+    ),
+    "a list for a sample": (
+        first_line_replaced('"sample": 0', '"sample": [0]'),
+        "{r}: line 1 is not a result line (sample.int: input should be a valid integer)",
+    ),
+    "a word for a yes or no": (
+        first_line_replaced('"simulated": true', '"simulated": "yes"'),
+        "{r}: line 1 is not a result line (simulated: input should be a valid boolean)",
+    ),
+    "a number for a fingerprint": (
+        first_line_replaced('"fingerprint": {', '"fingerprint": 5, "x": {'),
+        "{r}: line 1 is not a result line (fingerprint: input should be an object)",
+    ),
     "a deep manifest": (deep_manifest, "{m} is not an evaluation manifest"),
     "a long size": (long_size, "{m} is not an evaluation manifest"),
 }

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import hashlib
 import json
 import math
@@ -19,6 +20,8 @@ from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
+
+from pydantic import ConfigDict, TypeAdapter, ValidationError
 
 from thoughtgraph.engine import kinds
 from thoughtgraph.engine.graph import Graph, Op
@@ -126,12 +129,22 @@ class PairResult:
     # before they were recorded
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> PairResult:
-        """One line of results.jsonl: its words read back as the enums they name (an unknown
-        one is a ValueError, a line that is not a result's)."""
-        read = cls(**data)
-        stop = None if read.stop_reason is None else StopReason(read.stop_reason)
-        return replace(read, status=ResultStatus(read.status), stop_reason=stop)
+    def from_line(cls, line: str) -> PairResult:
+        """One line of results.jsonl, read through the bounded loader and then field by field
+        as declared: a damaged or hand-edited line (`"requests": "x"`, a list for a sample, an
+        unknown word or key) is a ValueError here, not a traceback in a sum, a sort or a
+        comparison later. Its words come back as the enums they name."""
+        read_json(line)  # depth and integer bounds before pydantic's parser sees the text
+        return _result_reader().validate_json(line)
+
+
+PairResult.__pydantic_config__ = ConfigDict(strict=True, extra="forbid")  # type: ignore[attr-defined]
+
+
+@functools.cache
+def _result_reader() -> TypeAdapter[PairResult]:
+    """Built once, when a results file is first read back."""
+    return TypeAdapter(PairResult)
 
 
 @dataclass(frozen=True)
@@ -634,12 +647,20 @@ def load_results(out: Path) -> list[PairResult]:
         if not line.strip():
             continue
         try:
-            results.append(PairResult.from_dict(read_json(line)))
-        except (ValueError, TypeError):  # not JSON, or not a result's fields and words
+            results.append(PairResult.from_line(line))
+        except ValueError as exc:  # not JSON, or not a result's fields, types and words
             if number == len(lines):
                 continue  # a line cut short by an interruption: that pair runs again
-            raise InputError(f"{path}: line {number} is not a result line") from None
+            detail = _field_problem(exc) if isinstance(exc, ValidationError) else ""
+            raise InputError(f"{path}: line {number} is not a result line{detail}") from None
     return results
+
+
+def _field_problem(exc: ValidationError) -> str:
+    """The first field pydantic refused, for the one error line: which field, and why."""
+    first = exc.errors(include_url=False)[0]
+    where = ".".join(str(part) for part in first["loc"]) or "the line"
+    return f" ({where}: {first['msg'][0].lower()}{first['msg'][1:]})"
 
 
 async def run_pairs(
