@@ -239,3 +239,34 @@ def test_a_merged_block_holding_no_word_of_its_own_is_no_merged_document():
     assert doc_merge.parse_reply("<Merged>Both parties keep it secret.</Merged>", None, "") == (
         "Both parties keep it secret."
     )
+
+
+PART_PROMPT = SORTING.prompts["io"].render({"input": "[4, 0, 9, 1]"})
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # tune replies of the corpus (2026-12-02b): what a program on data of its own prints,
+        # said in the prose after it or written right under it, was read as the answer
+        "```python\nnumbers = [23, 89, 567]\nprint(f(numbers))\n```\n\n"
+        "The output of this code would be:\n`[3, 1, 567]`",
+        "```python\ndef f(x):\n    return x\n```\nWhen you run this code, it sorts the input "
+        "list `[0, 1, 4, 9]` in ascending order: [0, 1, 3, 8]",
+        "```python\ndef f(nums):\n    return nums\n```\nIt returns an iterator to print the "
+        "result:\n\n `[7, 8, 9, 6]`.",
+        "```python\nresult = [x for x in set(range(8))]\nprint(result)\n```\n\nOutput: `[1, 4]`",
+    ],
+)
+def test_what_a_program_on_its_own_data_prints_is_no_answer(text: str):
+    with pytest.raises(ParseError):
+        SORTING.parse_reply(text, None, PART_PROMPT)
+
+
+def test_what_a_program_on_the_input_prints_is_still_the_answer():
+    text = (
+        "```python\nprint(sorted([4, 0, 9, 1]))\n```\n\nThe output of this code is:\n[0, 1, 4, 9]"
+    )
+    assert SORTING.parse_reply(text, None, PART_PROMPT) == [0, 1, 4, 9]
+    after = "```python\ndef f(x):\n    return x\n```\nIt returns a list.\n\nOutput: [0, 1, 4, 9]"
+    assert SORTING.parse_reply(after, None, PART_PROMPT) == [0, 1, 4, 9]  # not said printed

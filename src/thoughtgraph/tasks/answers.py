@@ -22,7 +22,10 @@ scores as a failure, never a made-up answer that could become a part's best thou
   until the end of its sentence or a blank line ("nations such as Japan." in a restated
   passage marks no example). What a
   program prints, written right under it (`Output: [8, 17, 25]` under a fence), belongs to
-  the program: it is for another input when the program is (`# Example usage:`).
+  the program: it is for another input when the program is (`# Example usage:`). So is
+  what prose after a program says it prints ("The output of this code would be:", "When you
+  run this code, ...:"), right under it or so said, when the program works on data of its own
+  (none of the problem's inputs in it: `printer`, the int-list tasks check).
 - *the input restated under its label* (`Input: [3, 1, 2]`, `Set 1: [...]`): a restatement,
   not an answer; so is what a reply asking for its input restates without a label ("we are
   not given the second dictionary, please provide it": `choose_in`).
@@ -97,6 +100,15 @@ PROGRAM = re.compile(
 )
 # What a program prints, written under it: only blank lines and a label between.
 AFTER_PROGRAM = re.compile(r"\s*(?:(?:output|result|returns?|prints?)\s*:?)?[\s`*]*", re.I)
+# Prose after a program saying that what follows is its output ("The output of this code would
+# be:", "This will output", "When you run this code", "It returns ... the result:").
+PRINTED = re.compile(
+    r"(?i)\b(?:(?:output|result)s?\s+(?:of|from)\s+(?:(?:this|the|that|above|my|your)\s+)*"
+    r"(?:code|program|function|script|snippet)|(?:this|that|it|which|code|function|program)"
+    r"\s+(?:(?:will|would|should)\s+)?(?:output|print|return|produce|display)s?\b|"
+    r"the\s+output\s+(?:will|would|should)\s+be|when\s+you\s+run|to\s+print\b)"
+)
+PRINTED_WINDOW = 200
 # A model's own example: what follows it, to the end of its sentence or a blank line, is for
 # another input. The sentence bounds it: "countries such as Japan." in a restated passage
 # marks no example for the `Output:` on the next line.
@@ -253,6 +265,39 @@ def anchor(text: str, start: int) -> int:
             if AFTER_PROGRAM.fullmatch(gap.replace("```", "", 1)):
                 return max(0, stop - 1)
     return start
+
+
+def printer(text: str, start: int) -> tuple[int, int] | None:
+    """The span of the program whose output the candidate at `start` is said to be: written
+    right under it (`anchor`), or after prose since its end that names the code's output
+    ("The output of this code would be:", "When you run this code, ... :"). What a program
+    prints answers the problem only when the program works on the problem's input (the task
+    checks: `print(sorted([3, 1, 2]))` then `[1, 2, 3]`); a program on made-up data prints for
+    another input. None when the candidate follows no program or is not said to be its output."""
+    spans = _programs(text)
+    index = bisect_right(spans, (start, _END)) - 1
+    if index < 0 or start < spans[index][1]:
+        return None
+    stop = spans[index][1]
+    if anchor(text, start) != start:
+        return spans[index]
+    return spans[index] if PRINTED.search(text, _lead_in(text, stop, start), start) else None
+
+
+_BARE_LEAD = re.compile(r"[\s`*]*")
+
+
+def _lead_in(text: str, stop: int, start: int) -> int:
+    """Where the prose introducing the candidate at `start` begins (not before `stop`, nor more
+    than PRINTED_WINDOW back): its paragraph, or the paragraph before when the candidate opens
+    its own (`... to print the result:` then a blank line and the list)."""
+    window = max(stop, start - PRINTED_WINDOW)
+    breaks = [m.end() for m in PARAGRAPH.finditer(text, window, start)]
+    if not breaks:
+        return window
+    if len(breaks) > 1 and _BARE_LEAD.fullmatch(text, breaks[-1], start):
+        return breaks[-2]
+    return window if _BARE_LEAD.fullmatch(text, breaks[-1], start) else breaks[-1]
 
 
 @lru_cache(maxsize=8)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Iterable
 from functools import lru_cache
@@ -27,6 +28,7 @@ from thoughtgraph.tasks.answers import (
     looped,
     nested,
     other_input_spans,
+    printer,
     restates_input,
     tagged,
     within,
@@ -242,6 +244,7 @@ def careful_int_list(
         statements = _paired(text, statements, sorted(k[0] for k in keyed if k[5]))
     others = other_input_spans(text, statements)
     offered = alternatives(text, [(start, end) for start, end, *_ in keyed])
+    elsewhere = _printed_elsewhere(text, keyed, real)
     best = choose_in(
         text,
         [
@@ -252,7 +255,7 @@ def careful_int_list(
                 labelled(text, start),
                 code=in_code(text, start, end),
                 echo=key in echoes,
-                other_input=within(others, anchor(text, start)),
+                other_input=within(others, anchor(text, start)) or start in elsewhere,
                 restated=restated,
                 fragment=start in inner,
                 alternative=start in offered,
@@ -266,6 +269,26 @@ def careful_int_list(
             "the input restated or pieces of nested lists)"
         )
     return list(best.value)
+
+
+def _printed_elsewhere(
+    text: str, keyed: list[tuple[Any, ...]], real: frozenset[tuple[int, ...]]
+) -> frozenset[int]:
+    """The starts of candidates that are what a program prints (`answers.printer`) when the
+    program states none of the problem's inputs: it works on data of its own (`numbers = [23,
+    89, ...]`, `range(8)`), so its output is for another input, not this answer. Without the
+    prompt's inputs nothing tells, and nothing is set aside."""
+    if not real or ("```" not in text and "<script" not in text.lower()):
+        return frozenset()  # no program, or no input known: a plain reply pays nothing
+    inputs = sorted(k[0] for k in keyed if k[4] in real)  # where the real inputs are stated
+    found = set()
+    for start, *_ in keyed:
+        span = printer(text, start)
+        if span is not None:
+            first = bisect_left(inputs, span[0])
+            if first == len(inputs) or inputs[first] >= span[1]:  # no input inside
+                found.add(start)
+    return frozenset(found)
 
 
 @lru_cache(maxsize=64)
