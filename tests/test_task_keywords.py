@@ -236,3 +236,26 @@ def test_gotx_counts_every_sentence_apart():
     graph = schemes.build("got_paper", "keyword-counting", size, parts=size, part_prompt="sentence")
     result = thoughtgraph.solve("keyword-counting", sample.input, model="sim:error=0", graph=graph)
     assert result.calls == 1 + size + (size - 1) and result.output == sample.reference
+
+
+RETRY_PROMPT = (
+    "<part>Sophie visited Canada.</part>\nA previous attempt at this part had these errors. "
+    "Avoid them:\n<errors>the answer's dictionary holds no country: count pairs</errors>"
+)
+
+
+def test_a_labelled_number_counts_no_country():
+    # a tune reply of the corpus (2026-12-02b): 'The answer is: 2' read as {'answer is': 2}
+    with pytest.raises(ParseError):
+        TASK.parse_reply("Sophie had been to Canada.\n\nThe answer is: 2", None, RETRY_PROMPT)
+    assert TASK.parse_reply("Canada: 2\nPeru: 1", None, RETRY_PROMPT) == {"Canada": 2, "Peru": 1}
+
+
+def test_the_retry_errors_echoed_back_say_no_none():
+    # a tune reply of the corpus: the echoed '<errors>... holds no country ...' read as {}
+    echoed = (
+        "<errors>The answer's dictionary holds no country: count pairs</errors>\nsuch as {Peru: 2}"
+    )
+    with pytest.raises(ParseError):
+        TASK.parse_reply(echoed, None, RETRY_PROMPT)
+    assert TASK.parse_reply("No country is named in this part.", None, RETRY_PROMPT) == {}

@@ -14,6 +14,7 @@ import re
 from thoughtgraph.errors import InputError
 from thoughtgraph.tasks.answers import (
     EMPTY_BODY,
+    LABEL,
     Candidate,
     alone_on_line,
     anchor,
@@ -51,6 +52,7 @@ _END = re.compile(r"[.!?]+[\"')\]]*\s*")
 _START = re.compile(r"[\"'(\[]?[A-Z0-9]")
 _LAST_WORD = re.compile(r"(\w+)$")
 _KNOWN = frozenset(COUNTRIES)
+_ECHO_SPAN = 16  # characters each side of a "no country" that, found in the prompt, echo it
 _WINDOW = 32  # longer than any abbreviation: a longer word cut at the window is still no match
 _ABBREVIATIONS = {"mr", "mrs", "ms", "dr", "st", "vs", "etc", "inc", "ltd", "co", "jr", "sr"}
 
@@ -196,16 +198,23 @@ def parse_counts(text: str, prompt: str = "", *, places: bool = False) -> dict[s
     )
     if best is not None:
         return dict(best.value)
-    if _NONE.search(text) and not _none_only_in_code(text):
+    if _says_none(text, prompt):
         return {}
     if "{" in text:
         raise ParseError("the answer's dictionary holds no country: count pairs")
     raise ParseError("the answer contains no dictionary of country counts")
 
 
-def _none_only_in_code(text: str) -> bool:
-    """Is every "no countries" in the reply inside code (`# no countries found`)?"""
-    return all(in_code(text, m.start()) for m in _NONE.finditer(text))
+def _says_none(text: str, prompt: str) -> bool:
+    """Does the reply say that no country is named, in its own words? Not inside code (`# no
+    countries found`), nor in words echoed from the prompt (a retry's `<errors>the answer's
+    dictionary holds no country: count pairs</errors>` copied back is the prompt's line)."""
+    lowered = prompt.lower()
+    return any(
+        not in_code(text, m.start())
+        and text[max(0, m.start() - _ECHO_SPAN) : m.end() + _ECHO_SPAN].lower() not in lowered
+        for m in _NONE.finditer(text)
+    )
 
 
 def _empty_answer(text: str, match: re.Match[str]) -> bool:
@@ -266,11 +275,17 @@ def _places(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
     object naming a place is read whole, every key as written (`"country": 1` beside
     `"Peru": 2` is part of the answer: dropping it would score the answer better than it is).
     A name in camel case (`ContentTypeId`, `CategoryId`) is a field too: no place is written
-    so."""
+    so. An answer label (`The answer is: 2`, `Output: 3`) names no place: a number so labelled
+    counts nothing."""
     return [
         (n, c)
         for n, c in pairs
-        if canonical(n) in _KNOWN or (n.strip()[:1].isupper() and not _FIELD.fullmatch(n.strip()))
+        if canonical(n) in _KNOWN
+        or (
+            n.strip()[:1].isupper()
+            and not _FIELD.fullmatch(n.strip())
+            and not LABEL.search(n + ":")
+        )
     ]
 
 
