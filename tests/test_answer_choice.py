@@ -270,3 +270,13 @@ def test_what_a_program_on_the_input_prints_is_still_the_answer():
     assert SORTING.parse_reply(text, None, PART_PROMPT) == [0, 1, 4, 9]
     after = "```python\ndef f(x):\n    return x\n```\nIt returns a list.\n\nOutput: [0, 1, 4, 9]"
     assert SORTING.parse_reply(after, None, PART_PROMPT) == [0, 1, 4, 9]  # not said printed
+
+
+def test_a_list_right_after_the_format_named_shows_the_format():
+    # a tune reply of the corpus (2026-12-02b): 'always square brackets [0, 1] (where ...)'
+    # in a numbered step naming the format was read as the answer
+    steps = "4. Make sure each output is always square brackets [0, 1] (where the list has one)"
+    with pytest.raises(ParseError):
+        SORTING.parse_reply(steps, None, PART_PROMPT)
+    labelled = "The sorted list in square brackets: [0, 1, 4, 9]"
+    assert SORTING.parse_reply(labelled, None, PART_PROMPT) == [0, 1, 4, 9]

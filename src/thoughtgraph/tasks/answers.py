@@ -20,7 +20,8 @@ scores as a failure, never a made-up answer that could become a part's best thou
   made-up `Set 1:`), until a blank line or the real input restated, or after an example
   marker (`for example`, `such as`, `Example usage:`, `here's the output for the example`),
   until the end of its sentence or a blank line ("nations such as Japan." in a restated
-  passage marks no example). What a
+  passage marks no example), and a list right after the words naming the format
+  (`square brackets [0, 1]`, no colon between: `names_format`). What a
   program prints, written right under it (`Output: [8, 17, 25]` under a fence), belongs to
   the program: it is for another input when the program is (`# Example usage:`). So is
   what prose after a program says it prints ("The output of this code would be:", "When you
@@ -109,6 +110,9 @@ PRINTED = re.compile(
     r"the\s+output\s+(?:will|would|should)\s+be|when\s+you\s+run|to\s+print\b)"
 )
 PRINTED_WINDOW = 200
+# The format named right before a list, no label between ("always square brackets [0, 1]
+# (where ...)"): the list shows the format, as the prompt's own "such as [0, 1, 1, 4, 9]" does.
+FORMAT_NAMED = re.compile(r"(?i)\bsquare\s+brackets[ \t`*]*$")
 # A model's own example: what follows it, to the end of its sentence or a blank line, is for
 # another input. The sentence bounds it: "countries such as Japan." in a restated passage
 # marks no example for the `Output:` on the next line.
@@ -227,6 +231,12 @@ def _restating(candidate: Candidate) -> bool:
 def labelled(text: str, start: int) -> bool:
     """Does an answer label end just before `start` (only spaces, `*` or a fence between)?"""
     return LABEL.search(text[max(0, start - 80) : start]) is not None
+
+
+def names_format(text: str, start: int) -> bool:
+    """Does the list at `start` follow the words naming the format (`square brackets [0, 1]`,
+    no label or colon between)? Then it shows the format, an example, not the answer."""
+    return FORMAT_NAMED.search(text, max(0, start - 40), start) is not None
 
 
 def restates_input(text: str, start: int) -> bool:

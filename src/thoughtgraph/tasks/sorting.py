@@ -26,6 +26,7 @@ from thoughtgraph.tasks.answers import (
     in_code,
     labelled,
     looped,
+    names_format,
     nested,
     other_input_spans,
     printer,
@@ -255,7 +256,9 @@ def careful_int_list(
                 labelled(text, start),
                 code=in_code(text, start, end),
                 echo=key in echoes,
-                other_input=within(others, anchor(text, start)) or start in elsewhere,
+                other_input=within(others, anchor(text, start))
+                or start in elsewhere
+                or names_format(text, start),
                 restated=restated,
                 fragment=start in inner,
                 alternative=start in offered,
