@@ -36,7 +36,7 @@ from thoughtgraph.events import (
 )
 from thoughtgraph.models.base import LanguageModel, display_name
 from thoughtgraph.models.limits import ConcurrencyLimiter
-from thoughtgraph.spend.accounting import spend
+from thoughtgraph.spend.accounting import spend_tables
 from thoughtgraph.spend.budget import Budget, Meter
 from thoughtgraph.spend.pricing import Price
 from thoughtgraph.tasks.base import BaseTask
@@ -128,7 +128,8 @@ async def execute(
 
 
 def _outcome(state: RunState, stop: Stop | None, routes: Routes, budget: Budget) -> RunOutcome:
-    return RunOutcome(state, stop, spend(state.calls.values(), routes.prices), budget)
+    tables = spend_tables(state.calls.values(), routes.prices, routes.labels)
+    return RunOutcome(state, stop, tables, budget)
 
 
 class _Runner:

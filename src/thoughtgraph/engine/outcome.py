@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from thoughtgraph.engine.state import RunState
 from thoughtgraph.events import StopReason
-from thoughtgraph.spend.accounting import Spend
+from thoughtgraph.spend.accounting import Spend, SpendTables
 from thoughtgraph.spend.budget import Budget
 
 
@@ -29,8 +29,12 @@ class RunOutcome:
 
     state: RunState
     stop: Stop | None  # None: the run went to its end
-    spend: Spend  # every recorded call's totals at the run's price
+    tables: SpendTables  # every recorded call's totals at the run's price, per kind, per model
     budget: Budget  # the caps that applied (an evaluation's shared ones, when it had them)
+
+    @property
+    def spend(self) -> Spend:
+        return self.tables.total
 
     @property
     def stop_reason(self) -> StopReason | None:

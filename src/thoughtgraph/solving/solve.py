@@ -43,7 +43,6 @@ from thoughtgraph.modelspec import ModelLike, ModelsFor, as_model, models_for
 from thoughtgraph.schemes import variants
 from thoughtgraph.solving import loop
 from thoughtgraph.solving.routing import run_models
-from thoughtgraph.spend.accounting import spend_by_kind, spend_by_model
 from thoughtgraph.spend.budget import Meter, check_whole, dollars
 from thoughtgraph.tasks import TASKS, Task, get_task
 from thoughtgraph.tasks.base import BaseTask, HasReference, check_parts, lacks
@@ -318,8 +317,8 @@ def _result(
         stop_detail=outcome.stop_detail,
         tokens=outcome.spend.tokens,
         spend=outcome.spend,
-        spend_by_kind=spend_by_kind(state.calls.values(), routes.prices),
-        spend_by_model=spend_by_model(state.calls.values(), routes.prices, routes.labels),
+        spend_by_kind=outcome.tables.by_kind,
+        spend_by_model=outcome.tables.by_model,
         prices=routes.prices,
         model_for=routes.routed,
         budget=outcome.budget,

@@ -136,58 +136,98 @@ class Spend:
         }
 
 
+_SUMMED = (
+    "calls",
+    "cached_calls",
+    "failed_calls",
+    "requests",
+    "answers_received",
+    "answers_cached",
+    "unknown_token_requests",
+    "estimated_token_requests",
+    "prompt_tokens",
+    "completion_tokens",
+    "reasoning_tokens",
+    "cost",
+    "saved_tokens",
+    "saved_cost",
+)  # the Spend fields that are sums over calls, in the order `_figures` gives them
+
+_Figures = tuple[int, int, int, int, int, int, int, int, int, int, int, float, int, float]
+
+
+def _figures(c: CallRecord, price: Pricing) -> _Figures:
+    """One call's share of every summed Spend field, read once (its attempts are walked by
+    `received` and the token counters, so a call is read once however many tables it is in)."""
+    got = c.received
+    priced = price_of(price, c.model)
+    return (
+        1,
+        int(c.cached),
+        int(c.error is not None),
+        c.requests,
+        got,
+        max(0, len(c.texts) - got),
+        c.unknown_tokens,
+        c.estimated_tokens,
+        c.usage.prompt_tokens,
+        c.usage.completion_tokens,
+        c.reasoning_tokens,
+        c.cost,
+        c.saved.total_tokens,
+        priced.cost(c.saved) if priced else 0.0,
+    )
+
+
+def _total(rows: Sequence[_Figures]) -> Spend:
+    """The Spend of these calls' figures (sums in call order, so the floats are the same as
+    adding the calls up one by one)."""
+    if not rows:
+        return Spend(cost=0)  # as the sums of no calls always were (a trace's "cost": 0)
+    sums = [sum(column) for column in zip(*rows, strict=True)]
+    figures: dict[str, Any] = dict(zip(_SUMMED, sums, strict=True))
+    return Spend(paid_calls=figures["calls"] - figures["cached_calls"], **figures)
+
+
 def spend(calls: Iterable[CallRecord], price: Pricing = None) -> Spend:
-    """The totals of these calls, in one pass over them (a 10,000-op run has 6,665 calls, and
-    its result adds them up once in total, once per kind and once per model)."""
-    count = paid = cached = failed = requests = received = from_cache = unknown = estimated = 0
-    prompt_tokens = completion_tokens = saved = thinking = 0
-    cost: float = 0
-    saved_cost = 0.0
-    for c in calls:
-        got = c.received
-        count += 1
-        cached += c.cached
-        failed += c.error is not None
-        requests += c.requests
-        received += got
-        from_cache += max(0, len(c.texts) - got)
-        unknown += c.unknown_tokens
-        estimated += c.estimated_tokens
-        prompt_tokens += c.usage.prompt_tokens
-        completion_tokens += c.usage.completion_tokens
-        thinking += c.reasoning_tokens
-        cost += c.cost
-        saved += c.saved.total_tokens
-        priced = price_of(price, c.model)
-        if priced:
-            saved_cost += priced.cost(c.saved)
-    paid = count - cached
-    return Spend(
-        calls=count,
-        paid_calls=paid,
-        cached_calls=cached,
-        failed_calls=failed,
-        requests=requests,
-        answers_received=received,
-        answers_cached=from_cache,
-        unknown_token_requests=unknown,
-        estimated_token_requests=estimated,
-        prompt_tokens=prompt_tokens,
-        completion_tokens=completion_tokens,
-        reasoning_tokens=thinking,
-        cost=cost,
-        saved_tokens=saved,
-        saved_cost=saved_cost,
+    """The totals of these calls, in one pass over them."""
+    return _total([_figures(c, price) for c in calls])
+
+
+@dataclass(frozen=True)
+class SpendTables:
+    """A run's totals, per call kind and per model: what its result reports."""
+
+    total: Spend
+    by_kind: dict[str, Spend]  # the spec's part, merge, refine always, then others, sorted
+    by_model: dict[str, Spend]  # the given models first, in their order, then the others
+
+
+def spend_tables(
+    calls: Iterable[CallRecord], price: Pricing = None, models: Sequence[str] = ()
+) -> SpendTables:
+    """All three tables from one read of each call (a 32,768-number run has 8,191 calls: the
+    result once read every call three times and walked each one's attempts nine)."""
+    rows: list[_Figures] = []
+    kinds: dict[str, list[_Figures]] = {}
+    found: dict[str, list[_Figures]] = {}
+    for call in calls:
+        row = _figures(call, price)
+        rows.append(row)
+        kinds.setdefault(call.kind, []).append(row)
+        found.setdefault(call.model, []).append(row)
+    kind_order = list(CALL_KINDS) + sorted(k for k in kinds if k not in CALL_KINDS)
+    model_order = list(dict.fromkeys([*models, *found]))
+    return SpendTables(
+        _total(rows),
+        {kind: _total(kinds.get(kind, [])) for kind in kind_order},
+        {model: _total(found.get(model, [])) for model in model_order},
     )
 
 
 def spend_by_kind(calls: Iterable[CallRecord], price: Pricing = None) -> dict[str, Spend]:
     """Per call kind: the spec's part, merge, refine always (as `calls_by_kind`), then others."""
-    kinds: dict[str, list[CallRecord]] = {}
-    for call in calls:
-        kinds.setdefault(call.kind, []).append(call)
-    order = list(CALL_KINDS) + sorted(k for k in kinds if k not in CALL_KINDS)
-    return {kind: spend(kinds.get(kind, []), price) for kind in order}
+    return spend_tables(calls, price).by_kind
 
 
 def spend_by_model(
@@ -195,11 +235,7 @@ def spend_by_model(
 ) -> dict[str, Spend]:
     """Per model (each call's `model` label): `models` first, in their order and even when
     they answered nothing (a model routed to a kind the run never called), then the others."""
-    found: dict[str, list[CallRecord]] = {}
-    for call in calls:
-        found.setdefault(call.model, []).append(call)
-    order = list(dict.fromkeys([*models, *found]))
-    return {model: spend(found.get(model, []), price) for model in order}
+    return spend_tables(calls, price, models).by_model
 
 
 @dataclass(frozen=True)
