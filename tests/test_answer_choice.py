@@ -280,3 +280,48 @@ def test_a_list_right_after_the_format_named_shows_the_format():
         SORTING.parse_reply(steps, None, PART_PROMPT)
     labelled = "The sorted list in square brackets: [0, 1, 4, 9]"
     assert SORTING.parse_reply(labelled, None, PART_PROMPT) == [0, 1, 4, 9]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # tune replies (held out until 2026-12-02, read after its measurement): what code prints
+        # said in other words, a call or an output comment in a fence, the instruction or an
+        # input of the model's own restated before a list
+        "```python\nnumbers = [23, 89, 567]\nprint(sorted(numbers))\n```\n\n"
+        "This script will output:\n[23, 89, 567]",
+        "```python\nnumbers = [23, 89, 567]\nprint(sorted(numbers))\n```\nIt sorts them.\n\n"
+        "The output:\n[23, 89, 567]",
+        "```python\nnumbers = [23, 89, 567]\nprint(sorted(numbers))\n```\n"
+        "Running it would result in: [23, 89, 567]",
+        "```\nsorted([21, 30])\n# returns [21, 30]\n```",
+        "```python\n[0, 1, 4, 3, 7, 9]\n# Output: [0, 1, 4, 9]\n```",
+        "Sort the list of numbers in ascending order: [4, 0, 9]",
+        "First, sum every integer in the input list [0, 1, 2, 3, 4, 5, 6].",
+    ],
+)
+def test_code_output_in_other_words_and_restated_tasks_are_no_answer(text: str):
+    with pytest.raises(ParseError):
+        SORTING.parse_reply(text, None, PART_PROMPT)
+
+
+def test_near_misses_of_those_still_answer():
+    printed = (
+        "```python\nprint(sorted([4, 0, 9, 1]))\n```\n\nThis script will output:\n[0, 1, 4, 9]"
+    )
+    assert SORTING.parse_reply(printed, None, PART_PROMPT) == [0, 1, 4, 9]  # on the input
+    assert SORTING.parse_reply("```\n[0, 1, 4, 9]\n```", None, PART_PROMPT) == [0, 1, 4, 9]
+    assert SORTING.parse_reply("Sorted list: [0, 1, 4, 9]", None, PART_PROMPT) == [0, 1, 4, 9]
+    said = "The input [4, 0, 9, 1] sorted is [0, 1, 4, 9]"
+    assert SORTING.parse_reply(said, None, PART_PROMPT) == [0, 1, 4, 9]
+
+
+def test_counts_nested_in_a_made_up_structure_are_no_answer():
+    nested = 'Output:\n```json\n{"output": {"file": {"Egypt": 2, "id": 1846}}}\n```'
+    with pytest.raises(ParseError):
+        KEYWORDS.parse_reply(nested, None, COUNT_PROMPT)
+    cut = 'Output:\n{"data": [{"text": "x"}, {"Egypt": 2, "Jordan": 1'
+    with pytest.raises(ParseError):
+        KEYWORDS.parse_reply(cut, None, COUNT_PROMPT)
+    flat = 'Output:\n```json\n{"Egypt": 2, "Jordan": 2}\n```'
+    assert KEYWORDS.parse_reply(flat, None, COUNT_PROMPT) == {"Egypt": 2, "Jordan": 2}

@@ -76,8 +76,14 @@ LABEL = re.compile(
 # even when the model misquotes the input. `<input>` as the model writes it counts too.
 INPUT_LABEL = re.compile(
     r"(?i)(?:\b(?:input|unsorted(?:\s+list)?|original(?:\s+list)?|set[\s_-]*[12]|list\s*[12]|text)"
-    r"\s*[:=]|<input>)[\s`*]*$"
+    r"\s*[:=]|<input>|\binput(?:\s+list)?(?:\s+(?:as|is))?)[\s`*]*$"
 )
+# A line giving the instruction back, its input after it: an imperative of the task and a colon
+# ("Sort the list of numbers in ascending order:", "Find the intersection of the two sets:").
+INSTRUCTION = re.compile(
+    r"(?i)[\s>*`-]*(?:sort|find|count|merge)\s+(?:the|this|these|all)\b[^\n:]{0,80}:[\s`*]*$"
+)
+INSTRUCTION_WINDOW = 120
 # Code before a candidate on its line: an assignment, a comparison, a call, `return`, `print`.
 CODE = re.compile(r"(?:(?<![=!<>])=(?!=)|[(+]|==|\breturn|\bprint|\bassert)\s*$")
 # What comes before `=` on its line when it is a label (`Output =`, `Sorted list =`), not a name.
@@ -96,18 +102,26 @@ CODE_WINDOW = 200
 FENCE = re.compile(r"```[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
 # JavaScript in HTML (`<script>const data = f({...});</script>`; the token limit may leave it open).
 SCRIPT = re.compile(r"<script\b[^>]*>(.*?)(?:</script>|\Z)", re.DOTALL | re.IGNORECASE)
+# A fenced block is a program when a line of it is code: a definition, a print, a return, an
+# import, a loop, an assignment, a bare call (`list(set([9, 34]))`, `sorted(x)`), or a comment
+# saying what code gives (`# Output: [0, 1, 4, 9]`, `# returns [27]`).
 PROGRAM = re.compile(
-    r"\bdef |\bprint\(|\breturn\b|\bimport |\bfor \w+ in |^\s*\w+\s*=", re.MULTILINE
+    r"\bdef |\bprint\(|\breturn\b|\bimport |\bfor \w+ in |^\s*\w+\s*=|"
+    r"^\s*[A-Za-z_][\w.]*\(.*\)\s*;?\s*$|^\s*#\s*(?i:output|returns?|prints?|result)\b",
+    re.MULTILINE,
 )
 # What a program prints, written under it: only blank lines and a label between.
 AFTER_PROGRAM = re.compile(r"\s*(?:(?:output|result|returns?|prints?)\s*:?)?[\s`*]*", re.I)
 # Prose after a program saying that what follows is its output ("The output of this code would
-# be:", "This will output", "When you run this code", "It returns ... the result:").
+# be:", "This will output", "This script will output:", "When you run this code", "It returns
+# ... the result:", "The output:", "would result in:").
 PRINTED = re.compile(
     r"(?i)\b(?:(?:output|result)s?\s+(?:of|from)\s+(?:(?:this|the|that|above|my|your)\s+)*"
     r"(?:code|program|function|script|snippet)|(?:this|that|it|which|code|function|program)"
+    r"(?:\s+(?:code|program|function|script|snippet))?"
     r"\s+(?:(?:will|would|should)\s+)?(?:output|print|return|produce|display)s?\b|"
-    r"the\s+output\s+(?:will|would|should)\s+be|when\s+you\s+run|to\s+print\b)"
+    r"the\s+output\s+(?:will|would|should)\s+be|the\s+output\s*:|when\s+you\s+run|"
+    r"to\s+print\b|(?:will|would|should)\s+result\s+in\b)"
 )
 PRINTED_WINDOW = 200
 # The format named right before a list, no label between ("always square brackets [0, 1]
@@ -240,8 +254,13 @@ def names_format(text: str, start: int) -> bool:
 
 
 def restates_input(text: str, start: int) -> bool:
-    """Does an input label (`Input:`, `Set 1:`) end just before `start`?"""
-    return INPUT_LABEL.search(text[max(0, start - 40) : start]) is not None
+    """Does an input label (`Input:`, `Set 1:`) end just before `start`, or does its line
+    restate the instruction, the input after it ("Sort the list of numbers in ascending
+    order: [5, 1, 2]": the task given back, not its result)?"""
+    if INPUT_LABEL.search(text[max(0, start - 40) : start]) is not None:
+        return True
+    line_start = text.rfind("\n", max(0, start - INSTRUCTION_WINDOW), start) + 1
+    return INSTRUCTION.match(text, line_start, start) is not None
 
 
 def in_code(text: str, start: int, end: int | None = None) -> bool:

@@ -239,13 +239,20 @@ def _count_candidates(text: str, places: bool) -> list[tuple[int, int, dict[str,
     task counting other things takes every key). An object naming a place keeps every key."""
     keep = _places if places else _every
     found: list[tuple[int, int, dict[str, int], bool]] = []
+    depth, seen = 0, 0
     for match in _OBJECT.finditer(text):
+        between = text.count("{", seen, match.start()) - text.count("}", seen, match.start())
+        depth, seen = max(0, depth + between), match.end()
+        if depth:  # inside another object: a field of a made-up structure, not the counts
+            continue
         pairs = _PAIR.findall(match.group(1))
         if pairs and (keep(pairs) or labelled(text, match.start())):
             found.append((match.start(), match.end(), _counts(pairs), True))
         elif not pairs and _empty_answer(text, match):
             found.append((match.start(), match.end(), {}, True))
     cut = _OPEN_OBJECT.search(text)
+    if cut and _nested(text, cut.start()):
+        cut = None
     if cut and keep(_PAIR.findall(cut.group(1))):
         found.append((cut.start(), cut.end(), _counts(_PAIR.findall(cut.group(1))), False))
     run_start, run_end = -1, -1
@@ -261,6 +268,12 @@ def _count_candidates(text: str, places: bool) -> list[tuple[int, int, dict[str,
     if keep(run_pairs):
         found.append((run_start, run_end, _counts(keep(run_pairs)), True))
     return found
+
+
+def _nested(text: str, start: int) -> bool:
+    """Is the object opening at `start` inside another one (more `{` than `}` before it)? A
+    count object nested in a made-up structure (`{"output": {"Chile": 2}}`) is a field of it."""
+    return text.count("{", 0, start) > text.count("}", 0, start)
 
 
 def _every(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
