@@ -21,7 +21,11 @@ ARCHITECTURE = Path(__file__).resolve().parent.parent / "docs" / "architecture.m
 # Bottom first; a module may import its own layer and the layers below it, never one above.
 # The longest matching prefix decides a module's layer (docs/architecture.md draws the same).
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("thoughtgraph.errors", "thoughtgraph.events"),  # the words every layer shares
+    (
+        "thoughtgraph.errors",
+        "thoughtgraph.events",
+        "thoughtgraph.conforms",
+    ),  # the words every layer shares
     ("thoughtgraph.io",),  # file formats and bounds: trace, events file, strict loading
     ("thoughtgraph.spend",),  # usage, prices, caps, the request ledger
     ("thoughtgraph.tasks",),  # the Task contract and the built-in tasks

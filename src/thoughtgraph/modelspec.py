@@ -15,8 +15,9 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Collection, Mapping
-from typing import Any
+from typing import Any, cast
 
+from thoughtgraph.conforms import conforms
 from thoughtgraph.errors import InputError, UnknownNameError, shown
 from thoughtgraph.models import secrets
 from thoughtgraph.models.base import FunctionModel, LanguageModel, PromptFunction, parse_options
@@ -32,8 +33,8 @@ def as_model(model: ModelLike | None) -> LanguageModel:
     """Turn a spec string, a model object or a plain function into a `LanguageModel`."""
     if model is None or isinstance(model, str):
         return from_spec(model or "sim")
-    if isinstance(model, LanguageModel):
-        return model
+    if conforms(model, LanguageModel):
+        return cast(LanguageModel, model)
     if callable(getattr(model, "complete", None)) and not isinstance(model, type):
         from thoughtgraph.models.imported import ImportedObject
 

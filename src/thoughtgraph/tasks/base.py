@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence, Sized
 from dataclasses import replace
 from typing import Any, Generic, Protocol, TypeVar, cast, runtime_checkable
 
+from thoughtgraph.conforms import conforms
 from thoughtgraph.errors import InputError, shown
 from thoughtgraph.tasks.prompts import PromptTemplate
 from thoughtgraph.tasks.score import Score
@@ -194,14 +195,12 @@ capabilities above. A task that is not a `BaseTask` keeps those it has (tasks/du
 
 def lacks(task: object, capability: type) -> str | None:
     """What the task lacks for `capability` (one of the protocols above), or None."""
-    return (
-        None if isinstance(task, capability) else CAPABILITIES.get(capability, capability.__name__)
-    )
+    return None if conforms(task, capability) else CAPABILITIES.get(capability, capability.__name__)
 
 
 def own_prompts(task: object) -> Mapping[str, PromptTemplate]:
     """The task's own templates (`FewShotPrompts`), or none."""
-    return task.prompts if isinstance(task, FewShotPrompts) else {}
+    return cast(FewShotPrompts, task).prompts if conforms(task, FewShotPrompts) else {}
 
 
 class BaseTask(ABC, Generic[ProblemT, AnswerT]):

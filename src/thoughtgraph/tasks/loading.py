@@ -25,6 +25,7 @@ from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 from typing import Any, Protocol, cast, runtime_checkable
 
+from thoughtgraph.conforms import conforms
 from thoughtgraph.errors import UnknownNameError, shown
 from thoughtgraph.io.imports import first_line, import_string, is_import_string
 from thoughtgraph.tasks.base import REQUIRED_METHODS, BaseTask, FewShotPrompts, Task
@@ -76,7 +77,7 @@ def check_task(task: object) -> BaseTask[Any, Any]:
             "(give a task name or a Task object; subclass thoughtgraph.BaseTask for defaults)"
         )
     checked = task if isinstance(task, BaseTask) else DuckTask(cast(Task[Any, Any], task))
-    if isinstance(checked, FewShotPrompts):
+    if conforms(checked, FewShotPrompts):
         _read_prompts(checked)
     return checked
 

@@ -10,8 +10,9 @@ so a task without a solver can still be checked against its data.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
+from thoughtgraph.conforms import conforms
 from thoughtgraph.tasks.base import AnswerT, BaseTask, HasReference, ProblemT, TakesReference
 
 
@@ -20,22 +21,22 @@ def attach_reference(
 ) -> ProblemT:
     """`problem` carrying a data row's `reference` for a task that reads one (`TakesReference`);
     any other task's problem unchanged (the built-in tasks compute their own truth)."""
-    if reference is None or not isinstance(task, TakesReference):
+    if reference is None or not conforms(task, TakesReference):
         return problem
-    carried: ProblemT = task.with_reference(problem, reference)
+    carried: ProblemT = cast(TakesReference[ProblemT], task).with_reference(problem, reference)
     return carried
 
 
 def given_reference(task: BaseTask[Any, AnswerT], reference: AnswerT | None) -> AnswerT | None:
     """The reference a run carries beside its problem: the row's, unless the task took it into
     the problem (`attach_reference`: then the problem carries it, and the task compares)."""
-    return None if isinstance(task, TakesReference) else reference
+    return None if conforms(task, TakesReference) else reference
 
 
 def can_check(task: object, reference: object) -> bool:
     """Can a `ground_truth` op judge this run: a reference given beside the problem, or the
     task's own solver (`HasReference`)?"""
-    return reference is not None or isinstance(task, HasReference)
+    return reference is not None or conforms(task, HasReference)
 
 
 def expected(
@@ -48,7 +49,10 @@ def expected(
     problem, else the task's own solver's (`HasReference`), else None."""
     if reference is not None and (problem is run_problem or problem == run_problem):
         return reference
-    return task.reference(problem) if isinstance(task, HasReference) else None
+    if not conforms(task, HasReference):
+        return None
+    own: AnswerT | None = cast(HasReference[ProblemT, AnswerT], task).reference(problem)
+    return own
 
 
 def answer_matches(
