@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import ConfigDict, TypeAdapter, ValidationError
 
@@ -128,6 +128,9 @@ class PairResult:
     # (label -> [input, output] USD per million tokens; None: no price); None in results from
     # before they were recorded
 
+    # how `from_line` reads a line back: every field of its declared type, no other key
+    __pydantic_config__: ClassVar[ConfigDict] = ConfigDict(strict=True, extra="forbid")
+
     @classmethod
     def from_line(cls, line: str) -> PairResult:
         """One line of results.jsonl, read through the bounded loader and then field by field
@@ -136,9 +139,6 @@ class PairResult:
         comparison later. Its words come back as the enums they name."""
         read_json(line)  # depth and integer bounds before pydantic's parser sees the text
         return _result_reader().validate_json(line)
-
-
-PairResult.__pydantic_config__ = ConfigDict(strict=True, extra="forbid")  # type: ignore[attr-defined]
 
 
 @functools.cache

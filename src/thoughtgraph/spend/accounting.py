@@ -225,19 +225,6 @@ def spend_tables(
     )
 
 
-def spend_by_kind(calls: Iterable[CallRecord], price: Pricing = None) -> dict[str, Spend]:
-    """Per call kind: the spec's part, merge, refine always (as `calls_by_kind`), then others."""
-    return spend_tables(calls, price).by_kind
-
-
-def spend_by_model(
-    calls: Iterable[CallRecord], price: Pricing = None, models: Sequence[str] = ()
-) -> dict[str, Spend]:
-    """Per model (each call's `model` label): `models` first, in their order and even when
-    they answered nothing (a model routed to a kind the run never called), then the others."""
-    return spend_tables(calls, price, models).by_model
-
-
 @dataclass(frozen=True)
 class Consumed:
     """What a scheme consumed on one problem, whether its answers came from the wire or from the

@@ -239,11 +239,8 @@ def _count_candidates(text: str, places: bool) -> list[tuple[int, int, dict[str,
     task counting other things takes every key). An object naming a place keeps every key."""
     keep = _places if places else _every
     found: list[tuple[int, int, dict[str, int], bool]] = []
-    depth, seen = 0, 0
     for match in _OBJECT.finditer(text):
-        between = text.count("{", seen, match.start()) - text.count("}", seen, match.start())
-        depth, seen = max(0, depth + between), match.end()
-        if depth:  # inside another object: a field of a made-up structure, not the counts
+        if _nested(text, match.start()):  # a field of a made-up structure, not the counts
             continue
         pairs = _PAIR.findall(match.group(1))
         if pairs and (keep(pairs) or labelled(text, match.start())):
