@@ -4,6 +4,7 @@ function's answers, though the model's name (`py:mymod:answer`) stays the same."
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import sys
 from pathlib import Path
@@ -84,3 +85,96 @@ def test_the_digest_is_of_what_defines_the_object():
     assert source_digest(json.JSONDecoder()) == source_digest(json.JSONDecoder)
     assert source_digest(json.dumps) != source_digest(functools.partial)
     assert source_digest(len) is None  # a builtin has no source to read
+
+
+HELPED = """
+import json
+
+import {helper}
+from {helper} import reply as REPLY
+
+import thoughtgraph
+
+
+def answer(prompt):
+    return {helper}.reply()
+"""
+
+
+def write_helped(name: str, reply: str, deeper: str = "") -> str:
+    """A model file that imports the user's helper module, which imports another of theirs."""
+    helper, deepest = f"{name}_helper", f"{name}_deepest"
+    Path(f"{deepest}.py").write_text(f"NOTE = {deeper!r}\n")
+    Path(f"{helper}.py").write_text(f"import {deepest}\n\n\ndef reply():\n    return {reply!r}\n")
+    Path(f"{name}.py").write_text(HELPED.format(helper=helper))
+    for module in (name, helper, deepest):
+        sys.modules.pop(module, None)
+    return helper
+
+
+def test_a_helper_module_the_users_code_imports_is_part_of_its_digest(capsys, name):
+    write_helped(name, "[3, 1, 2]")
+    assert solve(capsys, name)["output"] == [3, 1, 2]
+    write_helped(name, "[1, 2, 3]")  # only the helper's file changed
+    assert solve(capsys, name)["output"] == [1, 2, 3]  # asked again, not the cache's old answer
+
+
+def test_the_users_modules_are_followed_through_theirs(name):
+    write_helped(name, "a", deeper="one")
+    before = ImportedModel.from_spec(f"{name}:answer", name).settings["code"]
+    write_helped(name, "a", deeper="one")
+    assert ImportedModel.from_spec(f"{name}:answer", name).settings["code"] == before
+    write_helped(name, "a", deeper="two")  # a module the helper imports, two files away
+    assert ImportedModel.from_spec(f"{name}:answer", name).settings["code"] != before
+
+
+def test_installed_code_a_file_imports_is_no_part_of_its_digest(name):
+    """json (the standard library), pytest (site-packages) and thoughtgraph are imported
+    above, yet the digest is of this module's file and the helpers' alone."""
+    import importlib
+
+    helper = write_helped(name, "a")
+    module = importlib.import_module(name)
+    files = [Path(f"{stem}.py").read_bytes() for stem in (name, helper, f"{name}_deepest")]
+    whole = hashlib.sha256()
+    for part in sorted(hashlib.sha256(text).hexdigest() for text in files):
+        whole.update(part.encode())
+    assert source_digest(module) == source_digest(module.answer) == whole.hexdigest()[:16]
+
+
+def test_a_helper_imported_inside_the_function_counts_before_it_is_ever_imported(name):
+    """An import in the function's body has not run when the model is built: its file is found
+    where the import would find it, without running it, so the digest is the same before the
+    first call and after it."""
+    lazy = f"{name}_lazy"
+    Path(f"{name}.py").write_text(
+        f"def answer(prompt):\n    import {lazy}\n\n    return {lazy}.REPLY\n"
+    )
+    Path(f"{lazy}.py").write_text("import pathlib\n\npathlib.Path('ran').touch()\nREPLY = 'a'\n")
+    for module in (name, lazy):
+        sys.modules.pop(module, None)
+    before = ImportedModel.from_spec(f"{name}:answer", name).settings["code"]
+    assert not Path("ran").exists()  # taking the digest ran none of the helper's code
+    sys.modules[name].answer("p")
+    assert Path("ran").exists() and lazy in sys.modules
+    assert ImportedModel.from_spec(f"{name}:answer", name).settings["code"] == before
+    Path(f"{lazy}.py").write_text("REPLY = 'b'\n")
+    sys.modules.pop(lazy, None)
+    assert ImportedModel.from_spec(f"{name}:answer", name).settings["code"] != before
+
+
+def test_a_relative_import_inside_the_users_package_counts(name):
+    package = Path(name)
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "model.py").write_text(
+        "from .rules import REPLY\n\n\ndef answer(prompt):\n    return REPLY\n"
+    )
+    digests = []
+    for reply in ("a", "a", "b"):
+        (package / "rules.py").write_text(f"REPLY = {reply!r}\n")
+        for module in (name, f"{name}.model", f"{name}.rules"):
+            sys.modules.pop(module, None)
+        target = f"{name}.model:answer"
+        digests.append(ImportedModel.from_spec(target, target).settings["code"])
+    assert digests[0] == digests[1] != digests[2]

@@ -172,3 +172,39 @@ def test_each_part_that_differs_is_a_reason_with_its_count():
     assert fingerprint.changes(old, {**old, "prompts": "p"}) == ["the prompts changed"]
     line = fingerprint.rerun_line({"the graph changed": 4, "the model's code changed": 12}, 14)
     assert line == "14 pairs rerun: the model's code changed (12), the graph changed (4)"
+
+
+def test_editing_a_helper_of_the_scoring_function_reruns_its_pairs(capsys, tmp_path, monkeypatch):
+    """The scoring function's file imports the user's own rules from another file: editing
+    only the rules changes how every answer scores, so the pairs they scored run again."""
+    stem = tmp_path.name.replace("-", "_")
+    scorer, rules = f"myscore_{stem}", f"myrules_{stem}"
+    task = tmp_path / "task.yaml"
+    task.write_text(
+        "name: lists\ndescription: List the numbers given.\nanswer:\n  type: integers\n"
+        f"split:\n  by: items\njoin: concatenate\nscore:\n  by: function\n  function: {scorer}:score\n"
+    )
+    (tmp_path / f"{scorer}.py").write_text(
+        f"from {rules} import PENALTY\n\n\ndef score(answer, problem):\n    return PENALTY\n"
+    )
+    data = tmp_path / "data.jsonl"
+    data.write_text(json.dumps({"input": [1, 2]}) + "\n")
+    (tmp_path / "model.py").write_text("def answer(prompt):\n    return '[1, 2]'\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [str(tmp_path), *sys.path])
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+
+    def run(penalty: int) -> str:
+        (tmp_path / f"{rules}.py").write_text(f"PENALTY = {penalty}\n")
+        for module in (scorer, rules):
+            monkeypatch.delitem(sys.modules, module, raising=False)
+        code, _, err = run_cli(
+            capsys, "eval", str(task), "--data", str(data), "--schemes", "io",
+            "--model", "py:model:answer", "--out", "e", "--no-progress",
+        )  # fmt: skip
+        assert code == 0, err
+        return err
+
+    run(penalty=0)
+    assert "1 pairs already done" in run(penalty=0)
+    assert notes(run(penalty=3)) == ["note: 1 pair rerun: the task changed"]
