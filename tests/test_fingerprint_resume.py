@@ -182,7 +182,8 @@ def test_editing_a_helper_of_the_scoring_function_reruns_its_pairs(capsys, tmp_p
     task = tmp_path / "task.yaml"
     task.write_text(
         "name: lists\ndescription: List the numbers given.\nanswer:\n  type: integers\n"
-        f"split:\n  by: items\njoin: concatenate\nscore:\n  by: function\n  function: {scorer}:score\n"
+        "split:\n  by: items\njoin: concatenate\n"
+        f"score:\n  by: function\n  function: {scorer}:score\n"
     )
     (tmp_path / f"{scorer}.py").write_text(
         f"from {rules} import PENALTY\n\n\ndef score(answer, problem):\n    return PENALTY\n"
