@@ -325,3 +325,86 @@ def test_counts_nested_in_a_made_up_structure_are_no_answer():
         KEYWORDS.parse_reply(cut, None, COUNT_PROMPT)
     flat = 'Output:\n```json\n{"Egypt": 2, "Jordan": 2}\n```'
     assert KEYWORDS.parse_reply(flat, None, COUNT_PROMPT) == {"Egypt": 2, "Jordan": 2}
+
+
+DOC_MERGE = get_task("doc-merge")
+DOC_PROMPT = DOC_MERGE.prompts["io"].render(
+    {"input": DOC_MERGE.render(("The Supplier keeps the plans secret.", "Disputes go to court."))}
+)
+SET_PROMPT = "<input>Set 1: [27, 33, 14, 63, 0]\nSet 2: [56, 0, 60, 7, 27]</input>"
+
+
+def test_the_instruction_given_back_in_other_words_is_no_merge():
+    # tune replies of the corpus: the task's own sentence, a word or two changed ("it contains"
+    # for "they contain"), was taken for the merged document (an invented answer)
+    restated = (
+        "Merge the NDA documents into one NDA that keeps every piece of information of the "
+        "documents and states each piece only once."
+    )
+    with pytest.raises(ParseError):
+        DOC_MERGE.parse_reply(restated, None, DOC_PROMPT)
+    with pytest.raises(ParseError):
+        DOC_MERGE.parse_reply(f"<Merged>{restated}</Merged>", None, DOC_PROMPT)
+    # near misses: a clause of its own makes it a merge attempt; a clause of the documents is one
+    own = restated + " The Supplier must return every drawing within ten days."
+    assert DOC_MERGE.parse_reply(own, None, DOC_PROMPT) == own
+    kept = "<Merged>The Supplier keeps the plans secret. Disputes go to court.</Merged>"
+    assert DOC_MERGE.parse_reply(kept, None, DOC_PROMPT) == (
+        "The Supplier keeps the plans secret. Disputes go to court."
+    )
+    assert DOC_MERGE.parse_reply("<Merged>NDA text</Merged>", None, DOC_PROMPT) == "NDA text"
+
+
+def test_a_line_of_numbers_with_a_stray_closing_bracket_is_its_numbers():
+    # tune replies of the corpus: '16, 25}' and 'The output is: 1, 4, 2]' were missed answers
+    assert SORTING.parse_reply("16, 25}", None, PART_PROMPT) == [16, 25]
+    assert SORTING.parse_reply("The output is: 1, 4, 2]", None, PART_PROMPT) == [1, 4, 2]
+    # near miss: the last line of a list spread over lines is that list's, not a line of its own
+    spread = "[0, 1,\n4, 9]"
+    assert SORTING.parse_reply(spread, None, PART_PROMPT) == [0, 1, 4, 9]
+    assert SORTING.parse_reply("[9, 4]\n1, 0)", None, PART_PROMPT) == [1, 0]  # nothing opened
+
+
+def test_a_list_after_the_bracket_named_or_said_to_become_something_is_no_result():
+    # tune replies of the corpus: the format example misquoted in prose ('in every square
+    # bracket [0, 1, 4, 9]'; '[0, 1, 4, 9] in ascending order would result in: `[0, 1, 4, 9]`')
+    for text in [
+        "1. The input list must contain an integer in every square bracket [0, 1, 4, 9] once.",
+        "Iterate one by one: [0, 1, 4, 9] in ascending order would result in: `[0, 1, 4, 9]`.",
+    ]:
+        with pytest.raises(ParseError):
+            SORTING.parse_reply(text, None, PART_PROMPT)
+    # near misses: the real input said to become the answer; the bracket named with a colon
+    said = "[4, 0, 9, 1] in ascending order would result in: [0, 1, 4, 9]"
+    assert SORTING.parse_reply(said, None, PART_PROMPT) == [0, 1, 4, 9]
+    named = "The answer in square brackets: [0, 1, 4, 9]"
+    assert SORTING.parse_reply(named, None, PART_PROMPT) == [0, 1, 4, 9]
+
+
+def test_a_made_up_input_with_its_output_on_one_line_is_another_problem():
+    # a tune reply of the corpus: numbered steps holding 'Input: [3, 11, 14, 56, 70], Output:
+    # [0, 289].' (a made-up example pair; one set alone, so it stated no problem) were read
+    pair = "2. The output was not a list.\n   Input: [3, 11, 14, 56, 70], Output: [0, 289]."
+    with pytest.raises(ParseError):
+        SETS.parse_reply(pair, None, SET_PROMPT)
+    # near miss: a lone made-up input, the output on a line of its own, answers the real problem
+    lone = "Input: [3, 11, 14, 56, 70]\nOutput: [0, 27]"
+    assert SETS.parse_reply(lone, None, SET_PROMPT) == [0, 27]
+
+
+def test_a_list_offered_as_code_or_recounted_as_an_earlier_output_is_no_answer():
+    # tune replies of the corpus: '... is to use the `map` function:\n<code>[14, 7]</code>' and
+    # '1. The output was [3, 8] instead of ...' (a retry recounting an attempt) were read
+    for text in [
+        "A more efficient approach is to use the `map` function:\n<code>[14, 7]</code></p>",
+        "Here's the code:\n[14, 7]",
+        "1. The output was [3, 8] instead of the input a list with no elements.",
+    ]:
+        with pytest.raises(ParseError):
+            SETS.parse_reply(text, None, SET_PROMPT)
+    # near misses: a value alone in <code>; the output of the function as a label; the present
+    assert SETS.parse_reply("<code>[27, 0]</code>", None, SET_PROMPT) == [0, 27]
+    labelled = "Here is the output of the function: [27, 0]"
+    assert SETS.parse_reply(labelled, None, SET_PROMPT) == [0, 27]
+    assert SETS.parse_reply("The output was wrong.\nOutput: [0, 27]", None, SET_PROMPT) == [0, 27]
+    assert SETS.parse_reply("The output is [27, 0]", None, SET_PROMPT) == [0, 27]

@@ -13,15 +13,19 @@ scores as a failure, never a made-up answer that could become a part's best thou
 - *code*: a candidate inside a fenced program, on a line of code (`result = [1, 2] +
   list(range(3))`, `assert f([-1, 2, 3]) == [-1]`, `print(...)  # Output: [1, 2]`,
   `result = {}`), passed to a call (`sorted([3, 1, 2])`), returned, compared or followed by
-  an operator. A program is not an answer, and neither is a comment in it claiming what it
-  prints. A fence holding just a value is no program.
+  an operator, or offered as a way to compute ("... is to use the `map` function:", "Here's
+  the code:"). A program is not an answer, and neither is a comment in it claiming what it
+  prints. A fence (or an HTML `<code>`) holding just a value is no program.
 - *for another input*: a candidate after an input the model restated that is not the real one
   (`Input: [9, 4]` then `Output: [4, 9]`, a few-shot example repeated with its output, a
   made-up `Set 1:`), until a blank line or the real input restated, or after an example
   marker (`for example`, `such as`, `Example usage:`, `here's the output for the example`),
   until the end of its sentence or a blank line ("nations such as Japan." in a restated
-  passage marks no example), and a list right after the words naming the format
-  (`square brackets [0, 1]`, no colon between: `names_format`). What a
+  passage marks no example), a list right after the words naming the format
+  (`square brackets [0, 1]`, `every square bracket [0, 1, 4, 9]`, no colon between:
+  `names_format`), a list the reply says would become something ("[0, 1, 4, 9] in ascending
+  order would result in: ...": an input of its own, `operand`), and what an output *was*
+  ("The output was [3, 8] instead of ...": an earlier attempt recounted, `recounted`). What a
   program prints, written right under it (`Output: [8, 17, 25]` under a fence), belongs to
   the program: it is for another input when the program is (`# Example usage:`). So is
   what prose after a program says it prints ("The output of this code would be:", "When you
@@ -84,6 +88,12 @@ INSTRUCTION = re.compile(
     r"(?i)[\s>*`-]*(?:sort|find|count|merge)\s+(?:the|this|these|all)\b[^\n:]{0,80}:[\s`*]*$"
 )
 INSTRUCTION_WINDOW = 120
+# Words after a list saying what it would become ("[0, 1, 4, 9] in ascending order would result
+# in: ...", "[5, 2] sorted will give"): the list is an input the reply works on, not a result.
+OPERAND = re.compile(
+    r"[^\[\]\n.;:]{0,40}?\b(?:would|will)\s+(?:then\s+)?(?:result\s+in|give|yield|become|"
+    r"turn\s+into)\b"
+)
 # Code before a candidate on its line: an assignment, a comparison, a call, `return`, `print`.
 CODE = re.compile(r"(?:(?<![=!<>])=(?!=)|[(+]|==|\breturn|\bprint|\bassert)\s*$")
 # What comes before `=` on its line when it is a label (`Output =`, `Sorted list =`), not a name.
@@ -98,6 +108,14 @@ CODE_LINE = re.compile(
     r"[A-Za-z]\w*_\w*[ \t]*=(?!=))"
 )
 CODE_WINDOW = 200
+# Words offering what follows as a way to compute the answer, not the answer ("A more efficient
+# approach is to use the `map` function:", "Here's the code:", "using a list comprehension:"),
+# HTML tags aside; words of a result between ("the output of the function:") make it a label.
+OFFERED_AS_CODE = re.compile(
+    r"(?i)\b(?:use|using|with|here(?:'s|\s+is))\b(?:(?!output|result|answer|return)[^\n:.]){0,40}"
+    r"\b(?:function|method|code|snippet|comprehension|program|script)[`'\"]?[ \t]*:"
+    r"(?:\s|[`*]|<[a-z]+>)*$"
+)
 # A fenced block (one the token limit left open runs to the end) and signs that it is a program.
 FENCE = re.compile(r"```[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
 # JavaScript in HTML (`<script>const data = f({...});</script>`; the token limit may leave it open).
@@ -126,7 +144,7 @@ PRINTED = re.compile(
 PRINTED_WINDOW = 200
 # The format named right before a list, no label between ("always square brackets [0, 1]
 # (where ...)"): the list shows the format, as the prompt's own "such as [0, 1, 1, 4, 9]" does.
-FORMAT_NAMED = re.compile(r"(?i)\bsquare\s+brackets[ \t`*]*$")
+FORMAT_NAMED = re.compile(r"(?i)\bsquare\s+brackets?[ \t`*]*$")
 # A model's own example: what follows it, to the end of its sentence or a blank line, is for
 # another input. The sentence bounds it: "countries such as Japan." in a restated passage
 # marks no example for the `Output:` on the next line.
@@ -263,6 +281,24 @@ def restates_input(text: str, start: int) -> bool:
     return INSTRUCTION.match(text, line_start, start) is not None
 
 
+# What an output was, in the past tense ("The output was [3, 8] instead of ...", "the previous
+# result was"): an earlier attempt's answer recounted (a retry prompt tells the model what its
+# previous attempt got wrong), not this reply's.
+RECOUNTED = re.compile(r"(?i)\b(?:output|result|answer)s?\s+(?:was|were)[ \t]*:?[ \t`*]*$")
+
+
+def recounted(text: str, start: int) -> bool:
+    """Does the reply say the list at `start` is what an output was (past tense)?"""
+    return RECOUNTED.search(text, max(0, start - 40), start) is not None
+
+
+def operand(text: str, end: int) -> bool:
+    """Is the list ending at `end` said to become something ("... would result in:", "... will
+    give")? Then the reply states it as an input: the real one, or one of its own, and what it
+    gives is for that input."""
+    return OPERAND.match(text, end) is not None
+
+
 def in_code(text: str, start: int, end: int | None = None) -> bool:
     """Is the candidate at `start` (ending at `end`) code: on a line of code, assigned, compared,
     passed, returned or printed, followed by an operator, anywhere in a fenced block that is a
@@ -277,6 +313,8 @@ def in_code(text: str, start: int, end: int | None = None) -> bool:
     if line_start >= start - CODE_WINDOW and CODE_LINE.match(text, line_start, start):
         return True
     if end is not None and CODE_AFTER.match(text, end, end + 40):
+        return True
+    if OFFERED_AS_CODE.search(text, max(0, start - 120), start):
         return True
     return within(_programs(text), start)
 

@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 
 from thoughtgraph.errors import InputError
 from thoughtgraph.io.strictload import RefusedDocument, read_json
+from thoughtgraph.tasks import clauses as lexical
 from thoughtgraph.tasks.answers import Candidate, choose, labelled
 from thoughtgraph.tasks.base import BaseTask, ParseError, unrated
-from thoughtgraph.tasks.clauses import clauses, merge_clauses, missing, repeats
+from thoughtgraph.tasks.clauses import clauses, covers, merge_clauses, missing, repeats
 from thoughtgraph.tasks.docmerge_prompts import PROMPTS
 from thoughtgraph.tasks.score import Score
 
@@ -32,6 +34,13 @@ _DOCS = re.compile(r"<Doc\d+>\s*(.*?)\s*</Doc\d+>", re.DOTALL)
 _NUMBER = r"\d+(?:\.\d+)?"
 _WORD = re.compile(r"[A-Za-z]{2,}")
 _TAG = re.compile(r"</?\w+>")
+# The prompt's inputs (the documents, a part, the versions, the previous merge, a retry's errors,
+# which quote clauses of the documents), each opened at a line's start (the instruction names
+# the tags in words: "the NDA documents in <documents>"): what is left is the instruction.
+_INPUTS = re.compile(
+    r"^[ \t]*<(documents|Doc\d+|part|S|versions|errors|a|b|original|current)>.*?</\1>",
+    re.DOTALL | re.MULTILINE,
+)
 # A line only a program has (contract prose says "return" and "=", but not at a line's start
 # in lower case, after a Python name).
 _PROGRAM = re.compile(
@@ -39,6 +48,7 @@ _PROGRAM = re.compile(
     r"[a-z_]\w*[ \t]*=[^=])"
 )
 MAX_LISTED_ERRORS = 20
+RESTATED_WORDS = 5
 
 
 class DocMergeTask(BaseTask[tuple[str, ...], str]):
@@ -171,14 +181,43 @@ def parse_document(text: str, prompt: str = "") -> str:
             echo = body in prompt
             code = _PROGRAM.search(body) is not None  # a program in a fence is no contract
             candidates.append(
-                Candidate(body, start, complete, labelled(text, start), code=code, echo=echo)
+                Candidate(
+                    body,
+                    start,
+                    complete,
+                    labelled(text, start),
+                    code=code,
+                    echo=echo,
+                    restated=restates_instruction(body, prompt),
+                )
             )
     best = choose(candidates)
     whole = "" if blocks else _OUTPUT.sub("", text.strip()).strip()
+    if whole and restates_instruction(whole, prompt):
+        raise ParseError("the answer only restates the instruction: no merged document")
     body = best.value if best is not None else whole
     if not body:
         raise ParseError("the answer holds no merged document")
     return str(body)
+
+
+def restates_instruction(body: str, prompt: str) -> bool:
+    """Is every clause of `body` the prompt's instruction given back (covered by a clause of
+    the prompt outside its documents, in other words or a few changed: "Merge 4 NDA documents
+    into a single NDA that keeps every piece of information it contains ...")? Then it is the
+    task restated, not a merge: a reply with one clause of its own is still its merge attempt.
+    A body of fewer than RESTATED_WORDS content words says too little to tell ("NDA text")."""
+    said = clauses(body)
+    if sum(len(lexical.words(c)) for c in said) < RESTATED_WORDS:
+        return False
+    asked = _instruction(prompt)
+    return bool(asked) and all(any(covers(a, c) for a in asked) for c in said)
+
+
+@lru_cache(maxsize=64)
+def _instruction(prompt: str) -> tuple[str, ...]:
+    """The clauses of the prompt's instruction: the prompt without its inputs (`_INPUTS`)."""
+    return clauses(_INPUTS.sub(" ", prompt))
 
 
 def _document_candidates(text: str) -> list[tuple[int, str, bool]]:

@@ -28,8 +28,10 @@ from thoughtgraph.tasks.answers import (
     looped,
     names_format,
     nested,
+    operand,
     other_input_spans,
     printer,
+    recounted,
     restates_input,
     tagged,
     within,
@@ -46,10 +48,13 @@ _INT_TOKEN = re.compile(r"[+-]?\d+")
 # A `-` right before a digit is the first number's sign, not a bullet.
 # Numbers are parted by a comma, a semicolon or a space: with the parting optional, a long run of
 # digits could be cut 2^n ways and a 30-digit number before other text hung the parser.
+# A closing bracket after the last number (`16, 25}`, `1, 4, 2]`) is stray when nothing opened
+# it (`_stray`): the line is still its numbers.
 _BARE_LINE = re.compile(
     r"(?m)^(?:[ \t>*`]|-(?![\d+-]))*(?:[A-Za-z][\w ]{0,30}[:=][ \t]*)?"
-    r"([+-]?\d+(?:(?:[ \t]*[,;][ \t]*|[ \t]+)[+-]?\d+)+)[ \t]*[.`]*[ \t]*$"
+    r"([+-]?\d+(?:(?:[ \t]*[,;][ \t]*|[ \t]+)[+-]?\d+)+)[ \t]*(?P<close>[\]})])?[ \t]*[.`]*[ \t]*$"
 )
+_OPENER = {"]": "[", "}": "{", ")": "("}
 # One number on a numbered (`1. 5`, `2) 7`) or bulleted (`- 9`, `* 9`) line.
 _NUMBERED = re.compile(
     r"(?m)^[ \t]*(?:(?P<index>\d+)[.)]|[-*\u2022])[ \t]+(?P<value>[+-]?\d+)[ \t]*[.,]?[ \t]*$"
@@ -237,12 +242,12 @@ def careful_int_list(
     statements = []
     for start, end, value, complete in found:
         key = tuple(sorted(value) if unordered else value)
-        restated = restates_input(text, start)
+        restated = restates_input(text, start) or operand(text, end)
         if restated or key in real:  # the model states an input: the real one or its own
             statements.append((start, key in real or not real))  # no prompt: cannot tell
         keyed.append((start, end, value, complete, key, restated))
     if unordered:  # a set problem is two sets: one made-up `Set 1:` alone is a step
-        statements = _paired(text, statements, sorted(k[0] for k in keyed if k[5]))
+        statements = _paired(text, statements, {k[0]: k[1] for k in keyed if k[5]})
     others = other_input_spans(text, statements)
     offered = alternatives(text, [(start, end) for start, end, *_ in keyed])
     elsewhere = _printed_elsewhere(text, keyed, real)
@@ -258,7 +263,8 @@ def careful_int_list(
                 echo=key in echoes,
                 other_input=within(others, anchor(text, start))
                 or start in elsewhere
-                or names_format(text, start),
+                or names_format(text, start)
+                or recounted(text, start),
                 restated=restated,
                 fragment=start in inner,
                 alternative=start in offered,
@@ -321,19 +327,31 @@ def prompt_lists(prompt: str) -> set[tuple[int, ...]]:
     return found
 
 
+# An output given right after a restated input, on its line (`Input: [3, 11], Output: [0, 2]`).
+_PAIRED_OUTPUT = re.compile(
+    r"(?i)[ \t]*[,;]?[ \t]*(?:and[ \t]+)?(?:the[ \t]+)?(?:output|result)[ \t]*[:=]"
+)
+
+
 def _paired(
-    text: str, statements: list[tuple[int, bool]], restated: list[int]
+    text: str, statements: list[tuple[int, bool]], restated: dict[int, int]
 ) -> list[tuple[int, bool]]:
-    """The statements of a set reply that can state another problem: the real input, or a
-    made-up set with another restated set in its paragraph (`Set 1: [...]` and `Set 2: [...]`).
-    A lone made-up `Set 1: [50, 29]` in a model's steps states no problem, and what follows it
-    (its `Output:`) still answers the real one."""
-    order = {start: i for i, start in enumerate(restated)}  # ascending: found in order
+    """The statements of a set reply that can state another problem: the real input, a made-up
+    set with another restated set in its paragraph (`Set 1: [...]` and `Set 2: [...]`), or a
+    made-up input with its output on its line (`Input: [3, 11, 14], Output: [0, 289]`: an
+    example pair). A lone made-up `Set 1: [50, 29]` in a model's steps states no problem, and
+    what follows it (its `Output:`) still answers the real one."""
+    starts = sorted(restated)
+    order = {start: i for i, start in enumerate(starts)}
     kept = []
     for start, real in statements:
         i = order.get(start)
-        near = [] if i is None else restated[max(0, i - 1) : i] + restated[i + 1 : i + 2]
-        if real or any(_same_paragraph(text, start, other) for other in near):
+        near = [] if i is None else starts[max(0, i - 1) : i] + starts[i + 1 : i + 2]
+        if (
+            real
+            or any(_same_paragraph(text, start, other) for other in near)
+            or (i is not None and _PAIRED_OUTPUT.match(text, restated[start]) is not None)
+        ):
             kept.append((start, real))
     return kept
 
@@ -355,6 +373,8 @@ def int_list_candidates(text: str) -> list[tuple[int, int, list[int], bool]]:
         if items:
             found.append((cut.start(), cut.end(), items, False))
     for match in _BARE_LINE.finditer(text):
+        if match.group("close") and not _stray(text, match.start(), match.group("close")):
+            continue  # the last line of a list or a call spread over lines: read as that
         numbers = [int(t) for t in _INT_TOKEN.findall(match.group(1))]
         found.append((match.start(1), match.end(1), numbers, True))
     found.extend(_numbered(text))
@@ -362,6 +382,13 @@ def int_list_candidates(text: str) -> list[tuple[int, int, list[int], bool]]:
     if single:
         found.append((single.start(1), single.end(1), [int(single.group(1))], True))
     return found
+
+
+def _stray(text: str, line: int, closing: str) -> bool:
+    """Is the `closing` bracket ending the line at `line` stray: no bracket of its kind left
+    open before the line (`16, 25}` alone; not the last line of `[0, 1,\n 2, 3]`)?"""
+    opened = text.rfind(_OPENER[closing], 0, line)
+    return opened < 0 or text.rfind(closing, opened, line) >= 0
 
 
 def _subscript(text: str, start: int) -> bool:
