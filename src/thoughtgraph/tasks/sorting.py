@@ -242,7 +242,10 @@ def careful_int_list(
     statements = []
     for start, end, value, complete in found:
         key = tuple(sorted(value) if unordered else value)
-        restated = restates_input(text, start) or operand(text, end)
+        # a list of its own said to become something is an input the reply made up (the real
+        # one is a statement anyway; with no prompt nothing tells them apart)
+        own = bool(real) and key not in real and operand(text, end)
+        restated = own or restates_input(text, start)
         if restated or key in real:  # the model states an input: the real one or its own
             statements.append((start, key in real or not real))  # no prompt: cannot tell
         keyed.append((start, end, value, complete, key, restated))
