@@ -408,3 +408,42 @@ def test_a_list_offered_as_code_or_recounted_as_an_earlier_output_is_no_answer()
     assert SETS.parse_reply(labelled, None, SET_PROMPT) == [0, 27]
     assert SETS.parse_reply("The output was wrong.\nOutput: [0, 27]", None, SET_PROMPT) == [0, 27]
     assert SETS.parse_reply("The output is [27, 0]", None, SET_PROMPT) == [0, 27]
+
+
+def test_the_instructions_order_given_back_is_no_merge_however_it_goes_on():
+    # 2026-12-02c replies (held out, read after their measurement): the order of the
+    # instruction given back, short or twisted, was taken for the merged document
+    for text in [
+        "Merge the NDA documents with this document.",
+        "Merge the NDA documents into one NDA that includes only the original NDA and "
+        "excludes the attached FDE.",
+    ]:
+        with pytest.raises(ParseError):
+            DOC_MERGE.parse_reply(text, None, DOC_PROMPT)
+    # near misses: a sentence of its own after the order; a clause opening with another verb
+    twisted = (
+        "Merge the NDA documents into one NDA that keeps only the parts about both parties. "
+        "The new version will have all the necessary details about each piece separately."
+    )
+    assert DOC_MERGE.parse_reply(twisted, None, DOC_PROMPT) == twisted
+    own = "Merger of the parties' plans is kept secret by the Supplier."
+    assert DOC_MERGE.parse_reply(own, None, DOC_PROMPT) == own
+
+
+def test_the_format_example_after_the_format_named_with_a_colon_shows_the_format():
+    # 2026-12-02c replies (held out, read after their measurement): the prompt's format line
+    # given back ('Return only the result ..., in the format: [0, 1, 1, 4, 9]', 'list the
+    # integers in square brackets: `[3, 11, 14]`') was read as the answer
+    prompt = (
+        "Solve this part.\n\n<part>[4, 0, 9, 1]</part>\n\nReturn only the result for this part, "
+        f"in the format: {SORTING.format()}"
+    )
+    line = "Return only the result for this part, in the format: [0, 1, 1, 4, 9]"
+    with pytest.raises(ParseError):
+        SORTING.parse_reply(line, None, prompt)
+    set_prompt = SET_PROMPT + "\nin the format: a list in square brackets, such as [3, 11, 14]"
+    with pytest.raises(ParseError):
+        SETS.parse_reply("List them in square brackets: `[3, 11, 14]`.", None, set_prompt)
+    # near misses: a list of its own after the colon answers; the example alone is still read
+    assert SORTING.parse_reply("In the format: [0, 1, 4, 9]", None, prompt) == [0, 1, 4, 9]
+    assert SORTING.parse_reply("Output: [0, 1, 1, 4, 9]", None, prompt) == [0, 1, 1, 4, 9]

@@ -145,6 +145,9 @@ PRINTED_WINDOW = 200
 # The format named right before a list, no label between ("always square brackets [0, 1]
 # (where ...)"): the list shows the format, as the prompt's own "such as [0, 1, 1, 4, 9]" does.
 FORMAT_NAMED = re.compile(r"(?i)\bsquare\s+brackets?[ \t`*]*$")
+# The format named with a colon ("in the format: [0, 1, 1, 4, 9]", "list the integers in square
+# brackets: `[3, 11, 14]`"): what follows shows the format when it is the prompt's own example.
+FORMAT_COLON = re.compile(r"(?i)\b(?:format|square\s+brackets?)[ \t]*:[ \t`*]*$")
 # A model's own example: what follows it, to the end of its sentence or a blank line, is for
 # another input. The sentence bounds it: "countries such as Japan." in a restated passage
 # marks no example for the `Output:` on the next line.
@@ -265,10 +268,15 @@ def labelled(text: str, start: int) -> bool:
     return LABEL.search(text[max(0, start - 80) : start]) is not None
 
 
-def names_format(text: str, start: int) -> bool:
+def names_format(text: str, start: int, echo: bool = False) -> bool:
     """Does the list at `start` follow the words naming the format (`square brackets [0, 1]`,
-    no label or colon between)? Then it shows the format, an example, not the answer."""
-    return FORMAT_NAMED.search(text, max(0, start - 40), start) is not None
+    no label or colon between), or, when it repeats the prompt (`echo`), the format named with
+    a colon ("in the format: [0, 1, 1, 4, 9]": the prompt's line given back)? Then it shows the
+    format, an example, not the answer."""
+    window = max(0, start - 40)
+    if FORMAT_NAMED.search(text, window, start) is not None:
+        return True
+    return echo and FORMAT_COLON.search(text, window, start) is not None
 
 
 def restates_input(text: str, start: int) -> bool:

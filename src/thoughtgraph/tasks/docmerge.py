@@ -206,12 +206,27 @@ def restates_instruction(body: str, prompt: str) -> bool:
     the prompt outside its documents, in other words or a few changed: "Merge 4 NDA documents
     into a single NDA that keeps every piece of information it contains ...")? Then it is the
     task restated, not a merge: a reply with one clause of its own is still its merge attempt.
-    A body of fewer than RESTATED_WORDS content words says too little to tell ("NDA text")."""
+    So is one whose every clause gives the instruction's order back (`_ordered`). A body of
+    fewer than RESTATED_WORDS content words otherwise says too little to tell ("NDA text")."""
     said = clauses(body)
+    asked = _instruction(prompt)
+    if not said or not asked:
+        return False
+    if all(any(_ordered(a, c) for a in asked) for c in said):
+        return True
     if sum(len(lexical.words(c)) for c in said) < RESTATED_WORDS:
         return False
-    asked = _instruction(prompt)
-    return bool(asked) and all(any(covers(a, c) for a in asked) for c in said)
+    return all(any(covers(a, c) for a in asked) for c in said)
+
+
+def _ordered(instruction: str, clause: str) -> bool:
+    """Does `clause` give the instruction's order back: open with its verb ("Merge") and name
+    two more of its words ("Merge the NDA documents with this document.")? However it goes on
+    ("... that includes only the original NDA"), it tells the reader what to do, it merges
+    nothing."""
+    verb, opening = instruction.split(None, 1)[0].lower(), clause.split(None, 1)[0].lower()
+    shared = lexical.words(instruction) & lexical.words(clause)
+    return verb == opening and len(shared - lexical.words(verb)) >= 2
 
 
 @lru_cache(maxsize=64)

@@ -266,7 +266,7 @@ def careful_int_list(
                 echo=key in echoes,
                 other_input=within(others, anchor(text, start))
                 or start in elsewhere
-                or names_format(text, start)
+                or names_format(text, start, key in echoes)
                 or recounted(text, start),
                 restated=restated,
                 fragment=start in inner,
