@@ -509,11 +509,22 @@ def _splits_in_code(task: BaseTask[Any, Any], options: dict[str, Any]) -> bool:
 
 
 def _part_size(task: TaskRef) -> int:
-    """Items per part of the spec's `got` for a task (its `part_size`; 8 when unknown)."""
+    """Items per part for a task (its `part_size`; 8 when unknown): `top`'s leaves."""
     from thoughtgraph.tasks import TASKS, BaseTask
 
     found = TASKS.get(task if isinstance(task, str) else task.name) or _task_of(task)
     return BaseTask.part_size if found is None else found.part_size
+
+
+def _default_parts(task: TaskRef, size: int) -> int:
+    """The parts of the spec's `got` for a task at `size`: the task's own default
+    (`tasks.base.parts_at`: its `part_count`, else parts of its `part_size`; 8 items a part
+    when the task is unknown here), as `solve` takes it."""
+    from thoughtgraph.tasks import TASKS
+    from thoughtgraph.tasks.base import parts_at
+
+    found = TASKS.get(task if isinstance(task, str) else task.name) or _task_of(task)
+    return parts_at(found, size)
 
 
 def build(
@@ -582,7 +593,7 @@ def settings_for(
     if size > MAX_SIZE:
         raise GraphError(f"size must be at most {MAX_SIZE:,}, got {size:,}")
     if name in SPEC_PATTERNS:
-        settings.setdefault("parts", parts or max(1, -(-size // _part_size(task))))
+        settings.setdefault("parts", parts or _default_parts(task, size))
     elif name == "got_paper" and parts is not None:
         settings["parts"] = parts
     elif name == "got_paper":

@@ -221,6 +221,10 @@ class BaseTask(ABC, Generic[ProblemT, AnswerT]):
     """What the score counts, in the CLI summary ("error scope" for sorting)."""
     part_size: int = 8
     """Items per part: `default_parts`, the spec's `got` of `schemes.build`, tune's part sizes."""
+    part_count: int | None = None
+    """A fixed number of parts (a task file's `split.parts`, never more than the items) in
+    place of `part_size`'s: `default_parts` and the spec's `got` of `schemes.build` alike, so
+    `solve` and `eval` run the same graph."""
     unit_names: str = "items"
     """What the problem's items are called, plural: the solve header's "4 paragraphs"."""
     rating_scale: int = 10
@@ -249,7 +253,7 @@ class BaseTask(ABC, Generic[ProblemT, AnswerT]):
     def format(self) -> str: ...
 
     def default_parts(self, problem: ProblemT) -> int:
-        return max(1, -(-len(problem) // self.part_size))
+        return parts_at(self, len(problem))
 
     def split(self, problem: ProblemT, parts: int) -> list[ProblemT]:
         """Contiguous chunks of near-equal size (sizes differ by at most one): the default for a
@@ -391,3 +395,15 @@ def check_parts(parts: int, size: int) -> None:
         raise InputError(f"parts must be at least 1, got {parts}")
     if parts > size:
         raise InputError(f"parts ({parts}) cannot exceed the number of input items ({size})")
+
+
+def parts_at(task: object, size: int) -> int:
+    """The default parts of a problem of `size` items: the task's `part_count` (at most
+    `size`), else `size` in parts of its `part_size` (8 when it says none)."""
+    count = getattr(task, "part_count", None)
+    if isinstance(count, int) and count >= 1:
+        return max(1, min(size, count))
+    part_size = getattr(task, "part_size", None)
+    if not isinstance(part_size, int) or part_size < 1:
+        part_size = BaseTask.part_size
+    return max(1, -(-size // part_size))

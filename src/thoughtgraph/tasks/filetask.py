@@ -91,6 +91,7 @@ class FileTask(BaseTask[FileProblem, FileAnswer]):
         self.source = source
         self.name = spec.name
         self.part_size = spec.split.part_size
+        self.part_count = spec.split.parts
         self.prompts = prompts_for(spec)
         scored_by = spec.score.by
         self.score_name = {
@@ -216,11 +217,6 @@ class FileTask(BaseTask[FileProblem, FileAnswer]):
         return str(value)
 
     # --- parts --------------------------------------------------------------------------
-    def default_parts(self, problem: FileProblem) -> int:
-        if self.spec.split.parts is not None:
-            return min(len(problem), self.spec.split.parts)
-        return max(1, -(-len(problem) // self.part_size))
-
     def split(self, problem: FileProblem, parts: int) -> list[FileProblem]:
         check_parts(parts, len(problem))
         size, extra = divmod(len(problem), parts)
