@@ -429,6 +429,38 @@ def test_an_answer_from_the_cache_that_shows_reasoning_gives_room_to_the_next_re
     assert request.body["max_tokens"] == 300 + THINKING_ROOM
 
 
+@pytest.mark.parametrize("form", FORMS)
+def test_a_reply_the_cap_cut_while_thinking_is_kept_and_replayed_with_its_reason(
+    capsys, tmp_path, form
+):
+    """A paid reply the user's cap cut inside the thinking holds no answer, but it is what the
+    model gives at that cap: kept, replayed on the next run for nothing, saying why it is empty
+    as the paid one did. A new cap is a new request."""
+    cache = str(tmp_path / "answers.sqlite")
+    with FakeOpenAI(thinking=form) as server:
+        runs = [
+            solve(
+                capsys, server, "--scheme", "io", "--max-completion-tokens", "500", "--cache", cache
+            )
+            for _ in range(2)
+        ]
+        paid_before_new_cap = len(server.requests)
+        code, _out, _err = solve(capsys, server, "--scheme", "io", "--cache", cache)
+    assert paid_before_new_cap == 1  # the rerun paid nothing
+    assert code == 0 and len(server.requests) == 2  # the default cap asked again, and answered
+    line = CUT.format(500)
+    (_, _, paid), (code, _, replayed) = runs
+    assert code == 2 and f"note: {line}\n" in paid
+    assert f"note: {line} (an answer from the cache; a new cap asks again)\n" in replayed
+    assert (
+        replayed.splitlines()[-1]
+        == paid.splitlines()[-1]
+        == (f"error: no usable answer: none of the 1 answers could be used (last: {line})")
+    )
+    with sqlite3.connect(cache) as db:
+        assert sorted(row[0] for row in db.execute("SELECT cut FROM reasoning")) == [0, 500]
+
+
 def test_an_answer_stored_cut_inside_its_thinking_is_asked_again(tmp_path):
     """A cache written by code that read no thinking apart holds `<think>...` cut by the cap as
     the answer: it is no answer, so it is fetched again and replaced (the key is the same: the

@@ -188,6 +188,7 @@ class CallGateway:
                 reasoning=reasoning,
                 reasoning_tokens=ledger.reasoning_tokens,
                 model=route.label,
+                thinking_cut=_replayed_cut(completions),
             )
         )
         return texts
@@ -317,6 +318,13 @@ def _answers(completions: Sequence[Completion]) -> tuple[tuple[str, ...], tuple[
             prompt_tokens += answer.usage.prompt_tokens
             completion_tokens += answer.usage.completion_tokens
     return tuple(texts), tuple(reasoning), usage_of(prompt_tokens, completion_tokens)
+
+
+def _replayed_cut(completions: Sequence[Completion]) -> int | None:
+    """The cap that cut the thinking of an answer served from the cache (a paid one's is in
+    its attempt), so that the call says why its answer is empty as the paid one did."""
+    caps = [a.cut_at for a in completions if a.cached and a.cut and a.cut_at]
+    return max(caps) if caps else None
 
 
 def _thinking_apart(answer: Completion) -> Completion:

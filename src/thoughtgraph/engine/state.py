@@ -52,6 +52,8 @@ class Call:
     reasoning_tokens: int = 0  # of the paid completion tokens, thinking
     model: str = ""  # the label of the model that answered it (engine/routes.py); "": a trace
     # from before calls named their model (its run had one model: the result's)
+    thinking_cut: int | None = None  # the cap that cut the thinking of an answer the cache
+    # replayed (a paid answer's is in its attempt); None: none was
 
     @property
     def latency(self) -> float:
@@ -81,6 +83,8 @@ class Call:
             data["reasoning"] = [clip_text(text) for text in self.reasoning]
         else:  # a model that does not reason: its calls are written as before
             del data["reasoning"], data["reasoning_tokens"]
+        if self.thinking_cut is None:
+            del data["thinking_cut"]
         return data
 
     @classmethod

@@ -214,6 +214,7 @@ class ThoughtFactory:
         line that says so (`models.reasoning.hit_cap_line`); None otherwise."""
         call = self.state.calls.get(call_id)
         caps = [a.get("thinking_cut") for a in call.attempts] if call else []
+        caps.append(call.thinking_cut if call else None)  # an answer the cache replayed
         cap = max((c for c in caps if isinstance(c, int)), default=None)
         return None if cap is None else hit_cap_line(cap)
 

@@ -49,8 +49,9 @@ class Completion:
 
     A reasoning model's thinking is kept apart from its answer (`models.reasoning`): `text` is
     the answer alone, `reasoning` the thinking before it, `reasoning_tokens` how many of the
-    completion tokens were thinking (billed within `usage`), and `cut` says the reply stopped
-    at the completion cap."""
+    completion tokens were thinking (billed within `usage`), `cut` says the reply stopped
+    at the completion cap and `cut_at` which cap that was (kept with a cached answer, so that a
+    reply replayed from the cache says why it holds no answer as the paid one did)."""
 
     text: str
     usage: Usage = field(default_factory=Usage)
@@ -59,6 +60,7 @@ class Completion:
     reasoning: str = ""
     reasoning_tokens: int = 0
     cut: bool = False
+    cut_at: int | None = None  # the completion cap that cut it, when known
 
     @property
     def reasons(self) -> bool:

@@ -33,7 +33,10 @@ A reasoning model's thinking is kept apart from its answer (`reasoning`: the thi
 tokens and whether the cap cut the reply, by key), so that a replayed answer is the answer alone
 and its thinking still shows in the trace. An answer stored by code that did not read thinking
 apart, which is only the start of a `<think>` the cap cut, is not an answer: it is asked again
-and replaced.
+and replaced. A reply the cap cut while the model thought, with no answer after its thinking,
+is kept and replayed like any other (the `cut` column holds the cap that cut it): the same
+request at the same cap would be cut again, so paying for it twice buys nothing, and the
+replay says so in the line the paid reply gave. A new cap is a new key: it asks again.
 
 The cache may sit on either side of `RateLimitedModel` (both are `WrapperModel`s): hits cost
 neither rate limit nor budget either way.
@@ -67,7 +70,7 @@ from thoughtgraph.models.base import (
     complete_delivering,
     saw_reasoning,
 )
-from thoughtgraph.models.reasoning import may_think, split_inline
+from thoughtgraph.models.reasoning import hit_cap_line, may_think, split_inline
 from thoughtgraph.models.samples import SampleCounter
 from thoughtgraph.spend.ledger import RequestRecorder
 from thoughtgraph.spend.usage import Usage
@@ -222,6 +225,7 @@ class CachedModel(DeliveringModel, WrapperModel):
         self._samples = SampleCounter()
         self._lock = threading.Lock()
         self._holder = uuid.uuid4().hex  # names this model's claims in the file
+        self._cut_noted: set[tuple[str, int]] = set()  # (model, cap) said: once each
         self._db = _open(self.path)
 
     def __repr__(self) -> str:
@@ -267,9 +271,15 @@ class CachedModel(DeliveringModel, WrapperModel):
 
     def _teach(self, answers: list[Completion]) -> None:
         """Tell the model when an answer from the file shows it reasons: its next request, a
-        miss, then has room to think from the start (`base.saw_reasoning`)."""
+        miss, then has room to think from the start (`base.saw_reasoning`). Say once per cap
+        when one the cap cut while the model thought is replayed, as its paid reply was."""
         if any(answer.reasons for answer in answers):
             saw_reasoning(self.inner)
+        for cap in sorted({a.cut_at or 0 for a in answers if a.cut and a.reasons}):
+            if (self.name, cap) not in self._cut_noted:
+                self._cut_noted.add((self.name, cap))
+                line = hit_cap_line(cap) if cap else "the completion cap cut the model's reasoning"
+                logger.warning("%s (an answer from the cache; a new cap asks again)", line)
 
     async def _complete_missing(
         self,
@@ -299,7 +309,7 @@ class CachedModel(DeliveringModel, WrapperModel):
                 return  # more answers than asked: not ours to keep
             position = missing[len(arrived)]
             arrived[position] = answer
-            if answer.text.strip():  # an empty answer is not an answer to replay
+            if answer.text.strip() or (answer.cut and answer.reasons):  # paid: replayed
                 try:
                     self._store(prompt, [(samples[position], keys[position], answer)])
                 except ThoughtgraphError as exc:  # raised below: the request itself succeeded
@@ -486,6 +496,7 @@ class CachedModel(DeliveringModel, WrapperModel):
             reasoning=reasoning,
             reasoning_tokens=tokens if _count(tokens) else 0,
             cut=bool(cut),
+            cut_at=cut if _count(cut) and cut > 1 else None,
         )
 
     def _store(self, prompt: str, rows: list[tuple[int, str, Completion]]) -> None:
@@ -519,7 +530,7 @@ class CachedModel(DeliveringModel, WrapperModel):
             self._db.executemany(
                 "INSERT OR IGNORE INTO reasoning VALUES (?, ?, ?, ?)",
                 [
-                    (key, c.reasoning, c.reasoning_tokens, int(c.cut))
+                    (key, c.reasoning, c.reasoning_tokens, _cut_column(c))
                     for _, key, c in rows
                     if c.reasoning or c.reasoning_tokens
                 ],
@@ -605,6 +616,14 @@ def _pid_alive(pid: int) -> bool:
     except OSError:  # PermissionError: alive, another user's
         return True
     return True
+
+
+def _cut_column(answer: Completion) -> int:
+    """The reasoning table's `cut`: 0 not cut, else the cap that cut it (1: cut, cap unknown;
+    what code before `cut_at` wrote, and reads as true)."""
+    if not answer.cut:
+        return 0
+    return answer.cut_at if answer.cut_at and answer.cut_at > 1 else 1
 
 
 def _cut_thinking(answer: Completion) -> bool:

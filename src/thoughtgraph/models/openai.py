@@ -41,7 +41,7 @@ import random
 import re
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -620,6 +620,7 @@ class OpenAIModel(DeliveringModel):
                 str(exc),
             )
             raise
+        answers = [replace(a, cut_at=cap) if a.cut and cap else a for a in answers]
         billed = _sum_usage(answers)
         ended.attempt = Attempt(
             "ok",
