@@ -23,10 +23,15 @@ that reads the reference's own prompts (split, sort, improve, merge) and answers
 in the format its parser expects; for thoughtgraph, the simulated model's answer function
 (error 0). "whole CPU ms/sample" is the process CPU time (`time.process_time`) around each
 sample's run, after one warm-up sample (so imports and first-use costs are excluded), averaged
-over `--samples` distinct problems; "engine" is the same minus the CPU spent inside the answer
-function (the model left out); "reader" is the CPU inside the answer reader alone (thoughtgraph's
-`SortingTask.parse_reply` and `parse_split`, the reference's `SortingParser.parse_*_answer`), and
-"engine without reader" the engine minus it, so the reader's share is visible. "wall s" is one
+over `--samples` distinct problems, with no timer inside the run; "engine" is the same minus the
+CPU spent inside the answer function (the model left out); "reader" is the CPU inside the answer
+reader alone (thoughtgraph's `SortingTask.parse_reply` and `parse_split`, the reference's
+`SortingParser.parse_*_answer`), and "engine without reader" the engine minus it, so the
+reader's share is visible. Those two shares are timed in a second pass over the same samples:
+thoughtgraph reads each answer alone and the reference all of an op's answers at once, so a
+timed reader costs the two sides different numbers of timer calls (62 against 10 a sorting-32
+sample), which the whole run's figure leaves out. Each side's model is one class with an
+instance per sample. "wall s" is one
 sample with every request taking `--latency` seconds (the reference's language model sleeps,
 one request at a time as its controller sends them; thoughtgraph's model awaits, so independent
 requests overlap), beside its floor (rounds x latency). Every (system, size, repeat) runs in its
@@ -113,12 +118,15 @@ def reference_examples(repo: str | None) -> Path:
 
 # --- the shared pieces (imported in each child) ------------------------------------------------
 class AnswerClock:
-    """An answer function, timed (process CPU), called in-process."""
+    """An answer function, called in-process; timed (process CPU) when `timed`, else called
+    as it is (the pass that measures the whole run pays no timer calls)."""
 
-    def __init__(self, answer: Any) -> None:
-        self.answer, self.seconds = answer, 0.0
+    def __init__(self, answer: Any, timed: bool = True) -> None:
+        self.answer, self.seconds, self.timed = answer, 0.0, timed
 
     def __call__(self, prompt: str) -> str:
+        if not self.timed:
+            return str(self.answer(prompt))
         started = time.process_time()
         try:
             return str(self.answer(prompt))
@@ -187,22 +195,35 @@ def problem_for(size: int, sample: int) -> list[int]:
     return random.Random(size * 1000 + sample).choices(range(10), k=size)
 
 
-def measured(run: Any, size: int, samples: int, latency: float) -> dict[str, Any]:
-    """Warm up, then CPU per sample at zero latency (answer time excluded) and one timed wall."""
-    run(problem_for(size, 0), 0.0, AnswerClock(None))  # warm-up: imports, first use
-    cpu, answer, solved, counts = 0.0, 0.0, 0, None
-    ReaderClock.seconds = 0.0
+def measured(
+    run: Any, size: int, samples: int, latency: float, timed_reader: Any
+) -> dict[str, Any]:
+    """Warm up, then CPU per sample at zero latency and one timed wall.
+
+    Two passes over the same samples: the first measures the whole run with nothing timed
+    inside it (no timer calls in the answer function or the reader: thoughtgraph reads each
+    answer alone, the reference all of an op's answers at once, so timing the reader costs the
+    two sides different numbers of timer calls); the second, with `timed_reader()` applied,
+    measures the answer function's and the reader's shares of it."""
+    run(problem_for(size, 0), 0.0, AnswerClock(None, timed=False))  # warm-up: imports, first use
+    cpu, solved, counts = 0.0, 0, None
     for sample in range(1, samples + 1):
-        clock = AnswerClock(None)
+        clock = AnswerClock(None, timed=False)
         started = time.process_time()
         figures = run(problem_for(size, sample), 0.0, clock)
         cpu += time.process_time() - started
-        answer += clock.seconds
         solved += bool(figures.pop("solved"))
         counts = figures
+    timed_reader()
+    answer = 0.0
+    ReaderClock.seconds = 0.0
+    for sample in range(1, samples + 1):
+        clock = AnswerClock(None)
+        run(problem_for(size, sample), 0.0, clock)
+        answer += clock.seconds
     reader = ReaderClock.seconds
     started = time.perf_counter()
-    run(problem_for(size, samples + 1), latency, AnswerClock(None))
+    run(problem_for(size, samples + 1), latency, AnswerClock(None, timed=False))
     wall = time.perf_counter() - started
     return {
         **(counts or {}),
@@ -222,21 +243,26 @@ def run_thoughtgraph(size: int, samples: int, latency: float) -> dict[str, Any]:
     from thoughtgraph.tasks.sorting import SortingTask
 
     answer = sim_answer()
-    ReaderClock.wrap(SortingTask, ["parse_reply", "parse_split"])
+
+    class Direct:
+        """thoughtgraph's model interface over an in-process answer function (one class, an
+        instance per sample, as the reference's `Counted`)."""
+
+        name, simulated = "direct", True
+
+        def __init__(self, clock: AnswerClock, wait: float) -> None:
+            self.clock, self.wait = clock, wait
+
+        async def complete(self, prompt: str, n: int = 1) -> list[thoughtgraph.Completion]:
+            if self.wait:
+                await asyncio.sleep(self.wait)
+            return [thoughtgraph.Completion(self.clock(prompt)) for _ in range(n)]
 
     def run(problem: list[int], wait: float, clock: AnswerClock) -> dict[str, Any]:
         if clock.answer is None:
             clock.answer = answer
-
-        class Direct:
-            name, simulated = "direct", True
-
-            async def complete(self, prompt: str, n: int = 1) -> list[thoughtgraph.Completion]:
-                if wait:
-                    await asyncio.sleep(wait)
-                return [thoughtgraph.Completion(clock(prompt)) for _ in range(n)]
-
-        result = thoughtgraph.solve("sorting", problem, model=Direct(), scheme="got_paper")
+        model = Direct(clock, wait)
+        result = thoughtgraph.solve("sorting", problem, model=model, scheme="got_paper")
         return {
             "requests": result.calls,
             "completions": result.completions,
@@ -245,7 +271,8 @@ def run_thoughtgraph(size: int, samples: int, latency: float) -> dict[str, Any]:
             "solved": result.output == sorted(problem),
         }
 
-    return measured(run, size, samples, latency)
+    timed = lambda: ReaderClock.wrap(SortingTask, ["parse_reply", "parse_split"])  # noqa: E731
+    return measured(run, size, samples, latency, timed)
 
 
 # --- the reference -----------------------------------------------------------------------------
@@ -257,7 +284,6 @@ def run_reference(size: int, samples: int, latency: float) -> dict[str, Any]:
     sys.path.insert(0, str(EXAMPLES.parent))
     example = importlib.import_module(f"sorting.sorting_{size:03d}")  # the paper's, unmodified
     readers = ["parse_aggregation_answer", "parse_generate_answer", "parse_improve_answer"]
-    ReaderClock.wrap(example.SortingParser, readers)
     config = VENV / "lm-config.json"
     config.write_text("{}")
 
@@ -302,7 +328,8 @@ def run_reference(size: int, samples: int, latency: float) -> dict[str, Any]:
             "solved": bool(final and final[0].solved),
         }
 
-    return measured(run, size, samples, latency)
+    timed = lambda: ReaderClock.wrap(example.SortingParser, readers)  # noqa: E731
+    return measured(run, size, samples, latency, timed)
 
 
 # --- the parent --------------------------------------------------------------------------------
