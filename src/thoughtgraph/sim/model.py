@@ -17,7 +17,6 @@ as simulated; it is a test double for the engine, not evidence about any real mo
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import math
 import random
@@ -27,7 +26,7 @@ from collections.abc import Mapping
 from thoughtgraph.errors import UnknownNameError, shown
 from thoughtgraph.io.bounds import MAX_SIM_LATENCY
 from thoughtgraph.models.base import Completion, _tokens
-from thoughtgraph.sim import propose
+from thoughtgraph.sim import propose, wakeups
 from thoughtgraph.sim.jobs import Job, Slips, poisson
 from thoughtgraph.sim.profiles import DEFAULT, KINDS, Profile, load_profile, shipped
 from thoughtgraph.sim.readers import read_prompt
@@ -141,7 +140,7 @@ class SimulatedModel:
         first = self._seen[prompt]
         self._seen[prompt] += n
         if self.latency:
-            await asyncio.sleep(self.latency)
+            await wakeups.sleep(self.latency)  # one timer for all waits, not one each
         texts = [self.answer(prompt, self._rng(prompt, first + i)) for i in range(n)]
         return [Completion(t, Usage(_tokens(prompt), _tokens(t))) for t in texts]
 
