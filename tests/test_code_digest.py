@@ -178,3 +178,61 @@ def test_a_relative_import_inside_the_users_package_counts(name):
         target = f"{name}.model:answer"
         digests.append(ImportedModel.from_spec(target, target).settings["code"])
     assert digests[0] == digests[1] != digests[2]
+
+
+class EditableFinder:
+    """The hook `pip install -e` puts in `sys.meta_path` for a project not on the Python path
+    (setuptools' `__editable___*_finder`): it maps the package's name to its folder."""
+
+    def __init__(self, name: str, folder: Path) -> None:
+        self.name, self.folder = name, folder
+
+    def find_spec(self, name: str, path: object = None, target: object = None) -> object:
+        import importlib.util
+
+        if name != self.name:
+            return None
+        init = self.folder / "__init__.py"
+        return importlib.util.spec_from_file_location(
+            name, init, submodule_search_locations=[str(self.folder)]
+        )
+
+
+def test_a_lazily_imported_package_of_an_editable_install_counts(name, tmp_path, monkeypatch):
+    """The package is found through the install's hook, not the Python path: an edit of it
+    changes the digest before the function first runs, and the digest is the same after."""
+    project = f"{name}_project"
+    folder = tmp_path / "elsewhere" / project
+    folder.mkdir(parents=True)
+    (folder / "__init__.py").write_text("")
+    monkeypatch.setattr(sys, "meta_path", [*sys.meta_path, EditableFinder(project, folder)])
+    Path(f"{name}.py").write_text(
+        f"def answer(prompt):\n    from {project}.rules import REPLY\n\n    return REPLY\n"
+    )
+    digests = []
+    for reply in ("a", "b"):
+        (folder / "rules.py").write_text(f"REPLY = {reply!r}\n")
+        for module in (name, project, f"{project}.rules"):
+            sys.modules.pop(module, None)
+        digests.append(ImportedModel.from_spec(f"{name}:answer", name).settings["code"])
+    assert digests[0] != digests[1]
+    assert sys.modules[name].answer("p") == "b"  # now imported: found in sys.modules
+    assert ImportedModel.from_spec(f"{name}:answer", name).settings["code"] == digests[1]
+
+
+def test_a_module_that_puts_an_object_in_its_place_is_read_from_its_file(name):
+    """`sys.modules[__name__] = Settings()` leaves an object with no `__name__` nor `__file__`
+    where the module was: the model is built, and the file it came from still counts."""
+    shim = f"{name}_shim"
+    Path(f"{name}.py").write_text(f"import {shim}\n\n\ndef answer(prompt):\n    return {shim}.R\n")
+    digests = []
+    for reply in ("a", "b"):
+        Path(f"{shim}.py").write_text(
+            "import sys\n\n\nclass Settings:\n"
+            f"    R = {reply!r}\n\n\nsys.modules[__name__] = Settings()\n"
+        )
+        for module in (name, shim):
+            sys.modules.pop(module, None)
+        digests.append(ImportedModel.from_spec(f"{name}:answer", name).settings["code"])
+    assert digests[0] != digests[1]
+    assert sys.modules[name].answer("p") == "b"

@@ -5,7 +5,8 @@ changes, and so does a task class. The answer cache and a resumed eval must stil
 code from the old, or the old function's answers pass for the new one's. The digest is of the
 source files' bytes (not of where they are: moving the folder changes nothing; editing a line
 changes it), or of the object's source text when it has no file (a function typed into a
-notebook cell). Code the files import from elsewhere is not part of it.
+notebook cell), with the files of the user's own modules it imports; installed code and
+thoughtgraph's are not part of it.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import sysconfig
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from types import ModuleType
+from typing import TypeGuard
 
 Defining = ModuleType | type | Callable[..., object]
 """What defines an object: a module, a class or a function."""
@@ -156,9 +158,9 @@ def _users_module_file(name: str, folder: Path | None) -> Path | None:
     if name.partition(".")[0] == "thoughtgraph":
         return None
     loaded = sys.modules.get(name)
-    if loaded is not None:
+    if _is_module(loaded):
         return _users_file(loaded)
-    spec = _find_spec(name, folder)
+    spec = _find_spec(name, folder)  # not loaded, or a stand-in a module put in its place
     origin = getattr(spec, "origin", None)
     if not isinstance(origin, str) or not origin.endswith(".py"):
         return None
@@ -168,12 +170,16 @@ def _users_module_file(name: str, folder: Path | None) -> Path | None:
 def _find_spec(name: str, folder: Path | None) -> importlib.machinery.ModuleSpec | None:
     """Where an import of `name` would find it, looked up package by package without
     importing anything (so no user code runs while a digest is taken)."""
-    places = [*sys.path, *([str(folder)] if folder is not None else [])]
+    places: list[str] = []
     spec = None
     parts = name.split(".")
     for end in range(1, len(parts) + 1):
+        part = ".".join(parts[:end])
         try:
-            spec = importlib.machinery.PathFinder.find_spec(".".join(parts[:end]), places)
+            if end == 1:
+                spec = _find_top(part, folder)
+            else:
+                spec = importlib.machinery.PathFinder.find_spec(part, places)
         except (ImportError, ValueError, OSError):
             return None
         if spec is None:
@@ -184,12 +190,31 @@ def _find_spec(name: str, folder: Path | None) -> importlib.machinery.ModuleSpec
     return spec
 
 
+def _find_top(name: str, folder: Path | None) -> importlib.machinery.ModuleSpec | None:
+    """Where an import of the top-level `name` would find it: each finder an import asks, in
+    its order (the Python path's, and the hook an editable install (`pip install -e`) puts
+    there, which maps its package to the project's folder), then the importing file's folder."""
+    for finder in list(sys.meta_path):
+        find = getattr(finder, "find_spec", None)
+        if not callable(find):
+            continue
+        try:
+            spec = find(name, None)
+        except Exception:  # a finder's own failure: the next one is asked, as an import would
+            continue
+        if isinstance(spec, importlib.machinery.ModuleSpec):
+            return spec
+    if folder is None:
+        return None
+    return importlib.machinery.PathFinder.find_spec(name, [str(folder)])
+
+
 def _modules_held(defining: Defining) -> Iterator[ModuleType]:
     """Each module the globals `defining` runs with hold, or that a value there comes from
     (a notebook cell's function has no file to read its imports from)."""
     namespace = _namespace(defining)
     for value in list(namespace.values()) if namespace is not None else []:
-        if isinstance(value, ModuleType):
+        if _is_module(value):
             yield value
             continue
         try:
@@ -197,7 +222,7 @@ def _modules_held(defining: Defining) -> Iterator[ModuleType]:
         except Exception:  # a lazy proxy may raise anything on lookup
             continue
         module = sys.modules.get(name) if isinstance(name, str) else None
-        if module is not None:
+        if _is_module(module):
             yield module
 
 
@@ -208,8 +233,16 @@ def _namespace(defining: Defining) -> Mapping[str, object] | None:
     globals_ = getattr(defining, "__globals__", None)
     if isinstance(globals_, dict):
         return globals_
-    module = sys.modules.get(getattr(defining, "__module__", None) or "")
-    return None if module is None else vars(module)
+    name = getattr(defining, "__module__", None)
+    module = sys.modules.get(name) if isinstance(name, str) else None
+    return vars(module) if _is_module(module) else None
+
+
+def _is_module(value: object) -> TypeGuard[ModuleType]:
+    """Whether `value` is a module (by its type, not its `__class__`: a lazy proxy may claim
+    anything). `sys.modules` may hold other objects: a module that puts an instance of its
+    own in its place (`sys.modules[__name__] = Settings()`) has no `__name__` nor `__file__`."""
+    return issubclass(type(value), ModuleType)
 
 
 def _users_file(module: ModuleType) -> Path | None:
