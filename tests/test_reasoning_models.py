@@ -461,6 +461,26 @@ def test_a_reply_the_cap_cut_while_thinking_is_kept_and_replayed_with_its_reason
         assert sorted(row[0] for row in db.execute("SELECT cut FROM reasoning")) == [0, 500]
 
 
+def test_a_reply_cut_at_the_room_the_budget_held_back_is_asked_again_with_room(capsys, tmp_path):
+    """Under --max-tokens the default cap's room to think is what the budget leaves, so the
+    thinking is cut at a cap no one set (488). The key holds the default cap, not that: run
+    without the budget, the cached cut reply is not replayed (the run could not answer), it is
+    asked again with the whole room, answers, and the answer takes its place in the file."""
+    cache = str(tmp_path / "answers.sqlite")
+    with FakeOpenAI(thinking="reasoning_content") as server:
+        tight = solve(capsys, server, "--scheme", "io", "--max-tokens", "1200", "--cache", cache)
+        paid = len(server.requests)
+        free = solve(capsys, server, "--scheme", "io", "--json", "--cache", cache)
+        again = solve(capsys, server, "--scheme", "io", "--json", "--cache", cache)
+    assert tight[0] == 2 and "reasoning hit --max-completion-tokens" in tight[2]
+    assert free[0] == 0 and json.loads(free[1])["output"] == SORTED, free[2]
+    assert "an answer from the cache" not in free[2]
+    assert len(server.requests) == paid + 1  # asked once more, then the answer is replayed
+    assert again[0] == 0 and json.loads(again[1])["output"] == SORTED
+    with sqlite3.connect(cache) as db:
+        assert [row[0] for row in db.execute("SELECT cut FROM reasoning")] == [0]
+
+
 def test_an_answer_stored_cut_inside_its_thinking_is_asked_again(tmp_path):
     """A cache written by code that read no thinking apart holds `<think>...` cut by the cap as
     the answer: it is no answer, so it is fetched again and replaced (the key is the same: the

@@ -172,6 +172,14 @@ def completion_cap(model: object) -> int | None:
     return value if isinstance(value, int) and value > 0 else None
 
 
+def thinking_cap(model: object) -> int | None:
+    """The completion cap `model` sends once it knows the model reasons, the budget aside
+    (`OpenAIModel.thinking_cap`; 0: no cap), or None when it cannot say (a user's function).
+    What the answer cache measures a stored reply the cap cut while thinking against."""
+    cap = getattr(model, "thinking_cap", None)
+    return cap if isinstance(cap, int) and not isinstance(cap, bool) else None
+
+
 def saw_reasoning(model: object) -> None:
     """Tell `model` that a reply of its showed reasoning, one it did not read itself (an answer
     from the cache): a model that learns it (`OpenAIModel`: room to think on its default cap)
@@ -316,10 +324,10 @@ class WrapperModel:
     """A model that wraps another and forwards what the protocols name.
 
     `LanguageModel` (`name`, `simulated`, `complete` with its `recorder`), `reports_requests`,
-    `complete_delivering` (`Delivers`), `takes_samples`, `completion_cap`, `saw_reasoning` and the
-    three optional capabilities (`HasSettings`, `CountsRequests`, `Foresees`) go to `inner`
-    unless a subclass overrides them; nothing else does (a wrapper's own attributes, such as a
-    cache's `hits`, are read on the wrapper that has them). So
+    `complete_delivering` (`Delivers`), `takes_samples`, `completion_cap`, `thinking_cap`,
+    `saw_reasoning` and the three optional capabilities (`HasSettings`, `CountsRequests`,
+    `Foresees`) go to `inner` unless a subclass overrides them; nothing else does (a wrapper's
+    own attributes, such as a cache's `hits`, are read on the wrapper that has them). So
     `CachedModel(RateLimitedModel(m))` and `RateLimitedModel(CachedModel(m))` both keep `m`'s
     name and settings, and cache hits stay free of budget and rate limits either way.
     """
@@ -346,6 +354,10 @@ class WrapperModel:
     @property
     def completion_cap(self) -> int | None:
         return completion_cap(self.inner)
+
+    @property
+    def thinking_cap(self) -> int | None:
+        return thinking_cap(self.inner)
 
     def saw_reasoning(self) -> None:
         saw_reasoning(self.inner)

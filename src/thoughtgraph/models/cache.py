@@ -36,7 +36,10 @@ apart, which is only the start of a `<think>` the cap cut, is not an answer: it 
 and replaced. A reply the cap cut while the model thought, with no answer after its thinking,
 is kept and replayed like any other (the `cut` column holds the cap that cut it): the same
 request at the same cap would be cut again, so paying for it twice buys nothing, and the
-replay says so in the line the paid reply gave. A new cap is a new key: it asks again.
+replay says so in the line the paid reply gave. A new cap is a new key: it asks again. One cut
+below the cap the model now sends (`thinking_cap`: a default cap's room to think the budget
+held back, or not yet given) is asked again and replaced: the key holds the default cap, not
+the room, and with the room the model may answer.
 
 The cache may sit on either side of `RateLimitedModel` (both are `WrapperModel`s): hits cost
 neither rate limit nor budget either way.
@@ -69,6 +72,7 @@ from thoughtgraph.models.base import (
     asking,
     complete_delivering,
     saw_reasoning,
+    thinking_cap,
 )
 from thoughtgraph.models.reasoning import hit_cap_line, may_think, split_inline
 from thoughtgraph.models.samples import SampleCounter
@@ -461,16 +465,26 @@ class CachedModel(DeliveringModel, WrapperModel):
 
     # --- storage (short, synchronous, under a lock: safe from any thread or task) -----------
     def _load(self, keys: list[str]) -> dict[str, Completion]:
-        marks = ",".join("?" * len(keys))
         with self._lock, self._failing("read"):
-            rows = self._db.execute(
-                f"SELECT a.key, a.text, a.prompt_tokens, a.completion_tokens, r.text, r.tokens, "
-                f"r.cut FROM answers a LEFT JOIN reasoning r ON r.key = a.key "
-                f"WHERE a.key IN ({marks})",
-                keys,
-            ).fetchall()
-        found = {k: self._row(text, p, c, thought) for k, text, p, c, *thought in rows}
-        return {k: answer for k, answer in found.items() if not _cut_thinking(answer)}
+            found = self._select(keys)
+        return {k: answer for k, answer in found.items() if not self._asked_again(answer)}
+
+    def _select(self, keys: list[str]) -> dict[str, Completion]:
+        """The stored answers of `keys`, with their thinking (the caller holds the lock)."""
+        marks = ",".join("?" * len(keys))
+        rows = self._db.execute(
+            f"SELECT a.key, a.text, a.prompt_tokens, a.completion_tokens, r.text, r.tokens, "
+            f"r.cut FROM answers a LEFT JOIN reasoning r ON r.key = a.key "
+            f"WHERE a.key IN ({marks})",
+            keys,
+        ).fetchall()
+        return {k: self._row(text, p, c, thought) for k, text, p, c, *thought in rows}
+
+    def _asked_again(self, answer: Completion) -> bool:
+        """A stored answer that is not replayed but asked again (and replaced): only the start
+        of a `<think>` the cap cut, or a reply cut while thinking at a cap below the one the
+        model now sends (`_cut_below`)."""
+        return _cut_thinking(answer) or _cut_below(answer, thinking_cap(self.inner))
 
     def _row(
         self,
@@ -507,7 +521,7 @@ class CachedModel(DeliveringModel, WrapperModel):
         now = time.time()
         # one transaction, committed before the answers are returned
         with self._lock, self._failing("write"), self._db:
-            self._replace_cut_thinking([key for _, key, _ in rows])
+            self._replace_asked_again([key for _, key, _ in rows])
             inserted = self._db.executemany(
                 "INSERT OR IGNORE INTO answers VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
@@ -536,16 +550,12 @@ class CachedModel(DeliveringModel, WrapperModel):
                 ],
             )
 
-    def _replace_cut_thinking(self, keys: list[str]) -> None:
-        """Delete the stored answers of `keys` that are only the start of a cut `<think>`
-        (stored by code that did not read thinking apart; `_load` skips them), so that the
-        answers fetched again take their place."""
-        marks = ",".join("?" * len(keys))
-        rows = self._db.execute(
-            f"SELECT key, text FROM answers WHERE key IN ({marks})", keys
-        ).fetchall()
-        stale = [(k,) for k, text in rows if isinstance(text, str) and _cut_thinking_text(text)]
+    def _replace_asked_again(self, keys: list[str]) -> None:
+        """Delete the stored answers of `keys` that `_load` skips (`_asked_again`), with their
+        thinking, so that the answers fetched again take their place."""
+        stale = [(k,) for k, answer in self._select(keys).items() if self._asked_again(answer)]
         self._db.executemany("DELETE FROM answers WHERE key = ?", stale)
+        self._db.executemany("DELETE FROM reasoning WHERE key = ?", stale)
 
     @contextlib.contextmanager
     def _failing(self, what: str) -> Iterator[None]:
@@ -624,6 +634,16 @@ def _cut_column(answer: Completion) -> int:
     if not answer.cut:
         return 0
     return answer.cut_at if answer.cut_at and answer.cut_at > 1 else 1
+
+
+def _cut_below(answer: Completion, cap: int | None) -> bool:
+    """A reply the cap cut while the model thought, with no answer, at a cap below `cap`, the
+    one the model now sends once it knows it reasons (0: none; None: the model cannot say):
+    one cut by a default cap the budget held back, or before the room to think was given, may
+    answer when asked with the room. One cut at the cap the model sends is replayed."""
+    if cap is None or answer.cut_at is None or answer.text.strip():
+        return False
+    return answer.cut and answer.reasons and (cap == 0 or answer.cut_at < cap)
 
 
 def _cut_thinking(answer: Completion) -> bool:

@@ -322,6 +322,18 @@ class OpenAIModel(DeliveringModel):
             return self.max_tokens + reasoning.THINKING_ROOM
         return self.max_tokens
 
+    @property
+    def thinking_cap(self) -> int:
+        """The cap a request is sent with once the model is known to reason, the budget aside
+        (0: none): a reply cut while thinking at a lower one (the room the budget held back, or
+        not yet given) may answer when asked again, so the answer cache does not replay it."""
+        if not self.max_tokens:
+            return 0
+        if self.cap_default:
+            refused = self.endpoint.refuses_room(self.model)
+            return 0 if refused else self.max_tokens + reasoning.THINKING_ROOM
+        return self.max_tokens
+
     def _budgeted(
         self, cap: int | None, prompt: str, n: int, recorder: RequestRecorder
     ) -> int | None:
