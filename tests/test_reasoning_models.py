@@ -559,3 +559,23 @@ def test_a_functions_inline_thinking_is_not_its_answer():
     [call] = result.state.calls.values()
     assert result.output == [1, 2, 3] and result.clean
     assert call.texts == ("[1, 2, 3]",) and call.reasoning == ("maybe [3, 2, 1] or [2, 3]",)
+
+
+def test_an_eval_replaying_cut_replies_says_so_once(capsys, tmp_path):
+    """Each pair of an evaluation is a run with its own cache wrapper: the paid line is said
+    once for the three pairs, and so is the replayed one (before: once a pair, three times)."""
+    cache, errors = str(tmp_path / "answers.sqlite"), []
+    with FakeOpenAI(thinking="reasoning_content") as server:
+        for out in ("paid", "replayed"):
+            _code, _out, err = run_cli(
+                capsys, "eval", "sorting", "--model", "openai:deepthinker",
+                "--base-url", server.base_url, "--schemes", "io", "--samples", "3",
+                "--size", "32", "--max-completion-tokens", "400", "--cache", cache,
+                "--out", str(tmp_path / out), "--no-progress",
+            )  # fmt: skip
+            errors.append(err)
+    assert len(server.requests) == 3  # the second evaluation paid nothing
+    line = CUT.format(400)
+    paid, replayed = errors
+    assert paid.count(line) == 1
+    assert replayed.count(f"{line} (an answer from the cache; a new cap asks again)") == 1

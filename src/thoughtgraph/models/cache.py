@@ -84,6 +84,8 @@ LEASE_SECONDS = 30.0  # a claim not renewed for this long is free: its holder ha
 _WAIT_FIRST, _WAIT_MAX = 0.02, 0.5  # polling for another holder's answers, doubling
 _HOST = socket.gethostname()
 logger = logging.getLogger(__name__)
+_CUT_NOTED: set[tuple[str, int]] = set()  # (model, cap) whose replayed cut was said: once
+# a process, as the paid one's (`openai._CUT_NOTED`), not once per pair of an evaluation
 
 Migration = Callable[[sqlite3.Connection], None]
 MIGRATIONS: list[tuple[str, Migration]] = []
@@ -229,7 +231,6 @@ class CachedModel(DeliveringModel, WrapperModel):
         self._samples = SampleCounter()
         self._lock = threading.Lock()
         self._holder = uuid.uuid4().hex  # names this model's claims in the file
-        self._cut_noted: set[tuple[str, int]] = set()  # (model, cap) said: once each
         self._db = _open(self.path)
 
     def __repr__(self) -> str:
@@ -280,8 +281,8 @@ class CachedModel(DeliveringModel, WrapperModel):
         if any(answer.reasons for answer in answers):
             saw_reasoning(self.inner)
         for cap in sorted({a.cut_at or 0 for a in answers if a.cut and a.reasons}):
-            if (self.name, cap) not in self._cut_noted:
-                self._cut_noted.add((self.name, cap))
+            if (self.name, cap) not in _CUT_NOTED:
+                _CUT_NOTED.add((self.name, cap))
                 line = hit_cap_line(cap) if cap else "the completion cap cut the model's reasoning"
                 logger.warning("%s (an answer from the cache; a new cap asks again)", line)
 
