@@ -9,9 +9,13 @@ from pathlib import Path
 import pytest
 
 from thoughtgraph.engine.graph import Graph
+from thoughtgraph.evaluation.datasets import load_data
+from thoughtgraph.evaluation.fingerprint import of_graph
+from thoughtgraph.evaluation.runner import judged, pair_fingerprints, plan
 from thoughtgraph.schemes import variants
+from thoughtgraph.sim.model import SimulatedModel
 from thoughtgraph.solving.solve import prepare
-from thoughtgraph.tasks import get_task
+from thoughtgraph.tasks import SortingTask, get_task
 
 TASK = """
 name: listed
@@ -69,3 +73,29 @@ def _input(task: str, size: int) -> object:
     if task == "sorting":
         return [i % 10 for i in range(size)]
     return {"set1": list(range(size)), "set2": list(range(0, 2 * size, 2))}
+
+
+class Halves(SortingTask):
+    """A user's task that counts its parts its own way (a duck-typed task must define
+    `default_parts`): always two, whatever the part size says."""
+
+    name = "halves"
+
+    def default_parts(self, problem: list[int]) -> int:
+        return 2
+
+
+@pytest.mark.parametrize("row", ["got", "got_adaptive", "got:arity=2"])
+def test_a_tasks_own_default_parts_are_evals_as_solves(row):
+    """eval and tune's default candidate build a row's graph with the task's own
+    `default_parts` for the sample, as solve does: before, eval took the part size's parts
+    (4 of 8 items here) where solve ran 2, and the fingerprint said so too."""
+    numbers = [i % 10 for i in range(32)]
+    data = load_data([{"input": str(numbers), "reference": str(sorted(numbers))}], Halves())
+    the_plan = plan(Halves(), 32, [row], 1, data=data)
+    [sample] = the_plan.samples
+    solved = prepare(Halves(), numbers, scheme=row).graph
+    evaluated = the_plan.sample_graph(row, sample)
+    assert parts_of(solved) == parts_of(evaluated) == 2
+    prints = pair_fingerprints(the_plan, SimulatedModel())
+    assert prints[row, sample.id]["graph"] == of_graph(judged(evaluated, the_plan.task))

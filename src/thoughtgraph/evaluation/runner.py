@@ -56,7 +56,7 @@ from thoughtgraph.models.base import (
 from thoughtgraph.models.limits import ConcurrencyLimiter
 from thoughtgraph.models.samples import repeat_numbering
 from thoughtgraph.modelspec import ModelLike, as_model, models_for
-from thoughtgraph.schemes import paper_options, variants
+from thoughtgraph.schemes import SPEC_PATTERNS, paper_options, variants
 from thoughtgraph.sim.model import SimulatedModel
 from thoughtgraph.solving.solve import check_graph_task, prepare, prepare_resolved, run_prepared
 from thoughtgraph.spend.accounting import consumed
@@ -184,20 +184,37 @@ class EvalPlan:
         """Are the samples a user's data rows (`--data`), whose errors are not clipped?"""
         return any(sample.row is not None for sample in self.samples)
 
-    def graph_for(self, row: str, size: int) -> Graph:
-        """The graph of a row for a problem of `size` items."""
+    def graph_for(self, row: str, size: int, parts: int | None = None) -> Graph:
+        """The graph of a row for a problem of `size` items (`parts`: the task's own default
+        parts for the problem, `own_parts`, where the row takes them)."""
         for name, graph in self.graphs:
             if name == row:
                 return graph
         task = self.task if self.resolved is None else self.resolved  # the object: its own
-        built: Graph = variants.parse(row, self.task).build(task, size)  # split and parts
+        variant = variants.parse(row, self.task)
+        if parts is not None:
+            variant = replace(variant, settings=(("parts", parts), *variant.settings))
+        built: Graph = variant.build(task, size)  # split and parts
         return built
 
     def sample_graph(self, row: str, sample: Sample) -> Graph:
         """The graph a row runs on one sample: a scheme is built for the sample's own size (its
-        count of items), a graph file is the same on every sample. `tune` builds its baselines
-        and its default candidate with this too, so one name is one graph in both."""
-        return self.graph_for(row, len(sample.input))
+        count of items) and the task's own parts for it (`own_parts`), a graph file is the same
+        on every sample. `tune` builds its baselines and its default candidate with this too,
+        so one name is one graph in both."""
+        return self.graph_for(row, len(sample.input), self.own_parts(row, sample))
+
+    def own_parts(self, row: str, sample: Sample) -> int | None:
+        """The parts the task's `default_parts` gives the sample, for a `got` or `got_adaptive`
+        row that sets none, as `solve` takes them: a user's task may count them its own way (a
+        duck-typed task must define it), which no part size says. None: the row's own."""
+        if self.resolved is None or any(name == row for name, _ in self.graphs):
+            return None
+        variant = variants.parse(row, self.task)
+        if variant.scheme not in SPEC_PATTERNS or "parts" in dict(variant.settings):
+            return None
+        parts: int = self.resolved.default_parts(sample.input)
+        return parts
 
     def worst_case(self, row: str) -> WorstCase | None:
         """The most one pair of a row can ask of the model, known before any call: the worst
@@ -412,31 +429,35 @@ def pair_fingerprints(
     """Each (row, sample) of the plan -> what decides its answer (`fingerprint.py`): the same
     for every repeat, whose seed is its key's. `routed`: the kinds sent to other models."""
     common = {**fingerprint.of_model(model), "task": fingerprint.of_task(the_plan.the_task)}
-    graphs: dict[tuple[str, int], fingerprint.Fingerprint] = {}
+    graphs: dict[tuple[str, int, int | None], fingerprint.Fingerprint] = {}
     found = {}
     for sample in the_plan.samples:
         row = fingerprint.of_row(sample)
         for scheme in the_plan.schemes:
-            size = len(sample.input)
-            if (scheme, size) not in graphs:
-                graphs[scheme, size] = _graph_parts(the_plan, scheme, size, routed or {})
-            found[scheme, sample.id] = {**common, "row": row, **graphs[scheme, size]}
+            at = (len(sample.input), the_plan.own_parts(scheme, sample))
+            if (scheme, *at) not in graphs:
+                graphs[scheme, *at] = _graph_parts(the_plan, scheme, *at, routed or {})
+            found[scheme, sample.id] = {**common, "row": row, **graphs[scheme, *at]}
     return found
 
 
 def _graph_parts(
-    the_plan: EvalPlan, scheme: str, size: int, routed: Mapping[str, LanguageModel]
+    the_plan: EvalPlan,
+    scheme: str,
+    size: int,
+    parts: int | None,
+    routed: Mapping[str, LanguageModel],
 ) -> fingerprint.Fingerprint:
-    """A row's graph at a size as its pairs run it, the prompt texts it sends in place of the
-    task's, and the models of the routed kinds it calls (a row that calls none of them, `io`
-    beside `--model-for merge`, is the row it was without them)."""
-    graph = judged(the_plan.graph_for(scheme, size), the_plan.task)
+    """A row's graph at a size (and the task's own parts) as its pairs run it, the prompt
+    texts it sends in place of the task's, and the models of the routed kinds it calls (a row
+    that calls none of them, `io` beside `--model-for merge`, is the row it was without them)."""
+    graph = judged(the_plan.graph_for(scheme, size, parts), the_plan.task)
     mine = {op.prompt for op in graph.ops if op.prompt is not None}
     sent = fingerprint.of_prompts({slot: text for slot, text in the_plan.prompts if slot in mine})
     calls = graph.call_kinds
     routes = fingerprint.of_routes({k: lm for k, lm in routed.items() if k in calls})
-    parts = {"graph": fingerprint.of_graph(graph), **routes}
-    return parts if sent is None else {**parts, "prompts": sent}
+    found = {"graph": fingerprint.of_graph(graph), **routes}
+    return found if sent is None else {**found, "prompts": sent}
 
 
 @dataclass(frozen=True)
