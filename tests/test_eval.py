@@ -337,3 +337,22 @@ def test_a_cap_holds_across_a_rerun_after_pairs_were_cut_short(tmp_path):
     assert len(server.requests) == cap
     assert sum(r.requests for r in results) == cap - 8
     assert all(r.stop_reason == "budget exhausted" for r in results)
+
+
+def test_every_repeat_takes_the_default_answer_cap(tmp_path):
+    """`--repeats 2`: the second run of a pair asks the same prompts under a `repeat` setting,
+    at the same default cap as the first (before, the repeat's wrapper hid the model's default
+    cap from the run, and its requests went without one)."""
+    from thoughtgraph.models import inflight
+
+    from .fake_openai import FakeOpenAI
+
+    inflight.forget_endpoints()
+    with FakeOpenAI() as server:
+        the_plan = plan("sorting", 32, ("io",), 1, repeats=2)
+        model = f"openai:m,base_url={server.base_url},max_retries=0"
+        asyncio.run(run_pairs(the_plan, model, tmp_path / "out", RunOptions(), parallel=1))
+    inflight.forget_endpoints()
+    caps = [r.body.get("max_tokens") for r in server.requests]
+    assert len(caps) == 2 and isinstance(caps[0], int) and caps[0] == caps[1]
+    assert sorted(r.repeat for r in load_results(tmp_path / "out")) == [0, 1]

@@ -855,6 +855,16 @@ class Repeated(WrapperModel):
     def settings(self) -> dict[str, Any]:
         return {**model_settings(self.inner), "repeat": self.repeat}
 
+    def with_default_max_tokens(self, cap: int) -> LanguageModel:
+        """The repeat of the model with the default answer cap (`engine.answer_cap`), as the
+        pair's first run has it: the same requests again, not uncapped ones (itself when the
+        model takes no default)."""
+        method = getattr(type(self.inner), "with_default_max_tokens", None)
+        if method is None:
+            return self
+        capped: LanguageModel = method(self.inner, cap)
+        return self if capped is self.inner else Repeated(capped, self.repeat)
+
     async def complete(
         self, prompt: str, n: int = 1, *, recorder: RequestRecorder | None = None
     ) -> list[Completion]:
