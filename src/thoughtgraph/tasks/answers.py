@@ -162,6 +162,18 @@ REQUEST = re.compile(
     r"(?:could|can|would) you (?:please )?(?:provide|share|send|give)|"
     r"once you provide|if you (?:meant to )?provide)"
 )
+# Words in a candidate's sentence, before it, stating it as a result: a result noun, then
+# `is`/`be`/`as` or a colon ("The result will be", "The answer to this part is", "the output of
+# the above code is:", "you get this output as"); "the original list of integers [4, 9]",
+# "which would result in lists [2, 4]" or a noun before code or a quote ("list concatenation
+# (`**`) like this:", 'a key named "Peru" with two values:') state none.
+STATED = re.compile(
+    r"(?i)\b(?:results?|outputs?|answers?|intersection|solution|lists?|counts?)\b"
+    r"[^\n.;!?`'\"]{0,60}?(?:\b(?:is|are|be|as)|:)[\s`*]*$"
+)
+# A short label opening the candidate's line (`A: [24, 36]`, `List: [5, 6]`, `<output>`).
+LINE_LABEL = re.compile(r"[ \t>*`-]*(?:<output>|[A-Za-z][\w ]{0,20}:)[ \t`*]*$")
+LEAD_WINDOW = 200
 _END = 1 << 62  # past any position: bisecting (start, _END) finds the last span starting <= start
 
 
@@ -179,12 +191,19 @@ class Candidate:
     restated: bool = False  # the input, under its label
     fragment: bool = False  # inside another list
     alternative: bool = False  # offered as one of two (`[1, 2] or [0, 4]`)
+    end: int | None = None  # where it ends (`aside` is judged only when it is known)
+    aside: bool = False  # inside prose, stated as nothing (`aside`)
 
     @property
     def usable(self) -> bool:
         """Could a careful reader take this for the model's answer at all?"""
         return not (
-            self.code or self.other_input or self.restated or self.fragment or self.alternative
+            self.code
+            or self.other_input
+            or self.restated
+            or self.fragment
+            or self.alternative
+            or self.aside
         )
 
     def rank(self) -> tuple[bool, bool, bool, int]:
@@ -254,9 +273,48 @@ def choose_in(text: str, candidates: list[Candidate]) -> Candidate | None:
     candidate is a restatement and no answer. The request is looked for only then: a plain
     reply pays nothing for it."""
     best = choose(candidates)
+    if best is not None and best.end is not None:
+        bounds = statement_bounds(text)
+        if aside(text, best, bounds):  # judged for the rest only then: a plain reply pays nothing
+            candidates = [
+                replace(c, aside=True) if aside(text, c, bounds) else c for c in candidates
+            ]
+            best = choose(candidates)
     if best is None or not _restating(best) or not asks_for_input(text):
         return best
     return choose([replace(c, restated=True) if _restating(c) else c for c in candidates])
+
+
+def statement_bounds(text: str) -> tuple[int, int]:
+    """Where the reply's first words begin (markdown aside) and where its last statement
+    begins: after the last line break or sentence end before its final words (a closing
+    period, backticks or markdown aside)."""
+    first = len(text) - len(text.lstrip(" \t\n`*"))
+    body = text.rstrip().rstrip(".!?`*) \t")
+    ends = (body.rfind(". "), body.rfind("! "), body.rfind("? "), body.rfind("\n"))
+    return first, 1 + max(ends)
+
+
+def aside(text: str, candidate: Candidate, bounds: tuple[int, int]) -> bool:
+    """Is the candidate a value mentioned in passing, no answer a careful reader would take?
+    It is when nothing states it: no answer label before it, not on a line of its own, not
+    opening the reply, not after a short label opening its line (`A: [...]`), not in the
+    reply's last statement, and no result named in its sentence before it ("The result will
+    be [...]"). The model's steps, asides and illustrations ("(i.e., [4, 9])", "like this:
+    `[42, 51]`", "from the original list of integers [4, 9]") are such values. Reads a
+    bounded window before the candidate."""
+    start, end = candidate.start, candidate.end
+    first, last = bounds
+    if candidate.labelled or end is None or start <= first or start >= last:
+        return False
+    if alone_on_line(text, start, end):
+        return False
+    line = text.rfind("\n", max(0, start - LEAD_WINDOW), start) + 1
+    if LINE_LABEL.fullmatch(text, line, start):
+        return False
+    lead = text[max(line, start - LEAD_WINDOW) : start]
+    sentence = max(lead.rfind(". "), lead.rfind("! "), lead.rfind("? ")) + 1
+    return STATED.search(lead, sentence) is None
 
 
 def _restating(candidate: Candidate) -> bool:

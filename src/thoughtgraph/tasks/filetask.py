@@ -653,6 +653,7 @@ def parse_count_map(text: str, prompt: str = "") -> dict[str, int]:
             labelled(text, start),
             in_code(text, start, end),
             echo=bool(value) and value in echoes,
+            end=end,
         )
         for value, start, end, complete in [*_count_objects(text), *_count_lines(text)]
     ]

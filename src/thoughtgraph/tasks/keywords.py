@@ -192,6 +192,7 @@ def parse_counts(text: str, prompt: str = "", *, places: bool = False) -> dict[s
                 code=in_code(text, start, end),
                 echo=bool(value) and value in echoes,
                 other_input=within(others, anchor(text, start)),
+                end=end,
             )
             for start, end, value, complete in _count_candidates(text, places)
         ],

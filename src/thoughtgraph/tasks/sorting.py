@@ -271,6 +271,7 @@ def careful_int_list(
                 restated=restated,
                 fragment=start in inner,
                 alternative=start in offered,
+                end=end,
             )
             for start, end, value, complete, key, restated in keyed
         ],
