@@ -166,9 +166,12 @@ REQUEST = re.compile(
 # `is`/`be`/`as` or a colon ("The result will be", "The answer to this part is", "the output of
 # the above code is:", "you get this output as"); "the original list of integers [4, 9]",
 # "which would result in lists [2, 4]" or a noun before code or a quote ("list concatenation
-# (`**`) like this:", 'a key named "Peru" with two values:') state none.
+# (`**`) like this:", 'a key named "Peru" with two values:') state none. A list named is no
+# result named ("a list of integers that contain every number twice: [0, 1, 2, 3] in this
+# case" states a list, any list); "the sorted list is", "the final list is" state the result.
 STATED = re.compile(
-    r"(?i)\b(?:results?|outputs?|answers?|intersection|solution|lists?|counts?)\b"
+    r"(?i)\b(?:results?|outputs?|answers?|intersection|solution|counts?|"
+    r"(?:sorted|final|resulting|merged)\s+lists?)\b"
     r"[^\n.;!?`'\"]{0,60}?(?:\b(?:is|are|be|as)|:)[\s`*]*$"
 )
 # A short label opening the candidate's line (`A: [24, 36]`, `List: [5, 6]`, `<output>`).
@@ -315,6 +318,17 @@ def aside(text: str, candidate: Candidate, bounds: tuple[int, int]) -> bool:
     lead = text[max(line, start - LEAD_WINDOW) : start]
     sentence = max(lead.rfind(". "), lead.rfind("! "), lead.rfind("? ")) + 1
     return STATED.search(lead, sentence) is None
+
+
+# A condition opening the clause before a phrase ("Check if both sets have no common elements",
+# "whether the text names no country"): what it says is asked, not stated.
+CONDITION = re.compile(r"(?i)\b(?:if|whether|unless)\b[^\n.;:!?]{0,60}$")
+
+
+def conditional(text: str, start: int) -> bool:
+    """Is the phrase at `start` inside a condition (`if ...`, `whether ...`)? Then the reply
+    asks it, as a step of a method, and says nothing of the answer."""
+    return CONDITION.search(text, max(0, start - 60), start) is not None
 
 
 def _restating(candidate: Candidate) -> bool:

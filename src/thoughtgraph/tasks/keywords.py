@@ -19,6 +19,7 @@ from thoughtgraph.tasks.answers import (
     alone_on_line,
     anchor,
     choose_in,
+    conditional,
     in_code,
     labelled,
     other_input_spans,
@@ -208,14 +209,26 @@ def parse_counts(text: str, prompt: str = "", *, places: bool = False) -> dict[s
 
 def _says_none(text: str, prompt: str) -> bool:
     """Does the reply say that no country is named, in its own words? Not inside code (`# no
-    countries found`), nor in words echoed from the prompt (a retry's `<errors>the answer's
-    dictionary holds no country: count pairs</errors>` copied back is the prompt's line)."""
+    countries found`), not asked in a condition ("check whether the text names no country"),
+    nor in words echoed from the prompt: a retry's `<errors>the answer's dictionary holds no
+    country: count pairs</errors>` copied back is the prompt's line, quoted or not (a quotation
+    mark breaks one side, so the words on either side found in the prompt echo it)."""
     lowered = prompt.lower()
     return any(
         not in_code(text, m.start())
-        and text[max(0, m.start() - _ECHO_SPAN) : m.end() + _ECHO_SPAN].lower() not in lowered
+        and not conditional(text, m.start())
+        and not _echoed(text, m.start(), m.end(), lowered)
         for m in _NONE.finditer(text)
     )
+
+
+def _echoed(text: str, start: int, end: int, prompt: str) -> bool:
+    """Are the phrase at `start:end` and the _ECHO_SPAN characters before it, or after it, in
+    the (lower-cased) prompt? A side shorter than the span (the reply's start or end) tells
+    nothing: "No country is named." opening a reply is the model's own."""
+    before = start >= _ECHO_SPAN and text[start - _ECHO_SPAN : end].lower() in prompt
+    after = end + _ECHO_SPAN <= len(text) and text[start : end + _ECHO_SPAN].lower() in prompt
+    return before or after
 
 
 def _empty_answer(text: str, match: re.Match[str]) -> bool:
@@ -269,9 +282,14 @@ def _count_candidates(text: str, places: bool) -> list[tuple[int, int, dict[str,
 
 
 def _nested(text: str, start: int) -> bool:
-    """Is the object opening at `start` inside another one (more `{` than `}` before it)? A
-    count object nested in a made-up structure (`{"output": {"Chile": 2}}`) is a field of it."""
-    return text.count("{", 0, start) > text.count("}", 0, start)
+    """Is the object opening at `start` inside another one (more `{` than `}` before it), or an
+    element of a list open in its paragraph (more `[` than `]`)? A count object nested in a
+    made-up structure (`{"output": {"Chile": 2}}`, `data = [{"China": 2}, {"Italy": 3}]`) is a
+    piece of it, not the counts."""
+    if text.count("{", 0, start) > text.count("}", 0, start):
+        return True
+    para = max(text.rfind("\n\n", 0, start), 0)
+    return text.count("[", para, start) > text.count("]", para, start)
 
 
 def _every(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from thoughtgraph.errors import InputError, shown
 from thoughtgraph.io.strictload import RefusedDocument, read_json
-from thoughtgraph.tasks.answers import in_code
+from thoughtgraph.tasks.answers import conditional, in_code
 from thoughtgraph.tasks.base import BaseTask, FirstNumberScore, ParseError, chunks
 from thoughtgraph.tasks.score import Score
 from thoughtgraph.tasks.sets_prompts import PROMPTS
@@ -221,7 +221,10 @@ def parse_set(text: str, prompt: str = "", answers: Iterable[Iterable[int]] = ()
         prompt = _BRACED.sub(r"[\1]", prompt)
         return sorted(parse_int_list(braced, prompt, unordered=True, answers=answers))
     except ParseError as exc:
-        if any(not in_code(text, m.start()) for m in _NONE.finditer(text)):
+        if any(
+            not in_code(text, m.start()) and not conditional(text, m.start())
+            for m in _NONE.finditer(text)
+        ):
             return []
         raise exc from None
 
