@@ -12,16 +12,13 @@ import pytest
 
 from thoughtgraph.tasks import ParseError, get_task
 
+from .part_prompts import SET_PART
+
 SORT_PART = (
     "Solve this part of a larger task. Work only on the part below.\n\n<task>Sort a list of 16"
     " integers in ascending order.</task>\n<part>[6, 4, 5, 0, 8, 3, 9, 7]</part>\n\nReturn only"
     " the result for this part, in the format: a list of integers in square brackets, ascending,"
     " such as [0, 1, 1, 4, 9]"
-)
-SET_PART = (
-    "Solve this part of a larger task.\n<part>Set 1: [9, 22, 57, 5, 18]\nSet 2: [33, 18, 9]"
-    "</part>\n\nReturn only the result for this part, in the format: a list of integers in"
-    " square brackets, such as [3, 11, 14]"
 )
 COUNT_PART = (
     "Solve this part of a larger task.\n<part>Japan traded with China.</part>\n\nReturn only the"
