@@ -104,3 +104,82 @@ def test_the_answers_do_not_depend_on_what_was_asked_before() -> None:
         model.answer(prompt, random.Random(9))
     again = [model.answer(p, random.Random(2)) for p in prompts]
     assert again == alone
+
+
+def test_a_list_is_read_as_the_number_scan_reads_it() -> None:
+    """`ints` reads a list as prompts write it with the JSON decoder: the same numbers as the
+    scan (`-?\\d+`) on every text, plain or not."""
+    import re
+
+    from thoughtgraph.sim.sorting import ints
+
+    draw = random.Random(30)
+    texts = [
+        "[]",
+        "[0]",
+        "[-0, -5, 12]",
+        "[1-2, 3]",
+        "[01, 2]",
+        "[1,,2]",
+        "[ 1 , 2 ]",
+        "[,]",
+        "[-]",
+        "[1 2]",
+        "[1, 2] ",
+        "x[1, 2]",
+        "[1.5, 2]",
+        "[[1], 2]",
+        "[1e3]",
+        "[\u0663, 2]",
+        "7",
+        "",
+        "[" + ", ".join(str(draw.randint(-(10**30), 10**30)) for _ in range(50)) + "]",
+    ]
+    alphabet = "0123456789, -[]"
+    texts += [
+        "[" + "".join(draw.choices(alphabet, k=draw.randint(0, 12))) + "]" for _ in range(3000)
+    ]
+    for text in texts:
+        assert ints(text) == [int(n) for n in re.findall(r"-?\d+", text)], text
+
+
+def test_a_list_is_written_as_str_writes_its_numbers() -> None:
+    from thoughtgraph.sim.sorting import show_list
+
+    for items in ([], [0], [-257, -256, 1023, 1024], list(range(-300, 1100)), [10**40, -(10**40)]):
+        assert show_list(items) == "[" + ", ".join(map(str, items)) + "]"
+
+
+def test_sort_is_found_where_the_scan_finds_it() -> None:
+    from thoughtgraph.sim.jobs import _SORT, _says_sort
+
+    for text in (
+        "Sort it",
+        "unsorted, then sort",
+        "unsorted only",
+        "resort",
+        "SORT",
+        "sOrT",
+        "\u017fort",
+        "a-sort",
+        "_sort",
+        "Sorted",
+        "",
+    ):
+        assert _says_sort(text) == (_SORT.search(text) is not None), text
+
+
+def test_a_pickled_model_leaves_its_plans_behind_and_answers_the_same() -> None:
+    import asyncio
+    import pickle
+
+    prompts = [p for group in load_prompts().values() for p in group][:20]
+    model = SimulatedModel(error=3.0, seed=4)
+    before = [model.answer(p, random.Random(1)) for p in prompts]
+    state = model.__getstate__()
+    assert state["_plans"] == {} and model._plans
+    copy = pickle.loads(pickle.dumps(model))
+    assert [copy.answer(p, random.Random(1)) for p in prompts] == before
+    # and the copy goes on counting occurrences where the original was
+    asked = asyncio.run(model.complete(prompts[0], 2))
+    assert [c.text for c in asyncio.run(copy.complete(prompts[0], 2))] == [c.text for c in asked]

@@ -86,6 +86,16 @@ def known_task(prompt: str) -> str | None:
         return "keyword-counting"
     if "Set 2" in prompt or "both sets" in prompt:
         return "set-intersection"
-    if _SORT.search(prompt):
+    if _says_sort(prompt):
         return "sorting"
     return None
+
+
+def _says_sort(prompt: str) -> bool:
+    """`_SORT` is in the prompt: first tried where "Sort" or "sort" first stands (its first
+    words, mostly), as the case-blind scan tests every character before its first match."""
+    for word in ("Sort", "sort"):
+        at = prompt.find(word)
+        if at >= 0 and _SORT.match(prompt, at):  # `\b` reads the character before `at`
+            return True
+    return _SORT.search(prompt) is not None

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import random
 import re
+from collections.abc import Callable
 
 from thoughtgraph.sim.jobs import Job, Slips, is_cot
 from thoughtgraph.tasks.base import ParseError
@@ -59,9 +60,20 @@ def _count(kind: str, text: str) -> Job:
 
 
 def _job(kind: str, truth: dict[str, int]) -> Job:
+    def right(indent: int | None) -> str:
+        """The right counts as written, in each layout: made once, for the answers without a
+        slip (most; the JSON encoder with an indent is the pure-Python one)."""
+        if indent not in written:
+            written[indent] = json.dumps(truth, indent=indent)
+        return written[indent]
+
+    written: dict[int | None, str] = {}
+
     def write(slips: Slips, rng: random.Random, _error: float) -> str:
-        counts = slip_counts(truth, slips, rng)
-        return render_counts(counts, rng, output_line=kind in ("cot", "fix"))
+        output_line = kind in ("cot", "fix")
+        if not slips.count:  # no slip draws nothing: the counts are the right ones
+            return render_counts(truth, rng, output_line, written=right)
+        return render_counts(slip_counts(truth, slips, rng), rng, output_line)
 
     return Job("keyword-counting", kind, sum(truth.values()), write)
 
@@ -91,9 +103,17 @@ def slip_counts(truth: dict[str, int], slips: Slips, rng: random.Random) -> dict
     return counts
 
 
-def render_counts(counts: dict[str, int], rng: random.Random, output_line: bool) -> str:
+def render_counts(
+    counts: dict[str, int],
+    rng: random.Random,
+    output_line: bool,
+    written: Callable[[int | None], str] | None = None,
+) -> str:
+    """The counts as JSON, indented or not, alone, after a line or in a fence; `written`: the
+    counts' JSON at an indent, made before (the answers without a slip share it)."""
     style = rng.random()
-    body = json.dumps(counts, indent=4) if style < 0.5 else json.dumps(counts)
+    indent = 4 if style < 0.5 else None
+    body = written(indent) if written is not None else json.dumps(counts, indent=indent)
     if output_line:
         return f"I went through the text and counted each country again.\nOutput: {body}"
     if style < 0.9:
@@ -104,7 +124,26 @@ def render_counts(counts: dict[str, int], rng: random.Random, output_line: bool)
 def _split(text: str, parts: int) -> Job:
     sentences = list(split_sentences(text))
 
+    def right() -> str:
+        """The split without a slip: made once (no slip draws nothing)."""
+        if not written:
+            written.append(passages(sentences))
+        return written[0]
+
+    written: list[str] = []
+
+    def passages(kept: list[str]) -> str:
+        size, extra = divmod(len(kept), parts)
+        found, start = {}, 0
+        for index in range(parts):
+            end = start + size + (1 if index < extra else 0)
+            found[f"Passage {index + 1}"] = " ".join(kept[start:end])
+            start = end
+        return json.dumps(found, indent=2)
+
     def write(slips: Slips, rng: random.Random, _error: float) -> str:
+        if not slips.count:
+            return right()
         kept = list(sentences)
         for _ in range(slips.count):
             i = rng.randrange(len(kept))
@@ -113,13 +152,7 @@ def _split(text: str, parts: int) -> Job:
                 kept.pop(i)
             elif move is not None:
                 kept.insert(i, kept[i])
-        size, extra = divmod(len(kept), parts)
-        passages, start = {}, 0
-        for index in range(parts):
-            end = start + size + (1 if index < extra else 0)
-            passages[f"Passage {index + 1}"] = " ".join(kept[start:end])
-            start = end
-        return json.dumps(passages, indent=2)
+        return passages(kept)
 
     return Job("keyword-counting", "split", len(sentences), write)
 

@@ -28,6 +28,7 @@ from thoughtgraph.io.bounds import MAX_SIM_LATENCY
 from thoughtgraph.models.base import Completion, _tokens
 from thoughtgraph.sim import propose, wakeups
 from thoughtgraph.sim.jobs import Job, Slips, poisson
+from thoughtgraph.sim.laws import UNIFORM, Mix
 from thoughtgraph.sim.profiles import DEFAULT, KINDS, Profile, load_profile, shipped
 from thoughtgraph.sim.readers import read_prompt
 from thoughtgraph.sim.sorting import Item, slip_list
@@ -61,6 +62,16 @@ def kind_scales(given: Mapping[str, float], error: float) -> dict[str, float]:
     return {kind: given[kind] for kind in KINDS if kind in given and given[kind] != error}
 
 
+# a prompt's reading and its job's law, worked out once for all of its answers (`_plan`):
+# (tune --propose's meta-prompt?, its job (None: none read), the mean slips, their mix, the
+# Slips of an answer without a slip, the job kind's slip scale)
+_Plan = tuple[bool, Job | None, float, Mix, Slips, float]
+_PLANS = 16  # prompts whose plan a model keeps: a request's n answers are written one after
+# another, and bench/reference.py asks one prompt's answers in a row
+_META: _Plan = (True, None, 0.0, UNIFORM, Slips(0, UNIFORM), 0.0)
+_UNREAD: _Plan = (False, None, 0.0, UNIFORM, Slips(0, UNIFORM), 0.0)
+
+
 class SimulatedModel:
     """`sim`, `sim:latency=0.05,error=0,seed=1`, `sim:profile=llama-3-70b`. error: slip scale
     (0 never wrong); `kind_error`: a job kind's own scale in its place (`sim:part_error=6`:
@@ -90,6 +101,7 @@ class SimulatedModel:
         self.profile_spec = profile
         self.profile: Profile = load_profile(profile)
         self._seen: Counter[str] = Counter()
+        self._plans: dict[str, _Plan] = {}
         # the profile first: every header, report and figure names the sim by this, and answers
         # of one profile are not another's in a cache
         label = profile if isinstance(profile, str) else self.profile.name
@@ -136,25 +148,56 @@ class SimulatedModel:
         fresh.price = self.price
         return fresh
 
+    def __getstate__(self) -> dict[str, object]:
+        """A pickled copy (Ray's workers) without the plans: they hold the readings' writers,
+        and a copy works them out again."""
+        state = dict(self.__dict__)
+        state["_plans"] = {}
+        return state
+
     async def complete(self, prompt: str, n: int = 1) -> list[Completion]:
         first = self._seen[prompt]
         self._seen[prompt] += n
         if self.latency:
             await wakeups.sleep(self.latency)  # one timer for all waits, not one each
         texts = [self.answer(prompt, self._rng(prompt, first + i)) for i in range(n)]
-        return [Completion(t, Usage(_tokens(prompt), _tokens(t))) for t in texts]
+        used = _tokens(prompt)
+        return [Completion(t, Usage(used, _tokens(t))) for t in texts]
 
     def _rng(self, prompt: str, occurrence: int) -> random.Random:
-        digest = hashlib.sha256(f"{self.seed}\x00{occurrence}\x00{prompt}".encode()).digest()
-        return random.Random(int.from_bytes(digest[:8], "big"))
+        # the digest of f"{seed}\0{occurrence}\0{prompt}", without copying the prompt into it
+        digest = hashlib.sha256(f"{self.seed}\x00{occurrence}\x00".encode())
+        digest.update(prompt.encode())
+        return random.Random(int.from_bytes(digest.digest()[:8], "big"))
 
     def answer(self, prompt: str, rng: random.Random) -> str:
-        if propose.is_meta_prompt(prompt):  # `tune --propose`: the sim ignores wording
+        plan = self._plans.get(prompt) or self._plan(prompt)
+        meta, job, mean, mix, none, scale = plan
+        if meta:  # `tune --propose`: the sim ignores wording
             return propose.rewrite(prompt, rng)
-        job = read_prompt(prompt)
         if job is None:
             return "I could not find anything to work on in this prompt."
-        return job.write(self.slips(job, rng), rng, self.scale(job.kind))
+        count = poisson(mean, rng)  # as `slips` draws it
+        return job.write(Slips(count, mix) if count else none, rng, scale)
+
+    def _plan(self, prompt: str) -> _Plan:
+        """What `answer` needs of a prompt before its draws, worked out once for all of its
+        answers: whether it is `tune --propose`'s, its job, the job's mean slips and mix (as
+        `slips` works them out), the `Slips` of its answers without a slip, and its scale. A
+        model's settings do not change once made, so neither does a plan."""
+        if propose.is_meta_prompt(prompt):
+            plan: _Plan = _META
+        elif (job := read_prompt(prompt)) is None:
+            plan = _UNREAD
+        else:
+            law = self.profile.law(job.task, job.kind)
+            length = job.measure(law.measure)
+            mix, scale = law.mix_at(length), self.scale(job.kind)
+            plan = (False, job, law.expected(length, scale), mix, Slips(0, mix), scale)
+        if len(self._plans) >= _PLANS:
+            self._plans.clear()
+        self._plans[prompt] = plan
+        return plan
 
     def scale(self, kind: str) -> float:
         """The slip scale of a job kind: its own (`part_error=`) or `error`."""

@@ -11,7 +11,7 @@ import random
 import re
 
 from thoughtgraph.sim.jobs import Job, Slips, is_cot
-from thoughtgraph.sim.sorting import ints, render_list, render_split
+from thoughtgraph.sim.sorting import ints, render_shown, render_split, show_list
 
 _SET = re.compile(r"Set ([12])\s*:\s*\[([^\]]*)\]")
 
@@ -55,7 +55,8 @@ def _intersect(kind: str, text: str) -> Job | None:
     if sets is None:
         return None
     first, second = sets
-    common = [x for x in second if x in set(first)]
+    held = set(first)  # once, not once per number of the second set
+    common = [x for x in second if x in held]
     strays = sorted(set(first) ^ set(second))
     return _job(kind, common, strays, steps=kind == "cot", reads=len(first) + len(second))
 
@@ -63,14 +64,20 @@ def _intersect(kind: str, text: str) -> Job | None:
 def _job(
     kind: str, truth: list[int], strays: list[int], steps: bool = False, reads: int | None = None
 ) -> Job:
+    def right() -> str:
+        """The right answer as written: made once, for the answers without a slip (most)."""
+        if not written:
+            written.append(show_list(truth))
+        return written[0]
+
+    written: list[str] = []
+
     def write(slips: Slips, rng: random.Random, _error: float) -> str:
-        items = _slip(truth, slips, strays, rng)
+        # no slip draws nothing: the answer is the right one (_slip's copy of it)
+        body = show_list(_slip(truth, slips, strays, rng)) if slips.count else right()
         if steps:
-            return (
-                "I checked every number of Set 2 against Set 1.\n"
-                f"Output: [{', '.join(map(str, items))}]"
-            )
-        return render_list(items, rng)
+            return f"I checked every number of Set 2 against Set 1.\nOutput: {body}"
+        return render_shown(body, rng)
 
     return Job("set-intersection", kind, len(truth), write, reads)
 

@@ -11,7 +11,7 @@ import json
 import random
 import re
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from thoughtgraph.sim.jobs import Job, Slips, is_cot
 
@@ -22,6 +22,13 @@ SECTION = re.compile(
 )  # the innermost <tag>...</tag> (instructions may name a tag before the tagged data); runs
 # of text without '<' are taken whole (atomic), not tested char by char: 8,192-number prompts
 _INTS = re.compile(r"-?\d+")
+# a list as prompts write it (digits, minus signs, commas and spaces in one pair of brackets):
+# the JSON decoder reads it four times faster than the scan, and reads it the same (`ints`)
+_PLAIN_LIST = re.compile(r"\[[0-9, \-]*\]")
+# the JSON decoder's own scanner (C), without `loads`'s checks around it: (value, end at)
+_DECODE: Callable[[str, int], tuple[Any, int]] = vars(json.JSONDecoder())["scan_once"]
+# small numbers as text, looked up rather than each turned into a string (`show_list`)
+_TEXT = {n: str(n) for n in range(-256, 1024)}
 _COUNT_WORDS = {
     w: i
     for i, w in enumerate(
@@ -51,16 +58,31 @@ def read(prompt: str, _sections: dict[str, str]) -> Job | None:
     if truth is None:
         return None
 
+    def right() -> str:
+        """The right answer as written: made once, for the answers without a slip (most)."""
+        if not written:
+            split = kind == "split"
+            written.append(render_split(truth, int(found["parts"])) if split else show_list(truth))
+        return written[0]
+
+    written: list[str] = []
+
     def write(slips: Slips, rng: random.Random, _error: float) -> str:
-        items = slip_list(truth, slips, rng, stray=strays_for(truth))
-        if kind == "split":
-            return render_split(items, int(found["parts"]))
+        if slips.count:
+            items = slip_list(truth, slips, rng, stray=strays_for(truth))
+            if kind == "split":
+                return render_split(items, int(found["parts"]))
+            body = show_list(items)
+        else:  # no slip draws nothing: the answer is the right one (slip_list's copy of it)
+            items, body = truth, right()
+            if kind == "split":
+                return body
         if kind == "cot":
             return (
                 f"Sorting the two halves and merging them gives {len(items)} numbers.\n"
-                f"Output: {_show(items)}"
+                f"Output: {body}"
             )
-        return render_list(items, rng)
+        return render_shown(body, rng)
 
     return Job("sorting", _LAW_KIND[kind], len(truth), write)
 
@@ -83,6 +105,16 @@ def prompt_kind(sections: dict[str, str]) -> str:
 
 
 def ints(text: str) -> list[int]:
+    """Every whole number in the text, in order (`-?\\d+`). A list as prompts write it is read
+    by the JSON decoder: inside the brackets only digits, minus signs, commas and spaces, so what
+    it decodes is a flat list of whole numbers, the same ones the scan finds (it fails on what
+    JSON does not write, "[1-2]", "[01]", and the scan reads those)."""
+    if _PLAIN_LIST.fullmatch(text):
+        try:
+            values: list[int] = _DECODE(text, 0)[0]
+            return values
+        except (ValueError, StopIteration):  # StopIteration: nothing JSON at the index
+            pass
     return list(map(int, _INTS.findall(text)))  # map: no Python frame per number
 
 
@@ -180,13 +212,21 @@ def render_split(items: list[int], parts: int) -> str:
     return json.dumps(chunks)
 
 
-def _show(items: list[int]) -> str:
-    return "[" + ", ".join(map(str, items)) + "]"
+def show_list(items: list[int]) -> str:
+    """`[1, 2, 3]`: the numbers (ints, as `ints` reads them) looked up as text when small."""
+    try:
+        return "[" + ", ".join(map(_TEXT.__getitem__, items)) + "]"
+    except KeyError:
+        return "[" + ", ".join(map(str, items)) + "]"
 
 
 def render_list(items: list[int], rng: random.Random) -> str:
     """A list as models write it: mostly bare, sometimes after `Output:` or in a code fence."""
-    body = _show(items)
+    return render_shown(show_list(items), rng)
+
+
+def render_shown(body: str, rng: random.Random) -> str:
+    """`render_list` of a list already written (`show_list`)."""
     style = rng.random()
     if style < 0.8:
         return body
