@@ -20,9 +20,11 @@ from thoughtgraph.errors import InputError
 from thoughtgraph.events import OpStatus
 from thoughtgraph.io.bounds import clip_text
 from thoughtgraph.io.tracefile import read_trace, upgrade
-from thoughtgraph.spend.usage import Usage
+from thoughtgraph.records import quick_init
+from thoughtgraph.spend.usage import NO_USAGE, Usage
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Call:
     """One model request, recorded before its answer is used.
@@ -40,11 +42,11 @@ class Call:
     texts: tuple[str, ...]
     started: float  # seconds since the run started
     ended: float
-    usage: Usage = field(default_factory=Usage)
+    usage: Usage = NO_USAGE
     error: str | None = None
     n: int = 1  # completions asked for
     cached: bool = False  # every answer came from the answer cache (nothing was paid)
-    saved: Usage = field(default_factory=Usage)  # tokens of answers served from the cache
+    saved: Usage = NO_USAGE  # tokens of answers served from the cache
     cost: float = 0.0  # USD paid for this call (0 without a price, and for cached answers)
     requests: int = 0  # HTTP requests it sent (retries and parallel singles included)
     attempts: tuple[dict[str, Any], ...] = ()  # each request's outcome (see ledger.Attempt)

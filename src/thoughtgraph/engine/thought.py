@@ -10,9 +10,11 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from thoughtgraph.io.bounds import clip_text
+from thoughtgraph.records import quick_init
 from thoughtgraph.tasks.score import Score
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Thought:
     """One node of the graph of thoughts: an input, a part, a model answer or a code result."""

@@ -32,17 +32,19 @@ from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol, TypeGuard, TypeVar, runtime_checkable
 
 from thoughtgraph.errors import ModelError, UnknownNameError, shown
 from thoughtgraph.io.sources import source_digest
+from thoughtgraph.records import quick_init
 from thoughtgraph.spend.ledger import RequestRecorder
 from thoughtgraph.spend.pricing import Price
-from thoughtgraph.spend.usage import Usage
+from thoughtgraph.spend.usage import NO_USAGE, Usage
 
 
-@dataclass(frozen=True)
+@quick_init
+@dataclass(frozen=True, slots=True)
 class Completion:
     """One answer from a model, with the tokens it cost (0 when the model does not say);
     `estimated` when those tokens were counted from the texts because the model did not say.
@@ -54,7 +56,7 @@ class Completion:
     reply replayed from the cache says why it holds no answer as the paid one did)."""
 
     text: str
-    usage: Usage = field(default_factory=Usage)
+    usage: Usage = NO_USAGE
     cached: bool = False
     estimated: bool = False
     reasoning: str = ""

@@ -26,6 +26,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from thoughtgraph.records import quick_init
 from thoughtgraph.spend.pricing import Price
 from thoughtgraph.spend.usage import Usage
 
@@ -87,7 +88,8 @@ class CallRecord(Protocol):
     def reasoning_tokens(self) -> int: ...
 
 
-@dataclass(frozen=True)
+@quick_init
+@dataclass(frozen=True, slots=True)
 class Spend:
     calls: int = 0  # model calls recorded
     paid_calls: int = 0  # calls that sent at least one request (failed ones included)
@@ -179,14 +181,19 @@ def _figures(c: CallRecord, price: Pricing) -> _Figures:
     )
 
 
+NO_SPEND = Spend(cost=0)  # the sums of no calls (a trace's "cost": 0); frozen, so shared
+
+
 def _total(rows: Sequence[_Figures]) -> Spend:
     """The Spend of these calls' figures (sums in call order, so the floats are the same as
     adding the calls up one by one)."""
     if not rows:
-        return Spend(cost=0)  # as the sums of no calls always were (a trace's "cost": 0)
-    sums = [sum(column) for column in zip(*rows, strict=True)]
-    figures: dict[str, Any] = dict(zip(_SUMMED, sums, strict=True))
-    return Spend(paid_calls=figures["calls"] - figures["cached_calls"], **figures)
+        return NO_SPEND
+    if len(rows) == 1:  # most of a small run's kinds: one call
+        (calls, cached, *rest) = rows[0]
+    else:
+        (calls, cached, *rest) = [sum(column) for column in zip(*rows, strict=True)]
+    return Spend(calls, calls - cached, cached, *rest)  # Spend's fields in `_SUMMED` order
 
 
 def spend(calls: Iterable[CallRecord], price: Pricing = None) -> Spend:

@@ -24,12 +24,14 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from thoughtgraph.errors import BudgetExhausted
+from thoughtgraph.records import quick_init
 from thoughtgraph.spend.budget import Meter, Ticket
 from thoughtgraph.spend.pricing import Price
 from thoughtgraph.spend.usage import Usage, usage_of
 
 
-@dataclass(frozen=True)
+@quick_init
+@dataclass(frozen=True, slots=True)
 class Attempt:
     """One HTTP request and how it ended. Tokens are None when unknown (a timed-out request may
     have been processed and billed; the server never said)."""

@@ -13,7 +13,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from thoughtgraph.records import quick_init
 
+
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Usage:
     prompt_tokens: int = 0
