@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from thoughtgraph.records import quick_init
 from thoughtgraph.spend.pricing import Price
@@ -190,10 +190,11 @@ def _total(rows: Sequence[_Figures]) -> Spend:
     if not rows:
         return NO_SPEND
     if len(rows) == 1:  # most of a small run's kinds: one call
-        (calls, cached, *rest) = rows[0]
+        sums = rows[0]
     else:
-        (calls, cached, *rest) = [sum(column) for column in zip(*rows, strict=True)]
-    return Spend(calls, calls - cached, cached, *rest)  # Spend's fields in `_SUMMED` order
+        sums = cast(_Figures, tuple(sum(column) for column in zip(*rows, strict=True)))
+    # Spend's fields: calls, paid_calls, then the rest of `_SUMMED` in its order
+    return Spend(sums[0], sums[0] - sums[1], *sums[1:])
 
 
 def spend(calls: Iterable[CallRecord], price: Pricing = None) -> Spend:
