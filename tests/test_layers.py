@@ -25,6 +25,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "thoughtgraph.errors",
         "thoughtgraph.events",
         "thoughtgraph.conforms",
+        "thoughtgraph.records",
     ),  # the words every layer shares
     ("thoughtgraph.io",),  # file formats and bounds: trace, events file, strict loading
     ("thoughtgraph.spend",),  # usage, prices, caps, the request ledger

@@ -135,15 +135,17 @@ def _outcome(state: RunState, stop: Stop | None, routes: Routes, budget: Budget)
 class _Runner:
     def __init__(self, graph: Graph, ctx: RunContext, source: Thought) -> None:
         self.graph, self.ctx, self.source = graph, ctx, source
-        self.ops = {op.id: op for op in graph.ops}  # Graph.op goes through pydantic's getattr
-        self.succ = graph.successors()
-        self.waiting = {op.id: len(set(op.inputs)) for op in graph.ops}
-        # the ops that run where the scheduler stands (code that never waits), found once
-        self.in_place = {op.id for op in graph.ops if kinds.get(op.kind).runs_in_place(op.params)}
+        # the graph's structure, worked out once per graph (its cached properties)
+        self.ops, self.succ, self.in_place = (
+            graph.ops_by_id,
+            graph.successor_ids,
+            graph.in_place_ids,
+        )
+        self.waiting = dict(graph.input_counts)  # counted down as ops end
         self._output_cache: dict[str, list[Thought]] = {}
 
     def _roots(self) -> list[str]:
-        return [op.id for op in self.graph.ops if not op.inputs]
+        return list(self.graph.root_ids)
 
     def _ready_after(self, op_id: str) -> list[str]:
         ready = []

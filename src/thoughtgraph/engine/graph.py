@@ -209,19 +209,43 @@ class Graph(BaseModel):
         return self._templates
 
     @functools.cached_property
-    def _ops_by_id(self) -> dict[str, Op]:
+    def ops_by_id(self) -> dict[str, Op]:
+        """Each op by its id (read only)."""
         return self._index
 
     # --- structure -------------------------------------------------------------------------
     def op(self, op_id: str) -> Op:
-        return self._ops_by_id[op_id]
+        return self.ops_by_id[op_id]
 
     def successors(self) -> dict[str, list[str]]:
+        """The ops that read each op's thoughts (a new dict: yours to change)."""
+        return {op_id: list(after) for op_id, after in self.successor_ids.items()}
+
+    # What the scheduler reads of the graph, worked out once per graph (a scheme's graph is
+    # built once per shape and shared by its runs: `schemes.build`), not once per run.
+    @functools.cached_property
+    def successor_ids(self) -> dict[str, tuple[str, ...]]:
+        """The ops that read each op's thoughts, in graph order (read only)."""
         succ: dict[str, list[str]] = {op.id: [] for op in self.ops}
         for op in self.ops:
             for source in dict.fromkeys(op.inputs):
                 succ[source].append(op.id)
-        return succ
+        return {op_id: tuple(after) for op_id, after in succ.items()}
+
+    @functools.cached_property
+    def input_counts(self) -> dict[str, int]:
+        """How many distinct ops each op waits for (read only: copy it to count down)."""
+        return {op.id: len(set(op.inputs)) for op in self.ops}
+
+    @functools.cached_property
+    def root_ids(self) -> tuple[str, ...]:
+        """The ops that read the input itself."""
+        return tuple(op.id for op in self.ops if not op.inputs)
+
+    @functools.cached_property
+    def in_place_ids(self) -> frozenset[str]:
+        """The ops whose kind runs where the scheduler stands (code that never waits)."""
+        return frozenset(op.id for op in self.ops if kinds.get(op.kind).runs_in_place(op.params))
 
     @functools.cached_property
     def output(self) -> Op:

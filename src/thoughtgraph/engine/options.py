@@ -8,6 +8,7 @@ problem and the checked graph (`api.prepare`): built once, then run.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 from dataclasses import dataclass, field, replace
@@ -139,8 +140,15 @@ class RunKeywords(RunLimits, total=False):
 def run_options(keywords: RunKeywords, *, flags: bool = False) -> RunOptions:
     """The checked `RunOptions` of a public function's keywords: where they become options (an
     omitted one takes `RunOptions`'s default)."""
+    if not keywords and not flags:  # a plain solve(): the defaults, checked once (frozen)
+        return _defaults()
     cache, order = keywords.get("cache"), keywords.get("order", RunOptions.order)
     return limited_run(keywords, cache=cache, order=order, flags=flags)
+
+
+@functools.cache
+def _defaults() -> RunOptions:
+    return RunOptions()
 
 
 def limited_run(
