@@ -15,7 +15,8 @@ scores as a failure, never a made-up answer that could become a part's best thou
   `result = {}`), passed to a call (`sorted([3, 1, 2])`), returned, compared or followed by
   an operator, or offered as a way to compute ("... is to use the `map` function:", "Here's
   the code:"). A program is not an answer, and neither is a comment in it claiming what it
-  prints. A fence (or an HTML `<code>`) holding just a value is no program.
+  prints. A fence (or an HTML `<code>`) holding just a value is no program; an HTML `<code>`
+  block holding code is one, as a fence is.
 - *for another input*: a candidate after an input the model restated that is not the real one
   (`Input: [9, 4]` then `Output: [4, 9]`, a few-shot example repeated with its output, a
   made-up `Set 1:`), until a blank line or the real input restated, or after an example
@@ -30,7 +31,10 @@ scores as a failure, never a made-up answer that could become a part's best thou
   the program: it is for another input when the program is (`# Example usage:`). So is
   what prose after a program says it prints ("The output of this code would be:", "When you
   run this code, ...:"), right under it or so said, when the program works on data of its own
-  (none of the problem's inputs in it: `printer`, the int-list tasks check).
+  (none of the problem's inputs in it: `printer`, the int-list tasks check); what prose says
+  a program prints is the first value after those words, and a labelled value after that one
+  is the reply's own. A value the reply gives as another problem's (its own made-up input, or
+  what it calls an example) is that value wherever the reply repeats it.
 - *the input restated under its label* (`Input: [3, 1, 2]`, `Set 1: [...]`): a restatement,
   not an answer; so is what a reply asking for its input restates without a label ("we are
   not given the second dictionary, please provide it": `choose_in`).
@@ -103,7 +107,7 @@ CODE_AFTER = re.compile(r"[ \t]*(?:[+/%]|\*[ \t]*\d|==|!=|\.\w+\(|\[)")
 # A line that is code whatever follows: a statement, or an assignment to a Python name
 # (`result = `, `sorted_list = `: lower case or with `_`; `Output = ` is a label, not code).
 CODE_LINE = re.compile(
-    r"^[ \t]*(?:>>>|def |class |return\b|print\(|import |from \w[\w.]* import |assert |"
+    r"(?m)^[ \t]*(?:>>>|def |class |return\b|print\(|import |from \w[\w.]* import |assert |"
     r"for \w+ in |while |if .*:\s*$|[a-z_][\w.]*(?:\[[^\]\n]*\])?[ \t]*[-+*/]?=(?!=)|"
     r"[A-Za-z]\w*_\w*[ \t]*=(?!=))"
 )
@@ -118,6 +122,8 @@ OFFERED_AS_CODE = re.compile(
 )
 # A fenced block (one the token limit left open runs to the end) and signs that it is a program.
 FENCE = re.compile(r"```[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
+# A program in HTML (`<pre><code>def f(...): ...</code>`; the token limit may leave it open).
+CODE_TAG = re.compile(r"<code\b[^>]*>(.*?)(?:</code>|\Z)", re.DOTALL | re.IGNORECASE)
 # JavaScript in HTML (`<script>const data = f({...});</script>`; the token limit may leave it open).
 SCRIPT = re.compile(r"<script\b[^>]*>(.*?)(?:</script>|\Z)", re.DOTALL | re.IGNORECASE)
 # A fenced block is a program when a line of it is code: a definition, a print, a return, an
@@ -128,6 +134,8 @@ PROGRAM = re.compile(
     r"^\s*[A-Za-z_][\w.]*\(.*\)\s*;?\s*$|^\s*#\s*(?i:output|returns?|prints?|result)\b",
     re.MULTILINE,
 )
+# The HTML tags closing a program (`</code></pre>`): no words between it and what it prints.
+CLOSING_CODE = re.compile(r"</(?:code|pre)>", re.IGNORECASE)
 # What a program prints, written under it: only blank lines and a label between.
 AFTER_PROGRAM = re.compile(r"\s*(?:(?:output|result|returns?|prints?)\s*:?)?[\s`*]*", re.I)
 # Prose after a program saying that what follows is its output ("The output of this code would
@@ -138,10 +146,14 @@ PRINTED = re.compile(
     r"(?:code|program|function|script|snippet)|(?:this|that|it|which|code|function|program)"
     r"(?:\s+(?:code|program|function|script|snippet))?"
     r"\s+(?:(?:will|would|should)\s+)?(?:output|print|return|produce|display)s?\b|"
-    r"the\s+output\s+(?:will|would|should)\s+be|the\s+output\s*:|when\s+you\s+run|"
+    r"the\s+output\s+(?:is|(?:will|would|should)\s+be)|the\s+output\s*:|when\s+you\s+run|"
     r"to\s+print\b|(?:will|would|should)\s+result\s+in\b)"
 )
 PRINTED_WINDOW = 200
+# Where a value opens: what a program prints is the first value after the words saying so
+# ("This will output: `[[2982, 7], [14]]`"); a labelled value after that one ("So the correct
+# output would be: [0, 56, 4]") is the reply's own statement, not the program's output.
+VALUE_OPENING = re.compile(r"[\[{]")
 # The format named right before a list, no label between ("always square brackets [0, 1]
 # (where ...)"): the list shows the format, as the prompt's own "such as [0, 1, 1, 4, 9]" does.
 FORMAT_NAMED = re.compile(r"(?i)\bsquare\s+brackets?[ \t`*]*$")
@@ -308,7 +320,11 @@ def aside(text: str, candidate: Candidate, bounds: tuple[int, int]) -> bool:
     bounded window before the candidate."""
     start, end = candidate.start, candidate.end
     first, last = bounds
-    if candidate.labelled or end is None or start <= first or start >= last:
+    if candidate.labelled or end is None:
+        return False
+    if parenthetical(text, start, end, first):
+        return True
+    if start <= first or start >= last:
         return False
     if alone_on_line(text, start, end):
         return False
@@ -318,6 +334,26 @@ def aside(text: str, candidate: Candidate, bounds: tuple[int, int]) -> bool:
     lead = text[max(line, start - LEAD_WINDOW) : start]
     sentence = max(lead.rfind(". "), lead.rfind("! "), lead.rfind("? ")) + 1
     return STATED.search(lead, sentence) is None
+
+
+# A parenthesis opened before a candidate, on its line, with no result named inside it before
+# the candidate ("square brackets (`[0, 1, 4, 9]`)", "(i.e., [4, 9])"), and closed right after.
+PAREN_OPEN = re.compile(r"\((?P<inside>[^()\n]{0,40}?)[ \t`*]*$")
+PAREN_CLOSE = re.compile(r"[ \t`*]*[.,;]?[ \t`*]*\)")
+
+
+def parenthetical(text: str, start: int, end: int, first: int = 0) -> bool:
+    """Is the candidate at `start:end` inside parentheses of its own, with no result named in
+    them ("square brackets (`[0, 1, 4]`)", "(i.e., [4, 9])")? A parenthesis is an aside by
+    its form: it illustrates the words before it, wherever it stands, the reply's last
+    statement included; it states no answer unless it names one ("(the result is [4, 9])"),
+    or opens the reply (`first`: where its first words begin), aside from nothing."""
+    opened = PAREN_OPEN.search(text, max(0, start - 48), start)
+    if opened is None or opened.start() <= first or PAREN_CLOSE.match(text, end) is None:
+        return False
+    return STATED.search(opened.group("inside") + " ") is None and not LABEL.search(
+        opened.group("inside")
+    )
 
 
 # A condition opening the clause before a phrase ("Check if both sets have no common elements",
@@ -409,7 +445,7 @@ def anchor(text: str, start: int) -> int:
         stop = spans[index][1]
         if stop <= start < stop + 80:  # sliced only when short: many candidates after one
             gap = text[stop:start]  # program made this quadratic otherwise
-            if AFTER_PROGRAM.fullmatch(gap.replace("```", "", 1)):
+            if AFTER_PROGRAM.fullmatch(CLOSING_CODE.sub("", gap.replace("```", "", 1), 2)):
                 return max(0, stop - 1)
     return start
 
@@ -428,7 +464,13 @@ def printer(text: str, start: int) -> tuple[int, int] | None:
     stop = spans[index][1]
     if anchor(text, start) != start:
         return spans[index]
-    return spans[index] if PRINTED.search(text, _lead_in(text, stop, start), start) else None
+    claims = list(PRINTED.finditer(text, _lead_in(text, stop, start), start))  # bounded window
+    if not claims:
+        return None
+    claim = claims[-1]
+    if labelled(text, start) and VALUE_OPENING.search(text, claim.end(), start):
+        return None  # the claim was for the value after it; the label states the reply's own
+    return spans[index]
 
 
 _BARE_LEAD = re.compile(r"[\s`*]*")
@@ -464,6 +506,13 @@ def _programs(text: str) -> tuple[tuple[int, int], ...]:
             (block.start(1), max(block.end(1), block.start(1) + 1))
             for block in SCRIPT.finditer(text)
         )
+    if "<code" in text or "<CODE" in text:
+        spans.extend(
+            (block.start(1), max(block.end(1), block.start(1) + 1))
+            for block in CODE_TAG.finditer(text)
+            if PROGRAM.search(block.group(1)) is not None
+        )
+    if len(spans) > 1:
         spans = _disjoint(spans)
     return tuple(spans)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 
 from thoughtgraph.errors import InputError
 from thoughtgraph.tasks.answers import (
@@ -23,6 +24,7 @@ from thoughtgraph.tasks.answers import (
     in_code,
     labelled,
     other_input_spans,
+    printer,
     tagged,
     within,
 )
@@ -182,6 +184,7 @@ def parse_counts(text: str, prompt: str = "", *, places: bool = False) -> dict[s
         (m.start(), not own or m.group(1).strip() in own) for m in _TEXT_LINE.finditer(text)
     ]
     others = other_input_spans(text, statements)
+    elsewhere = _printed_elsewhere(text, own)
     best = choose_in(
         text,
         [
@@ -192,7 +195,7 @@ def parse_counts(text: str, prompt: str = "", *, places: bool = False) -> dict[s
                 labelled=labelled(text, start),
                 code=in_code(text, start, end),
                 echo=bool(value) and value in echoes,
-                other_input=within(others, anchor(text, start)),
+                other_input=within(others, anchor(text, start)) or elsewhere(start),
                 end=end,
             )
             for start, end, value, complete in _count_candidates(text, places)
@@ -205,6 +208,26 @@ def parse_counts(text: str, prompt: str = "", *, places: bool = False) -> dict[s
     if "{" in text:
         raise ParseError("the answer's dictionary holds no country: count pairs")
     raise ParseError("the answer contains no dictionary of country counts")
+
+
+_QUOTED = 24  # characters of a sentence of the text that, inside a program, quote it
+
+
+def _printed_elsewhere(text: str, own: str) -> Callable[[int], bool]:
+    """Is the candidate at a position what a program prints (`answers.printer`) when the
+    program quotes no sentence of the prompt's text (`own`)? Then it counts data of its own
+    (the format example's `{"Peru": 2, "Chile": 1}` in a string), and its output is for
+    another input. A program quoting the text still answers; without the text, or without a
+    program, nothing is set aside (a plain reply pays nothing)."""
+    if not own or ("```" not in text and "<code" not in text.lower()):
+        return lambda start: False
+    openings = [s[:_QUOTED] for s in split_sentences(own) if len(s) >= _QUOTED]
+
+    def printed(start: int) -> bool:
+        span = printer(text, start)
+        return span is not None and not any(o in text[span[0] : span[1]] for o in openings)
+
+    return printed
 
 
 def _says_none(text: str, prompt: str) -> bool:

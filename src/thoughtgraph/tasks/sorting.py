@@ -18,6 +18,7 @@ from typing import Any, cast
 from thoughtgraph.errors import InputError, shown
 from thoughtgraph.io.strictload import read_json
 from thoughtgraph.tasks.answers import (
+    EXAMPLE,
     PARAGRAPH,
     Candidate,
     alternatives,
@@ -254,6 +255,7 @@ def careful_int_list(
     others = other_input_spans(text, statements)
     offered = alternatives(text, [(start, end) for start, end, *_ in keyed])
     elsewhere = _printed_elsewhere(text, keyed, real)
+    made_up = _own_values(text, keyed, statements, others, real | frozenset(asked))
     best = choose_in(
         text,
         [
@@ -266,6 +268,7 @@ def careful_int_list(
                 echo=key in echoes,
                 other_input=within(others, anchor(text, start))
                 or start in elsewhere
+                or key in made_up
                 or names_format(text, start, key in echoes)
                 or recounted(text, start),
                 restated=restated,
@@ -284,6 +287,31 @@ def careful_int_list(
     return list(best.value)
 
 
+def _own_values(
+    text: str,
+    keyed: list[tuple[Any, ...]],
+    statements: list[tuple[int, bool]],
+    others: tuple[tuple[int, int], ...],
+    real: frozenset[tuple[int, ...]],
+) -> frozenset[tuple[int, ...]]:
+    """The values the reply itself gives as another problem's: an input of its own it states
+    (`cut-set 1 = [30, 8, 21]` beside a made-up `Set 2`), or a value it calls an example
+    ("such as [0, 1, 2]"). The same value elsewhere in the reply is that value again (a list
+    stated twice is one list), not a result for the real input, wherever it stands, under
+    `Output:` too. What a made-up input gives (`Input: [9, 4]`, `Output: [4, 9]`) is not one:
+    a reply may state its answer, then an example with the same output. None of the problem's
+    inputs or answers is one."""
+    if not others or not real:
+        return frozenset()  # nothing for another input, or no input known: nothing to repeat
+    made_up = {start for start, is_real in statements if not is_real}
+    examples = other_input_spans(text, ()) if EXAMPLE.search(text) else ()
+    return frozenset(
+        key
+        for start, _, _, _, key, _ in keyed
+        if key not in real and (start in made_up or within(examples, start))
+    )
+
+
 def _printed_elsewhere(
     text: str, keyed: list[tuple[Any, ...]], real: frozenset[tuple[int, ...]]
 ) -> frozenset[int]:
@@ -291,7 +319,8 @@ def _printed_elsewhere(
     program states none of the problem's inputs: it works on data of its own (`numbers = [23,
     89, ...]`, `range(8)`), so its output is for another input, not this answer. Without the
     prompt's inputs nothing tells, and nothing is set aside."""
-    if not real or ("```" not in text and "<script" not in text.lower()):
+    lowered = text.lower()
+    if not real or ("```" not in text and "<script" not in lowered and "<code" not in lowered):
         return frozenset()  # no program, or no input known: a plain reply pays nothing
     inputs = sorted(k[0] for k in keyed if k[4] in real)  # where the real inputs are stated
     found = set()
