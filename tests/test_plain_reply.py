@@ -238,3 +238,71 @@ def test_sets_in_braces_take_the_fast_path_and_read_the_same(
     fast = parse_set("{3, 2}", prompt)
     monkeypatch.setattr(sorting, "_plain_list", lambda *args: None)
     assert parse_set("{3, 2}", prompt) == fast == [2, 3]
+
+
+def _through_the_regex(text: str) -> list[int] | None:
+    """`_plain_list` as it read every reply before bare lists skipped its regex."""
+    match = sorting._PLAIN.fullmatch(text)
+    return None if match is None else sorting._items(match.group(1))
+
+
+_BARE_PIECES = [
+    "[",
+    "]",
+    "1",
+    "-2",
+    "+3",
+    "007",
+    "1.0",
+    "2.5",
+    " ",
+    "\t",
+    "\r",
+    "\u00a0",
+    ",",
+    ", ",
+    ";",
+    "'4'",
+    '"5"',
+    "true",
+    "null",
+    "x",
+    "\n",
+    "`",
+    "9" * 30,
+    "1e3",
+    "[]",
+]
+
+
+@given(st.lists(st.sampled_from(_BARE_PIECES), max_size=10))
+@settings(max_examples=600, deadline=None)
+def test_a_bare_list_reads_as_the_regex_read_it(pieces: list[str]) -> None:
+    for text in ("[" + "".join(pieces) + "]", "".join(pieces)):
+        assert _plain_list(text) == _through_the_regex(text), text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[]",
+        "[ ]",
+        "[1]",
+        "[1, 2, 3]",
+        "[1,2,]",
+        "[ 1 , 2 ]",
+        "[1.0, 2]",
+        "[true, 1]",
+        "[1,\r2]",
+        "[\u00a01]",
+        "['1', '2']",
+        "[1 2 3]",
+        "[1, [2]]",
+        "[1]\n",
+        "[1] ",
+        " [1]",
+        "[1`]",
+    ],
+)
+def test_bare_list_edge_cases_read_as_before(text: str) -> None:
+    assert _plain_list(text) == _through_the_regex(text)

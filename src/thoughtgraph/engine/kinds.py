@@ -38,6 +38,8 @@ class Params(BaseModel):
 
     def prompt_of(self) -> str | None:
         """The template an op with these params sends; None if it calls no model."""
+        if "prompt" not in type(self).__pydantic_fields__:  # no failed lookup through pydantic's
+            return None  # __getattr__ (a raised AttributeError): most kinds have no prompt
         prompt = getattr(self, "prompt", None)
         return prompt if isinstance(prompt, str) else None
 

@@ -216,8 +216,26 @@ def _plain_list(text: str) -> list[int] | None:
     the prompt too (an echo is passed over only for another candidate), and a reply holding
     nothing but a list asks for no input. The fast path only skips the work, the prompt's
     lists included."""
+    if _bare(text):  # the commonest reply of all, `[0, 1, 2]` alone: read without the regex
+        fast = _json_array(text)
+        if fast is not None and set(map(type, fast)) <= {int}:
+            return cast(list[int], fast)
+        return _items(text[1:-1])  # as the regex below would hand it on
     match = _PLAIN.fullmatch(text)
     return None if match is None else _items(match.group(1))
+
+
+def _bare(text: str) -> bool:
+    """`text` is one bracketed list and nothing else, on one line: what `_PLAIN` matches with
+    no label, fence or space around it (its body then is everything between the brackets)."""
+    return (
+        text[:1] == "["
+        and text[-1:] == "]"
+        and text.count("[") == 1
+        and text.count("]") == 1
+        and "\n" not in text
+        and "`" not in text
+    )
 
 
 def careful_int_list(
