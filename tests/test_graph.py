@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import pytest
@@ -144,3 +145,42 @@ def test_mermaid_export_draws_every_op_and_edge():
 def test_bfs_order_matches_the_reference_controller():
     order = got(parts=2).bfs_order()
     assert order == ["split", "select_1", "select_2", "part_1", "part_2", "merge_1_1", "refine"]
+
+
+def _chain(*ids: str) -> Graph:
+    """A straight chain of generate ops, the first reading the input."""
+    ops = [Op(id=ids[0], kind="generate", params={"prompt": "io"})]
+    ops += [
+        Op(id=b, kind="generate", inputs=[a], params={"prompt": "io"})
+        for a, b in itertools.pairwise(ids)
+    ]
+    return Graph(ops=ops)
+
+
+def test_the_scheduler_views_are_worked_out_once_and_say_what_the_ops_say() -> None:
+    graph = _chain("a", "b", "c")
+    assert graph.successor_ids == {"a": ("b",), "b": ("c",), "c": ()}
+    assert graph.input_counts == {"a": 0, "b": 1, "c": 1}
+    assert graph.root_ids == ("a",) and graph.output.id == "c"
+    assert graph.call_kinds == ("io",) and graph.ops_by_id["b"].id == "b"
+    assert graph.successor_ids is graph.successor_ids  # cached, not rebuilt per read
+    successors = graph.successors()
+    successors["a"].append("z")  # the public copy is the caller's to change
+    assert graph.successor_ids["a"] == ("b",) and graph.successors()["a"] == ["b"]
+
+
+def test_a_copy_with_other_ops_is_rebuilt_not_left_with_the_old_structure() -> None:
+    graph = _chain("a", "b", "c")
+    assert graph.output.id == "c" and graph.successor_ids["b"] == ("c",)  # cached now
+    shorter = graph.model_copy(update={"ops": graph.ops[:2]})
+    assert shorter.output.id == "b"
+    assert shorter.successor_ids == {"a": ("b",), "b": ()}
+    assert shorter.input_counts == {"a": 0, "b": 1}
+    with pytest.raises(GraphError):  # checked anew: a copy cannot skip the graph's checks
+        graph.model_copy(update={"ops": graph.ops[1:]})
+    named = graph.model_copy(update={"name": "mine", "size": 3})
+    assert (
+        named.name == "mine"
+        and named.output.id == "c"
+        and named == graph.model_copy(update={"name": "mine", "size": 3})
+    )

@@ -12,6 +12,7 @@ import functools
 import inspect
 import json
 import re
+from collections.abc import Mapping
 from graphlib import CycleError, TopologicalSorter
 from pathlib import Path
 from typing import Any, TypeVar
@@ -168,6 +169,10 @@ def built_op(op_id: str, kind: str, inputs: tuple[str, ...], params: dict[str, A
     return op
 
 
+_LABELS = frozenset({"name", "size", "task"})
+"""The graph's fields that say what it is for, not what it does: a copy may change them."""
+
+
 class Graph(BaseModel):
     """A validated DAG of ops with exactly one output (leaf) op.
 
@@ -199,6 +204,14 @@ class Graph(BaseModel):
         self._output = _validate(self.ops)
         self._index = {op.id: op for op in self.ops}
         self._templates = _parse_prompts(self.prompts, self.ops)
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Graph:
+        """pydantic's copy; one with other ops or prompts is built and checked anew (a copy
+        keeps the original's derived structure: its output op, index and cached views)."""
+        if update and not update.keys() <= _LABELS:
+            fields = {name: getattr(self, name) for name in type(self).model_fields}
+            return type(self)(**(fields | dict(update)))
+        return super().model_copy(update=update, deep=deep)
 
     # What a run reads of its graph is cached on it (functools.cached_property, which pydantic
     # leaves alone): a private attribute is read through pydantic's __getattr__, after a failed
