@@ -173,6 +173,35 @@ def test_model_exceptions_that_are_not_model_errors_propagate():
         thoughtgraph.solve("sorting", [3, 1, 2], model=broken)
 
 
+def test_every_op_that_fails_is_read_though_the_first_error_ends_the_run(caplog):
+    """Parts fail side by side: the run raises the first error, and the others are retrieved
+    too (asyncio logs an error that nothing read: "Task exception was never retrieved")."""
+
+    async def broken(prompt: str) -> str:
+        await asyncio.sleep(0)
+        raise RuntimeError("bug in the user's model function")
+
+    with pytest.raises(RuntimeError, match="bug in the user's model"):
+        thoughtgraph.solve("sorting", INPUT_32, model=broken)  # got: 2 parts side by side
+    import gc
+
+    gc.collect()  # an unread task error is logged when the task is collected
+    assert "never retrieved" not in caplog.text
+
+
+def test_a_run_whose_ops_all_succeed_ends_once_the_last_task_has():
+    started: list[str] = []
+
+    def events(event: Event) -> None:
+        if isinstance(event, OpStarted):
+            started.append(event.op_id)
+
+    result = thoughtgraph.solve("sorting", INPUT_32, model="sim:error=0", on_event=events)
+    assert result.status == "clean"
+    assert sorted(started) == sorted(op.id for op in result.graph.ops)
+    assert all(record.status == "done" for record in result.state.ops.values())
+
+
 def test_model_errors_are_failed_attempts():
     calls = {"n": 0}
 

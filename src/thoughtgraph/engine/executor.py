@@ -176,18 +176,21 @@ class _Runner:
         level then started only once the whole level below had been read). An op of an
         `in_place` kind (select, keep_best, a score in code: code that never waits) runs right
         there instead of as a task: a task costs more than such an op does, and the 10,000-op
-        `got` graph has 3,333 selects. The scheduler's loop only waits for the tasks and raises
-        what one raised."""
-        self._finished: asyncio.Queue[asyncio.Task[bool]] = asyncio.Queue()
+        `got` graph has 3,333 selects. The scheduler only waits until no task is left, or one
+        failed, and raises what it raised: each task's done-callback tells it (a queue it read a
+        task at a time woke it once per task, an event-loop turn each)."""
         self._running: set[asyncio.Task[bool]] = set()
         self._stopped = False
+        self._settled: asyncio.Future[asyncio.Task[bool] | None] = (
+            asyncio.get_running_loop().create_future()
+        )
         running = self._running
         try:
             await self._launch(self._roots())
-            while running:
-                task = await self._finished.get()
-                running.discard(task)
-                task.result()  # an op's error (or its cancellation) ends the run here
+            if running:
+                failed = await self._settled
+                if failed is not None:
+                    failed.result()  # an op's error (or its cancellation) ends the run here
         finally:
             for task in running:
                 task.cancel()
@@ -196,8 +199,8 @@ class _Runner:
 
     async def _launch(self, op_ids: list[str]) -> None:
         """Start these ready ops: each as a task, or (in place) here, in the order the ops
-        became ready; a done-callback queue reports the tasks, not asyncio.wait over every
-        running task (O(running) per wake-up, which made big graphs quadratic)."""
+        became ready; each task's done-callback reports it (`_task_done`), not asyncio.wait over
+        every running task (O(running) per wake-up, which made big graphs quadratic)."""
         here: collections.deque[str] = collections.deque()
         while True:
             for op_id in op_ids:
@@ -205,12 +208,25 @@ class _Runner:
                     here.append(op_id)
                     continue
                 task = asyncio.create_task(self._run_task(self.ops[op_id]))
-                task.add_done_callback(self._finished.put_nowait)
+                task.add_done_callback(self._task_done)
                 self._running.add(task)
             if not here:
                 return
             op_id = here.popleft()
             op_ids = self._next(op_id, await self._run_op(self.ops[op_id]))
+
+    def _task_done(self, task: asyncio.Task[bool]) -> None:
+        """A task ended: the run is settled once none is left (each launched what it made
+        ready before it ended), or at once when one failed or was cancelled."""
+        self._running.discard(task)
+        # read here, so that an error after the first is never "never retrieved"
+        failed = task.cancelled() or task.exception() is not None
+        if self._settled.done():
+            return
+        if failed:
+            self._settled.set_result(task)
+        elif not self._running:
+            self._settled.set_result(None)
 
     async def _run_task(self, op: Op) -> bool:
         """One op as a task: run it, then launch what it made ready."""
