@@ -202,6 +202,34 @@ def test_a_run_whose_ops_all_succeed_ends_once_the_last_task_has():
     assert all(record.status == "done" for record in result.state.ops.values())
 
 
+def test_an_in_place_op_that_waits_still_lets_every_op_after_it_run(monkeypatch):
+    """A user's in-place kind may await: a root task that ends meanwhile leaves no task running
+    while the roots are still being launched, and the run must not end there."""
+    from thoughtgraph.engine import kinds
+    from thoughtgraph.engine.graph import Op
+    from thoughtgraph.engine.ops import KeepValidParams
+
+    async def pause(ctx, op, inputs):
+        await asyncio.sleep(0.02)  # the root generate ends during this wait
+        return list(inputs)
+
+    kind = kinds.OpKind("pause_for_test", KeepValidParams, pause, in_place=True, plumbing=True)
+    monkeypatch.setitem(kinds.KINDS, kind.name, kind)
+    graph = Graph(
+        ops=(
+            Op(id="a", kind="generate", params={"prompt": "io"}),
+            Op(id="b", kind="pause_for_test"),
+            Op(id="c", kind="generate", inputs=["a", "b"], params={"prompt": "io"}),
+        )
+    )
+    result = thoughtgraph.solve("sorting", [3, 1, 2], graph=graph, model="sim:error=0")
+    assert {op_id: str(r.status) for op_id, r in result.state.ops.items()} == {
+        "a": "done",
+        "b": "done",
+        "c": "done",
+    }
+
+
 def test_model_errors_are_failed_attempts():
     calls = {"n": 0}
 

@@ -184,3 +184,17 @@ def test_a_copy_with_other_ops_is_rebuilt_not_left_with_the_old_structure() -> N
         and named.output.id == "c"
         and named == graph.model_copy(update={"name": "mine", "size": 3})
     )
+
+
+def test_a_graph_with_its_views_worked_out_pickles_and_its_index_is_read_only() -> None:
+    import pickle
+
+    graph = got(parts=4)
+    views = (graph.output, graph.templates, graph.call_kinds, graph.rates_with_model)
+    views += (graph.successor_ids, graph.input_counts, graph.root_ids, graph.in_place_ids)
+    assert graph.op(graph.ops[0].id) is graph.ops_by_id[graph.ops[0].id]
+    copied = pickle.loads(pickle.dumps(graph))  # as Ray ships a graph to its workers
+    assert copied == graph and copied.output.id == graph.output.id
+    assert copied.successor_ids == graph.successor_ids
+    with pytest.raises(TypeError):
+        graph.ops_by_id["x"] = graph.ops[0]  # type: ignore[index]

@@ -107,3 +107,36 @@ def test_spend_totals_are_built_in_the_field_order_they_are_summed_in() -> None:
 
     names = [f.name for f in dataclasses.fields(Spend)]
     assert names == ["calls", "paid_calls", *accounting._SUMMED[1:]]
+
+
+def test_a_pickle_from_before_the_records_had_slots_loads_as_it_was_made() -> None:
+    """Completion, Spend and Attempt were plain frozen dataclasses: their pickles hold a
+    `__dict__`, which must fill each field by name (not zip field names into the values)."""
+    old = Completion.__new__(Completion)
+    old.__setstate__({"text": "hi", "usage": Usage(1, 2), "cached": True})  # type: ignore[attr-defined]
+    assert old == Completion("hi", Usage(1, 2), cached=True)  # the missing fields: defaults
+    spend = Spend.__new__(Spend)
+    spend.__setstate__({"calls": 3, "cost": 0.5})  # type: ignore[attr-defined]
+    assert spend == Spend(calls=3, cost=0.5)
+    new = pickle.loads(pickle.dumps(Attempt("ok", 2, 10, 20)))
+    assert new == Attempt("ok", 2, 10, 20)
+
+
+def test_frozen_fields_raise_frozen_errors_and_a_subclass_may_add_attributes() -> None:
+    import weakref
+
+    class Mine(Completion):
+        pass
+
+    mine = Mine("x")
+    mine.note = 1  # type: ignore[attr-defined]  # a subclass's own attribute, as before slots
+    assert mine.note == 1  # type: ignore[attr-defined]
+    for record in (Completion("x"), Thought("i", "o", "k", None, ""), mine):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            record.text = "y"  # type: ignore[misc]
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            del record.text  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        Completion("x").note = 1  # type: ignore[attr-defined]
+    assert weakref.ref(Completion("x")) is not None  # weakrefs work, as before slots
+    assert weakref.ref(Spend()) is not None and weakref.ref(Attempt("ok")) is not None

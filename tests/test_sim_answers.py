@@ -9,6 +9,8 @@ and re-record them.
 
 from __future__ import annotations
 
+import asyncio
+import pickle
 import random
 
 import pytest
@@ -183,3 +185,27 @@ def test_a_pickled_model_leaves_its_plans_behind_and_answers_the_same() -> None:
     # and the copy goes on counting occurrences where the original was
     asked = asyncio.run(model.complete(prompts[0], 2))
     assert [c.text for c in asyncio.run(copy.complete(prompts[0], 2))] == [c.text for c in asked]
+
+
+def test_the_settings_that_shape_answers_are_fixed_once_the_model_is_made() -> None:
+    """The name (the answer cache's key) and every prompt's plan are worked out from them: a
+    changed one would leave both stale, so they cannot be changed."""
+    model = SimulatedModel(error=2.0, kind_error={"part": 3.0})
+    for name, value in (("error", 5.0), ("kind_error", {}), ("profile", None)):
+        with pytest.raises(AttributeError):
+            setattr(model, name, value)
+    with pytest.raises(TypeError):
+        model.kind_error["part"] = 0.0  # type: ignore[index]
+
+
+def test_a_pickle_of_a_model_from_before_the_plans_still_answers() -> None:
+    made = SimulatedModel(error=2.0, kind_error={"part": 3.0})
+    renamed = {"_error": "error", "_kind_error": "kind_error", "_profile": "profile"}
+    old = {renamed.get(k, k): v for k, v in made.__getstate__().items() if k != "_plans"}
+    loaded = SimulatedModel.__new__(SimulatedModel)
+    loaded.__setstate__(old)  # as pickle loads the state an older version wrote
+    prompt = "Sort this list: [3, 1, 2]"
+    assert loaded.name == made.name and dict(loaded.kind_error) == {"part": 3.0}
+    assert asyncio.run(loaded.complete(prompt, 2)) == asyncio.run(made.complete(prompt, 2))
+    copied = pickle.loads(pickle.dumps(made))
+    assert copied.name == made.name and dict(copied.kind_error) == {"part": 3.0}

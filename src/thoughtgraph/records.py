@@ -54,4 +54,55 @@ def quick_init(cls: type[T]) -> type[T]:
     init.__doc__ = cls.__init__.__doc__
     init.__annotations__ = dict(cls.__init__.__annotations__)
     cls.__init__ = init  # type: ignore[method-assign]
+    cls.__setstate__ = _setstate_of(cls)  # type: ignore[attr-defined]
+    _freeze(cls)
     return cls
+
+
+def _freeze(cls: type) -> None:
+    """The frozen dataclass's `__setattr__`/`__delattr__`, bound to the slotted class itself:
+    Python 3.11's refer to the class before `slots=True` remade it, so a subclass's own
+    attribute raised `TypeError: super(type, obj)` instead of being set (and a field raised
+    that too where it should raise `FrozenInstanceError`)."""
+    names = frozenset(f.name for f in dataclasses.fields(cls))
+
+    def __setattr__(self: object, name: str, value: object) -> None:
+        if type(self) is cls or name in names:
+            raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self: object, name: str) -> None:
+        if type(self) is cls or name in names:
+            raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
+        object.__delattr__(self, name)
+
+    for method in (__setattr__, __delattr__):
+        method.__qualname__ = f"{cls.__qualname__}.{method.__name__}"
+        setattr(cls, method.__name__, method)
+
+
+def _setstate_of(cls: type) -> Any:
+    """Unpickling: the dataclass's own state (the fields' values in order), or the `__dict__`
+    a pickle holds from before the class had slots (`Completion`, `Spend` and `Attempt` had
+    none): read by name, a field it lacks given its default."""
+    fields = dataclasses.fields(cls)
+    setters = {f.name: cls.__dict__[f.name].__set__ for f in fields}
+
+    def __setstate__(self: object, state: object) -> None:
+        if isinstance(state, dict):
+            for field in fields:
+                if field.name in state:
+                    value = state[field.name]
+                elif field.default is not dataclasses.MISSING:
+                    value = field.default
+                elif field.default_factory is not dataclasses.MISSING:
+                    value = field.default_factory()
+                else:
+                    raise TypeError(f"{cls.__name__} pickle lacks the field {field.name!r}")
+                setters[field.name](self, value)
+            return
+        for field, value in zip(fields, state, strict=True):  # type: ignore[call-overload]
+            setters[field.name](self, value)
+
+    __setstate__.__qualname__ = f"{cls.__qualname__}.__setstate__"
+    return __setstate__

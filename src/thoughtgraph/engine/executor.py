@@ -184,13 +184,16 @@ class _Runner:
         self._settled: asyncio.Future[asyncio.Task[bool] | None] = (
             asyncio.get_running_loop().create_future()
         )
+        self._launching = True  # the roots' launch may await (an in-place op of a user's kind)
         running = self._running
         try:
             await self._launch(self._roots())
-            if running:
-                failed = await self._settled
-                if failed is not None:
-                    failed.result()  # an op's error (or its cancellation) ends the run here
+            self._launching = False  # from here, no task left means every op has run
+            if running and not self._settled.done():
+                await self._settled  # none left, or one failed
+            failed = self._settled.result() if self._settled.done() else None
+            if failed is not None:
+                failed.result()  # an op's error (or its cancellation) ends the run here
         finally:
             for task in running:
                 task.cancel()
@@ -225,7 +228,7 @@ class _Runner:
             return
         if failed:
             self._settled.set_result(task)
-        elif not self._running:
+        elif not self._running and not self._launching:
             self._settled.set_result(None)
 
     async def _run_task(self, op: Op) -> bool:

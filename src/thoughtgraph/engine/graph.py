@@ -15,6 +15,7 @@ import re
 from collections.abc import Mapping
 from graphlib import CycleError, TopologicalSorter
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, TypeVar
 
 from pydantic import (
@@ -222,13 +223,17 @@ class Graph(BaseModel):
         return self._templates
 
     @functools.cached_property
-    def ops_by_id(self) -> dict[str, Op]:
-        """Each op by its id (read only)."""
-        return self._index
+    def _ops_index(self) -> dict[str, Op]:
+        return self._index  # (a dict: a graph with its cached views pickles)
+
+    @property
+    def ops_by_id(self) -> Mapping[str, Op]:
+        """Each op by its id (a read-only view: `op()` reads the same index)."""
+        return MappingProxyType(self._ops_index)
 
     # --- structure -------------------------------------------------------------------------
     def op(self, op_id: str) -> Op:
-        return self.ops_by_id[op_id]
+        return self._ops_index[op_id]
 
     def successors(self) -> dict[str, list[str]]:
         """The ops that read each op's thoughts (a new dict: yours to change)."""

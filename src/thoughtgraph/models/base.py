@@ -44,7 +44,7 @@ from thoughtgraph.spend.usage import NO_USAGE, Usage
 
 
 @quick_init
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, weakref_slot=True)
 class Completion:
     """One answer from a model, with the tokens it cost (0 when the model does not say);
     `estimated` when those tokens were counted from the texts because the model did not say.

@@ -22,6 +22,7 @@ import math
 import random
 from collections import Counter
 from collections.abc import Mapping
+from types import MappingProxyType
 
 from thoughtgraph.errors import UnknownNameError, shown
 from thoughtgraph.io.bounds import MAX_SIM_LATENCY
@@ -96,10 +97,13 @@ class SimulatedModel:
             raise UnknownNameError(
                 f"sim option latency is at most {MAX_SIM_LATENCY:g} seconds, got {latency:g}"
             )
-        self.error, self.latency, self.seed = error, latency, seed
-        self.kind_error = kind_scales(kind_error or {}, error)
+        self.latency, self.seed = latency, seed
+        # read-only after this (properties below): the name, the answer cache's key, and the
+        # prompts' plans (`_plan`) are worked out from them
+        self._error = error
+        self._kind_error = MappingProxyType(kind_scales(kind_error or {}, error))
         self.profile_spec = profile
-        self.profile: Profile = load_profile(profile)
+        self._profile: Profile = load_profile(profile)
         self._seen: Counter[str] = Counter()
         self._plans: dict[str, _Plan] = {}
         # the profile first: every header, report and figure names the sim by this, and answers
@@ -108,6 +112,30 @@ class SimulatedModel:
         # and a kind's own scale after the rest: two settings never share cached answers
         scales = "".join(f",{k}{SCALE_SUFFIX}={v:g}" for k, v in self.kind_error.items())
         self.name = f"sim:profile={label},latency={latency:g},error={error:g},seed={seed}{scales}"
+
+    @property
+    def error(self) -> float:
+        """The slip scale of every job kind without its own (fixed when the model is made)."""
+        return self._error
+
+    @property
+    def kind_error(self) -> Mapping[str, float]:
+        """Job kinds' own slip scales (`part_error=`...), fixed when the model is made."""
+        return self._kind_error
+
+    @property
+    def profile(self) -> Profile:
+        return self._profile
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        """A pickle from before the plans (or the read-only settings) existed loads too."""
+        for old in ("error", "kind_error", "profile"):
+            if old in state:
+                state["_" + old] = state.pop(old)
+        if isinstance(state.get("_kind_error"), dict):
+            state["_kind_error"] = MappingProxyType(state["_kind_error"])  # type: ignore[arg-type]
+        state.setdefault("_plans", {})
+        self.__dict__.update(state)
 
     @classmethod
     def from_options(cls, options: dict[str, str]) -> SimulatedModel:
@@ -144,7 +172,9 @@ class SimulatedModel:
 
     def with_seed(self, seed: int) -> SimulatedModel:
         """A fresh copy (nothing asked yet) with another seed, the same profile and options."""
-        fresh = SimulatedModel(self.error, self.latency, seed, self.profile_spec, self.kind_error)
+        fresh = SimulatedModel(
+            self.error, self.latency, seed, self.profile_spec, dict(self.kind_error)
+        )
         fresh.price = self.price
         return fresh
 
@@ -153,6 +183,7 @@ class SimulatedModel:
         and a copy works them out again."""
         state = dict(self.__dict__)
         state["_plans"] = {}
+        state["_kind_error"] = dict(self._kind_error)  # a read-only view does not pickle
         return state
 
     async def complete(self, prompt: str, n: int = 1) -> list[Completion]:

@@ -89,7 +89,7 @@ class CallRecord(Protocol):
 
 
 @quick_init
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, weakref_slot=True)
 class Spend:
     calls: int = 0  # model calls recorded
     paid_calls: int = 0  # calls that sent at least one request (failed ones included)

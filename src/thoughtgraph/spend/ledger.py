@@ -31,7 +31,7 @@ from thoughtgraph.spend.usage import Usage, usage_of
 
 
 @quick_init
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, weakref_slot=True)
 class Attempt:
     """One HTTP request and how it ended. Tokens are None when unknown (a timed-out request may
     have been processed and billed; the server never said)."""
