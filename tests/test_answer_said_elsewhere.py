@@ -23,19 +23,8 @@ import pytest
 
 from thoughtgraph.tasks import ParseError, get_task
 
-from .part_prompts import SET_PART
+from .part_prompts import COUNT_PART, SET_PART, SORT_PART
 
-SORT_PART = (
-    "Solve this part of a larger task. Work only on the part below.\n\n<task>Sort a list of 16"
-    " integers in ascending order.</task>\n<part>[7, 9, 4, 0, 1, 9, 3, 0]</part>\n\nReturn only"
-    " the result for this part, in the format: a list of integers in square brackets, ascending,"
-    " such as [0, 1, 1, 4, 9]"
-)
-COUNT_PART = (
-    "Solve this part of a larger task.\n<part>Japan traded with China.</part>\n\nReturn only the"
-    " result for this part, in the format: a JSON object mapping each country to its count, such"
-    ' as {"Peru": 2, "Chile": 1}'
-)
 SORTED = [0, 0, 1, 3, 4, 7, 9, 9]
 
 

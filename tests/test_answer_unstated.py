@@ -17,14 +17,8 @@ import pytest
 
 from thoughtgraph.tasks import ParseError, get_task
 
-from .part_prompts import SET_PART
+from .part_prompts import SET_PART, SORT_PART
 
-SORT_PART = (
-    "Solve this part of a larger task. Work only on the part below.\n\n<task>Sort a list of 16"
-    " integers in ascending order.</task>\n<part>[7, 9, 4, 0, 1, 9, 3, 0]</part>\n\nReturn only"
-    " the result for this part, in the format: a list of integers in square brackets, ascending,"
-    " such as [0, 1, 1, 4, 9]"
-)
 COUNT_RETRY = (
     "Solve this part of a larger task.\n<part>Japan traded with China.</part>\n\nA previous"
     " attempt at this part had these errors. Avoid them:\n<errors>the answer's dictionary holds"
