@@ -146,10 +146,15 @@ def test_a_list_is_read_as_the_number_scan_reads_it() -> None:
 
 
 def test_a_list_is_written_as_str_writes_its_numbers() -> None:
-    from thoughtgraph.sim.sorting import show_list
+    from thoughtgraph.tasks.intlists import show_ints
+    from thoughtgraph.tasks.sets import SetIntersectionTask
+    from thoughtgraph.tasks.sorting import SortingTask
 
     for items in ([], [0], [-257, -256, 1023, 1024], list(range(-300, 1100)), [10**40, -(10**40)]):
-        assert show_list(items) == "[" + ", ".join(map(str, items)) + "]"
+        written = "[" + ", ".join(map(str, items)) + "]"
+        assert show_ints(items) == written
+        assert show_ints(tuple(items)) == show_ints(iter(items)) == written  # read once
+        assert SortingTask().render(items) == SetIntersectionTask().render(items) == written
 
 
 def test_sort_is_found_where_the_scan_finds_it() -> None:

@@ -78,3 +78,48 @@ def test_the_sim_waits_its_latency_on_the_shared_timer() -> None:
 
     waited = asyncio.run(main())
     assert 0.03 - 1e-3 <= waited < 1.0  # the five waits overlap: one latency, not five
+
+
+def test_the_sim_writes_its_answer_while_the_latency_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A call lasts its latency, not its latency plus the time the answer took to write (a
+    server writes the answer while its client waits)."""
+    import time
+
+    model = SimulatedModel(error=0, latency=0.2)
+    written = model.answer
+
+    def slow_answer(prompt: str, rng: object) -> str:
+        time.sleep(0.15)  # writing this answer takes most of the latency
+        return written(prompt, rng)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(model, "answer", slow_answer)
+
+    async def main() -> tuple[str, float]:
+        loop = asyncio.get_running_loop()
+        began = loop.time()
+        (answer,) = await model.complete("Sort <input>[3, 1, 2]</input>")
+        return answer.text, loop.time() - began
+
+    text, took = asyncio.run(main())
+    assert "[1, 2, 3]" in text
+    assert 0.2 - 1e-3 <= took < 0.3  # after the latency, not 0.35 s (latency + writing)
+
+
+def test_a_sim_answer_that_fails_leaves_no_timer_on_the_loop(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    model = SimulatedModel(error=0, latency=30.0)
+
+    def broken(prompt: str, rng: object) -> str:
+        raise RuntimeError("no answer")
+
+    monkeypatch.setattr(model, "answer", broken)
+
+    async def main() -> int:
+        loop = asyncio.get_running_loop()
+        with pytest.raises(RuntimeError, match="no answer"):
+            await model.complete("Sort <input>[3, 1, 2]</input>")
+        pending = [h for h in loop._scheduled if not h.cancelled()]  # type: ignore[attr-defined]
+        return len(pending)
+
+    assert asyncio.run(main()) == 0

@@ -187,10 +187,24 @@ class SimulatedModel:
         return state
 
     async def complete(self, prompt: str, n: int = 1) -> list[Completion]:
+        """The answers, `latency` seconds after the call, written while the latency runs (as a
+        server writes them while its client waits): a run's wall time then holds the
+        simulated latency and the client's work, not the simulated server's as well."""
         first = self._seen[prompt]
         self._seen[prompt] += n
-        if self.latency:
-            await wakeups.sleep(self.latency)  # one timer for all waits, not one each
+        if not self.latency:
+            return self._completions(prompt, first, n)
+        waiting = wakeups.begin(self.latency)  # one timer for all waits, not one each
+        try:
+            completions = self._completions(prompt, first, n)
+        except BaseException:
+            wakeups.abandon(waiting)
+            raise
+        await wakeups.finish(waiting)
+        return completions
+
+    def _completions(self, prompt: str, first: int, n: int) -> list[Completion]:
+        """Answers `first` .. `first + n - 1` to the prompt, with their tokens."""
         texts = [self.answer(prompt, self._rng(prompt, first + i)) for i in range(n)]
         used = _tokens(prompt)
         return [Completion(t, Usage(used, _tokens(t))) for t in texts]

@@ -11,7 +11,8 @@ import random
 import re
 
 from thoughtgraph.sim.jobs import Job, Slips, is_cot
-from thoughtgraph.sim.sorting import ints, render_shown, render_split, show_list
+from thoughtgraph.sim.sorting import ints, render_shown, render_split
+from thoughtgraph.tasks.intlists import show_ints
 
 _SET = re.compile(r"Set ([12])\s*:\s*\[([^\]]*)\]")
 
@@ -67,14 +68,14 @@ def _job(
     def right() -> str:
         """The right answer as written: made once, for the answers without a slip (most)."""
         if not written:
-            written.append(show_list(truth))
+            written.append(show_ints(truth))
         return written[0]
 
     written: list[str] = []
 
     def write(slips: Slips, rng: random.Random, _error: float) -> str:
         # no slip draws nothing: the answer is the right one (_slip's copy of it)
-        body = show_list(_slip(truth, slips, strays, rng)) if slips.count else right()
+        body = show_ints(_slip(truth, slips, strays, rng)) if slips.count else right()
         if steps:
             return f"I checked every number of Set 2 against Set 1.\nOutput: {body}"
         return render_shown(body, rng)

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from thoughtgraph.sim.jobs import Job, Slips, is_cot
+from thoughtgraph.tasks.intlists import show_ints
 
 SECTION = re.compile(
     r"<(task|part|a|b|result|errors|input|incorrectly_sorted|parts)>"
@@ -27,8 +28,6 @@ _INTS = re.compile(r"-?\d+")
 _PLAIN_LIST = re.compile(r"\[[0-9, \-]*\]")
 # the JSON decoder's own scanner (C), without `loads`'s checks around it: (value, end at)
 _DECODE: Callable[[str, int], tuple[Any, int]] = vars(json.JSONDecoder())["scan_once"]
-# small numbers as text, looked up rather than each turned into a string (`show_list`)
-_TEXT = {n: str(n) for n in range(-256, 1024)}
 _COUNT_WORDS = {
     w: i
     for i, w in enumerate(
@@ -62,7 +61,7 @@ def read(prompt: str, _sections: dict[str, str]) -> Job | None:
         """The right answer as written: made once, for the answers without a slip (most)."""
         if not written:
             split = kind == "split"
-            written.append(render_split(truth, int(found["parts"])) if split else show_list(truth))
+            written.append(render_split(truth, int(found["parts"])) if split else show_ints(truth))
         return written[0]
 
     written: list[str] = []
@@ -72,7 +71,7 @@ def read(prompt: str, _sections: dict[str, str]) -> Job | None:
             items = slip_list(truth, slips, rng, stray=strays_for(truth))
             if kind == "split":
                 return render_split(items, int(found["parts"]))
-            body = show_list(items)
+            body = show_ints(items)
         else:  # no slip draws nothing: the answer is the right one (slip_list's copy of it)
             items, body = truth, right()
             if kind == "split":
@@ -212,21 +211,13 @@ def render_split(items: list[int], parts: int) -> str:
     return json.dumps(chunks)
 
 
-def show_list(items: list[int]) -> str:
-    """`[1, 2, 3]`: the numbers (ints, as `ints` reads them) looked up as text when small."""
-    try:
-        return "[" + ", ".join(map(_TEXT.__getitem__, items)) + "]"
-    except KeyError:
-        return "[" + ", ".join(map(str, items)) + "]"
-
-
 def render_list(items: list[int], rng: random.Random) -> str:
     """A list as models write it: mostly bare, sometimes after `Output:` or in a code fence."""
-    return render_shown(show_list(items), rng)
+    return render_shown(show_ints(items), rng)
 
 
 def render_shown(body: str, rng: random.Random) -> str:
-    """`render_list` of a list already written (`show_list`)."""
+    """`render_list` of a list already written (`show_ints`)."""
     style = rng.random()
     if style < 0.8:
         return body

@@ -65,8 +65,13 @@ _by_loop: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[float, Wakeu
 )
 
 
-async def sleep(delay: float) -> None:
-    """`asyncio.sleep(delay)` (delay > 0) on the running loop, on the loop's shared timer."""
+Waiting = tuple[Wakeups, "asyncio.Future[None]"]
+"""A wait begun (`begin`) and not yet awaited (`finish`)."""
+
+
+def begin(delay: float) -> Waiting:
+    """Start `sleep(delay)`'s wait now, on the running loop, without awaiting it: work done
+    before `finish` (or `abandon`) overlaps the wait."""
     loop = asyncio.get_running_loop()
     table = _by_loop.get(loop)
     if table is None:
@@ -75,9 +80,26 @@ async def sleep(delay: float) -> None:
     wakeups = table.get(delay)
     if wakeups is None:
         wakeups = table.setdefault(delay, Wakeups(delay))
-    future = wakeups.wait(loop)
+    return wakeups, wakeups.wait(loop)
+
+
+async def finish(waiting: Waiting) -> None:
+    """Await a begun wait: done `delay` seconds after `begin`, not after this call."""
+    wakeups, future = waiting
     try:
         await future
     finally:
         if future.cancelled():
             wakeups.forget(future)
+
+
+def abandon(waiting: Waiting) -> None:
+    """A begun wait nobody will await leaves the queue (and its timer, if it was the last)."""
+    wakeups, future = waiting
+    future.cancel()
+    wakeups.forget(future)
+
+
+async def sleep(delay: float) -> None:
+    """`asyncio.sleep(delay)` (delay > 0) on the running loop, on the loop's shared timer."""
+    await finish(begin(delay))

@@ -22,6 +22,7 @@ from thoughtgraph.errors import InputError, shown
 from thoughtgraph.io.strictload import RefusedDocument, read_json
 from thoughtgraph.tasks.answers import conditional, in_code
 from thoughtgraph.tasks.base import BaseTask, FirstNumberScore, ParseError, chunks
+from thoughtgraph.tasks.intlists import show_ints
 from thoughtgraph.tasks.score import Score
 from thoughtgraph.tasks.sets_prompts import PROMPTS
 from thoughtgraph.tasks.sorting import SortingTask, parse_int_list
@@ -62,7 +63,7 @@ class SetProblem:
 
     def set1_text(self) -> str:
         if self.shown1 is None:
-            object.__setattr__(self, "shown1", _show(self.set1))  # a cache, not a change
+            object.__setattr__(self, "shown1", show_ints(self.set1))  # a cache, not a change
         assert self.shown1 is not None
         return self.shown1
 
@@ -101,14 +102,14 @@ class SetIntersectionTask(FirstNumberScore, BaseTask[SetProblem, list[int]]):
 
     def render(self, value: SetProblem | list[int]) -> str:
         if isinstance(value, SetProblem):
-            return f"Set 1: {value.set1_text()}\nSet 2: {_show(value.set2)}"
-        return _show(value)
+            return f"Set 1: {value.set1_text()}\nSet 2: {show_ints(value.set2)}"
+        return show_ints(value)
 
     def brief(self, value: SetProblem | list[int]) -> str:
         """A part as traces show it: its own second set, and the first set by size only (it
         is the input's, shown once there; the prompts carry it whole)."""
         if isinstance(value, SetProblem) and value.shown1 is not None:
-            return f"Set 1: the input's first set ({len(value.set1)} numbers)\nSet 2: " + _show(
+            return f"Set 1: the input's first set ({len(value.set1)} numbers)\nSet 2: " + show_ints(
                 value.set2
             )
         return self.render(value)
@@ -150,10 +151,6 @@ class SetIntersectionTask(FirstNumberScore, BaseTask[SetProblem, list[int]]):
 
     def parts_from_split(self, problem: SetProblem, pieces: list[list[int]]) -> list[SetProblem]:
         return [problem.with_set2(piece) for piece in pieces]
-
-
-def _show(items: Iterable[int]) -> str:
-    return "[" + ", ".join(str(v) for v in items) + "]"
 
 
 def _as_problem(raw: object) -> SetProblem:

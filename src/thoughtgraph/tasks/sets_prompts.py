@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 
+from thoughtgraph.tasks.intlists import show_ints
 from thoughtgraph.tasks.prompts import PromptTemplate
 
 
@@ -21,17 +22,13 @@ def _example(seed: int, size: int) -> tuple[list[int], list[int]]:
 _EXAMPLES = [_example(11, 12), _example(12, 16)]
 
 
-def _show(items: list[int]) -> str:
-    return "[" + ", ".join(map(str, items)) + "]"
-
-
 def _common(first: list[int], second: list[int]) -> list[int]:
     return [x for x in second if x in set(first)]
 
 
 def _pairs() -> str:
     return "\n\n".join(
-        f"Set 1: {_show(a)}\nSet 2: {_show(b)}\nOutput: {_show(_common(a, b))}"
+        f"Set 1: {show_ints(a)}\nSet 2: {show_ints(b)}\nOutput: {show_ints(_common(a, b))}"
         for a, b in _EXAMPLES
     )
 
@@ -41,10 +38,10 @@ def _cot_example() -> str:
     half = len(second) // 2
     left, right = second[:half], second[half:]
     return (
-        f"Set 1: {_show(first)}\nSet 2: {_show(second)}\n"
-        f"First half of Set 2: {_show(left)} in both sets: {_show(_common(first, left))}\n"
-        f"Second half of Set 2: {_show(right)} in both sets: {_show(_common(first, right))}\n"
-        f"Output: {_show(_common(first, second))}"
+        f"Set 1: {show_ints(first)}\nSet 2: {show_ints(second)}\n"
+        f"First half of Set 2: {show_ints(left)} in both sets: {show_ints(_common(first, left))}\n"
+        f"Second half of Set 2: {show_ints(right)} in both sets: {show_ints(_common(first, right))}\n"
+        f"Output: {show_ints(_common(first, second))}"
     )
 
 
@@ -79,8 +76,8 @@ IMPROVE = PromptTemplate(
     "<input>, but it has mistakes: it may miss common numbers, hold numbers that are in only one "
     "set, or list a number twice. Check every number of Set 2 against Set 1 and write the correct "
     'intersection, each number once. Reply only with a line "Output: [...]".\n\nExample:\n\n'
-    f"Set 1: {_show(_EXAMPLES[0][0])}\nSet 2: {_show(_EXAMPLES[0][1])}\n"
-    f"Incorrect: {_show(_WRONG)}\nOutput: {_show(_common(*_EXAMPLES[0]))}\n\n"
+    f"Set 1: {show_ints(_EXAMPLES[0][0])}\nSet 2: {show_ints(_EXAMPLES[0][1])}\n"
+    f"Incorrect: {show_ints(_WRONG)}\nOutput: {show_ints(_common(*_EXAMPLES[0]))}\n\n"
     "<input>{{original}}</input>\n<incorrect>{{current}}</incorrect>"
 )
 

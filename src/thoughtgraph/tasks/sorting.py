@@ -38,6 +38,7 @@ from thoughtgraph.tasks.answers import (
     within,
 )
 from thoughtgraph.tasks.base import BaseTask, FirstNumberScore, ParseError
+from thoughtgraph.tasks.intlists import show_ints
 from thoughtgraph.tasks.score import Score
 from thoughtgraph.tasks.sorting_prompts import PROMPTS
 
@@ -105,7 +106,7 @@ class SortingTask(FirstNumberScore, BaseTask[list[int], list[int]]):
         return "a list of integers in square brackets, ascending, such as [0, 1, 1, 4, 9]"
 
     def render(self, value: list[int]) -> str:
-        return "[" + ", ".join(map(str, value)) + "]"
+        return show_ints(value)
 
     def parse(self, text: str) -> list[int]:
         return parse_int_list(text, self.format())

@@ -7,6 +7,7 @@ answer is right by construction.
 
 from __future__ import annotations
 
+from thoughtgraph.tasks.intlists import show_ints
 from thoughtgraph.tasks.prompts import PromptTemplate
 
 _EXAMPLES = [
@@ -48,12 +49,8 @@ _EXAMPLES = [
 ]
 
 
-def _show(items: list[int]) -> str:
-    return "[" + ", ".join(map(str, items)) + "]"
-
-
 def _pairs() -> str:
-    return "\n\n".join(f"Input: {_show(x)}\nOutput: {_show(sorted(x))}" for x in _EXAMPLES)
+    return "\n\n".join(f"Input: {show_ints(x)}\nOutput: {show_ints(sorted(x))}" for x in _EXAMPLES)
 
 
 def _cot_example() -> str:
@@ -61,11 +58,11 @@ def _cot_example() -> str:
     half = len(items) // 2
     left, right = sorted(items[:half]), sorted(items[half:])
     return (
-        f"Input: {_show(items)}\n"
-        f"First half: {_show(items[:half])} sorted: {_show(left)}\n"
-        f"Second half: {_show(items[half:])} sorted: {_show(right)}\n"
-        f"Merged, {len(items)} numbers in all: {_show(sorted(items))}\n"
-        f"Output: {_show(sorted(items))}"
+        f"Input: {show_ints(items)}\n"
+        f"First half: {show_ints(items[:half])} sorted: {show_ints(left)}\n"
+        f"Second half: {show_ints(items[half:])} sorted: {show_ints(right)}\n"
+        f"Merged, {len(items)} numbers in all: {show_ints(sorted(items))}\n"
+        f"Output: {show_ints(sorted(items))}"
     )
 
 
@@ -89,9 +86,9 @@ IMPROVE = PromptTemplate(
     "order, but it has mistakes: numbers may be missing, repeated too often, or out of order. "
     "Write the correct sorted version of the list in <input>, keeping every duplicate. Reply only "
     'with a line "Output: [...]".\n\nExample:\n\n'
-    f"Input: {_show(_EXAMPLES[0])}\n"
-    f"Incorrectly sorted: {_show([*sorted(_EXAMPLES[0])[:-3], 9, 8])}\n"
-    f"Output: {_show(sorted(_EXAMPLES[0]))}\n\n"
+    f"Input: {show_ints(_EXAMPLES[0])}\n"
+    f"Incorrectly sorted: {show_ints([*sorted(_EXAMPLES[0])[:-3], 9, 8])}\n"
+    f"Output: {show_ints(sorted(_EXAMPLES[0]))}\n\n"
     "<input>{{original}}</input>\n<incorrectly_sorted>{{current}}</incorrectly_sorted>"
 )
 
