@@ -12,14 +12,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 _TEXT = {n: str(n) for n in range(-256, 1024)}  # what `str` writes for each small integer
+_LOOKUP = _TEXT.__getitem__  # bound once: most lists are short (a part's 8 numbers)
 
 
 def show_ints(items: Iterable[int]) -> str:
     """`[1, 2, 3]`: the integers as `str` writes them, parted by ", ", in brackets (a value
     equal to a small integer, such as `True`, is written as that integer)."""
-    if not isinstance(items, list | tuple):
+    if not isinstance(items, (list, tuple)):  # (a tuple of types: faster than list | tuple)
         items = list(items)  # read twice below when a number is outside the table
     try:
-        return "[" + ", ".join(map(_TEXT.__getitem__, items)) + "]"
+        return f"[{', '.join(map(_LOOKUP, items))}]"
     except KeyError:  # a number outside the table
-        return "[" + ", ".join(map(str, items)) + "]"
+        return f"[{', '.join(map(str, items))}]"

@@ -218,7 +218,8 @@ def _plain_list(text: str) -> list[int] | None:
     nothing but a list asks for no input. The fast path only skips the work, the prompt's
     lists included."""
     if _bare(text):  # the commonest reply of all, `[0, 1, 2]` alone: read without the regex
-        return _items(text[1:-1])  # the body the regex below would hand on
+        read = _int_array(text)  # as `_items` reads its body, without copying the text twice
+        return read if read is not None else _items(text[1:-1])
     match = _PLAIN.fullmatch(text)
     return None if match is None else _items(match.group(1))
 
@@ -471,9 +472,9 @@ def _items(body: str) -> list[int] | None:
     body = body.strip()
     if not body:
         return []
-    fast = _json_array("[" + body + "]")  # the common case, at C speed: plain integers
-    if fast is not None and set(map(type, fast)) <= {int}:  # ints only (not bools, floats)
-        return cast(list[int], fast)  # the check above proves it
+    fast = _int_array("[" + body + "]")  # the common case, at C speed: plain integers
+    if fast is not None:
+        return fast
     tokens = [tok.strip().strip("'\"") for tok in re.split(r"[,\s]+", body) if tok.strip()]
     if not all(_INT.fullmatch(tok) for tok in tokens):
         return None
@@ -481,6 +482,14 @@ def _items(body: str) -> list[int] | None:
         return [int(tok.split(".")[0]) for tok in tokens]
     except ValueError:  # a number too long to be an integer here: not a usable list
         return None
+
+
+def _int_array(text: str) -> list[int] | None:
+    """`text` read as one JSON array of integers only (not bools, floats), else None."""
+    fast = _json_array(text)
+    if fast is not None and set(map(type, fast)) <= {int}:
+        return cast(list[int], fast)  # the check above proves it
+    return None
 
 
 def _json_array(text: str) -> list[object] | None:
