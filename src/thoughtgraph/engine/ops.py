@@ -47,6 +47,8 @@ def _error_value(thought: Thought) -> float:
 
 def _best(thoughts: list[Thought]) -> Thought:
     """Lowest error; the earliest attempt wins a tie (fewer changes, deterministic)."""
+    if len(thoughts) == 1:  # most items: answered right the first time
+        return thoughts[0]
     return min(thoughts, key=lambda t: (_error_value(t), t.attempt))
 
 

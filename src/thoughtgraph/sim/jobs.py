@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from thoughtgraph.records import quick_init
 from thoughtgraph.sim.laws import Mix
 
 # the innermost <tag>...</tag> (instructions may name a tag before the tagged data); runs of
@@ -24,7 +25,8 @@ _COUNTRY = re.compile(r"(?i)\bcountr(?:y|ies)\b")
 _SORT = re.compile(r"(?i)\bsort")
 
 
-@dataclass(frozen=True)
+@quick_init
+@dataclass(frozen=True, slots=True)
 class Slips:
     """The slips of one answer: how many, and the mix each one's kind is drawn from (when the
     answer makes it: the draws interleave with where each slip lands, in the writer)."""
@@ -36,7 +38,8 @@ class Slips:
 Writer = Callable[[Slips, random.Random, float], str]
 
 
-@dataclass(frozen=True)
+@quick_init
+@dataclass(frozen=True, slots=True)
 class Job:
     """One answer to write. `write(slips, rng, error)` returns the answer text with those
     slips (`error` scales anything else that is noisy, such as a scorer's numbers)."""

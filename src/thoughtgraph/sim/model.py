@@ -190,8 +190,8 @@ class SimulatedModel:
         """The answers, `latency` seconds after the call, written while the latency runs (as a
         server writes them while its client waits): a run's wall time then holds the
         simulated latency and the client's work, not the simulated server's as well."""
-        first = self._seen[prompt]
-        self._seen[prompt] += n
+        first = self._seen.get(prompt, 0)
+        self._seen[prompt] = first + n
         if not self.latency:
             return self._completions(prompt, first, n)
         waiting = wakeups.begin(self.latency)  # one timer for all waits, not one each
