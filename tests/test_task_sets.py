@@ -232,7 +232,7 @@ def test_a_large_input_renders_set_1_once_and_builds_prompts_as_calls_get_slots(
 
     size = 800
     renders: list[int] = []
-    real_show = sets._show
+    real_show = sets.show_ints
 
     def counting_show(items):
         if len(items) == size:
@@ -247,7 +247,7 @@ def test_a_large_input_renders_set_1_once_and_builds_prompts_as_calls_get_slots(
             built.append(1)  # a part rendered into a prompt
         return real_render(self, value)
 
-    monkeypatch.setattr(sets, "_show", counting_show)
+    monkeypatch.setattr(sets, "show_ints", counting_show)
     monkeypatch.setattr(SetIntersectionTask, "render", counting_render)
     at_first_call: list[int] = []
 
