@@ -43,6 +43,11 @@ scores as a failure, never a made-up answer that could become a part's best thou
   and a list of a run of three or more on one line (`[1, 8, 3], [4, 5, 9], [7, 6, 7], ...`).
 - *an alternative*: two candidates offered on one line as either-or (`the output [1, 2, 3] or
   any repetition of [0, 4]`): a reply that offers two commits to neither.
+- *in no answer position* (`aside`): an answer stands labelled, on a line of its own, opening
+  the reply, after a short line label, in its last statement or after a result named in its
+  sentence; a value standing in none of these is one in passing, and one inside parentheses,
+  introduced by a line of the prompt given back, or inside a numbered step another step
+  follows is in none wherever it stands.
 
 **Among the rest:**
 
@@ -281,18 +286,20 @@ def asks_for_input(text: str) -> bool:
     return REQUEST.search(text) is not None
 
 
-def choose_in(text: str, candidates: list[Candidate]) -> Candidate | None:
+def choose_in(text: str, candidates: list[Candidate], prompt: str = "") -> Candidate | None:
     """`choose` for a reply: when the choice would be something the reply may merely restate
     (an echo of the prompt or an empty value, unlabelled) and the reply asks for its input
     (a refusal: "we are not given the second dictionary, please provide it"), every such
     candidate is a restatement and no answer. The request is looked for only then: a plain
-    reply pays nothing for it."""
+    reply pays nothing for it. A candidate that stands in no answer position (`aside`, given
+    the prompt: a line of it given back introduces nothing of the reply's own) is no answer;
+    that is judged for the rest only when the choice is such a candidate."""
     best = choose(candidates)
     if best is not None and best.end is not None:
         bounds = statement_bounds(text)
-        if aside(text, best, bounds):  # judged for the rest only then: a plain reply pays nothing
-            candidates = [
-                replace(c, aside=True) if aside(text, c, bounds) else c for c in candidates
+        if aside(text, best, bounds, prompt):  # judged for the rest only then: a plain reply
+            candidates = [  # pays nothing
+                replace(c, aside=True) if aside(text, c, bounds, prompt) else c for c in candidates
             ]
             best = choose(candidates)
     if best is None or not _restating(best) or not asks_for_input(text):
@@ -310,50 +317,118 @@ def statement_bounds(text: str) -> tuple[int, int]:
     return first, 1 + max(ends)
 
 
-def aside(text: str, candidate: Candidate, bounds: tuple[int, int]) -> bool:
-    """Is the candidate a value mentioned in passing, no answer a careful reader would take?
-    It is when nothing states it: no answer label before it, not on a line of its own, not
-    opening the reply, not after a short label opening its line (`A: [...]`), not in the
-    reply's last statement, and no result named in its sentence before it ("The result will
-    be [...]"). The model's steps, asides and illustrations ("(i.e., [4, 9])", "like this:
-    `[42, 51]`", "from the original list of integers [4, 9]") are such values. Reads a
-    bounded window before the candidate."""
+def aside(text: str, candidate: Candidate, bounds: tuple[int, int], prompt: str = "") -> bool:
+    """Is the candidate in no answer position, a value no careful reader would take for the
+    reply's answer? An answer stands where a reply states one: labelled, on a line of its own,
+    opening the reply, after a short label opening its line (`A: [...]`), in the reply's last
+    statement, or after a result named in its sentence ("The result will be [...]"). Wherever
+    it stands, a value is in none when it is
+
+    - inside parentheses (`parenthetical`): an aside to the words before it, a result named in
+      it too ("(the actual result would be [0, 1, 1]) so ..."), unless they close the reply
+      naming a result or open it; a parenthesis the token limit cut off is one too;
+    - introduced by a line of the prompt given back (`given_back`: "A previous attempt at this
+      part had these errors:" then a fence): the prompt's own words introduce the prompt's
+      content, not the reply's;
+    - inside a numbered step that another step follows (`in_step`), not on a line of its own:
+      a step of a method ("2. ... In this case, the output will be [0, 2, 3]" before "3. ..."),
+      not its result; the last step closes the reply and may state it.
+
+    The model's steps, asides and illustrations ("(i.e., [4, 9])", "like this: `[42, 51]`",
+    "from the original list of integers [4, 9]") are such values. Reads bounded windows around
+    the candidate and per-reply indexes built in one pass."""
     start, end = candidate.start, candidate.end
     first, last = bounds
-    if candidate.labelled or end is None:
+    if end is None:
+        return False
+    if prompt and given_back(text, start, prompt):
+        return True
+    if candidate.labelled:
         return False
     if parenthetical(text, start, end, first):
         return True
-    if start <= first or start >= last:
-        return False
-    if alone_on_line(text, start, end):
+    if start <= first or alone_on_line(text, start, end):
         return False
     line = text.rfind("\n", max(0, start - LEAD_WINDOW), start) + 1
     if LINE_LABEL.fullmatch(text, line, start):
+        return False
+    if in_step(text, start):
+        return True
+    if start >= last:
         return False
     lead = text[max(line, start - LEAD_WINDOW) : start]
     sentence = max(lead.rfind(". "), lead.rfind("! "), lead.rfind("? ")) + 1
     return STATED.search(lead, sentence) is None
 
 
-# A parenthesis opened before a candidate, on its line, with no result named inside it before
-# the candidate ("square brackets (`[0, 1, 4, 9]`)", "(i.e., [4, 9])"), and closed right after.
-PAREN_OPEN = re.compile(r"\((?P<inside>[^()\n]{0,40}?)[ \t`*]*$")
-PAREN_CLOSE = re.compile(r"[ \t`*]*[.,;]?[ \t`*]*\)")
+# A numbered step opening a line (`1. `, `2) `): the model's method, step by step.
+STEP = re.compile(r"(?m)^[ \t>*]*\d{1,2}[.)][ \t]+(?=\S)")
+
+
+@lru_cache(maxsize=8)
+def _steps(text: str) -> tuple[int, ...]:
+    """Where the reply's numbered steps open, found once per reply."""
+    return tuple(m.start() for m in STEP.finditer(text))
+
+
+def in_step(text: str, start: int) -> bool:
+    """Is `start` inside a numbered step (opened on its line or a line above, no blank line
+    between) that another numbered step follows? Then it is a step of the method."""
+    steps = _steps(text)
+    index = bisect_right(steps, start) - 1
+    if index < 0 or index + 1 >= len(steps) or start - steps[index] > STEP_WINDOW:
+        return False
+    return PARAGRAPH.search(text, steps[index], start) is None
+
+
+STEP_WINDOW = 600
+# A line given back from the prompt: at least this many characters of it, the words that
+# introduce the candidate (the rest of its line before it, or the line above it).
+GIVEN_BACK = 24
+# Markup between a line and the value it introduces: spaces, line breaks, a fence opening.
+_LEAD_MARKUP = re.compile(r"(?:\s|```\w*|[`*>#:-])*\Z")
+
+
+def given_back(text: str, start: int, prompt: str) -> bool:
+    """Is the candidate at `start` introduced by a line of the prompt given back ("A previous
+    attempt at this part had these errors:", then a fence and the value)? The prompt's words
+    introduce the prompt's content (its errors, its format, its part), so the value is a
+    restatement, the prompt's "Return only the result for this part, in the format: [0, 1,
+    1, 4, 9]" too. Reads a bounded window before the candidate."""
+    lead = text[max(0, start - LEAD_WINDOW) : start]
+    markup = _LEAD_MARKUP.search(lead)
+    words = lead[: markup.start() if markup else len(lead)]
+    words = words[words.rfind("\n") + 1 :].strip(" \t`*>#-")
+    return len(words) >= GIVEN_BACK and words in prompt
+
+
+# A parenthesis opened before a candidate on its line and not closed before it ("square
+# brackets (`[0, 1, 4, 9]`)", "(i.e., [0, 1, 2, 4] would return [6, 9])"), what is inside it
+# before the candidate; and what closes it after the candidate (or the reply's end: cut off).
+PAREN_OPEN = re.compile(r"\((?P<inside>[^()\n]{0,120}?)$")
+PAREN_CLOSE = re.compile(r"[^()\n]{0,160}?(?:\)|\Z)")
+_CLOSING_REST = re.compile(r"[\s.!?`*)]*\Z")
 
 
 def parenthetical(text: str, start: int, end: int, first: int = 0) -> bool:
-    """Is the candidate at `start:end` inside parentheses of its own, with no result named in
-    them ("square brackets (`[0, 1, 4]`)", "(i.e., [4, 9])")? A parenthesis is an aside by
-    its form: it illustrates the words before it, wherever it stands, the reply's last
-    statement included; it states no answer unless it names one ("(the result is [4, 9])"),
-    or opens the reply (`first`: where its first words begin), aside from nothing."""
-    opened = PAREN_OPEN.search(text, max(0, start - 48), start)
-    if opened is None or opened.start() <= first or PAREN_CLOSE.match(text, end) is None:
+    """Is the candidate at `start:end` inside parentheses ("square brackets (`[0, 1, 4]`)",
+    "(i.e., [4, 9])", "(the actual result would be [0, 1, 1]) so ...", or "(except for [0, 1,"
+    cut off)? A parenthesis is an aside by its form: it illustrates the words before it,
+    wherever it stands, the reply's last statement included. It states an answer only when it
+    opens the reply (`first`: where its first words begin), or closes it (nothing but
+    punctuation after it) naming a result ("... kept
+    (the result is [...])."). Reads a bounded window on the candidate's line."""
+    opened = PAREN_OPEN.search(text, max(0, start - 128), start)
+    if opened is None or opened.start() <= first:
         return False
-    return STATED.search(opened.group("inside") + " ") is None and not LABEL.search(
-        opened.group("inside")
-    )
+    closed = PAREN_CLOSE.match(text, end)
+    if closed is None:
+        return False
+    if _CLOSING_REST.fullmatch(text, closed.end()) is not None:
+        inside = opened.group("inside")
+        if STATED.search(inside + " ") is not None or LABEL.search(inside):
+            return False  # closing the reply, naming a result: its statement
+    return True
 
 
 # A condition opening the clause before a phrase ("Check if both sets have no common elements",

@@ -200,6 +200,7 @@ def parse_counts(text: str, prompt: str = "", *, places: bool = False) -> dict[s
             )
             for start, end, value, complete in _count_candidates(text, places)
         ],
+        prompt,
     )
     if best is not None:
         return dict(best.value)

@@ -295,6 +295,7 @@ def careful_int_list(
             )
             for start, end, value, complete, key, restated in keyed
         ],
+        prompt,
     )
     if best is None:
         raise ParseError(
