@@ -128,7 +128,7 @@ OFFERED_AS_CODE = re.compile(
 # A fenced block (one the token limit left open runs to the end) and signs that it is a program.
 FENCE = re.compile(r"```[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
 # A program in HTML (`<pre><code>def f(...): ...</code>`; the token limit may leave it open).
-CODE_TAG = re.compile(r"<code\b[^>]*>(.*?)(?:</code>|\Z)", re.DOTALL | re.IGNORECASE)
+CODE_TAG = re.compile(r"<(code|pre)\b[^>]*>(.*?)(?:</\1>|\Z)", re.DOTALL | re.IGNORECASE)
 # JavaScript in HTML (`<script>const data = f({...});</script>`; the token limit may leave it open).
 SCRIPT = re.compile(r"<script\b[^>]*>(.*?)(?:</script>|\Z)", re.DOTALL | re.IGNORECASE)
 # A fenced block is a program when a line of it is code: a definition, a print, a return, an
@@ -136,7 +136,8 @@ SCRIPT = re.compile(r"<script\b[^>]*>(.*?)(?:</script>|\Z)", re.DOTALL | re.IGNO
 # saying what code gives (`# Output: [0, 1, 4, 9]`, `# returns [27]`).
 PROGRAM = re.compile(
     r"\bdef |\bprint\(|\breturn\b|\bimport |\bfor \w+ in |^\s*\w+\s*=|"
-    r"^\s*[A-Za-z_][\w.]*\(.*\)\s*;?\s*$|^\s*#\s*(?i:output|returns?|prints?|result)\b",
+    r"^\s*[A-Za-z_][\w.]*\(.*\)\s*;?\s*$|^\s*(?:let|const|var) \w+\s*=|"
+    r"^\s*(?:#|//)[^\n]{0,12}?\b(?i:output|returns?|prints?|result)\b",
     re.MULTILINE,
 )
 # The HTML tags closing a program (`</code></pre>`): no words between it and what it prints.
@@ -192,7 +193,12 @@ STATED = re.compile(
     r"[^\n.;!?`'\"]{0,60}?(?:\b(?:is|are|be|as)|:)[\s`*]*$"
 )
 # A short label opening the candidate's line (`A: [24, 36]`, `List: [5, 6]`, `<output>`).
-LINE_LABEL = re.compile(r"[ \t>*`-]*(?:<output>|[A-Za-z][\w ]{0,20}:)[ \t`*]*$")
+# A short label opening a line: `A:`, `List:`, or a tag naming what follows as the output
+# (`<output>`, `<json_output>`, `<response>`).
+LINE_LABEL = re.compile(
+    r"[ \t>*`-]*(?:<[\w-]*(?:output|answer|result|response)[\w-]*>|[A-Za-z][\w ]{0,20}:)[ \t`*]*$",
+    re.IGNORECASE,
+)
 LEAD_WINDOW = 200
 _END = 1 << 62  # past any position: bisecting (start, _END) finds the last span starting <= start
 
@@ -330,6 +336,9 @@ def aside(text: str, candidate: Candidate, bounds: tuple[int, int], prompt: str 
     - introduced by a line of the prompt given back (`given_back`: "A previous attempt at this
       part had these errors:" then a fence): the prompt's own words introduce the prompt's
       content, not the reply's;
+    - inside an element the prompt uses for its own content (`in_prompt_element`: a reply's
+      `<errors>...` when the prompt has `<errors>`): the prompt's content given back, or made
+      up in its place, not the reply's result;
     - inside a numbered step that another step follows (`in_step`), not on a line of its own:
       a step of a method ("2. ... In this case, the output will be [0, 2, 3]" before "3. ..."),
       not its result; the last step closes the reply and may state it.
@@ -341,7 +350,7 @@ def aside(text: str, candidate: Candidate, bounds: tuple[int, int], prompt: str 
     first, last = bounds
     if end is None:
         return False
-    if prompt and given_back(text, start, prompt):
+    if prompt and (given_back(text, start, prompt) or in_prompt_element(text, start, prompt)):
         return True
     if candidate.labelled:
         return False
@@ -400,6 +409,43 @@ def given_back(text: str, start: int, prompt: str) -> bool:
     words = lead[: markup.start() if markup else len(lead)]
     words = words[words.rfind("\n") + 1 :].strip(" \t`*>#-")
     return len(words) >= GIVEN_BACK and words in prompt
+
+
+# The prompt's elements that hold what it says of earlier attempts (`<errors>...</errors>`): a
+# reply writing one gives the prompt back, or makes up more of it. One the reply leaves open
+# runs to the end of its paragraph.
+PROMPT_ELEMENT = re.compile(r"<errors>.*?(?:</errors>|\n[ \t]*\n|\Z)", re.DOTALL | re.IGNORECASE)
+
+
+@lru_cache(maxsize=8)
+def _prompt_elements(text: str) -> tuple[tuple[int, int], ...]:
+    """The spans of the reply's `<errors>` elements, found once per reply."""
+    if "<errors>" not in text and "<ERRORS>" not in text:
+        return ()
+    return tuple(m.span() for m in PROMPT_ELEMENT.finditer(text))
+
+
+@lru_cache(maxsize=8)
+def _has_prompt_element(prompt: str) -> bool:
+    return "<errors>" in prompt
+
+
+def in_prompt_element(text: str, start: int, prompt: str) -> bool:
+    """Is the candidate at `start` inside an element the prompt uses for its own content (a
+    `<errors>` the reply opened and did not close before it, or its paragraph's end), when the
+    prompt has that element? What it holds is the prompt's words given back or made up in
+    their place ("<errors>... in the original code it returns [32] ..."), never the reply's
+    result. The elements are found once per reply."""
+    spans = _prompt_elements(text)
+    return bool(spans) and _has_prompt_element(prompt) and within(spans, start)
+
+
+def quoted(text: str, start: int, prompt: str) -> bool:
+    """Are the words right before the candidate at `start` the prompt's, given back (at least
+    GIVEN_BACK characters of its text: "... a list of integers in square brackets, such as ")?
+    Then what they introduce is the prompt's own value quoted, its example too."""
+    lead = text[max(0, start - GIVEN_BACK - 12) : start].lstrip()
+    return bool(prompt) and len(lead) >= GIVEN_BACK and lead in prompt
 
 
 # A parenthesis opened before a candidate on its line and not closed before it ("square
@@ -581,11 +627,11 @@ def _programs(text: str) -> tuple[tuple[int, int], ...]:
             (block.start(1), max(block.end(1), block.start(1) + 1))
             for block in SCRIPT.finditer(text)
         )
-    if "<code" in text or "<CODE" in text:
+    if "<code" in text or "<CODE" in text or "<pre" in text or "<PRE" in text:
         spans.extend(
-            (block.start(1), max(block.end(1), block.start(1) + 1))
+            (block.start(2), max(block.end(2), block.start(2) + 1))
             for block in CODE_TAG.finditer(text)
-            if PROGRAM.search(block.group(1)) is not None
+            if PROGRAM.search(block.group(2)) is not None
         )
     if len(spans) > 1:
         spans = _disjoint(spans)
@@ -640,7 +686,7 @@ def looped(text: str) -> frozenset[int]:
 
 
 def other_input_spans(
-    text: str, statements: Iterable[tuple[int, bool]]
+    text: str, statements: Iterable[tuple[int, bool]], prompt: str = ""
 ) -> tuple[tuple[int, int], ...]:
     """The stretches of the reply that are about another input than the real one.
 
@@ -648,10 +694,16 @@ def other_input_spans(
     one (the task decides: a list in the prompt's <input>, <part>, ... tags). A stretch starts
     at a stated input that is not the real one, or at an example marker (`for example`, ...),
     and ends at a blank line or where the real input is stated; one opened by an example
-    marker also ends with the marker's sentence."""
+    marker also ends with the marker's sentence. A marker inside an element of the prompt's
+    given back (`in_prompt_element`: `<errors>... (only code, examples for other inputs)`) is
+    the prompt's words, and opens none."""
     events: list[tuple[int, int]] = [(pos, 1 if real else 0) for pos, real in statements]
     events += [(m.start(), 2) for m in PARAGRAPH.finditer(text)]
-    markers = {m.start(): m.end() for m in EXAMPLE.finditer(text)}
+    markers = {
+        m.start(): m.end()
+        for m in EXAMPLE.finditer(text)
+        if not (prompt and in_prompt_element(text, m.start(), prompt))
+    }
     if markers:  # the sentence ends, found once per reply (not once per marker)
         events += [(m.start(), 3) for m in SENTENCE_END.finditer(text)]
         events += [(pos, 0) for pos in markers]
@@ -671,12 +723,15 @@ def other_input_spans(
     return tuple(spans)
 
 
-_OR = re.compile(r"[\s,;]*or\b[^\n]{0,40}\Z")
+# What sets one candidate against the next: `or`, `instead of`, `rather than`.
+_OR = re.compile(r"[\s,;]*(?:or|instead\s+of|rather\s+than)\b[^\n]{0,40}\Z")
 
 
 def alternatives(text: str, spans: list[tuple[int, int]]) -> frozenset[int]:
     """The starts of candidates offered as alternatives on one line (`[1, 2, 3] or any
-    repetition of [0, 4]`): a reply that offers two commits to neither."""
+    repetition of [0, 4]`) or set against each other ("use: [0, 1, 4] instead of [1, 2]",
+    "the output will be: [31, 57, 20] instead of [49, 61, 38"): a reply that offers two, or
+    weighs one against another, commits to neither."""
     offered: set[int] = set()
     ordered = sorted(spans)
     for (start, end), (after, _) in pairwise(ordered):

@@ -32,6 +32,7 @@ from thoughtgraph.tasks.answers import (
     operand,
     other_input_spans,
     printer,
+    quoted,
     recounted,
     restates_input,
     tagged,
@@ -73,6 +74,11 @@ _PLAIN = re.compile(
     re.IGNORECASE,
 )
 _SINGLE = re.compile(r"\s*(?:[A-Za-z][\w ]{0,30}[:=]\s*)?([+-]?\d+)\s*\.?\s*")
+# One number alone on the reply's first line, more lines after it (`1` then remarks): it opens
+# the reply alone, where an answer stands.
+_OPENING_NUMBER = re.compile(
+    r"[ \t]*([+-]?\d+)[ \t]*\n(?![ \t]*[+-]?\d+[ \t]*[,.]?[ \t]*(?:\n|\Z))"
+)
 _OBJECT = re.compile(r"\{.*\}", re.DOTALL)  # a split's JSON object, first brace to last
 _DIGIT_RUNS = re.compile(r"(\d+)")
 # the scanner `json.loads` runs (the C one): (value, end) for the JSON value at an index
@@ -269,10 +275,12 @@ def careful_int_list(
         keyed.append((start, end, value, complete, key, restated))
     if unordered:  # a set problem is two sets: one made-up `Set 1:` alone is a step
         statements = _paired(text, statements, {k[0]: k[1] for k in keyed if k[5]})
-    others = other_input_spans(text, statements)
+    if statements and keyed and len(keyed[-1][2]) == 1 and _opening(text, keyed[-1][0]):
+        keyed.pop()  # a number before the reply states the problem is no result for it
+    others = other_input_spans(text, statements, prompt)
     offered = alternatives(text, [(start, end) for start, end, *_ in keyed])
     elsewhere = _printed_elsewhere(text, keyed, real)
-    made_up = _own_values(text, keyed, statements, others, real | frozenset(asked))
+    made_up = _own_values(text, keyed, statements, others, real | frozenset(asked), prompt)
     best = choose_in(
         text,
         [
@@ -311,6 +319,7 @@ def _own_values(
     statements: list[tuple[int, bool]],
     others: tuple[tuple[int, int], ...],
     real: frozenset[tuple[int, ...]],
+    prompt: str = "",
 ) -> frozenset[tuple[int, ...]]:
     """The values the reply itself gives as another problem's: an input of its own it states
     (`cut-set 1 = [30, 8, 21]` beside a made-up `Set 2`), or a value it calls an example
@@ -318,15 +327,18 @@ def _own_values(
     stated twice is one list), not a result for the real input, wherever it stands, under
     `Output:` too. What a made-up input gives (`Input: [9, 4]`, `Output: [4, 9]`) is not one:
     a reply may state its answer, then an example with the same output. None of the problem's
-    inputs or answers is one."""
+    inputs or answers is one, nor is the prompt's own example given back with the prompt's
+    words ('the problem statement was "..., such as [3, 11, 14]."'): the prompt's, not the
+    reply's."""
     if not others or not real:
         return frozenset()  # nothing for another input, or no input known: nothing to repeat
     made_up = {start for start, is_real in statements if not is_real}
-    examples = other_input_spans(text, ()) if EXAMPLE.search(text) else ()
+    examples = other_input_spans(text, (), prompt) if EXAMPLE.search(text) else ()
     return frozenset(
         key
         for start, _, _, _, key, _ in keyed
-        if key not in real and (start in made_up or within(examples, start))
+        if key not in real
+        and (start in made_up or (within(examples, start) and not quoted(text, start, prompt)))
     )
 
 
@@ -384,6 +396,12 @@ _PAIRED_OUTPUT = re.compile(
 )
 
 
+def _opening(text: str, start: int) -> bool:
+    """Is the candidate at `start` the number alone on the reply's first line?"""
+    opening = _OPENING_NUMBER.match(text)
+    return opening is not None and opening.start(1) == start
+
+
 def _paired(
     text: str, statements: list[tuple[int, bool]], restated: dict[int, int]
 ) -> list[tuple[int, bool]]:
@@ -402,9 +420,26 @@ def _paired(
             real
             or any(_same_paragraph(text, start, other) for other in near)
             or (i is not None and _PAIRED_OUTPUT.match(text, restated[start]) is not None)
+            or (i is not None and _other_set_stated(text, start))
         ):
             kept.append((start, real))
     return kept
+
+
+# A set's label opening a line (`Set 2:`, `set-1 =`), its value readable or not.
+_SET_LABEL = re.compile(r"(?im)^[ \t*>-]*set[ \t_-]*[12][ \t]*[:=]")
+
+
+def _other_set_stated(text: str, start: int) -> bool:
+    """Does another line of the paragraph of the set stated at `start` open with a set's label
+    (`Set 2: [45, 17, 23, 0; 62, 11]`, a value no list reader reads)? Then the two state a
+    problem, as two readable sets do."""
+    line = text.rfind("\n", 0, start) + 1
+    before = PARAGRAPH.search(text[max(0, line - 400) : line][::-1])
+    lo = line - before.start() if before else max(0, line - 400)
+    after = PARAGRAPH.search(text, start, start + 400)
+    hi = after.start() if after else min(len(text), start + 400)
+    return any(label.start() != line for label in _SET_LABEL.finditer(text, lo, hi))
 
 
 def _same_paragraph(text: str, one: int, other: int) -> bool:
@@ -432,6 +467,10 @@ def int_list_candidates(text: str) -> list[tuple[int, int, list[int], bool]]:
     single = None if found else _SINGLE.fullmatch(text)
     if single:
         found.append((single.start(1), single.end(1), [int(single.group(1))], True))
+    elif not any(start == 0 for start, *_ in found):
+        opening = _OPENING_NUMBER.match(text)
+        if opening:
+            found.append((opening.start(1), opening.end(1), [int(opening.group(1))], True))
     return found
 
 
