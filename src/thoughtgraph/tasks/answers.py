@@ -35,6 +35,11 @@ scores as a failure, never a made-up answer that could become a part's best thou
   a program prints is the first value after those words, and a labelled value after that one
   is the reply's own. A value the reply gives as another problem's (its own made-up input, or
   what it calls an example) is that value wherever the reply repeats it.
+- *a value stated for a problem of the reply's own* (`own_task`, with the prompt's input as
+  evidence): a value in the reply's own statement of the task ("Task: [0, 1, 4, 9]", "You must
+  return ...: [0, 1, 4, 9].", "The input will be [0, 1, 1, 4, 9] and your output should be
+  [3, 2, 7].", "Return [8, 4, 5].") that is none of the prompt's inputs belongs to a task the
+  reply made up, and so does every value of its paragraph.
 - *the input restated under its label* (`Input: [3, 1, 2]`, `Set 1: [...]`): a restatement,
   not an answer; so is what a reply asking for its input restates without a label ("we are
   not given the second dictionary, please provide it": `choose_in`).
@@ -299,8 +304,17 @@ def choose_in(text: str, candidates: list[Candidate], prompt: str = "") -> Candi
     candidate is a restatement and no answer. The request is looked for only then: a plain
     reply pays nothing for it. A candidate that stands in no answer position (`aside`, given
     the prompt: a line of it given back introduces nothing of the reply's own) is no answer;
-    that is judged for the rest only when the choice is such a candidate."""
+    that is judged for the rest only when the choice is such a candidate. Before that, a
+    choice stated for a problem of the reply's own (`own_task`: a value in its own statement of
+    the task that is none of the prompt's inputs) sets aside every value of such a paragraph,
+    judged likewise only when the choice is one."""
     best = choose(candidates)
+    if best is not None and prompt and own_task(text, best, prompt):  # only then for the rest
+        posed = own_task_paragraphs(text, candidates, prompt)
+        candidates = [
+            replace(c, other_input=True) if within(posed, c.start) else c for c in candidates
+        ]
+        best = choose(candidates)
     if best is not None and best.end is not None:
         bounds = statement_bounds(text)
         if aside(text, best, bounds, prompt):  # judged for the rest only then: a plain reply
@@ -311,6 +325,101 @@ def choose_in(text: str, candidates: list[Candidate], prompt: str = "") -> Candi
     if best is None or not _restating(best) or not asks_for_input(text):
         return best
     return choose([replace(c, restated=True) if _restating(c) else c for c in candidates])
+
+
+# A statement of the task, opening the candidate's sentence: the reply saying what is to be
+# done ("Task:", "The task is to ...", "The first part of the task is ...", "In this task, ...",
+# "The input will be ...", "You must return ...", "Return [...]"), not a result ("The answer to
+# this task is" names one).
+TASK_STATED = re.compile(
+    r"(?i)(?:(?:the|this|your|my)\s+(?:(?:first|second|next|last|main|whole)\s+)?"
+    r"(?:part\s+of\s+(?:the|this)\s+)?task\s+(?:is|was|requires|asks)\b|in\s+this\s+task\b|"
+    r"task\s*:|(?:the|your|my)\s+input(?:\s+list)?\s+(?:is|was|(?:will|would)\s+be)\b|"
+    r"(?:you|we)\s+(?:must|need\s+to|should|have\s+to|are\s+(?:asked|required)\s+to)\s|"
+    r"return\s*(?=[\[{]))"
+)
+# Markup before a sentence's first word: spaces, markdown, a step's number, tags (`<response>`).
+_SENTENCE_LEAD = re.compile(r"(?:[\s>*`#-]|\d{1,2}[.)]\s|<[\w-]+>)*")
+TASK_WINDOW = 400
+
+
+def own_task(text: str, candidate: Candidate, prompt: str) -> bool:
+    """Is the candidate a value of a task the reply states itself, not a result for the
+    prompt's input? It stands in the reply's own statement of the task (`TASK_STATED` opening
+    its sentence: "Task: [0, 1, 4, 9]", "You must return the result only when all numbers are
+    equal: [0, 1, 4, 9].", "Return [8, 4, 5].") and is not one of the prompt's inputs (the
+    lists in its <input>, <part>, ... tags: the input restated is the prompt's problem). A
+    task stated with data the prompt does not give is a task of the reply's own: what it holds
+    is that task's, as an example's output is its input's. Reads a bounded window before the
+    candidate."""
+    start = candidate.start
+    line = max(text.rfind("\n", max(0, start - TASK_WINDOW), start) + 1, start - TASK_WINDOW)
+    lead = text[line:start]
+    sentence = line + max(lead.rfind(". "), lead.rfind("! "), lead.rfind("? ")) + 1
+    opening = _SENTENCE_LEAD.match(text, sentence, start)
+    if opening is None or TASK_STATED.match(text, opening.end(), start + 1) is None:
+        return False
+    return not prompt_input(candidate.value, prompt)
+
+
+def own_task_paragraphs(
+    text: str, candidates: Iterable[Candidate], prompt: str
+) -> tuple[tuple[int, int], ...]:
+    """The paragraphs of the reply that state a task of its own (`own_task`): a task and its
+    data are stated together, so every value of such a paragraph, before the statement too
+    (`[9, 7, 2]` above "Return [8, 4, 5]."), is that task's."""
+    breaks = [0, *(m.end() for m in PARAGRAPH.finditer(text)), len(text)]
+    spans = set()
+    for candidate in candidates:
+        if own_task(text, candidate, prompt):
+            index = bisect_right(breaks, candidate.start) - 1
+            spans.add((breaks[index], breaks[min(index + 1, len(breaks) - 1)]))
+    return tuple(sorted(spans))
+
+
+_INT = re.compile(r"-?\d+")
+_BRACKETED = re.compile(r"\[([^\[\]]*)\]")
+
+
+@lru_cache(maxsize=64)
+def prompt_inputs(prompt: str) -> frozenset[tuple[int, ...]]:
+    """The prompt's own input lists (in its <input>, <part>, ... tags), in order and sorted."""
+    found: set[tuple[int, ...]] = set()
+    for body in _BRACKETED.findall(tagged(prompt)):
+        numbers = tuple(int(n) for n in _INT.findall(body) if len(n) < 40)  # no huge ints
+        found.update((numbers, tuple(sorted(numbers))))
+    return frozenset(found)
+
+
+def instruction_words(name: str, prompt: str) -> bool:
+    """Is `name` (a key the reply counts) words of the prompt's instruction, not of its input:
+    in the prompt outside its tagged input, and not in that input ("A JSON object mapping each
+    country to its count: 14", the format line given back as a count)? Such a key names
+    nothing the input holds. A name of the input's own, or one the prompt does not hold (a
+    wrong answer, still an answer), is not."""
+    words = name.strip().lower()
+    if len(words.split()) < 3:  # a name (`Peru`, `South Korea`), not a phrase of the prompt
+        return False
+    whole, own = _lowered(prompt)
+    return words in whole and words not in own
+
+
+@lru_cache(maxsize=64)
+def _lowered(prompt: str) -> tuple[str, str]:
+    """The prompt and its tagged input, lower-cased, once per prompt."""
+    return prompt.lower(), tagged(prompt).lower()
+
+
+def prompt_input(value: Any, prompt: str) -> bool:
+    """Is `value` the prompt's input restated: one of its input lists, or (a list of strings)
+    items its tagged input all holds?"""
+    if not isinstance(value, list | tuple) or not value:
+        return False
+    if all(isinstance(v, str) for v in value):
+        own = tagged(prompt)
+        return all(v in own for v in value)
+    inputs = prompt_inputs(prompt)
+    return tuple(value) in inputs or tuple(sorted(value)) in inputs
 
 
 def statement_bounds(text: str) -> tuple[int, int]:
@@ -594,7 +703,8 @@ def printer(text: str, start: int) -> tuple[int, int] | None:
     return spans[index]
 
 
-_BARE_LEAD = re.compile(r"[\s`*]*")
+# Nothing but markup: spaces, emphasis, a fence opening with its language (```python).
+_BARE_LEAD = re.compile(r"(?:[\s`*]|```[\w+-]*)*")
 
 
 def _lead_in(text: str, stop: int, start: int) -> int:

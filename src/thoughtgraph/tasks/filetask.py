@@ -31,6 +31,7 @@ from thoughtgraph.tasks.answers import (
     alone_on_line,
     choose_in,
     in_code,
+    instruction_words,
     labelled,
     restates_input,
 )
@@ -566,7 +567,7 @@ def parse_string_list(text: str, prompt: str = "") -> list[str]:
         items = [item for item in (_bullet_item(m.group(1)) for m in run) if item]
         start = run[0].start()
         candidates.append(Candidate(items, start, True, labelled(text, start)))
-    best = choose_in(text, candidates)
+    best = choose_in(text, candidates, prompt)
     if best is None:
         raise ParseError("the answer contains no list of strings")
     return list(best.value)
@@ -653,11 +654,12 @@ def parse_count_map(text: str, prompt: str = "") -> dict[str, int]:
             labelled(text, start),
             in_code(text, start, end),
             echo=bool(value) and value in echoes,
+            other_input=bool(value) and all(instruction_words(k, prompt) for k in value),
             end=end,
         )
         for value, start, end, complete in [*_count_objects(text), *_count_lines(text)]
     ]
-    best = choose_in(text, candidates)
+    best = choose_in(text, candidates, prompt)
     if best is None:
         raise ParseError("the answer contains no mapping of names to counts")
     return dict(best.value)

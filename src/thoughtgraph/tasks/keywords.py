@@ -22,6 +22,7 @@ from thoughtgraph.tasks.answers import (
     choose_in,
     conditional,
     in_code,
+    instruction_words,
     labelled,
     other_input_spans,
     printer,
@@ -195,7 +196,9 @@ def parse_counts(text: str, prompt: str = "", *, places: bool = False) -> dict[s
                 labelled=labelled(text, start),
                 code=in_code(text, start, end),
                 echo=bool(value) and value in echoes,
-                other_input=within(others, anchor(text, start)) or elsewhere(start),
+                other_input=within(others, anchor(text, start))
+                or elsewhere(start)
+                or (bool(value) and all(instruction_words(k, prompt) for k in value)),
                 end=end,
             )
             for start, end, value, complete in _count_candidates(text, places)

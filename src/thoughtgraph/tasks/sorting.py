@@ -279,7 +279,7 @@ def careful_int_list(
         keyed.pop()  # a number before the reply states the problem is no result for it
     others = other_input_spans(text, statements, prompt)
     offered = alternatives(text, [(start, end) for start, end, *_ in keyed])
-    elsewhere = _printed_elsewhere(text, keyed, real)
+    elsewhere = _printed_elsewhere(text, keyed, real, echoes)
     made_up = _own_values(text, keyed, statements, others, real | frozenset(asked), prompt)
     best = choose_in(
         text,
@@ -343,24 +343,34 @@ def _own_values(
 
 
 def _printed_elsewhere(
-    text: str, keyed: list[tuple[Any, ...]], real: frozenset[tuple[int, ...]]
+    text: str,
+    keyed: list[tuple[Any, ...]],
+    real: frozenset[tuple[int, ...]],
+    echoes: frozenset[tuple[int, ...]] = frozenset(),
 ) -> frozenset[int]:
     """The starts of candidates that are what a program prints (`answers.printer`) when the
     program states none of the problem's inputs: it works on data of its own (`numbers = [23,
-    89, ...]`, `range(8)`), so its output is for another input, not this answer. Without the
-    prompt's inputs nothing tells, and nothing is set aside."""
+    89, ...]`, `range(8)`), so its output is for another input, not this answer. A program
+    that holds one of the prompt's examples (a list of the prompt that is not its input: the
+    format example passed to the call, `sort_list([0, 1, 1, 4, 9], numbers)`) works on that
+    example too. Without the prompt's inputs nothing tells, and nothing is set aside."""
     lowered = text.lower()
     if not real or ("```" not in text and "<script" not in lowered and "<code" not in lowered):
         return frozenset()  # no program, or no input known: a plain reply pays nothing
     inputs = sorted(k[0] for k in keyed if k[4] in real)  # where the real inputs are stated
+    examples = sorted(k[0] for k in keyed if k[4] in echoes and k[4] not in real)
     found = set()
     for start, *_ in keyed:
         span = printer(text, start)
-        if span is not None:
-            first = bisect_left(inputs, span[0])
-            if first == len(inputs) or inputs[first] >= span[1]:  # no input inside
-                found.add(start)
+        if span is not None and (not _inside(inputs, span) or _inside(examples, span)):
+            found.add(start)  # no input inside, or the prompt's example: another input's
     return frozenset(found)
+
+
+def _inside(starts: list[int], span: tuple[int, int]) -> bool:
+    """Does one of the (sorted) `starts` fall inside `span`?"""
+    first = bisect_left(starts, span[0])
+    return first < len(starts) and starts[first] < span[1]
 
 
 @lru_cache(maxsize=64)
