@@ -114,11 +114,12 @@ class _Secret:
     A pickled key is only the name of the environment variable it came from: unpickled (in a
     Ray worker, a subprocess), it reads the key from that process's own environment."""
 
-    __slots__ = ("_env", "_value")
+    __slots__ = ("_digest", "_env", "_value")
 
     def __init__(self, value: str | None, env: str = KEY_ENV) -> None:
         self._value = value or None
         self._env = env
+        self._digest: str | None = None
         secrets.register(self._value)
 
     def __reduce__(self) -> tuple[Any, tuple[str]]:
@@ -130,6 +131,12 @@ class _Secret:
 
     def reveal(self) -> str:
         return self._value or transport.KEYLESS
+
+    def digest(self) -> str:
+        """The clients pool's digest of the key (`clients.key_digest`), worked out once."""
+        if self._digest is None:
+            self._digest = clients.key_digest(self.reveal())
+        return self._digest
 
     def scrub(self, text: str) -> str:
         """The text with every secret (so any `Bearer <key>`, which becomes `Bearer ***`)
@@ -681,7 +688,10 @@ class OpenAIModel(DeliveringModel):
 
     def _client(self) -> transport.Client:
         """The endpoint's shared client on this loop (`clients`: one per process and loop)."""
-        return clients.client_for(self.base_url, self._key.reveal(), self.timeout, self.transport)
+        key = self._key
+        return clients.client_for(
+            self.base_url, key.reveal(), self.timeout, self.transport, key.digest()
+        )
 
     def _parse(self, data: object, prompt: str, unread: str | None) -> list[Completion]:
         """The answers of a chat-completions body; a malformed one is a retryable failure."""
