@@ -87,6 +87,29 @@ def test_figure_has_a_panel_per_size_a_box_per_scheme_and_solved_counts():
     assert fig.legends and "right axis" in fig.legends[0].get_texts()[0].get_text()
 
 
+def test_writing_the_figure_draws_it_once_per_file_laid_out_as_drawn(tmp_path, monkeypatch):
+    """PNG and SVG: two draws, not four (a layout engine left on the figure makes each savefig
+    draw it once more first), and the layout tight_layout made is the one saved."""
+    from matplotlib.figure import Figure
+
+    from thoughtgraph.evaluation.figures import write_figure
+
+    draws = []
+    real = Figure.draw
+    monkeypatch.setattr(
+        Figure, "draw", lambda fig, renderer: draws.append(1) or real(fig, renderer)
+    )
+    panels = [
+        Panel(32, [pair(s, i, float(i), solved=i == 0) for s in ("io", "got") for i in range(3)])
+    ]
+    written = write_figure(panels, ("io", "got"), "sorting", "sorting", tmp_path)
+    assert [p.name for p in written] == ["errors.png", "errors.svg"]
+    assert len(draws) == 2
+    fig = figure(panels, ("io", "got"), "sorting", "sorting")
+    assert fig.get_layout_engine() is None
+    assert fig.subplotpars.bottom > 0.1  # room made for the legend and the rotated labels
+
+
 def test_scored_task_plots_the_model_score_without_solved_counts():
     results = [pair(s, i, 3.0, None, final_score=8.0 + i / 10) for s in SCHEMES for i in range(3)]
     fig = figure([Panel(4, results)], SCHEMES, "doc-merge", "doc-merge")

@@ -361,7 +361,7 @@ def _p(p: float) -> str:
 def write_figure(runs: Sequence[Run], path: Path) -> Path:
     """The runs side by side per scheme: one panel per shared size, per scheme one box per run
     (the baseline first), on the samples all the runs share."""
-    from thoughtgraph.evaluation.figures import FigureMissing
+    from thoughtgraph.evaluation.figures import FigureMissing, lay_out
     from thoughtgraph.evaluation.measures import label, plotted
 
     try:
@@ -414,7 +414,7 @@ def write_figure(runs: Sequence[Run], path: Path) -> Path:
     ]
     fig.legend(handles=handles, loc="lower center", ncol=len(runs), fontsize=8, frameon=False)
     fig.suptitle(f"{runs[0].task}: runs side by side", fontsize=10)
-    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    lay_out(fig, (0, 0.06, 1, 1))
     fig.savefig(path, dpi=90)
     plt.close(fig)
     return path

@@ -138,8 +138,16 @@ def figure(panels: Sequence[Panel], schemes: Sequence[str], task: str | None, ti
     rows = -(-len(handles) // ncol)
     fig.legend(handles=handles, loc="lower center", ncol=ncol, fontsize=8, frameon=False)
     fig.suptitle(textwrap.fill(title, width=int(width * 11)), fontsize=10)  # fits the figure
-    fig.tight_layout(rect=(0, 0.05 * rows, 1, 1))
+    lay_out(fig, (0, 0.05 * rows, 1, 1))
     return fig
+
+
+def lay_out(fig: Any, rect: tuple[float, float, float, float] | None = None) -> None:
+    """`tight_layout` once, then no layout engine: the placeholder one it leaves makes every
+    `savefig` (the PNG, then the SVG) draw the whole figure once more before drawing it to
+    save it, two draws of four."""
+    fig.tight_layout(rect=rect)
+    fig.set_layout_engine(None)
 
 
 def _mine(panel: Panel, scheme: str) -> list[PairResult]:

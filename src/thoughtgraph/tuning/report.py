@@ -553,6 +553,8 @@ def plot(
         shown = objective.shown(value)
         return 0.0 if shown is None else shown
 
+    from thoughtgraph.evaluation.figures import lay_out
+
     try:
         import matplotlib
 
@@ -626,7 +628,7 @@ def plot(
     ax.set_title(title, fontsize=10)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7, loc="upper right")
-    fig.tight_layout()
+    lay_out(fig)
     paths = [folder / "pareto.png", folder / "pareto.svg"]
     for path in paths:
         fig.savefig(path, dpi=110)
