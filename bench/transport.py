@@ -18,11 +18,14 @@ a child process). Three parts:
    solves with the simulated model in process (the same answers: the server answers with the
    simulated model), per HTTP request: what going over HTTP adds to a real run.
 3. In an eval (issue 30's measure): the whole command `thoughtgraph eval sorting --size 64
-   --schemes got --no-figure` as a fresh process at each of `--eval-samples` (30 and 100), over
-   HTTP (`openai:sim`, each of `--eval-transports`) and on the in-process simulated model
-   (`sim:error=0`, the same answers), its CPU from the child's rusage (user + system). The
+   --schemes got --no-figure` at each of `--eval-samples` (30 and 100), over HTTP
+   (`openai:sim`, each of `--eval-transports`) and on the in-process simulated model
+   (`sim:error=0`, the same answers). Each side is one fresh process that runs the command's
+   `main` once at 1 sample (imports and first use), then at each count, its CPU (user +
+   system) by `time.process_time`: timing whole processes instead left a tenth of a second of
+   start-up noise in each figure, as much as the 1,050 requests between the counts cost. The
    marginal CPU per HTTP request is (HTTP at 100 - HTTP at 30 - (sim at 100 - sim at 30)) /
-   (requests at 100 - requests at 30): the fixed costs (start-up, imports, reports) cancel.
+   (requests at 100 - requests at 30): the fixed costs (reports, the run folder) cancel.
    With `--against`, the same for another checkout (PYTHONPATH=OTHER/src), interleaved.
 
 Candidates are interleaved over `--repeats` (`--eval-repeats`) rounds and the best round kept
@@ -246,32 +249,56 @@ def solves(model: object, count: int) -> tuple[float, int]:
     return asyncio.run(main())
 
 
-def eval_cpu(model: list[str], samples: int, src: str | None = None) -> tuple[float, int]:
-    """CPU seconds (user + system) of one `thoughtgraph eval` process (of the checkout whose
-    sources are at `src`, else this one), and its HTTP requests (its results.jsonl's)."""
+_EVALS = """
+import json, sys, time
+from pathlib import Path
+from thoughtgraph.cli.main import main
+argv, out, counts = json.loads(sys.argv[1])
+def run(samples):
+    folder = Path(out) / str(samples)
+    try:
+        main([*argv, "--samples", str(samples), "--out", str(folder)])
+    except SystemExit as exc:
+        if exc.code:
+            raise
+    lines = (folder / "results.jsonl").read_text().splitlines()
+    return sum(json.loads(line)["requests"] for line in lines)
+run(1)  # imports, first use: a fixed cost, left out
+spent = {}
+for samples in counts:
+    cpu = time.process_time()
+    requests = run(samples)
+    spent[samples] = (time.process_time() - cpu, requests)
+print(json.dumps(spent))
+"""
+
+
+def eval_cpu(
+    model: list[str], counts: tuple[int, int], src: str | None = None
+) -> dict[int, tuple[float, int]]:
+    """CPU seconds (user + system, this process's threads) of the whole `thoughtgraph eval`
+    command at each sample count, and its HTTP requests (its results.jsonl's): one fresh
+    process (of the checkout whose sources are at `src`, else this one) runs the command's
+    `main` once with `--samples 1` (imports and first use: fixed costs, which vary by a tenth
+    of a second from process to process), then at each count, timed."""
     out = Path(tempfile.mkdtemp(prefix="bench-transport-"))
-    argv = [TG, "eval", "sorting", "--size", "64", "--schemes", "got", "--samples", str(samples)]
-    argv += ["--out", str(out / "run"), "--no-progress", *model]
+    argv = ["eval", "sorting", "--size", "64", "--schemes", "got", "--no-progress", *model]
     env = None
     if src is not None:
         env = dict(os.environ, PYTHONPATH=src)
     if src is None or "no-figure" in (Path(src) / "thoughtgraph/cli/eval.py").read_text():
         argv.append("--no-figure")  # an older checkout draws it: a fixed cost, it cancels
     try:
-        child = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
-        _, status, usage = os.wait4(child.pid, 0)
-        assert child.stderr is not None
-        errors = child.stderr.read().decode()
-        child.stderr.close()
-        if status != 0:
-            raise RuntimeError(f"{' '.join(argv)} failed:\n{errors}")
-        lines = (out / "run" / "results.jsonl").read_text().splitlines()
-        return usage.ru_utime + usage.ru_stime, sum(json.loads(line)["requests"] for line in lines)
+        job = json.dumps([argv, str(out), list(counts)])
+        done = subprocess.run(
+            [sys.executable, "-c", _EVALS, job], capture_output=True, text=True, env=env
+        )
+        if done.returncode != 0:
+            raise RuntimeError(f"thoughtgraph {' '.join(argv)} failed:\n{done.stderr}")
+        spent = json.loads(done.stdout.strip().splitlines()[-1])
+        return {int(samples): (cpu, requests) for samples, (cpu, requests) in spent.items()}
     finally:
         shutil.rmtree(out, ignore_errors=True)
-
-
-TG = str(Path(sys.executable).parent / "thoughtgraph")
 
 
 def part_micro(base_url: str, args: argparse.Namespace) -> None:
@@ -340,8 +367,8 @@ def part_eval(base_url: str, args: argparse.Namespace) -> None:
     for _ in range(args.eval_repeats):  # every side and size once a round, interleaved
         runs = {}
         for side, (model, src) in sides.items():
-            for samples in (low, high):
-                runs[side, samples] = eval_cpu(model, samples, src)
+            for samples, spent in eval_cpu(model, (low, high), src).items():
+                runs[side, samples] = spent
         rounds.append(runs)
     best = {key: min(r[key] for r in rounds) for key in rounds[0]}
     baseline = {"sim": "sim", "sdk": "sim", "lean": "sim", "lean@against": "sim@against"}
@@ -354,7 +381,8 @@ def part_eval(base_url: str, args: argparse.Namespace) -> None:
 
     print(
         f"\n3. in an eval: `thoughtgraph eval sorting --size 64 --schemes got --no-figure` at "
-        f"{low} and {high} samples, each a fresh process, CPU (user + system) from its rusage; "
+        f"{low} and {high} samples, the command's `main` in one fresh process per side after a "
+        f"1-sample warm-up (imports left out), CPU (user + system) by `time.process_time`; "
         f"{args.eval_repeats} interleaved rounds. Marginal: per round (HTTP at {high} - HTTP at "
         f"{low} - the same on the sim of the same checkout) / the requests between, the median "
         f"of the rounds [their range]; and the same from each run's best of the rounds\n"
