@@ -36,10 +36,13 @@ scores as a failure, never a made-up answer that could become a part's best thou
   is the reply's own. A value the reply gives as another problem's (its own made-up input, or
   what it calls an example) is that value wherever the reply repeats it.
 - *a value stated for a problem of the reply's own* (`own_task`, with the prompt's input as
-  evidence): a value in the reply's own statement of the task ("Task: [0, 1, 4, 9]", "You must
-  return ...: [0, 1, 4, 9].", "The input will be [0, 1, 1, 4, 9] and your output should be
-  [3, 2, 7].", "Return [8, 4, 5].") that is none of the prompt's inputs belongs to a task the
-  reply made up, and so does every value of its paragraph.
+  evidence): the reply's own statement of the task's data whose data is none of the prompt's
+  inputs ("Task: [0, 1, 4, 9]", "The input will be [0, 1, 1, 4, 9] and your output should be
+  [3, 2, 7]."), or of what the task asks for with a value that does not draw on the input
+  ("You must return ...: [0, 1, 4, 9]." of the format example's numbers, "Return [8, 4, 5]."
+  under a list of its own), is a task the reply made up, and so is every value of its
+  paragraph. A result stated as what is asked ("Return [9, 18].", "We need to count each
+  country: {...}") is the answer.
 - *the input restated under its label* (`Input: [3, 1, 2]`, `Set 1: [...]`): a restatement,
   not an answer; so is what a reply asking for its input restates without a label ("we are
   not given the second dictionary, please provide it": `choose_in`).
@@ -74,6 +77,7 @@ so a reply is read in linear time whatever its size (tests guard this).
 
 from __future__ import annotations
 
+import json
 import re
 from bisect import bisect_right
 from collections import Counter
@@ -343,15 +347,32 @@ _SENTENCE_LEAD = re.compile(r"(?:[\s>*`#-]|\d{1,2}[.)]\s|<[\w-]+>)*")
 TASK_WINDOW = 400
 
 
+# The task's data stated ("Task: [0, 1, 4, 9]", the value right after the colon; "The input
+# will be [0, 1, 1, 4, 9]"), not what the task asks for ("Return [...]", "You must ...: [...]").
+_DATA_STATED = re.compile(
+    r"(?i)(?:task\s*:[\s*`]*(?=[\[{])|(?:the|your|my)\s+input(?:\s+list)?\s+"
+    r"(?:is|was|(?:will|would)\s+be)\b)"
+)
+
+
 def own_task(text: str, candidate: Candidate, prompt: str) -> bool:
     """Is the candidate a value of a task the reply states itself, not a result for the
     prompt's input? It stands in the reply's own statement of the task (`TASK_STATED` opening
-    its sentence: "Task: [0, 1, 4, 9]", "You must return the result only when all numbers are
-    equal: [0, 1, 4, 9].", "Return [8, 4, 5].") and is not one of the prompt's inputs (the
-    lists in its <input>, <part>, ... tags: the input restated is the prompt's problem). A
-    task stated with data the prompt does not give is a task of the reply's own: what it holds
-    is that task's, as an example's output is its input's. Reads a bounded window before the
-    candidate."""
+    its sentence), and that statement does not draw on the prompt's input (the lists in its
+    <input>, <part>, ... tags: the input restated is the prompt's problem):
+
+    - a statement of the task's data ("Task: [0, 1, 4, 9]", "The input will be [0, 1, 1, 4, 9]
+      and your output should be [3, 2, 7].") is the reply's own when its data, the first value
+      after it, is none of the prompt's inputs; "The input is Set 1: [...] and Set 2: [...], so
+      the result is [9, 18]." states the prompt's input and then answers;
+    - a statement of what the task asks for ("Return [8, 4, 5].", "You must return the result
+      only when all numbers are equal: [0, 1, 4, 9].") may well state the result asked for
+      ("Return [9, 18].", "We need to count each country: {...}"): its value is another task's
+      only when it is made of the prompt's example (`from_example`) or stands under a list of
+      the reply's own ("[9, 7, 2]" above "Return [8, 4, 5].").
+
+    What such a task holds is that task's, as an example's output is its input's. Reads a
+    bounded window before the candidate."""
     start = candidate.start
     line = max(text.rfind("\n", max(0, start - TASK_WINDOW), start) + 1, start - TASK_WINDOW)
     lead = text[line:start]
@@ -359,7 +380,77 @@ def own_task(text: str, candidate: Candidate, prompt: str) -> bool:
     opening = _SENTENCE_LEAD.match(text, sentence, start)
     if opening is None or TASK_STATED.match(text, opening.end(), start + 1) is None:
         return False
-    return not prompt_input(candidate.value, prompt)
+    value = candidate.value
+    data = _DATA_STATED.match(text, opening.end(), start + 1)
+    if data is not None and isinstance(value, list | tuple):
+        earlier = _BRACKETED.search(text, data.end(), start)  # the data, stated before it
+        stated = value if earlier is None else _listed(earlier.group(1))
+        if stated is not None:
+            return not prompt_input(stated, prompt)
+    if prompt_input(value, prompt):
+        return False
+    return from_example(value, prompt) or _example_before(text, line, sentence, prompt)
+
+
+LIST_LINE = 20 * TASK_WINDOW  # the longest line read as a bare list before a statement
+_BARE_LIST = re.compile(r"[\s*`]*\[([^\[\]]*)\][\s*`.,]*")
+
+
+def _example_before(text: str, line: int, sentence: int, prompt: str) -> bool:
+    """Does a line of nothing but a list that is none of the prompt's inputs stand right before
+    the statement opening its line ("[9, 7, 2]" above "Return [8, 4, 5].": an input of the
+    reply's own, then what to return for it)?"""
+    if sentence != line or line == 0:
+        return False
+    before = text.rfind("\n", max(0, line - 1 - LIST_LINE), line - 1) + 1  # bounded
+    bare = _BARE_LIST.fullmatch(text, before, line - 1)
+    stated = None if bare is None else _listed(bare.group(1))
+    return bool(stated) and not prompt_input(stated, prompt)
+
+
+def _listed(body: str) -> list[Any] | None:
+    """The values of a bracketed list's text: integers, or JSON strings (None: neither)."""
+    if re.fullmatch(r"[\s,\d-]*", body):
+        return [int(n) for n in _INT.findall(body) if len(n) < 40]
+    try:
+        values = json.loads(f"[{body}]")
+    except ValueError:
+        return None
+    return values if all(isinstance(v, str) for v in values) else None
+
+
+def from_example(value: Any, prompt: str) -> bool:
+    """Is `value` (a list's items, a mapping's keys) made of the prompt's example: integers
+    that one of its lists outside the input tags holds (each as many times: `[0, 1, 4, 9]` of
+    `such as [0, 1, 1, 4, 9]`), or words that stand in the prompt outside its input? A result
+    need not draw on the input (a task file's answer may be words of its own), so only a value
+    taken from the example tells that the reply's task is the example's. An empty value is
+    made of nothing: no."""
+    items = list(value) if isinstance(value, list | tuple | dict) else [value]
+    if not items or len(items) > 10_000:
+        return False
+    if all(isinstance(item, int) for item in items):
+        wanted = Counter(items)
+        return any(
+            all(have[n] >= k for n, k in wanted.items()) for have in _prompt_examples(prompt)
+        )
+    whole, own = _lowered(prompt)
+    words = [item.strip().lower() for item in items if isinstance(item, str)]
+    return len(words) == len(items) and all(
+        word and whole.count(word) > own.count(word) for word in words
+    )
+
+
+@lru_cache(maxsize=64)
+def _prompt_examples(prompt: str) -> tuple[Counter[int], ...]:
+    """The integers of each of the prompt's lists outside its input (its examples)."""
+    inputs = prompt_inputs(prompt)
+    found = []
+    for body in _BRACKETED.findall(prompt):
+        numbers = tuple(int(n) for n in _INT.findall(body) if len(n) < 40)
+        if numbers and numbers not in inputs:
+            found.append(Counter(numbers))
+    return tuple(found)
 
 
 def own_task_paragraphs(
