@@ -63,6 +63,35 @@ def test_a_different_endpoint_setting_gets_its_own_client(server: FakeOpenAI) ->
     assert asyncio.run(main()) is False
 
 
+def test_each_key_gets_its_own_client_and_a_copy_or_an_unpickled_model_the_right_one(
+    server: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pool's key is the key's digest, kept once per model: models with other keys (or
+    none) never share a client; a copy shares its model's; an unpickled model reads its key
+    from the environment again and gets that key's client."""
+    import copy
+    import pickle
+
+    async def main() -> None:
+        a = _model(server, api_key="sk-test-" + "a" * 24)
+        b = _model(server, api_key="sk-test-" + "b" * 24)
+        keyless = _model(server)
+        assert a._client() is not b._client() and a._client() is not keyless._client()
+        assert a._client() is _model(server, api_key="sk-test-" + "a" * 24)._client()
+        assert copy.copy(a)._client() is a._client()
+        assert a.with_default_max_tokens(64)._client() is a._client()
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-" + "e" * 24)
+        from_env = _model(server)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-" + "f" * 24)
+        rotated = _model(server)
+        assert from_env._client() is not rotated._client()
+        unpickled = pickle.loads(pickle.dumps(from_env))  # reads the key set now
+        assert unpickled._client() is rotated._client()
+        assert unpickled._client() is not from_env._client()
+
+    asyncio.run(main())
+
+
 def test_each_asyncio_run_closes_its_client_and_shares_the_ssl_context(server: FakeOpenAI) -> None:
     seen = []
     for _ in range(2):
