@@ -347,8 +347,10 @@ def part_solves(base_url: str, args: argparse.Namespace) -> None:
             f"| {transport:<9} | {http[transport]:>6.3f} | {extra[transport] * 1000:>16.3f} "
             f"| {extra[transport] / extra['sdk']:>6.2f} |"
         )
-    verdict = "met" if extra["lean"] <= 0.0003 else "NOT met"
-    print(f"\ntarget <= 0.3 ms/request over the in-process run (lean): {verdict}")
+    print(
+        "\ntarget <= 0.3 ms/request over the in-process run (lean): "
+        + verdict(extra["lean"] * 1000, 0.3)
+    )
 
 
 def part_eval(base_url: str, args: argparse.Namespace) -> None:
@@ -417,12 +419,19 @@ def part_eval(base_url: str, args: argparse.Namespace) -> None:
         print(f"\nlean here / lean at {args.against} (medians): {ratio:.2f}")
     if "lean" in medians:
         lean = medians["lean"]
-        verdict = "met" if lean <= 0.3 else "NOT met"
-        goal = "met" if lean <= 0.15 else "not met"
         print(
             f"\ntarget <= 0.3 ms marginal client CPU per HTTP request in an eval (lean, the "
-            f"median): {verdict} ({lean:.3f} ms; goal <= 0.15 ms: {goal})"
+            f"median): {verdict(lean, 0.3)} ({lean:.3f} ms; goal <= 0.15 ms: "
+            f"{verdict(lean, 0.15).replace('NOT met', 'not met')})"
         )
+
+
+def verdict(ms: float, target_ms: float) -> str:
+    """A figure against its target. A difference of CPU times at or below zero is the noise of
+    too few requests (more CPU for fewer), not a figure that meets anything."""
+    if ms <= 0:
+        return "no figure (at or below 0 ms: noise; give more requests or samples)"
+    return "met" if ms <= target_ms else "NOT met"
 
 
 def main() -> None:
