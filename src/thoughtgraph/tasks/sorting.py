@@ -351,9 +351,10 @@ def _printed_elsewhere(
     """The starts of candidates that are what a program prints (`answers.printer`) when the
     program states none of the problem's inputs: it works on data of its own (`numbers = [23,
     89, ...]`, `range(8)`), so its output is for another input, not this answer. A program
-    that holds one of the prompt's examples (a list of the prompt that is not its input: the
-    format example passed to the call, `sort_list([0, 1, 1, 4, 9], numbers)`) works on that
-    example too. Without the prompt's inputs nothing tells, and nothing is set aside."""
+    that turns to one of the prompt's examples after its input (a list of the prompt that is
+    not its input: the format example passed to the call, `sort_list([0, 1, 1, 4, 9],
+    numbers)`) works on that example too (`_example_last`). Without the prompt's inputs
+    nothing tells, and nothing is set aside."""
     lowered = text.lower()
     if not real or ("```" not in text and "<script" not in lowered and "<code" not in lowered):
         return frozenset()  # no program, or no input known: a plain reply pays nothing
@@ -362,9 +363,32 @@ def _printed_elsewhere(
     found = set()
     for start, *_ in keyed:
         span = printer(text, start)
-        if span is not None and (not _inside(inputs, span) or _inside(examples, span)):
+        if span is not None and (
+            not _inside(inputs, span) or _example_last(text, inputs, examples, span)
+        ):
             found.add(start)  # no input inside, or the prompt's example: another input's
     return frozenset(found)
+
+
+def _last_inside(starts: list[int], span: tuple[int, int]) -> int | None:
+    """The last of the (sorted) `starts` inside `span`, if any."""
+    index = bisect_left(starts, span[1]) - 1
+    return starts[index] if index >= 0 and starts[index] >= span[0] else None
+
+
+def _example_last(text: str, inputs: list[int], examples: list[int], span: tuple[int, int]) -> bool:
+    """Does the program turn to the prompt's example after its last input, on a later line
+    (`numbers = [...]`, then `sort_list([0, 1, 1, 4, 9], numbers)`)? An example before the
+    input (a test of the function: `assert sort_list([4, 1, 0, 9, 1]) == [0, 1, 1, 4, 9]`) or
+    beside it on its line (a comment) leaves the input what the program prints the result of."""
+    example = _last_inside(examples, span)
+    last_input = _last_inside(inputs, span)
+    return (
+        example is not None
+        and last_input is not None
+        and example > last_input
+        and "\n" in text[last_input:example]
+    )
 
 
 def _inside(starts: list[int], span: tuple[int, int]) -> bool:
