@@ -163,13 +163,44 @@ def test_keyword_replies_with_no_answer_are_parse_errors(text: str):
         ("Output: {}", {}),
         ("No country is named in the text.", {}),
         ("None", {}),
-        ('{"egypt": 2, "jordan": 2}', {"Egypt": 2, "Jordan": 2}),  # known, lower-cased
+        ('{"egypt": 2, "jordan": 2}', {"egypt": 2, "jordan": 2}),  # keys as written
         ('Text: Lena flew from Egypt to Jordan.\nOutput: {"Egypt": 2, "Jordan": 2}', None),
     ],
 )
 def test_keyword_answers_that_are_answers(text: str, expected):
     want = {"Egypt": 2, "Jordan": 2} if expected is None else expected
     assert KEYWORDS.parse_reply(text, None, COUNT_PROMPT) == want
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('JSON\n```json\n{"peru": 2, "chile": 1}', {"peru": 2, "chile": 1}),  # format example
+        ('{"egypt": 2, "the Jordan": 2}', {"egypt": 2, "the Jordan": 2}),
+        ('{" EGYPT ": 2, "Jordan": 2}', {"EGYPT": 2, "Jordan": 2}),
+    ],
+)
+def test_count_keys_are_read_as_written(text: str, expected):
+    """A key is what the reply writes: `peru` is not rewritten `Peru` (the fixture's labels
+    keep keys as written; the corpus's `{"peru": 2, "chile": 1}` and `{"china": 2, ...}`
+    were misread so). Only quotes and spaces around it go."""
+    assert KEYWORDS.parse_reply(text, None, COUNT_PROMPT) == expected
+
+
+def test_counts_written_otherwise_score_and_check_as_ours():
+    """The score and the reference check read a key under our spelling (case, a leading
+    "the"), so keeping keys as written changes no score: `egypt` counts as `Egypt`, and one
+    country written two ways adds up."""
+    problem = KEYWORDS.parse_input(
+        "Lena flew from Egypt to Jordan. In Jordan she met a guide from Egypt."
+    )
+    written = {"egypt": 1, "Egypt": 1, "the Jordan": 2}
+    assert KEYWORDS.score(problem, written).value == 0
+    assert KEYWORDS.matches_reference(problem, written, KEYWORDS.reference(problem))
+    assert not KEYWORDS.matches_reference(problem, {"egypt": 2}, KEYWORDS.reference(problem))
+    assert KEYWORDS.score(problem, {"peru": 2}).value == 6
+    us = KEYWORDS.parse_input("Ada left the United States. The United States won. United States!")
+    assert KEYWORDS.score(us, {"united states": 1, "The United States": 2}).value == 0
 
 
 @pytest.mark.parametrize(

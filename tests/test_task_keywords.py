@@ -32,7 +32,11 @@ TEXT = (
         ("{Peru: 2, United States: 3}", {"Peru": 2, "United States": 3}),
         # repeated keys are added up: the model counted both mentions
         ('{"Chile": 2, "Peru": 1, "Chile": 3}', {"Chile": 5, "Peru": 1}),
-        ('{"united states": 1, "The United States": 2}', {"United States": 3}),
+        # keys as written (the score reads both as United States: test_answer_choice.py)
+        (
+            '{"united states": 1, "The United States": 2}',
+            {"united states": 1, "The United States": 2},
+        ),
         ('{"Peru": 2, "Chile": 0}', {"Peru": 2}),
         ("{}", {}),
         ('Sure! Here are the counts:\n{"Peru": 2}\nLet me know if you need more.', {"Peru": 2}),

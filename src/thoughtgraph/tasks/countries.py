@@ -59,8 +59,23 @@ def count_countries(text: str) -> dict[str, int]:
     return dict(_counts(text))
 
 
+def as_written(name: str) -> str:
+    """A key as the model wrote it: surrounding quotes and spaces aside, inner spaces as one."""
+    return re.sub(r"\s+", " ", name.strip().strip("\"'").strip())
+
+
 def canonical(name: str) -> str:
     """A model's spelling of a country -> ours when we know it (case, a leading "the")."""
-    key = re.sub(r"\s+", " ", name.strip().strip("\"'").strip())
-    key = re.sub(r"(?i)^the ", "", key)
+    key = re.sub(r"(?i)^the ", "", as_written(name))
     return _BY_LOWER.get(key.lower(), key)
+
+
+def folded(counts: dict[str, int]) -> dict[str, int]:
+    """Counts under our spelling of each country (`canonical`), a country written two ways
+    added up: what a score compares with the text's counts. The answer itself keeps the
+    model's spelling (`{"peru": 2}` is what the reply says)."""
+    total: dict[str, int] = {}
+    for name, count in counts.items():
+        key = canonical(name)
+        total[key] = total.get(key, 0) + count
+    return total

@@ -30,7 +30,7 @@ from thoughtgraph.tasks.answers import (
     within,
 )
 from thoughtgraph.tasks.base import BaseTask, FirstNumberScore, ParseError
-from thoughtgraph.tasks.countries import COUNTRIES, canonical, count_countries
+from thoughtgraph.tasks.countries import COUNTRIES, as_written, canonical, count_countries, folded
 from thoughtgraph.tasks.keywords_prompts import PROMPTS
 from thoughtgraph.tasks.score import Score
 
@@ -130,6 +130,18 @@ class KeywordCountingTask(FirstNumberScore, BaseTask[tuple[str, ...], dict[str, 
     def score(self, problem: tuple[str, ...], content: dict[str, int]) -> Score:
         return count_errors(self.render(problem), content)
 
+    def matches_reference(
+        self,
+        problem: tuple[str, ...],
+        content: dict[str, int] | None,
+        reference: dict[str, int] | None = None,
+    ) -> bool | None:
+        """Equal counts under our spelling of each country: the answer keeps the model's
+        (`{"egypt": 2}`), the check reads it as the score does (`count_errors`)."""
+        if reference is None:
+            return None
+        return content is not None and folded(content) == folded(reference)
+
     def score_unparsed(self, problem: tuple[str, ...], reason: str) -> Score:
         return Score(float(sum(self.reference(problem).values()) + 1), (reason,))
 
@@ -174,11 +186,14 @@ def parse_counts(text: str, prompt: str = "", *, places: bool = False) -> dict[s
     `Country: 2` lines. A dictionary that repeats one in `prompt` (the format example, a
     few-shot example) is an echo; one that a reply asking for its input restates is no answer.
     Repeated keys are added up (a model that lists a country twice has counted both); zero
-    counts are dropped; spellings are normalised where known."""
+    counts are dropped; keys are kept as written (`{"peru": 2}` is what the reply says: the
+    score and the check read `peru` as `Peru`, `count_errors`; the reading does not)."""
     if not isinstance(text, str):
         raise ParseError("the answer is not text")
-    echoes = [
-        c for c in (_counts(_PAIR.findall(m.group(1))) for m in _OBJECT.finditer(prompt)) if c
+    echoes = [  # under our spelling: the format example given back lower-cased is an echo too
+        folded(c)
+        for c in (_counts(_PAIR.findall(m.group(1))) for m in _OBJECT.finditer(prompt))
+        if c
     ]
     own = tagged(prompt)
     statements = [  # `Text: ...` lines: the prompt's text restated, or a text made up
@@ -195,7 +210,7 @@ def parse_counts(text: str, prompt: str = "", *, places: bool = False) -> dict[s
                 complete=complete,
                 labelled=labelled(text, start),
                 code=in_code(text, start, end),
-                echo=bool(value) and value in echoes,
+                echo=bool(value) and folded(value) in echoes,
                 other_input=within(others, anchor(text, start))
                 or elsewhere(start)
                 or (bool(value) and all(instruction_words(k, prompt) for k in value)),
@@ -348,14 +363,17 @@ def _places(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
 def _counts(pairs: list[tuple[str, str]]) -> dict[str, int]:
     counts: dict[str, int] = {}
     for name, number in pairs:
-        key = canonical(name)
+        key = as_written(name)
         counts[key] = counts.get(key, 0) + int(number)
     return {k: v for k, v in counts.items() if v > 0}
 
 
 def count_errors(text: str, counted: dict[str, int]) -> Score:
-    """Sum over countries of |counted - true|, with errors a model can act on."""
+    """Sum over countries of |counted - true|, with errors a model can act on. The counts are
+    read under our spelling of each country (`folded`: `peru` is `Peru`, `the Netherlands`
+    `Netherlands`)."""
     truth = count_countries(text)
+    counted = folded(counted)
     errors: list[str] = []
     total = 0
     for country in [*truth, *(c for c in counted if c not in truth)]:
