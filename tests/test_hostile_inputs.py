@@ -249,6 +249,17 @@ def test_a_pickled_model_holds_no_key_and_reads_it_again_from_the_environment(mo
     assert copy.name == model.name and copy.base_url == model.base_url
 
 
+def test_a_copied_model_keeps_the_key_it_was_given_not_the_environments(monkeypatch):
+    """A copy stays in this process: it must not swap an explicit key for OPENAI_API_KEY (which
+    only an unpickled model, in another process, reads again)."""
+    import copy as copying
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-environment-Hk4Jd9Fs2Ga6Lm1P")
+    model = OpenAIModel("m", base_url="http://127.0.0.1:9/v1", api_key="sk-given-Zq8v2Lw5Np3Rt7Yx")
+    for copied in (copying.deepcopy(model), copying.copy(model), copying.deepcopy([model])[0]):
+        assert copied._key.reveal() == "sk-given-Zq8v2Lw5Np3Rt7Yx"
+
+
 def test_the_masking_filter_masks_a_handlers_records():
     import io
     import logging

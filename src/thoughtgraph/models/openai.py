@@ -125,6 +125,12 @@ class _Secret:
     def __reduce__(self) -> tuple[Any, tuple[str]]:
         return (_secret_from_environment, (self._env,))
 
+    def __copy__(self) -> _Secret:
+        return self  # immutable; a copy stays in this process, so it keeps the key as given
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Secret:
+        return self  # without this, deepcopy would go through __reduce__ and the environment
+
     @property
     def present(self) -> bool:
         return self._value is not None
