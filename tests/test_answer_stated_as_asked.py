@@ -67,6 +67,20 @@ def test_counts_stated_as_what_the_task_asks_for_are_the_answer(reply: str):
     assert read("keyword-counting", reply, COUNT_PART) == {"Japan": 1, "China": 1}
 
 
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "We need to return the common elements: [9, 18]\n\nThat is all.",
+        "We need to find the elements in both sets: [9, 18]\n\nI hope this helps!",
+        "You must return the numbers in both: [9, 18]. Nothing else is common.",
+    ],
+)
+def test_a_result_stated_as_what_is_asked_is_the_answer_with_words_after_it(reply: str):
+    """Words after the sentence ("That is all.") take the last statement away from it: the
+    sentence saying what is asked still states the result, as "The result is" does."""
+    assert read("set-intersection", reply, SET_PART) == [9, 18]
+
+
 def test_the_task_file_readers_read_them_too():
     people = (
         "List every person named in the text.\n\nReply only with the answer, in the format: a"
@@ -93,6 +107,8 @@ def test_the_task_file_readers_read_them_too():
         "The input will be [1, 2] and the output is [9, 18].",  # data of its own, then its result
         "Return [3, 11, 14].",  # the prompt's example given back
         "Task: Intersect two sets.\n\n[4, 7]\nReturn [7].",  # an input of its own, its result
+        "You need to return the result: [3, 11, 14]\n\nThat is all.",  # the example, words after
+        "The input is [4, 7], so this one is easy.\n\nThat is all.",  # data of its own, mid-prose
     ],
 )
 def test_a_task_of_the_replys_own_is_still_no_answer(reply: str):

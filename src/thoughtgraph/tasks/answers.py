@@ -567,7 +567,21 @@ def aside(text: str, candidate: Candidate, bounds: tuple[int, int], prompt: str 
         return False
     lead = text[max(line, start - LEAD_WINDOW) : start]
     sentence = max(lead.rfind(". "), lead.rfind("! "), lead.rfind("? ")) + 1
-    return STATED.search(lead, sentence) is None
+    if STATED.search(lead, sentence) is not None:
+        return False
+    return not _asked_for(text, start - len(lead) + sentence, start)
+
+
+def _asked_for(text: str, sentence: int, start: int) -> bool:
+    """Does the candidate's sentence open by saying what the task asks for ("We need to
+    return the common elements: [9, 18]", "You must list them: [...]")? Such a sentence states
+    the result asked for as surely as "The result is" does (`own_task` has already set aside
+    one whose value is another task's); a statement of the task's data ("Task: [...]", "The
+    input is [...]") states no result."""
+    opening = _SENTENCE_LEAD.match(text, sentence, start)
+    if opening is None or TASK_STATED.match(text, opening.end(), start + 1) is None:
+        return False
+    return _DATA_STATED.match(text, opening.end(), start + 1) is None
 
 
 # A numbered step opening a line (`1. `, `2) `): the model's method, step by step.
