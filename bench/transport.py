@@ -1,8 +1,8 @@
 """Client CPU per HTTP request: the openai SDK against the lean transport, side by side.
 
     .venv/bin/python bench/transport.py [--requests 2000] [--in-flight 16] [--solves 60]
-        [--eval-samples 30,100] [--eval-repeats 5] [--eval-transports lean] [--skip-micro]
-        [--against OTHER/src]
+        [--repeats 3] [--eval-samples 30,100] [--eval-repeats 5] [--eval-transports lean]
+        [--skip-micro] [--against OTHER/src]
 
 Against a zero-latency loopback OpenAI-compatible server in another process (bench/loopback.py),
 so only the client's CPU is measured (`time.process_time()` of this process, or the rusage of

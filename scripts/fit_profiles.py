@@ -795,6 +795,8 @@ def _draw(dots: list[tuple[str, RealFigures, Replayed]], path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from thoughtgraph.evaluation.figures import lay_out
+
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4.6))
     colours = {"llama-3-70b": "tab:blue", "gpt-3.5-turbo": "tab:orange"}
     marks = {"sorting": "o", "set-intersection": "s", "keyword-counting": "^"}
@@ -813,7 +815,7 @@ def _draw(dots: list[tuple[str, RealFigures, Replayed]], path: Path) -> None:
     ] + [plt.Line2D([], [], ls="", marker=m, color="grey", label=t) for t, m in marks.items()]
     right.legend(handles=handles, loc="upper left", fontsize=8)
     fig.suptitle("sim profiles fitted to the Tree of Problems release, per job size (simulated)")
-    fig.tight_layout()
+    lay_out(fig)  # laid out once: tight_layout's placeholder engine would draw it again to save
     fig.savefig(path, dpi=110)
 
 
