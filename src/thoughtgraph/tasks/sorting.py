@@ -271,7 +271,10 @@ def careful_int_list(
         own = bool(real) and key not in real and operand(text, end)
         restated = own or restates_input(text, start)
         if restated or key in real:  # the model states an input: the real one or its own
-            statements.append((start, key in real or not real))  # no prompt: cannot tell
+            if key in real or not real:  # no prompt: cannot tell
+                statements.append((start, True))
+            elif not _copied_short(value, prompt):  # the real one copied in part: neither
+                statements.append((start, False))
         keyed.append((start, end, value, complete, key, restated))
     if unordered:  # a set problem is two sets: one made-up `Set 1:` alone is a step
         statements = _paired(text, statements, {k[0]: k[1] for k in keyed if k[5]})
@@ -414,6 +417,35 @@ def _real_inputs(prompt: str, unordered: bool) -> frozenset[tuple[int, ...]]:
     return _echoes(tagged(prompt), unordered)
 
 
+COPIED_AT_LEAST = 4  # numbers of an input copied in order before a restatement is taken as it
+
+
+def _copied_short(value: list[int], prompt: str) -> bool:
+    """Is a restated list one of the prompt's input lists copied as far as the model got: its
+    opening numbers in order (at least `COPIED_AT_LEAST`), the last one perhaps cut short with
+    the copy (`..., 38, 4` for `..., 38, 43, ...`)? Then the reply restates the real problem,
+    not one of its own: it opens no stretch about another input, and closes none (a made-up
+    `Set 1:` beside it still states another problem)."""
+    head = tuple(value[:-1])
+    if len(head) < COPIED_AT_LEAST:
+        return False
+    return any(
+        len(numbers) > len(head) and numbers[: len(head)] == head
+        for numbers in _input_lists(prompt)
+    )
+
+
+@lru_cache(maxsize=64)
+def _input_lists(prompt: str) -> tuple[tuple[int, ...], ...]:
+    """The lists inside the prompt's own tags, in their order, once per prompt."""
+    found = []
+    for match in _LIST.finditer(tagged(prompt)):
+        items = _items(match.group(1))
+        if items:
+            found.append(tuple(items))
+    return tuple(found)
+
+
 def prompt_lists(prompt: str) -> set[tuple[int, ...]]:
     """Every bracketed integer list in the prompt (what an answer must not merely repeat)."""
     found = set()
@@ -551,11 +583,27 @@ def _items(body: str) -> list[int] | None:
         return fast
     tokens = [tok.strip().strip("'\"") for tok in re.split(r"[,\s]+", body) if tok.strip()]
     if not all(_INT.fullmatch(tok) for tok in tokens):
-        return None
+        return _annotated(body)
     try:
         return [int(tok.split(".")[0]) for tok in tokens]
     except ValueError:  # a number too long to be an integer here: not a usable list
         return None
+
+
+# An item with a note of its own after it (`49 (from Set 1)`): the number is the item.
+_ANNOTATED_ITEM = re.compile(
+    r"\s*([+-]?\d{1,40})\s*(\((?=[^()\[\]\n]{0,40}[A-Za-z])[^()\[\]\n]{1,40}\))?\s*"
+)
+
+
+def _annotated(body: str) -> list[int] | None:
+    """A list whose items carry notes in words (`[49 (from Set 1), 67 (from Set 2)]`): its
+    numbers, as a careful reader reads it; None unless every item is a number, at least one
+    with a note (`[2 (6), 9]`, a number in parentheses, is no such note)."""
+    matches = [_ANNOTATED_ITEM.fullmatch(item) for item in body.split(",")]
+    if not all(matches) or not any(m.group(2) for m in matches if m):
+        return None
+    return [int(m.group(1)) for m in matches if m]
 
 
 def _int_array(text: str) -> list[int] | None:
