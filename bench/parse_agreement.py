@@ -1,6 +1,7 @@
 """How often the parser reads a real reply as a careful person labelled it, by split and source.
 
     .venv/bin/python bench/parse_agreement.py [--corpus DIR] [--show] [--time] [--splits S,...]
+        [--second]
 
 Reads the hand-labelled replies in tests/fixtures/real_answers/ (each entry's `expected`
 answer, or `parse_error: true` when the reply holds no answer, labelled before the parser saw
@@ -13,6 +14,10 @@ counted per split; older entries count as `older`. Prints, per split and source:
 and the three ways to disagree: *invented* (no answer in the reply, the parser gave one: the
 worst, it gets scored), *missed* (an answer the parser did not find) and *misread* (another
 answer than the label). `--time` also prints the parser's time per reply (best of 5 passes).
+`--second` also prints, for the batches labelled a second time, blind and independently
+(`second/labels.json`): how the two labellings agree, how the parser agrees with each, and how
+it agrees on the replies both labellings read alike; a parser cannot be shown to agree with
+careful readers more often than they agree with each other.
 """
 
 from __future__ import annotations
@@ -70,6 +75,68 @@ def verdict(task_name: str, case: dict[str, Any]) -> tuple[str, Any]:
     return ("agree" if got == case["expected"] else "misread"), got
 
 
+def outcome(label: Any, got: Any) -> str:
+    """How `got` stands to `label` (None: no answer): agree, invented, missed or misread."""
+    if got == label:
+        return "agree"
+    if label is None:
+        return "invented"
+    return "missed" if got is None else "misread"
+
+
+def labelled(case: dict[str, Any], task: str) -> Any:
+    """An entry's (or a second labelling's) answer, None for none; a set's numbers ascending."""
+    if case.get("parse_error"):
+        return None
+    value = case["expected"]
+    return sorted(set(value)) if task == "set-intersection" else value
+
+
+def second_labelling(entries: list[tuple[str, str, str, dict[str, Any]]], corpus: Path) -> None:
+    """The two labellings of the batches labelled twice, and the parser beside each."""
+    second = json.loads((corpus / "second" / "labels.json").read_text())["labels"]
+    rows: dict[str, list[tuple[Any, Any, Any]]] = {}
+    for task, _, _, case in entries:
+        other = second.get(case.get("id", ""))
+        if other is None:
+            continue
+        try:
+            got: Any = read(task, case)
+        except ParseError:
+            got = None
+        if task == "set-intersection" and got is not None:
+            got = sorted(set(got))
+        batch = case.get("collected", "")[:11]
+        rows.setdefault(batch, []).append((labelled(case, task), labelled(other, task), got))
+    print("\nthe batches labelled twice, blind and independently (second/labels.json):\n")
+    print(
+        "| batch | replies | the second labelling against the first | parser vs first "
+        "| parser vs second |"
+    )
+    print("|---|---:|---|---|---|")
+    consensus = []
+    for batch, triples in sorted(rows.items()):
+        cells = [
+            _cell([outcome(a, b) for a, b, _ in triples]),
+            _cell([outcome(a, p) for a, _, p in triples]),
+            _cell([outcome(b, p) for _, b, p in triples]),
+        ]
+        print(f"| {batch} | {len(triples)} | " + " | ".join(cells) + " |")
+        alike = [(a, p) for a, b, p in triples if a == b]
+        consensus.append(f"| {batch} | {len(alike)} | {_cell([outcome(a, p) for a, p in alike])} |")
+    print("\nthe parser on the replies both labellings read alike:\n")
+    print("| batch | replies | parser vs both |\n|---|---:|---|")
+    print("\n".join(consensus))
+
+
+def _cell(results: list[str]) -> str:
+    c = Counter(results)
+    return (
+        f"{c['agree']} ({100 * c['agree'] / len(results):.1f}%), {c['invented']} invented, "
+        f"{c['missed']} missed, {c['misread']} misread"
+    )
+
+
 def timing(entries: list[tuple[str, str, str, dict[str, Any]]]) -> float:
     """The parser's time per reply in microseconds, best of 5 passes over the corpus (the
     per-prompt caches warm after the first)."""
@@ -88,6 +155,9 @@ def main() -> None:
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     parser.add_argument("--show", action="store_true", help="Print every disagreement.")
     parser.add_argument("--time", action="store_true", help="Print the time per reply.")
+    parser.add_argument(
+        "--second", action="store_true", help="Print the batches labelled twice (blind)."
+    )
     parser.add_argument(
         "--splits", default=",".join(SPLITS), help="Count only these splits (comma-separated)."
     )
@@ -116,6 +186,8 @@ def main() -> None:
             f"| {split} | {source} | {total} | {c['agree']} ({100 * c['agree'] / total:.1f}%) "
             f"| {c['invented']} | {c['missed']} | {c['misread']} | {tasks} |"
         )
+    if args.second:
+        second_labelling(entries, args.corpus)
     if args.time:
         plain = [e for e in entries if e[3]["answer"].strip()[:1] in "[{"]
         print(
