@@ -165,3 +165,17 @@ def test_graph_command_prints_json_and_mermaid(capsys):
     assert code == 0 and sum(op["kind"] == "generate" for op in ops) == 8
     code, out, _ = run_cli(capsys, "graph", "got", "--size", "32", "--format", "mermaid")
     assert code == 0 and out.startswith("flowchart TD")
+
+
+@pytest.mark.parametrize(
+    ("task", "text", "says"),
+    [
+        ("sorting", "[1, 2,", "the input list is not closed (cut off, or a ] missing)"),
+        ("sorting", "[1, 2", "the input list is not closed"),
+        ("set-intersection", "[1, 2]", "the input must be two sets"),
+    ],
+)
+def test_a_bad_input_is_one_line_naming_what_is_wrong(capsys, task, text, says):
+    code, out, err = run_cli(capsys, "solve", task, "--input", text, "--model", "sim")
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and says in err and "Traceback" not in err

@@ -219,3 +219,15 @@ def test_evaluate_runs_in_the_order_it_is_given():
     assert most_at_once("eager") > 1
     with pytest.raises(InputError, match="order must be one of"):
         thoughtgraph.evaluate("sorting", rows, schemes="got", order="sideways")
+
+
+def test_an_error_of_the_sync_api_is_not_chained_to_the_event_loop_probe():
+    """solve() and evaluate() ask whether a loop runs before they run: an error of the run is
+    its own, with no "RuntimeError: no running event loop ... During handling of the above
+    exception" in front of it."""
+    with pytest.raises(InputError) as solving:
+        thoughtgraph.solve("sorting", [], model="sim")
+    with pytest.raises(ThoughtgraphError) as evaluating:
+        thoughtgraph.evaluate("sorting", sizes=[32], samples=1, schemes=["nope"], model="sim")
+    for error in (solving.value, evaluating.value):
+        assert error.__context__ is None and error.__cause__ is None

@@ -533,7 +533,8 @@ def _summary(result: Result, title: str, matched: bool | None, score_name: str =
         tokens += f" ({result.spend.reasoning_tokens:,} of them the model's reasoning)"
     lines.append(
         f"calls:   {result.calls} ({by_kind}{answers}) · {_plural(result.requests, 'request')} · "
-        f"depth {result.depth} rounds · {result.wall_seconds:.2f} s · {tokens}{_money(result)}"
+        f"depth {result.depth} round{'' if result.depth == 1 else 's'} · "
+        f"{result.wall_seconds:.2f} s · {tokens}{_money(result)}"
     )
     if result.cached_calls:
         calls = f"{result.cached_calls} call{'s' if result.cached_calls != 1 else ''}"

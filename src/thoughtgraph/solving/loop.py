@@ -46,6 +46,17 @@ _lock = threading.Lock()
 _idle: tuple[asyncio.Runner, asyncio.AbstractEventLoopPolicy] | None = None
 
 
+def in_running_loop() -> bool:
+    """Is an event loop running in this thread (Jupyter, an async caller)? Asked outside any
+    `except` block, so an error of the run that follows is not chained to the RuntimeError
+    `asyncio.get_running_loop` raises when none runs."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
 def run(coroutine: Coroutine[Any, Any, T]) -> T:
     """Run `coroutine` to its end, as `asyncio.run` does; in the main thread, on the loop the
     last call left clean (module doc)."""

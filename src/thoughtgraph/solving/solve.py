@@ -610,9 +610,7 @@ def solve(
 
     Ctrl-C raises `RunInterrupted` (a `KeyboardInterrupt`) whose `result` is the run so far.
     """
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:  # the usual case: on the loop the last call left clean (loop.py)
+    if not loop.in_running_loop():  # the usual case: on the loop the last call left clean
         result = loop.run(keep_partial(asolve(task, input, model, **options)))
     else:
         with concurrent.futures.ThreadPoolExecutor(1) as pool:

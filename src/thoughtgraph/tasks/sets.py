@@ -174,13 +174,18 @@ def _as_problem(raw: object) -> SetProblem:
                 f"{', '.join(sorted(missing))})"
             )
         first, second = raw["set1"], raw["set2"]
-    elif isinstance(raw, list | tuple) and len(raw) == 2:
+    elif isinstance(raw, list | tuple) and len(raw) == 2 and not any(_number(x) for x in raw):
         first, second = raw
     else:
         raise InputError(
             'the input must be two sets: {"set1": [...], "set2": [...]} or [[...], [...]]'
         )
     return SetProblem(_ints(first, "set1"), _ints(second, "set2"))
+
+
+def _number(item: object) -> bool:
+    """An item that is a number, not a set (`[1, 2]` is one list, not two sets)."""
+    return isinstance(item, int | float | str) and not isinstance(item, bool)
 
 
 def _ints(items: object, name: str) -> tuple[int, ...]:

@@ -163,8 +163,15 @@ def _input_items(raw: object) -> list[int]:
             try:
                 raw = read_json(text)
             except ValueError:  # not JSON, nested too deeply, an integer too long to read
-                if not text.endswith("]") or "[" in text[1:]:
-                    raise InputError("the input is not a list: write it as [3, 1, 2]") from None
+                if not text.endswith("]"):
+                    raise InputError(
+                        "the input list is not closed (cut off, or a ] missing): write it as "
+                        "[3, 1, 2]"
+                    ) from None
+                if "[" in text[1:]:
+                    raise InputError(
+                        "the input is not a flat list: write it as [3, 1, 2]"
+                    ) from None
                 text = text[1:-1]  # not JSON, but maybe [3, 1, x]: report the bad item below
         if isinstance(raw, str):
             tokens = [tok for tok in re.split(r"[\s,;]+", text) if tok]
