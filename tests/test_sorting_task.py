@@ -174,7 +174,7 @@ def test_default_parts_are_chunks_of_eight():
         ('{"a": 1}', "not an object"),
         ("", "empty"),
         ("[1, [2]]", "item 2 is not an integer: [2]"),
-        ("[1, 2", "not a list"),
+        ("[1, 2", "the input list is not closed"),
     ],
 )
 def test_bad_input_is_one_clear_error(raw, message):
