@@ -377,11 +377,11 @@ def own_task(text: str, candidate: Candidate, prompt: str) -> bool:
     line = max(text.rfind("\n", max(0, start - TASK_WINDOW), start) + 1, start - TASK_WINDOW)
     lead = text[line:start]
     sentence = line + max(lead.rfind(". "), lead.rfind("! "), lead.rfind("? ")) + 1
-    opening = _SENTENCE_LEAD.match(text, sentence, start)
-    if opening is None or TASK_STATED.match(text, opening.end(), start + 1) is None:
+    opened = _task_stated(text, sentence, start)
+    if opened is None:
         return False
     value = candidate.value
-    data = _DATA_STATED.match(text, opening.end(), start + 1)
+    data = _DATA_STATED.match(text, opened, start + 1)
     if data is not None and isinstance(value, list | tuple):
         earlier = _BRACKETED.search(text, data.end(), start)  # the data, stated before it
         stated = value if earlier is None else _listed(earlier.group(1))
@@ -578,10 +578,17 @@ def _asked_for(text: str, sentence: int, start: int) -> bool:
     the result asked for as surely as "The result is" does (`own_task` has already set aside
     one whose value is another task's); a statement of the task's data ("Task: [...]", "The
     input is [...]") states no result."""
+    opened = _task_stated(text, sentence, start)
+    return opened is not None and _DATA_STATED.match(text, opened, start + 1) is None
+
+
+def _task_stated(text: str, sentence: int, start: int) -> int | None:
+    """Where the words of the sentence at `sentence` begin when it opens with a statement of
+    the task (`TASK_STATED`) before `start`; None when it does not."""
     opening = _SENTENCE_LEAD.match(text, sentence, start)
     if opening is None or TASK_STATED.match(text, opening.end(), start + 1) is None:
-        return False
-    return _DATA_STATED.match(text, opening.end(), start + 1) is None
+        return None
+    return opening.end()
 
 
 # A numbered step opening a line (`1. `, `2) `): the model's method, step by step.

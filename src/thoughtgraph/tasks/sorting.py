@@ -438,19 +438,8 @@ def _copied_short(value: list[int], prompt: str) -> bool:
         return False
     return any(
         len(numbers) > len(head) and numbers[: len(head)] == head
-        for numbers in _input_lists(prompt)
+        for numbers in prompt_lists(tagged(prompt))  # the prompt's own inputs, as written
     )
-
-
-@lru_cache(maxsize=64)
-def _input_lists(prompt: str) -> tuple[tuple[int, ...], ...]:
-    """The lists inside the prompt's own tags, in their order, once per prompt."""
-    found = []
-    for match in _LIST.finditer(tagged(prompt)):
-        items = _items(match.group(1))
-        if items:
-            found.append(tuple(items))
-    return tuple(found)
 
 
 def prompt_lists(prompt: str) -> set[tuple[int, ...]]:
