@@ -114,6 +114,8 @@ OPERAND = re.compile(
 )
 # Code before a candidate on its line: an assignment, a comparison, a call, `return`, `print`.
 CODE = re.compile(r"(?:(?<![=!<>])=(?!=)|[(+]|==|\breturn|\bprint|\bassert)\s*$")
+# A value's own type written around it (`List([10, 26])`, `set([3, 4])`), opening at a candidate.
+CONSTRUCTOR = re.compile(r"(?i)\b(?:list|set|tuple|frozenset|array)\($")
 # What comes before `=` on its line when it is a label (`Output =`, `Sorted list =`), not a name.
 PROSE_LABEL = re.compile(r"[ \t>*`-]*[A-Z][A-Za-z ]{0,30}=\s*$")
 # Code after a candidate on its line: an operator, a method call, a subscript (`**` is markdown).
@@ -154,11 +156,12 @@ CLOSING_CODE = re.compile(r"</(?:code|pre)>", re.IGNORECASE)
 # What a program prints, written under it: only blank lines and a label between.
 AFTER_PROGRAM = re.compile(r"\s*(?:(?:output|result|returns?|prints?)\s*:?)?[\s`*]*", re.I)
 # Prose after a program saying that what follows is its output ("The output of this code would
-# be:", "This will output", "This script will output:", "When you run this code", "It returns
-# ... the result:", "The output:", "would result in:").
+# be:", "The output returned by the function is:", "This will output", "This script will
+# output:", "When you run this code", "It returns ... the result:", "The output:", "would result
+# in:").
 PRINTED = re.compile(
-    r"(?i)\b(?:(?:output|result)s?\s+(?:of|from)\s+(?:(?:this|the|that|above|my|your)\s+)*"
-    r"(?:code|program|function|script|snippet)|(?:this|that|it|which|code|function|program)"
+    r"(?i)\b(?:(?:output|result)s?\s+(?:(?:of|from)|(?:returned|printed|produced|given)\s+by)\s+"
+    r"(?:(?:this|the|that|above|my|your)\s+)*(?:code|program|function|script|snippet)|(?:this|that|it|which|code|function|program)"
     r"(?:\s+(?:code|program|function|script|snippet))?"
     r"\s+(?:(?:will|would|should)\s+)?(?:output|print|return|produce|display)s?\b|"
     r"the\s+output\s+(?:is|(?:will|would|should)\s+be)|the\s+output\s*:|when\s+you\s+run|"
@@ -185,7 +188,7 @@ SENTENCE_END = re.compile(r"[.!?](?=\s)")
 # empty or garbled): what it restates from the prompt is no answer. An offer of more help
 # ("please let me know if ...", "could you clarify") is no request: a request asks for input.
 REQUEST = re.compile(
-    r"(?i)\b(?:please (?:provide|share|send|give|supply)|"
+    r"(?i)\b(?:please (?:go ahead and )?(?:provide|share|send|give|supply)|"
     r"(?:could|can|would) you (?:please )?(?:provide|share|send|give)|"
     r"once you provide|if you (?:meant to )?provide)"
 )
@@ -295,23 +298,18 @@ def alone_on_line(text: str, start: int, end: int) -> bool:
     )
 
 
-def asks_for_input(text: str) -> bool:
-    """Does the reply ask for its input (`please provide the second dictionary`)? Then the
-    values it restates from the prompt are a restatement, not an answer (unless labelled)."""
-    return REQUEST.search(text) is not None
-
-
 def choose_in(text: str, candidates: list[Candidate], prompt: str = "") -> Candidate | None:
     """`choose` for a reply: when the choice would be something the reply may merely restate
-    (an echo of the prompt or an empty value, unlabelled) and the reply asks for its input
-    (a refusal: "we are not given the second dictionary, please provide it"), every such
-    candidate is a restatement and no answer. The request is looked for only then: a plain
-    reply pays nothing for it. A candidate that stands in no answer position (`aside`, given
-    the prompt: a line of it given back introduces nothing of the reply's own) is no answer;
-    that is judged for the rest only when the choice is such a candidate. Before that, a
-    choice stated for a problem of the reply's own (`own_task`: a value in its own statement of
-    the task that is none of the prompt's inputs) sets aside every value of such a paragraph,
-    judged likewise only when the choice is one."""
+    (`_restating`: an echo of the prompt or an empty value, unlabelled, or any value it does not
+    state as its result after the request) and the reply asks for its input (a refusal: "we
+    are not given the second dictionary, please provide it"), every such candidate is a
+    restatement and no answer. The request is looked for only for an unlabelled choice, and
+    only before it unless it is an echo or empty. A candidate that stands in no answer
+    position (`aside`, given the prompt: a line of it given back introduces nothing of the
+    reply's own) is no answer; that is judged for the rest only when the choice is such a
+    candidate. Before that, a choice stated for a problem of the reply's own (`own_task`: a
+    value in its own statement of the task that is none of the prompt's inputs) sets aside
+    every value of such a paragraph, judged likewise only when the choice is one."""
     best = choose(candidates)
     if best is not None and prompt and own_task(text, best, prompt):  # only then for the rest
         posed = own_task_paragraphs(text, candidates, prompt)
@@ -326,9 +324,17 @@ def choose_in(text: str, candidates: list[Candidate], prompt: str = "") -> Candi
                 replace(c, aside=True) if aside(text, c, bounds, prompt) else c for c in candidates
             ]
             best = choose(candidates)
-    if best is None or not _restating(best) or not asks_for_input(text):
+    if best is None or best.labelled:
         return best
-    return choose([replace(c, restated=True) if _restating(c) else c for c in candidates])
+    request = REQUEST.search(text, 0, len(text) if best.echo or not best.value else best.start)
+    if request is None or not _restating(text, best, request.start()):
+        return best
+    return choose(
+        [
+            replace(c, restated=True) if _restating(text, c, request.start()) else c
+            for c in candidates
+        ]
+    )
 
 
 # A statement of the task, opening the candidate's sentence: the reply saying what is to be
@@ -565,11 +571,18 @@ def aside(text: str, candidate: Candidate, bounds: tuple[int, int], prompt: str 
         return True
     if start >= last:
         return False
-    lead = text[max(line, start - LEAD_WINDOW) : start]
-    sentence = max(lead.rfind(". "), lead.rfind("! "), lead.rfind("? ")) + 1
+    lead, sentence = _sentence_lead(text, start)
     if STATED.search(lead, sentence) is not None:
         return False
     return not _asked_for(text, start - len(lead) + sentence, start)
+
+
+def _sentence_lead(text: str, start: int) -> tuple[str, int]:
+    """The text before `start` on its line (at most LEAD_WINDOW characters), and where in it
+    the candidate's sentence begins."""
+    line = text.rfind("\n", max(0, start - LEAD_WINDOW), start) + 1
+    lead = text[max(line, start - LEAD_WINDOW) : start]
+    return lead, max(lead.rfind(". "), lead.rfind("! "), lead.rfind("? ")) + 1
 
 
 def _asked_for(text: str, sentence: int, start: int) -> bool:
@@ -688,6 +701,8 @@ def parenthetical(text: str, start: int, end: int, first: int = 0) -> bool:
     opened = PAREN_OPEN.search(text, max(0, start - 128), start)
     if opened is None or opened.start() <= first:
         return False
+    if not opened.group("inside").strip() and _constructed_result(text, 0, opened.start()):
+        return False  # `List([10, 26])` stated as the result: the value's type, no aside
     closed = PAREN_CLOSE.match(text, end)
     if closed is None:
         return False
@@ -709,8 +724,25 @@ def conditional(text: str, start: int) -> bool:
     return CONDITION.search(text, max(0, start - 60), start) is not None
 
 
-def _restating(candidate: Candidate) -> bool:
-    return not candidate.labelled and (candidate.echo or not candidate.value)
+def _restating(text: str, candidate: Candidate, request: int) -> bool:
+    """Could the candidate be what a reply asking for its input (from `request` on) restates
+    or makes do with? Unlabelled, an echo of the prompt or an empty value anywhere; after the
+    request, any value it does not state as its result: having asked for its input, the reply
+    has solved nothing ("Please go ahead and provide the list ... Please use these [32] as many
+    times as is possible"). A value before a request for more ("[1, 2, 3]\n\nIf you have more
+    lists, please provide them") is its answer."""
+    if candidate.labelled:
+        return False
+    if candidate.echo or not candidate.value:
+        return True
+    return candidate.start > request and not stated(text, candidate.start)
+
+
+def stated(text: str, start: int) -> bool:
+    """Do words naming a result lead to the value at `start` in its sentence ("The intersection
+    is [3, 4]", "the sorted list is: [1, 2]")?"""
+    lead, sentence = _sentence_lead(text, start)
+    return STATED.search(lead, sentence) is not None
 
 
 def labelled(text: str, start: int) -> bool:
@@ -766,7 +798,11 @@ def in_code(text: str, start: int, end: int | None = None) -> bool:
     line_start = text.rfind("\n", max(0, start - CODE_WINDOW), start) + 1
     window = max(line_start, start - CODE_WINDOW)
     code = CODE.search(text, window, start)
-    if code and not (code.group().startswith("=") and PROSE_LABEL.match(text, window, start)):
+    if (
+        code
+        and not (code.group().startswith("=") and PROSE_LABEL.match(text, window, start))
+        and not _constructed_result(text, window, code.start())
+    ):
         return True
     if line_start >= start - CODE_WINDOW and CODE_LINE.match(text, line_start, start):
         return True
@@ -775,6 +811,16 @@ def in_code(text: str, start: int, end: int | None = None) -> bool:
     if OFFERED_AS_CODE.search(text, max(0, start - 120), start):
         return True
     return within(_programs(text), start)
+
+
+def _constructed_result(text: str, window: int, opening: int) -> bool:
+    """Is the `(` at `opening` a value's type written around it, the whole stated as the result
+    ("so the output is `List([10, 26])`", "Output: set([3, 4])")? Then the value is stated, not
+    passed to code; `sorted([3, 1, 2])` or a bare `set([3, 4])` passes it."""
+    constructor = CONSTRUCTOR.search(text, max(window, opening - 10), opening + 1)
+    if constructor is None:
+        return False
+    return labelled(text, constructor.start()) or stated(text, constructor.start())
 
 
 def anchor(text: str, start: int) -> int:

@@ -28,7 +28,19 @@ from thoughtgraph.tasks.docmerge_prompts import PROMPTS
 from thoughtgraph.tasks.score import Score
 
 _MERGED = re.compile(r"<merged>(.*?)(?:(</merged>)|\Z)", re.DOTALL | re.IGNORECASE)
-_FENCE = re.compile(r"```[\w+-]*\s*\n?(.*?)```", re.DOTALL)
+_FENCE = re.compile(r"```(?P<language>[\w+-]*)\s*\n?(.*?)```", re.DOTALL)
+# A fence in a programming or markup language holds code, whatever its lines say (```html
+# `<nda_create ajax?`): a contract is prose, fenced bare or as text or markdown.
+_CODE_LANGUAGES = frozenset(
+    {"html", "xml", "css", "javascript", "js", "typescript", "ts", "python", "py", "java", "c"}
+    | {"cpp", "csharp", "go", "rust", "ruby", "php", "bash", "sh", "shell", "sql", "json", "yaml"}
+)
+# The reply presenting its document on a line of its own ("Here's the NDA:", "Here is the merged
+# agreement:"): with no <Merged> block or fence, what follows is the merge, not the words before.
+_PRESENTED = re.compile(
+    r"(?im)^[ \t*]*here(?:'s|\s+is)\b[^\n:]{0,60}?\b(?:nda|agreement|document|merge)s?\b"
+    r"[^\n:]{0,30}:[ \t*]*$"
+)
 _OUTPUT = re.compile(r"(?i)^\s*(?:output|merged nda|answer)\s*:\s*")
 _DOCS = re.compile(r"<Doc\d+>\s*(.*?)\s*</Doc\d+>", re.DOTALL)
 _NUMBER = r"\d+(?:\.\d+)?"
@@ -175,11 +187,11 @@ def parse_document(text: str, prompt: str = "") -> str:
     if not isinstance(text, str):
         raise ParseError("the answer is not text")
     candidates, blocks = [], _document_candidates(text)
-    for start, body, complete in blocks:
+    for start, body, complete, language in blocks:
         body = _OUTPUT.sub("", body.strip()).strip()
         if _WORD.search(_TAG.sub("", body)):  # `<Merged>.</Document>` holds no word of its own
             echo = body in prompt
-            code = _PROGRAM.search(body) is not None  # a program in a fence is no contract
+            code = language in _CODE_LANGUAGES or _PROGRAM.search(body) is not None
             candidates.append(
                 Candidate(
                     body,
@@ -192,7 +204,7 @@ def parse_document(text: str, prompt: str = "") -> str:
                 )
             )
     best = choose(candidates)
-    whole = "" if blocks else _OUTPUT.sub("", text.strip()).strip()
+    whole = "" if blocks else _OUTPUT.sub("", _presented(text).strip()).strip()
     if whole and restates_instruction(whole, prompt):
         raise ParseError("the answer only restates the instruction: no merged document")
     body = best.value if best is not None else whole
@@ -235,10 +247,22 @@ def _instruction(prompt: str) -> tuple[str, ...]:
     return clauses(_INPUTS.sub(" ", prompt))
 
 
-def _document_candidates(text: str) -> list[tuple[int, str, bool]]:
-    found = [(m.start(1), m.group(1), m.group(2) is not None) for m in _MERGED.finditer(text)]
-    found += [(m.start(1), m.group(1), True) for m in _FENCE.finditer(text)]
+def _document_candidates(text: str) -> list[tuple[int, str, bool, str]]:
+    """(start, body, complete, fence language) of each <Merged> block and each fence."""
+    found = [(m.start(1), m.group(1), m.group(2) is not None, "") for m in _MERGED.finditer(text)]
+    found += [(m.start(2), m.group(2), True, m["language"].lower()) for m in _FENCE.finditer(text)]
     return found
+
+
+def _presented(text: str) -> str:
+    """The reply from the line presenting its document on ("Here's the NDA:"), the last such
+    line with words after it; the whole reply when it has none (a reply ending on "Here is a
+    copy of the document:" presents nothing, and its words so far are its attempt)."""
+    last = None
+    for found in _PRESENTED.finditer(text):
+        if _WORD.search(text, found.end()):
+            last = found
+    return text if last is None else text[last.end() :]
 
 
 def parse_two_scores(text: str) -> tuple[float, float]:

@@ -296,11 +296,12 @@ def _count_candidates(text: str, places: bool) -> list[tuple[int, int, dict[str,
     keep = _places if places else _every
     found: list[tuple[int, int, dict[str, int], bool]] = []
     for match in _OBJECT.finditer(text):
-        if _nested(text, match.start()):  # a field of a made-up structure, not the counts
+        if _nested(text, match.start(), match.end()):  # a field of a made-up structure
             continue
         pairs = _PAIR.findall(match.group(1))
-        if pairs and (keep(pairs) or labelled(text, match.start())):
-            found.append((match.start(), match.end(), _counts(pairs), True))
+        start, end = _unescaped(text, match.start(), match.end())
+        if pairs and (keep(pairs) or labelled(text, start)):
+            found.append((start, end, _counts(pairs), True))
         elif not pairs and _empty_answer(text, match):
             found.append((match.start(), match.end(), {}, True))
     cut = _OPEN_OBJECT.search(text)
@@ -323,15 +324,25 @@ def _count_candidates(text: str, places: bool) -> list[tuple[int, int, dict[str,
     return found
 
 
-def _nested(text: str, start: int) -> bool:
-    """Is the object opening at `start` inside another one (more `{` than `}` before it), or an
-    element of a list open in its paragraph (more `[` than `]`)? A count object nested in a
-    made-up structure (`{"output": {"Chile": 2}}`, `data = [{"China": 2}, {"Italy": 3}]`) is a
-    piece of it, not the counts."""
+def _nested(text: str, start: int, end: int | None = None) -> bool:
+    """Is the object opening at `start` (ending at `end`) inside another one (more `{` than `}`
+    before it), or an element of a list open in its paragraph (more `[` than `]`)? A count
+    object nested in a made-up structure (`{"output": {"Chile": 2}}`, `data = [{"China": 2},
+    {"Italy": 3}]`) is a piece of it, not the counts. Braces doubled around it (`{{"USA": 2}}`,
+    a format string's escaping copied) are one brace: the object itself."""
+    if end is not None:
+        start = _unescaped(text, start, end)[0]
     if text.count("{", 0, start) > text.count("}", 0, start):
         return True
     para = max(text.rfind("\n\n", 0, start), 0)
     return text.count("[", para, start) > text.count("]", para, start)
+
+
+def _unescaped(text: str, start: int, end: int) -> tuple[int, int]:
+    """The object's span with doubled braces around it (`{{"USA": 2}}`) taken as its own."""
+    if text[start - 1 : start] == "{" and text[end : end + 1] == "}":
+        return start - 1, end + 1
+    return start, end
 
 
 def _every(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
