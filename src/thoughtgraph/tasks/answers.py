@@ -92,7 +92,8 @@ from typing import Any
 LABEL = re.compile(
     r"(?i)(?:\b(?:final\s+)?(?:output|answer|result|solution|intersection|"
     r"sorted\s+(?:list|result|numbers|array|output|version)|"
-    r"merged\s+(?:list|nda|document))\b[^\n:=]{0,12}[:=]|<merged>)[\s`*]*(?:\w+\n)?\s*$"
+    r"merged\s+(?:list|nda|document))\b[^\n:=]{0,12}[:=]|<(?:merged|output|answer|result)>)"
+    r"[\s`*]*(?:\w+\n)?\s*$"
 )
 # A label restating the input just before a candidate (`Input:`, `Set 2:`): never an answer,
 # even when the model misquotes the input. `<input>` as the model writes it counts too.
@@ -130,11 +131,12 @@ CODE_LINE = re.compile(
 CODE_WINDOW = 200
 # Words offering what follows as a way to compute the answer, not the answer ("A more efficient
 # approach is to use the `map` function:", "Here's the code:", "using a list comprehension:"),
-# HTML tags aside; words of a result between ("the output of the function:") make it a label.
+# HTML tags aside but an answer's (`<output>`: what follows is the result, not the way);
+# words of a result between ("the output of the function:") make it a label.
 OFFERED_AS_CODE = re.compile(
     r"(?i)\b(?:use|using|with|here(?:'s|\s+is))\b(?:(?!output|result|answer|return)[^\n:.]){0,40}"
     r"\b(?:function|method|code|snippet|comprehension|program|script)[`'\"]?[ \t]*:"
-    r"(?:\s|[`*]|<[a-z]+>)*$"
+    r"(?:\s|[`*]|<(?!(?:output|answer|result)>)[a-z]+>)*$"
 )
 # A fenced block (one the token limit left open runs to the end) and signs that it is a program.
 FENCE = re.compile(r"```[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
@@ -547,7 +549,10 @@ def aside(text: str, candidate: Candidate, bounds: tuple[int, int], prompt: str 
       up in its place, not the reply's result;
     - inside a numbered step that another step follows (`in_step`), not on a line of its own:
       a step of a method ("2. ... In this case, the output will be [0, 2, 3]" before "3. ..."),
-      not its result; the last step closes the reply and may state it.
+      not its result; the last step closes the reply and may state it;
+    - the prompt's own value (an echo) in the reply's last statement with the sentence running
+      on past it ("2. Remove the first occurrence of [0, 1, 4, 9] from each merged output
+      list"): a word of that sentence; the reply states it only where it states a result.
 
     The model's steps, asides and illustrations ("(i.e., [4, 9])", "like this: `[42, 51]`",
     "from the original list of integers [4, 9]") are such values. Reads bounded windows around
@@ -569,12 +574,17 @@ def aside(text: str, candidate: Candidate, bounds: tuple[int, int], prompt: str 
         return False
     if in_step(text, start):
         return True
-    if start >= last:
+    if start >= last and not (candidate.echo and _RUNS_ON.match(text, end)):
         return False
     lead, sentence = _sentence_lead(text, start)
     if STATED.search(lead, sentence) is not None:
         return False
     return not _asked_for(text, start - len(lead) + sentence, start)
+
+
+# A sentence running on past a value with words of its own ("Remove [0, 1, 4, 9] from each
+# list"): the value is a word of the sentence, not what it ends on.
+_RUNS_ON = re.compile(r"[ \t`*]*[ \t]+[a-z]")
 
 
 def _sentence_lead(text: str, start: int) -> tuple[str, int]:
@@ -989,6 +999,37 @@ def other_input_spans(
     if opened >= 0:
         spans.append((opened, len(text)))
     return tuple(spans)
+
+
+def in_other_input(
+    others: tuple[tuple[int, int], ...], text: str, start: int, prompt: str, echo: bool
+) -> bool:
+    """Is the candidate at `start` in a stretch about another input (`other_input_spans`, where
+    it belongs: `anchor`), unless it fills the slot of the prompt's format line given back
+    (`fills_format_slot`: a value of the reply's own, no echo)?"""
+    if not within(others, anchor(text, start)):
+        return False
+    return echo or not fills_format_slot(text, start, prompt)
+
+
+# The example marker of a prompt's format line ("..., such as {"Peru": 2}"), right before a value.
+_SLOT = re.compile(r"(?i)such as[ \t]*:[ \t`*]*\n[\s`*]*$")
+
+
+def fills_format_slot(text: str, start: int, prompt: str) -> bool:
+    """Does the value at `start` stand on lines of its own right after the prompt's format line
+    given back and closed by a colon ("A JSON object mapping each country to its count, such
+    as:" then the object)? Given back with the prompt's own example, the line is the
+    instruction restated (the example an echo); presenting a value of the reply's own on the
+    next line, the reply has filled the format's slot: that value is no example for another
+    input but its answer in that format. The format line run on into a value of the reply's
+    own on the same line ("..., such as {"Japan": 104}") still gives an example of the format.
+    The caller asks only for a value that is no echo."""
+    slot = _SLOT.search(text, max(0, start - 20), start)
+    if slot is None or not prompt:
+        return False
+    lead = text[max(0, slot.start() - GIVEN_BACK) : slot.start() + len("such as")].lstrip()
+    return len(lead) > GIVEN_BACK // 2 and lead.lower() in prompt.lower()
 
 
 # What sets one candidate against the next: `or`, `instead of`, `rather than`.

@@ -18,16 +18,15 @@ from thoughtgraph.tasks.answers import (
     LABEL,
     Candidate,
     alone_on_line,
-    anchor,
     choose_in,
     conditional,
     in_code,
+    in_other_input,
     instruction_words,
     labelled,
     other_input_spans,
     printer,
     tagged,
-    within,
 )
 from thoughtgraph.tasks.base import BaseTask, FirstNumberScore, ParseError
 from thoughtgraph.tasks.countries import COUNTRIES, as_written, canonical, count_countries, folded
@@ -196,10 +195,14 @@ def parse_counts(text: str, prompt: str = "", *, places: bool = False) -> dict[s
         if c
     ]
     own = tagged(prompt)
+
+    def echoed(value: dict[str, int]) -> bool:
+        return bool(value) and folded(value) in echoes
+
     statements = [  # `Text: ...` lines: the prompt's text restated, or a text made up
         (m.start(), not own or m.group(1).strip() in own) for m in _TEXT_LINE.finditer(text)
     ]
-    others = other_input_spans(text, statements)
+    others = other_input_spans(text, statements, prompt)
     elsewhere = _printed_elsewhere(text, own)
     best = choose_in(
         text,
@@ -210,8 +213,8 @@ def parse_counts(text: str, prompt: str = "", *, places: bool = False) -> dict[s
                 complete=complete,
                 labelled=labelled(text, start),
                 code=in_code(text, start, end),
-                echo=bool(value) and folded(value) in echoes,
-                other_input=within(others, anchor(text, start))
+                echo=echoed(value),
+                other_input=in_other_input(others, text, start, prompt, echoed(value))
                 or elsewhere(start)
                 or (bool(value) and all(instruction_words(k, prompt) for k in value)),
                 end=end,

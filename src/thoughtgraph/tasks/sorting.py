@@ -22,9 +22,9 @@ from thoughtgraph.tasks.answers import (
     PARAGRAPH,
     Candidate,
     alternatives,
-    anchor,
     choose_in,
     in_code,
+    in_other_input,
     labelled,
     looped,
     names_format,
@@ -301,7 +301,7 @@ def careful_int_list(
                 labelled(text, start),
                 code=in_code(text, start, end),
                 echo=key in echoes,
-                other_input=within(others, anchor(text, start))
+                other_input=in_other_input(others, text, start, prompt, key in echoes)
                 or start in elsewhere
                 or key in made_up
                 or names_format(text, start, key in echoes)
