@@ -94,7 +94,7 @@ def counts_task(tmp_path: Path) -> FileTask:
         ("tea: 2\nmilk: 1", {"tea": 2, "milk": 1}),
         ("Counts:\n1. **green tea**: 2\n2. **Route 66**: 1", {"green tea": 2, "Route 66": 1}),
         ('{"counts": {"tea": 2}}', {"tea": 2}),
-        ('{"a": 1, "a": 2, "b": 0}', {"a": 3}),
+        ('{"a": 1, "a": 2, "b": 0}', {"a": 3, "b": 0}),  # a zero as written: it counts nothing
         ("Answer: {}", {}),
         ('Like {"first": 2, "second": 1}. Answer: {"tea": 1}', {"tea": 1}),
     ],

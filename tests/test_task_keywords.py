@@ -37,7 +37,7 @@ TEXT = (
             '{"united states": 1, "The United States": 2}',
             {"united states": 1, "The United States": 2},
         ),
-        ('{"Peru": 2, "Chile": 0}', {"Peru": 2}),
+        ('{"Peru": 2, "Chile": 0}', {"Peru": 2, "Chile": 0}),  # as written; scores as {"Peru": 2}
         ("{}", {}),
         ('Sure! Here are the counts:\n{"Peru": 2}\nLet me know if you need more.', {"Peru": 2}),
         (

@@ -160,14 +160,15 @@ AFTER_PROGRAM = re.compile(r"\s*(?:(?:output|result|returns?|prints?)\s*:?)?[\s`
 # Prose after a program saying that what follows is its output ("The output of this code would
 # be:", "The output returned by the function is:", "This will output", "This script will
 # output:", "When you run this code", "It returns ... the result:", "The output:", "would result
-# in:").
+# in:", "... and then prints out all the lists ...").
 PRINTED = re.compile(
     r"(?i)\b(?:(?:output|result)s?\s+(?:(?:of|from)|(?:returned|printed|produced|given)\s+by)\s+"
     r"(?:(?:this|the|that|above|my|your)\s+)*(?:code|program|function|script|snippet)|(?:this|that|it|which|code|function|program)"
     r"(?:\s+(?:code|program|function|script|snippet))?"
     r"\s+(?:(?:will|would|should)\s+)?(?:output|print|return|produce|display)s?\b|"
     r"the\s+output\s+(?:is|(?:will|would|should)\s+be)|the\s+output\s*:|when\s+you\s+run|"
-    r"to\s+print\b|(?:will|would|should)\s+result\s+in\b)"
+    r"to\s+print\b|(?:will|would|should)\s+result\s+in\b|"
+    r"\b(?:and|then)\s+(?:then\s+)?(?:prints?|outputs?|displays?)\b)"
 )
 PRINTED_WINDOW = 200
 # Where a value opens: what a program prints is the first value after the words saying so
@@ -175,8 +176,11 @@ PRINTED_WINDOW = 200
 # output would be: [0, 56, 4]") is the reply's own statement, not the program's output.
 VALUE_OPENING = re.compile(r"[\[{]")
 # The format named right before a list, no label between ("always square brackets [0, 1]
-# (where ...)"): the list shows the format, as the prompt's own "such as [0, 1, 1, 4, 9]" does.
-FORMAT_NAMED = re.compile(r"(?i)\bsquare\s+brackets?[ \t`*]*$")
+# (where ...)", "return it in the format [0, 1, 2]"): the list shows the format, as the prompt's
+# own "such as [0, 1, 1, 4, 9]" does.
+FORMAT_NAMED = re.compile(
+    r"(?i)\b(?:square\s+brackets?|in\s+(?:the|this|that|a)\s+format(?:\s+of)?)[ \t`*]*$"
+)
 # The format named with a colon ("in the format: [0, 1, 1, 4, 9]", "list the integers in square
 # brackets: `[3, 11, 14]`"): what follows shows the format when it is the prompt's own example.
 FORMAT_COLON = re.compile(r"(?i)\b(?:format|square\s+brackets?)[ \t]*:[ \t`*]*$")
@@ -848,13 +852,26 @@ def anchor(text: str, start: int) -> int:
     return start
 
 
-def printer(text: str, start: int) -> tuple[int, int] | None:
+# The reply claiming the value as its result right after it ("`[0, 1, 2]`, which is the result
+# we are expected to get"): its own statement, wherever it stands; "which is the result of
+# multiplying ..." says what a computation gives, and claims nothing.
+CLAIMED_AFTER = re.compile(
+    r"(?i)[`*]*[ \t]*,?[ \t]*which\s+is\s+(?:the|our|my)\s+(?:(?:correct|final|expected|right)\s+)?"
+    r"(?:result|answer|solution)\b(?![ \t]+of\b)"
+)
+
+
+def printer(text: str, start: int, end: int | None = None) -> tuple[int, int] | None:
     """The span of the program whose output the candidate at `start` is said to be: written
     right under it (`anchor`), or after prose since its end that names the code's output
     ("The output of this code would be:", "When you run this code, ... :"). What a program
     prints answers the problem only when the program works on the problem's input (the task
     checks: `print(sorted([3, 1, 2]))` then `[1, 2, 3]`); a program on made-up data prints for
-    another input. None when the candidate follows no program or is not said to be its output."""
+    another input. None when the candidate follows no program or is not said to be its output,
+    and when the reply claims the value (ending at `end`) as its result right after it
+    ("`[0, 1, 2]`, which is the result we are expected to get")."""
+    if end is not None and CLAIMED_AFTER.match(text, end):
+        return None
     spans = _programs(text)
     index = bisect_right(spans, (start, _END)) - 1
     if index < 0 or start < spans[index][1]:

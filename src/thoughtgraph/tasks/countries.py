@@ -73,9 +73,10 @@ def canonical(name: str) -> str:
 def folded(counts: dict[str, int]) -> dict[str, int]:
     """Counts under our spelling of each country (`canonical`), a country written two ways
     added up: what a score compares with the text's counts. The answer itself keeps the
-    model's spelling (`{"peru": 2}` is what the reply says)."""
+    model's spelling (`{"peru": 2}` is what the reply says). A count of 0 names nothing:
+    `{"Peru": 2, "Chile": 0}` says what `{"Peru": 2}` says."""
     total: dict[str, int] = {}
     for name, count in counts.items():
         key = canonical(name)
         total[key] = total.get(key, 0) + count
-    return total
+    return {key: count for key, count in total.items() if count}

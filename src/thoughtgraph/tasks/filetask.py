@@ -641,8 +641,8 @@ def parse_count_map(text: str, prompt: str = "") -> dict[str, int]:
     (JSON, or as models write them: single quotes, bare keys, a trailing comma, quoted counts;
     one cut off at the end), or a run of `Name: 3` lines (bulleted or numbered). An object with
     a piece that is no `name: count` pair is not read at all: part of it would be an invented
-    answer. Repeated names are added up, zero counts dropped. One that repeats an object of the
-    prompt (its format example) is an echo."""
+    answer. Repeated names are added up, a count of 0 kept as written. One that repeats an
+    object of the prompt (its format example) is an echo."""
     if not isinstance(text, str):
         raise ParseError("the answer is not text")
     echoes = [value for value, _, _, _ in _count_objects(prompt)]
@@ -722,7 +722,7 @@ def _count_lines(text: str) -> list[tuple[dict[str, int], int, int, bool]]:
 def _added(pairs: list[tuple[str, int]]) -> dict[str, int]:
     counts: dict[str, int] = {}
     for key, count in pairs:
-        if key and count > 0:
+        if key:  # a count of 0 kept as written: the checks read it as naming nothing
             counts[key] = counts.get(key, 0) + count
     return counts
 

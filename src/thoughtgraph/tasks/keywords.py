@@ -184,9 +184,10 @@ def parse_counts(text: str, prompt: str = "", *, places: bool = False) -> dict[s
     `tasks.answers`: JSON or JSON-like objects, one cut off at the end of the reply, and runs of
     `Country: 2` lines. A dictionary that repeats one in `prompt` (the format example, a
     few-shot example) is an echo; one that a reply asking for its input restates is no answer.
-    Repeated keys are added up (a model that lists a country twice has counted both); zero
-    counts are dropped; keys are kept as written (`{"peru": 2}` is what the reply says: the
-    score and the check read `peru` as `Peru`, `count_errors`; the reading does not)."""
+    Repeated keys are added up (a model that lists a country twice has counted both); keys and
+    counts are kept as written (`{"peru": 2}` is what the reply says: the score and the check
+    read `peru` as `Peru`, `count_errors`; the reading does not), a count of 0 too
+    (`"Saudi Arabia": 0`, which the score and the check read as naming nothing)."""
     if not isinstance(text, str):
         raise ParseError("the answer is not text")
     echoes = [  # under our spelling: the format example given back lower-cased is an echo too
@@ -379,7 +380,7 @@ def _counts(pairs: list[tuple[str, str]]) -> dict[str, int]:
     for name, number in pairs:
         key = as_written(name)
         counts[key] = counts.get(key, 0) + int(number)
-    return {k: v for k, v in counts.items() if v > 0}
+    return counts
 
 
 def count_errors(text: str, counted: dict[str, int]) -> Score:

@@ -371,8 +371,8 @@ def _printed_elsewhere(
     inputs = sorted(k[0] for k in keyed if k[4] in real)  # where the real inputs are stated
     examples = sorted(k[0] for k in keyed if k[4] in echoes and k[4] not in real)
     found = set()
-    for start, *_ in keyed:
-        span = printer(text, start)
+    for start, end, *_ in keyed:
+        span = printer(text, start, end)
         if span is not None and (
             not _inside(inputs, span) or _example_last(text, inputs, examples, span)
         ):
