@@ -84,6 +84,17 @@ def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, s
     return code, out, err
 
 
+# A task file whose answers are counts of names, scored against a reference.
+COUNTS_FILE = """\
+name: word-counts
+description: Count how often each name appears in the text.
+answer: {type: counts}
+split: {by: lines}
+join: add
+score: {by: reference}
+"""
+
+
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 

@@ -20,20 +20,14 @@ import pytest
 from thoughtgraph.tasks import ParseError, get_task
 from thoughtgraph.tasks.filetask import FileTask
 
+from .task_helpers import COUNTS_FILE
+
 KEYWORDS = get_task("keyword-counting")
 SORT_PROMPT = (
     "<task>Sort a list of 16 integers in ascending order.</task>\n<part>[9, 0, 6, 6]</part>\n\n"
     "Return only the result for this part, in the format: a list of integers in square "
     "brackets, ascending, such as [0, 1, 1, 4, 9]"
 )
-COUNTS_FILE = """\
-name: word-counts
-description: Count how often each name appears in the text.
-answer: {type: counts}
-split: {by: lines}
-join: add
-score: {by: reference}
-"""
 ZEROS = '<output>\n{\n    "Egypt": 2,\n    "Saudi Arabia": 0\n}</output>'
 
 

@@ -17,6 +17,8 @@ from thoughtgraph.tasks.filetask import FileTask, parse_count_map, parse_string_
 from thoughtgraph.tasks.sets import parse_set
 from thoughtgraph.tasks.sorting import parse_int_list
 
+from .task_helpers import COUNTS_FILE
+
 SORTING = get_task("sorting")
 SETS = get_task("set-intersection")
 KEYWORDS = get_task("keyword-counting")
@@ -35,14 +37,6 @@ REFUSAL = (
     "second dictionary to combine them.\n\n"
     "Please provide the second dictionary, and I'll be happy to help you combine them."
 )
-COUNTS_FILE = """\
-name: word-counts
-description: Count how often each name appears in the text.
-answer: {type: counts}
-split: {by: lines}
-join: add
-score: {by: reference}
-"""
 
 
 def counts_task(tmp_path: Path) -> FileTask:

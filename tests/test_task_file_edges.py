@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.task_helpers import ScriptedServer, play_people, run_solve
+from tests.task_helpers import COUNTS_FILE, ScriptedServer, play_people, run_solve
 from thoughtgraph.errors import InputError
 from thoughtgraph.tasks import get_task
 from thoughtgraph.tasks.base import ParseError
@@ -59,19 +59,9 @@ def test_a_task_files_rating_samples_are_the_ratings_asked_for(
     assert json.loads(out)["rating"] == 7.0
 
 
-COUNTS = """\
-name: word-counts
-description: Count how often each name appears in the text.
-answer: {type: counts}
-split: {by: lines}
-join: add
-score: {by: reference}
-"""
-
-
 def counts_task(tmp_path: Path) -> FileTask:
     path = tmp_path / "counts.yaml"
-    path.write_text(COUNTS)
+    path.write_text(COUNTS_FILE)
     task = get_task(str(path))
     assert isinstance(task, FileTask)
     return task
@@ -270,7 +260,7 @@ def scored_by(tmp_path, monkeypatch, function: str):
     monkeypatch.setattr(sys, "path", list(sys.path))
     path = tmp_path / "scored.yaml"
     path.write_text(
-        COUNTS.replace(
+        COUNTS_FILE.replace(
             "{by: reference}", f"{{by: function, function: 'my_scorers_edges:{function}'}}"
         )
     )
