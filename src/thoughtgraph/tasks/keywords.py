@@ -196,34 +196,29 @@ def parse_counts(text: str, prompt: str = "", *, places: bool = False) -> dict[s
         if c
     ]
     own = tagged(prompt)
-
-    def echoed(value: dict[str, int]) -> bool:
-        return bool(value) and folded(value) in echoes
-
     statements = [  # `Text: ...` lines: the prompt's text restated, or a text made up
         (m.start(), not own or m.group(1).strip() in own) for m in _TEXT_LINE.finditer(text)
     ]
     others = other_input_spans(text, statements, prompt)
     elsewhere = _printed_elsewhere(text, own)
-    best = choose_in(
-        text,
-        [
+    candidates = []
+    for start, end, value, complete in _count_candidates(text, places):
+        echo = bool(value) and folded(value) in echoes
+        candidates.append(
             Candidate(
                 value,
                 start,
                 complete=complete,
                 labelled=labelled(text, start),
                 code=in_code(text, start, end),
-                echo=echoed(value),
-                other_input=in_other_input(others, text, start, prompt, echoed(value))
+                echo=echo,
+                other_input=in_other_input(others, text, start, prompt, echo)
                 or elsewhere(start)
                 or (bool(value) and all(instruction_words(k, prompt) for k in value)),
                 end=end,
             )
-            for start, end, value, complete in _count_candidates(text, places)
-        ],
-        prompt,
-    )
+        )
+    best = choose_in(text, candidates, prompt)
     if best is not None:
         return dict(best.value)
     if _says_none(text, prompt):
@@ -300,10 +295,10 @@ def _count_candidates(text: str, places: bool) -> list[tuple[int, int, dict[str,
     keep = _places if places else _every
     found: list[tuple[int, int, dict[str, int], bool]] = []
     for match in _OBJECT.finditer(text):
-        if _nested(text, match.start(), match.end()):  # a field of a made-up structure
+        start, end = _unescaped(text, match.start(), match.end())
+        if _nested(text, start):  # a field of a made-up structure, not the counts
             continue
         pairs = _PAIR.findall(match.group(1))
-        start, end = _unescaped(text, match.start(), match.end())
         if pairs and (keep(pairs) or labelled(text, start)):
             found.append((start, end, _counts(pairs), True))
         elif not pairs and _empty_answer(text, match):
@@ -328,14 +323,11 @@ def _count_candidates(text: str, places: bool) -> list[tuple[int, int, dict[str,
     return found
 
 
-def _nested(text: str, start: int, end: int | None = None) -> bool:
-    """Is the object opening at `start` (ending at `end`) inside another one (more `{` than `}`
-    before it), or an element of a list open in its paragraph (more `[` than `]`)? A count
-    object nested in a made-up structure (`{"output": {"Chile": 2}}`, `data = [{"China": 2},
-    {"Italy": 3}]`) is a piece of it, not the counts. Braces doubled around it (`{{"USA": 2}}`,
-    a format string's escaping copied) are one brace: the object itself."""
-    if end is not None:
-        start = _unescaped(text, start, end)[0]
+def _nested(text: str, start: int) -> bool:
+    """Is the object opening at `start` inside another one (more `{` than `}` before it), or an
+    element of a list open in its paragraph (more `[` than `]`)? A count object nested in a
+    made-up structure (`{"output": {"Chile": 2}}`, `data = [{"China": 2}, {"Italy": 3}]`) is a
+    piece of it, not the counts (braces doubled around it are its own: `_unescaped`)."""
     if text.count("{", 0, start) > text.count("}", 0, start):
         return True
     para = max(text.rfind("\n\n", 0, start), 0)
@@ -343,7 +335,8 @@ def _nested(text: str, start: int, end: int | None = None) -> bool:
 
 
 def _unescaped(text: str, start: int, end: int) -> tuple[int, int]:
-    """The object's span with doubled braces around it (`{{"USA": 2}}`) taken as its own."""
+    """The object's span with doubled braces around it (`{{"USA": 2}}`, a format string's
+    escaping copied) taken as its own: one brace, not an object nesting it."""
     if text[start - 1 : start] == "{" and text[end : end + 1] == "}":
         return start - 1, end + 1
     return start, end
